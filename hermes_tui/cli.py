@@ -1,0 +1,140 @@
+"""Command line: `hermes-tui` and its subcommands (DESIGN.md section 4).
+
+Imports are lazy: `--version`, `--help` and `memory show` must not pay for textual, openai or
+anthropic. Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error, 3 provider failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from hermes_tui import __version__
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
+
+
+def _common_flags(default: object) -> argparse.ArgumentParser:
+    """Flags accepted before or after a subcommand.
+
+    The copy attached to subcommands defaults to SUPPRESS so that `--home X memory show`
+    is not reset to None by the subcommand's own defaults.
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--home",
+        default=default,
+        help="home directory (default: $HERMES_HOME or the platform data dir)",
+    )
+    common.add_argument("--provider", default=default, help="openai, anthropic, openrouter or demo")
+    common.add_argument("--model", default=default, help="model name for the provider")
+    common.add_argument(
+        "--base-url",
+        dest="base_url",
+        default=default,
+        help="API base URL (OpenAI-compatible servers)",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    top_flags = _common_flags(None)
+    common = _common_flags(argparse.SUPPRESS)
+
+    parser = argparse.ArgumentParser(
+        prog="hermes-tui",
+        description="A terminal agent that keeps a bounded memory and writes its own skills, in the open.",
+        parents=[top_flags],
+    )
+    parser.add_argument("--version", action="version", version=f"hermes-tui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    memory = commands.add_parser("memory", help="show the agent's memory", parents=[common])
+    memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    show = memory_commands.add_parser(
+        "show", help="print MEMORY.md and USER.md with usage", parents=[common]
+    )
+    show.add_argument("--target", choices=["memory", "user"], help="only this store")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+
+    commands.add_parser(
+        "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
+    )
+    return parser
+
+
+def _open_runtime(args: argparse.Namespace):
+    from hermes_tui.config import Overrides
+    from hermes_tui.runtime import Runtime
+
+    return Runtime.open(args.home, Overrides(args.provider, args.model, args.base_url))
+
+
+def cmd_memory_show(args: argparse.Namespace) -> int:
+    from hermes_tui.core.memory import FILENAMES, TARGETS
+
+    runtime = _open_runtime(args)
+    store = runtime.memory
+    targets = [args.target] if args.target else list(TARGETS)
+    report = {}
+    for target in targets:
+        state = store.read(target)
+        usage = store.usage(target)
+        report[target] = {
+            "path": str(store.path(target)),
+            "entries": list(state.entries),
+            "chars": usage.chars,
+            "limit": usage.limit,
+            "percent": usage.percent,
+            "problem": state.drift,
+        }
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for target, info in report.items():
+        print(
+            f"{FILENAMES[target]}  {info['percent']}% — {info['chars']:,}/{info['limit']:,} chars  ({info['path']})"
+        )
+        if info["problem"]:
+            print(f"  ! {info['problem']}")
+        if not info["entries"]:
+            print("  (empty)")
+        for index, entry in enumerate(info["entries"], 1):
+            lines = entry.splitlines() or [""]
+            print(f"  {index:>2}. {lines[0]}")
+            for line in lines[1:]:
+                print(f"      {line}")
+        print()
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from hermes_tui.doctor import run_checks
+
+    failed = False
+    for check in run_checks(args):
+        mark = "ok  " if check.ok else "FAIL"
+        print(f"[{mark}] {check.name}: {check.detail}")
+        failed = failed or not check.ok
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from hermes_tui.config import ConfigError
+
+    try:
+        if args.command == "memory":
+            return cmd_memory_show(args)
+        if args.command == "doctor":
+            return cmd_doctor(args)
+        parser.print_help()
+        return EXIT_OK
+    except ConfigError as exc:
+        print(f"hermes-tui: configuration error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK

@@ -1,0 +1,1 @@
+"""The behaviour of hermes-tui: plain Python, no UI toolkit imports (DESIGN.md section 1)."""

@@ -1,0 +1,564 @@
+"""Bounded memory: MEMORY.md (the agent's notes) and USER.md (who the user is).
+
+Hermes semantics (DESIGN.md section 6): entries joined by "\\n§\\n", limits counted in characters
+of the joined text, substring matching for replace/remove, error payloads that carry
+`current_entries` and `usage` so the model can consolidate, and a frozen snapshot for the system
+prompt. Ours beyond Hermes: every replaced or removed entry is archived and restorable, every
+write is audited and announced as a `MemoryChanged` event, and a file edited by hand into a shape
+the store cannot round-trip is backed up and never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hermes_tui.core import threats
+from hermes_tui.core.audit import AuditLog
+from hermes_tui.core.events import MemoryChanged, Notice, Origin, Sink, discard
+from hermes_tui.core.storage import append_line, atomic_write_text, file_lock
+
+Target = Literal["memory", "user"]
+TARGETS: tuple[Target, ...] = ("memory", "user")
+ENTRY_DELIMITER = "\n§\n"
+FILENAMES: dict[str, str] = {"memory": "MEMORY.md", "user": "USER.md"}
+BLOCK_TITLES: dict[str, str] = {
+    "memory": "MEMORY (your personal notes)",
+    "user": "USER PROFILE (who the user is)",
+}
+RULE = "═" * 46
+WARN_PERCENT = 90
+MAX_FAILURES_PER_TURN = 3
+PREVIEW_WIDTH = 80
+
+
+class MemoryError_(Exception):
+    """Raised for a caller mistake (unknown target, unknown archive id)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    chars: int
+    limit: int
+
+    @property
+    def percent(self) -> int:
+        return min(100, self.chars * 100 // self.limit) if self.limit > 0 else 0
+
+    def __str__(self) -> str:
+        return f"{self.percent}% — {self.chars:,}/{self.limit:,} chars"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What one memory file holds right now, and whether the store may rewrite it."""
+
+    entries: tuple[str, ...]
+    raw: str
+    drift: str | None  # why the file cannot be rewritten safely, or None
+    exists: bool
+    decodable: bool = True
+
+
+@dataclass(frozen=True)
+class ArchivedEntry:
+    id: str
+    time: float
+    origin: str
+    target: str
+    action: str
+    entry: str
+    replaced_by: str | None = None
+
+
+@dataclass(frozen=True)
+class MemorySnapshot:
+    """The memory blocks of one session's system prompt, frozen when the session starts."""
+
+    memory: str
+    user: str
+
+
+def _preview(entry: str) -> str:
+    flat = entry.replace("\n", " ")
+    return flat[:PREVIEW_WIDTH] + ("..." if len(flat) > PREVIEW_WIDTH else "")
+
+
+def parse_entries(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(ENTRY_DELIMITER) if part.strip()]
+
+
+def join_entries(entries: list[str] | tuple[str, ...]) -> str:
+    return ENTRY_DELIMITER.join(entries)
+
+
+class FailureBudget:
+    """Stops a model that keeps failing memory calls in one turn (Hermes: 3 then `done`).
+
+    The agent owns one per conversation, calls `reset()` when a turn starts and passes every
+    tool result through `apply()`. A success clears the count: it counts a losing streak.
+    """
+
+    def __init__(self, limit: int = MAX_FAILURES_PER_TURN) -> None:
+        self.limit = limit
+        self.failures = 0
+
+    def reset(self) -> None:
+        self.failures = 0
+
+    def apply(self, result: dict[str, Any]) -> dict[str, Any]:
+        if result.get("success"):
+            self.failures = 0
+            return result
+        self.failures += 1
+        if self.failures < self.limit:
+            return result
+        return {
+            **result,
+            "done": True,
+            "error": (
+                f"{result.get('error', 'Memory write failed.')} This is failed memory call "
+                f"{self.failures} in this turn: stop calling the memory tool now, leave memory "
+                "as it is and answer the user. The fact can be saved in a later turn."
+            ),
+        }
+
+
+class MemoryStore:
+    """Thread- and process-safe store for the two memory files of one home."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        memory_char_limit: int = 2200,
+        user_char_limit: int = 1375,
+        audit: AuditLog | None = None,
+        sink: Sink = discard,
+    ) -> None:
+        self.directory = directory
+        self.limits: dict[str, int] = {"memory": memory_char_limit, "user": user_char_limit}
+        self.audit = audit
+        self.sink = sink
+        self.archive_path = directory / ".archive.jsonl"
+        self._lock = threading.Lock()
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def path(self, target: Target) -> Path:
+        self._check_target(target)
+        return self.directory / FILENAMES[target]
+
+    def limit(self, target: Target) -> int:
+        self._check_target(target)
+        return self.limits[target]
+
+    def read(self, target: Target) -> FileState:
+        path = self.path(target)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return FileState((), "", None, False)
+        try:
+            raw = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            reason = f"{path.name} is not valid UTF-8 (bad byte at offset {exc.start})"
+            return FileState((), "", reason, True, decodable=False)
+        entries = parse_entries(raw)
+        return FileState(tuple(entries), raw, self._drift_reason(target, raw, entries), True)
+
+    def entries(self, target: Target) -> list[str]:
+        return list(self.read(target).entries)
+
+    def usage(self, target: Target) -> Usage:
+        return Usage(len(join_entries(self.read(target).entries)), self.limit(target))
+
+    def freeze(self) -> MemorySnapshot:
+        """Render both blocks for a new session's system prompt; later writes do not change it."""
+        blocks = {}
+        for target in TARGETS:
+            entries = self.entries(target)
+            blocks[target] = self._render_block(target, self._sanitised(target, entries))
+        return MemorySnapshot(memory=blocks["memory"], user=blocks["user"])
+
+    def health(self) -> dict[str, str | None]:
+        """Per target: None when healthy, otherwise what is wrong (for `doctor`)."""
+        return {target: self.read(target).drift for target in TARGETS}
+
+    def archived(self, target: Target | None = None) -> list[ArchivedEntry]:
+        """Entries removed or replaced so far, newest first."""
+        if not self.archive_path.exists():
+            return []
+        found: list[ArchivedEntry] = []
+        with self.archive_path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    record = ArchivedEntry(**json.loads(line))
+                except (json.JSONDecodeError, TypeError):
+                    continue
+                if target is None or record.target == target:
+                    found.append(record)
+        found.reverse()
+        return found
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def add(self, target: Target, content: str, *, origin: Origin = "agent") -> dict[str, Any]:
+        self._check_target(target)
+        content = (content or "").strip()
+        if not content:
+            return _fail("content is empty: give the fact to remember in 'content'.")
+        if refusal := self._scan(content):
+            return refusal
+        with self._locked(target):
+            state = self.read(target)
+            if not state.decodable:
+                return self._drift_error(target, state)
+            if content in state.entries:
+                return self._success(target, "Entry already exists; nothing added.")
+            new_total = len(join_entries([*state.entries, content]))
+            limit = self.limits[target]
+            if new_total > limit:
+                current = len(join_entries(state.entries))
+                return self._overflow(
+                    target,
+                    state,
+                    f"{FILENAMES[target]} is at {current:,}/{limit:,} chars; adding "
+                    f"{len(content):,} more would pass the limit. Consolidate first: 'replace' "
+                    "overlapping entries with a shorter one or 'remove' stale ones (see "
+                    "current_entries), then retry the add in this turn.",
+                )
+            # Appending to the raw text keeps every byte already on disk, even in a file
+            # that was hand-edited into a shape a rewrite would normalise.
+            base = state.raw.rstrip()
+            after = f"{base}{ENTRY_DELIMITER}{content}" if base else content
+            self._commit(target, state, after, "add", origin, archived=[])
+        return self._success(target, "Entry added.")
+
+    def replace(
+        self, target: Target, old_text: str, content: str, *, origin: Origin = "agent"
+    ) -> dict[str, Any]:
+        return self.apply_batch(
+            target,
+            [{"action": "replace", "old_text": old_text, "content": content}],
+            origin=origin,
+            single=True,
+        )
+
+    def remove(self, target: Target, old_text: str, *, origin: Origin = "agent") -> dict[str, Any]:
+        return self.apply_batch(
+            target, [{"action": "remove", "old_text": old_text}], origin=origin, single=True
+        )
+
+    def apply_batch(
+        self,
+        target: Target,
+        operations: list[dict[str, Any]],
+        *,
+        origin: Origin = "agent",
+        single: bool = False,
+    ) -> dict[str, Any]:
+        """Apply add/replace/remove operations all-or-nothing against the final budget."""
+        self._check_target(target)
+        if not operations:
+            return _fail("operations is empty: give at least one {action, content, old_text}.")
+        for index, op in enumerate(operations, 1):
+            if not isinstance(op, dict):
+                return _fail(f"operation {index} is not an object with action/content/old_text.")
+            if op.get("action") not in ("add", "replace") or not op.get("content"):
+                continue
+            label = self._op_label(index, op, single)
+            if refusal := self._scan(str(op["content"]), prefix=label):
+                return refusal
+        with self._locked(target):
+            state = self.read(target)
+            if state.drift:
+                return self._drift_error(target, state)
+            working = list(state.entries)
+            archived: list[tuple[str, str, str | None]] = []
+            for index, op in enumerate(operations, 1):
+                label = self._op_label(index, op, single)
+                action = op.get("action")
+                content = str(op.get("content") or "").strip()
+                old_text = str(op.get("old_text") or "").strip()
+                if action == "add":
+                    if not content:
+                        return self._batch_error(
+                            target, working, f"{label}: content is empty.", single
+                        )
+                    if content not in working:
+                        working.append(content)
+                    continue
+                if action not in ("replace", "remove"):
+                    return self._batch_error(
+                        target,
+                        working,
+                        f"{label}: unknown action; use add, replace or remove.",
+                        single,
+                    )
+                if not old_text:
+                    return self._batch_error(
+                        target,
+                        working,
+                        f"{label}: old_text is empty; set it to a short unique part of the "
+                        f"entry to {action} (see current_entries).",
+                        single,
+                    )
+                if action == "replace" and not content:
+                    return self._batch_error(
+                        target,
+                        working,
+                        f"{label}: content is empty; use action 'remove' to delete an entry.",
+                        single,
+                    )
+                found = self._match(working, old_text)
+                if isinstance(found, str):
+                    return self._batch_error(target, working, f"{label}: {found}", single, old_text)
+                old_entry = working[found]
+                if action == "replace":
+                    working[found] = content
+                    archived.append(("replace", old_entry, content))
+                else:
+                    working.pop(found)
+                    archived.append(("remove", old_entry, None))
+            new_total = len(join_entries(working))
+            limit = self.limits[target]
+            if new_total > limit:
+                return self._overflow(
+                    target,
+                    state,
+                    f"After these changes {FILENAMES[target]} would hold {new_total:,}/{limit:,} "
+                    "chars, over the limit. Shorten the new content or remove other stale "
+                    "entries in the same call (see current_entries), then retry."
+                    + ("" if single else " No operation was applied."),
+                )
+            action_name = operations[0]["action"] if single else "batch"
+            self._commit(target, state, join_entries(working), action_name, origin, archived)
+        messages = {"replace": "Entry replaced.", "remove": "Entry removed."}
+        message = messages[action_name] if single else f"Applied {len(operations)} operation(s)."
+        return self._success(target, message)
+
+    def restore(self, archive_id: str, *, origin: Origin = "user") -> dict[str, Any]:
+        """Put an archived entry back (as an add, so limits and the scan still apply)."""
+        for record in self.archived():
+            if record.id == archive_id:
+                return self.add(record.target, record.entry, origin=origin)  # type: ignore[arg-type]
+        raise MemoryError_(f"no archived memory entry with id {archive_id!r}")
+
+    # ---- internals -----------------------------------------------------------------------
+
+    def _check_target(self, target: str) -> None:
+        if target not in TARGETS:
+            raise MemoryError_(f"unknown memory target {target!r}: use 'memory' or 'user'")
+
+    @contextmanager
+    def _locked(self, target: Target) -> Iterator[None]:
+        # The store's own lock orders our threads; the file lock keeps other processes out.
+        with self._lock, file_lock(self.path(target)):
+            yield
+
+    def _drift_reason(self, target: Target, raw: str, entries: list[str]) -> str | None:
+        name = FILENAMES[target]
+        if raw.strip() != join_entries(entries):
+            return (
+                f"{name} has blank entries, stray separators or whitespace around '§' that a "
+                "rewrite would change"
+            )
+        for entry in entries:
+            if any(line.strip() == "§" for line in entry.splitlines()):
+                return f"{name} has a '§' separator that is not on its own line between entries"
+            if len(entry) > self.limits[target]:
+                return (
+                    f"{name} has an entry of {len(entry):,} chars, more than the whole file's "
+                    f"limit of {self.limits[target]:,} (text appended outside the memory tool?)"
+                )
+        return None
+
+    def _drift_error(self, target: Target, state: FileState) -> dict[str, Any]:
+        backup = self._backup(target)
+        return {
+            "success": False,
+            "error": (
+                f"Refusing to rewrite {FILENAMES[target]}: {state.drift}. Nothing was changed; "
+                f"a copy of the file is at {backup}. Fix the file by hand so it is a list of "
+                "entries separated by a line holding only '§' (or move the extra text out), "
+                "then retry."
+            ),
+            "drift_backup": str(backup),
+        }
+
+    def _backup(self, target: Target) -> Path:
+        path = self.path(target)
+        data = path.read_bytes()
+        for existing in sorted(path.parent.glob(f"{path.name}.bak.*")):
+            if existing.read_bytes() == data:
+                return existing
+        backup = path.with_name(f"{path.name}.bak.{time.strftime('%Y%m%dT%H%M%S')}")
+        counter = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak.{time.strftime('%Y%m%dT%H%M%S')}.{counter}")
+            counter += 1
+        backup.write_bytes(data)
+        return backup
+
+    @staticmethod
+    def _match(entries: list[str], old_text: str) -> int | str:
+        """Index of the one entry `old_text` names, or an error message."""
+        for index, entry in enumerate(entries):
+            if entry == old_text:
+                return index
+        hits = [index for index, entry in enumerate(entries) if old_text in entry]
+        if not hits:
+            return f"no entry contains {old_text!r}; use the exact text of one of current_entries."
+        if len({entries[i] for i in hits}) > 1:
+            listed = "; ".join(repr(_preview(entries[i])) for i in hits)
+            return f"{old_text!r} matches {len(hits)} entries ({listed}); quote more of the one you mean."
+        return hits[0]
+
+    @staticmethod
+    def _op_label(index: int, op: dict[str, Any], single: bool) -> str:
+        return "" if single else f"operation {index} ({op.get('action') or 'no action'})"
+
+    def _scan(self, content: str, prefix: str = "") -> dict[str, Any] | None:
+        if len(content) > threats.MAX_SCAN_CHARS:
+            return _fail(
+                f"{prefix + ': ' if prefix else ''}content is too large to be a memory entry."
+            )
+        findings = threats.scan(content)
+        if not findings:
+            return None
+        return {
+            "success": False,
+            "error": (
+                f"{prefix + ': ' if prefix else ''}refused: the text matches threat pattern "
+                f"{threats.describe(findings)}. Memory is injected into every future system "
+                "prompt, so it may not hold instructions, secrets or hidden text. Save the fact "
+                "in plain declarative words instead."
+            ),
+            "pattern_ids": [finding.id for finding in findings],
+        }
+
+    def _sanitised(self, target: Target, entries: list[str] | tuple[str, ...]) -> list[str]:
+        """Entries as the model may see them: ones that fail the scan are replaced by a marker."""
+        shown = []
+        for entry in entries:
+            findings = threats.scan(entry) if len(entry) <= threats.MAX_SCAN_CHARS else None
+            if findings is None or findings:
+                reason = (
+                    "is too large to scan"
+                    if findings is None
+                    else ("matched threat pattern(s) " + ", ".join(f.id for f in findings))
+                )
+                shown.append(
+                    f"[BLOCKED: a {FILENAMES[target]} entry {reason}; it is left out of the "
+                    "prompt. The user can review and remove it.]"
+                )
+            else:
+                shown.append(entry)
+        return shown
+
+    def _render_block(self, target: Target, entries: list[str]) -> str:
+        if not entries:
+            return ""
+        limit = self.limits[target]
+        content = join_entries(entries)
+        usage = Usage(len(content), limit)
+        # A file grown past its budget by hand must not flood the prompt: keep head and tail.
+        cap = max(limit * 2, 4000)
+        if len(content) > cap:
+            head, tail = int(cap * 0.7), int(cap * 0.2)
+            omitted = len(content) - head - tail
+            content = (
+                f"{content[:head]}\n\n[... {omitted:,} chars left out: memory is over its "
+                f"budget ({usage.chars:,}/{limit:,}); consolidate with memory remove/replace ...]"
+                f"\n\n{content[-tail:]}"
+            )
+        over = " ⚠ OVER BUDGET" if usage.chars > limit else ""
+        header = f"{BLOCK_TITLES[target]} [{usage}{over}]"
+        return f"{RULE}\n{header}\n{RULE}\n{content}"
+
+    def _commit(
+        self,
+        target: Target,
+        state: FileState,
+        after: str,
+        action: str,
+        origin: Origin,
+        archived: list[tuple[str, str, str | None]],
+    ) -> None:
+        # Archive first: if we die between the two writes, the old entry is kept twice, not lost.
+        for kind, entry, replaced_by in archived:
+            record = ArchivedEntry(
+                uuid.uuid4().hex[:12], time.time(), origin, target, kind, entry, replaced_by
+            )
+            append_line(self.archive_path, json.dumps(asdict(record), ensure_ascii=False))
+        atomic_write_text(self.path(target), after)
+        before = join_entries(state.entries)
+        after_text = join_entries(parse_entries(after))
+        if self.audit is not None:
+            self.audit.record(
+                origin=origin,
+                kind="memory",
+                action=action,
+                target=target,
+                before=before,
+                after=after_text,
+            )
+        self.sink(MemoryChanged(target, origin, action, before, after_text))
+
+    def _success(self, target: Target, message: str) -> dict[str, Any]:
+        state = self.read(target)
+        usage = Usage(len(join_entries(state.entries)), self.limits[target])
+        result: dict[str, Any] = {
+            "success": True,
+            "done": True,
+            "target": target,
+            "message": message,
+            "usage": str(usage),
+            "entry_count": len(state.entries),
+            "note": "Saved. This update is complete; do not repeat it.",
+        }
+        if usage.percent >= WARN_PERCENT:
+            result["warning"] = (
+                f"{FILENAMES[target]} is {usage.percent}% full: merge or remove entries soon."
+            )
+            self.sink(Notice("warning", f"{FILENAMES[target]} is {usage.percent}% full ({usage})."))
+        return result
+
+    def _overflow(self, target: Target, state: FileState, message: str) -> dict[str, Any]:
+        current = len(join_entries(state.entries))
+        return {
+            "success": False,
+            "error": message,
+            "current_entries": self._sanitised(target, state.entries),
+            "usage": f"{current:,}/{self.limits[target]:,}",
+        }
+
+    def _batch_error(
+        self,
+        target: Target,
+        working: list[str],
+        message: str,
+        single: bool,
+        old_text: str | None = None,
+    ) -> dict[str, Any]:
+        state = self.read(target)
+        result = self._overflow(
+            target, state, message.lstrip(": ") + ("" if single else " No operation was applied.")
+        )
+        if old_text:
+            hits = [entry for entry in working if old_text in entry]
+            if len(hits) > 1:
+                result["matches"] = [_preview(entry) for entry in self._sanitised(target, hits)]
+        return result
+
+
+def _fail(message: str) -> dict[str, Any]:
+    return {"success": False, "error": message}

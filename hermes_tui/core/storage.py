@@ -1,0 +1,117 @@
+"""Durable file primitives every store uses: a cross-process lock, atomic replace, locked append.
+
+DESIGN.md section 1.3: writes go to a temp file in the same directory, are fsynced and
+`os.replace`d over the target; a second process is kept out by `fcntl.flock` on `<file>.lock`.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+
+class StorageError(OSError):
+    """A file could not be locked, read or written; the message says which and why."""
+
+
+# flock() conflicts between separate open file descriptions even inside one process, so the
+# file lock alone serialises threads too; this lock only keeps one thread from waiting on the
+# kernel while another thread of ours holds the same path.
+_thread_locks: dict[str, threading.RLock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock_for(path: Path) -> threading.RLock:
+    key = str(path)
+    with _thread_locks_guard:
+        lock = _thread_locks.get(key)
+        if lock is None:
+            lock = _thread_locks[key] = threading.RLock()
+        return lock
+
+
+def lock_path_for(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `<path>.lock` (mode 0600, never followed through a symlink)."""
+    lock_path = lock_path_for(path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    with _thread_lock_for(lock_path):
+        try:
+            fd = os.open(lock_path, flags, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StorageError(
+                    f"{lock_path} is a symlink; refusing to lock through it. Remove it and retry."
+                ) from exc
+            raise StorageError(f"cannot open lock file {lock_path}: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            # Closing the descriptor releases the flock.
+            os.close(fd)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` so a reader (or a crash) sees the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp_name, mode)
+        elif path.exists():
+            os.chmod(tmp_name, path.stat().st_mode & 0o7777)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line (newline added) under the file's lock, fsynced: for append-only logs."""
+    if "\n" in line:
+        raise ValueError("append_line takes a single line")
+    with file_lock(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            size = os.fstat(fd).st_size
+            # A writer killed mid-line leaves no newline; start on a fresh line so this
+            # record is not glued to the torn one and lost with it.
+            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            os.write(fd, (("\n" if torn else "") + line + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)

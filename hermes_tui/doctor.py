@@ -1,0 +1,84 @@
+"""`hermes-tui doctor`: one line per health check of config, home, stores and SQLite."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def fts5_available() -> bool:
+    try:
+        connection = sqlite3.connect(":memory:")
+        try:
+            connection.execute("CREATE VIRTUAL TABLE probe USING fts5(body)")
+        finally:
+            connection.close()
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+def _home_writable(home: Path) -> Check:
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-", delete=True):
+            pass
+    except OSError as exc:
+        return Check("home writable", False, f"{home}: {exc.strerror or exc}")
+    return Check("home writable", True, str(home))
+
+
+def run_checks(args: argparse.Namespace) -> list[Check]:
+    from hermes_tui.config import ConfigError, Overrides, resolve_home
+    from hermes_tui.runtime import Runtime
+
+    checks: list[Check] = []
+    home = resolve_home(args.home)
+    try:
+        runtime = Runtime.open(args.home, Overrides(args.provider, args.model, args.base_url))
+    except ConfigError as exc:
+        checks.append(Check("config", False, str(exc)))
+        checks.append(_home_writable(home))
+        return checks
+    config = runtime.config
+    source = config.config_path if config.config_path.exists() else "defaults (no config.yaml)"
+    checks.append(Check("config", True, f"parsed {source}"))
+    checks.append(_home_writable(home))
+    env_file = home / ".env"
+    if env_file.exists() and env_file.stat().st_mode & 0o077:
+        checks.append(
+            Check(
+                ".env permissions", False, f"{env_file} is readable by others; run chmod 600 on it"
+            )
+        )
+    for target, problem in runtime.memory.health().items():
+        usage = runtime.memory.usage(target)
+        name = f"memory {target}"
+        checks.append(
+            Check(
+                name,
+                problem is None,
+                problem or f"{len(runtime.memory.entries(target))} entries, {usage}",
+            )
+        )
+    has_fts5 = fts5_available()
+    detail = f"SQLite {sqlite3.sqlite_version}"
+    if not has_fts5:
+        detail += ": FTS5 missing, session search falls back to slower LIKE matching"
+    checks.append(Check("sqlite fts5", has_fts5, detail))
+    provider = (
+        config.model.provider
+        or "none configured (offline; set OPENAI_API_KEY or ANTHROPIC_API_KEY, or use --provider demo)"
+    )
+    checks.append(Check("provider", True, provider))
+    return checks

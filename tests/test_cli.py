@@ -1,0 +1,99 @@
+"""The command line as a user runs it: exit codes, output, and what it must not import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import cli_env
+
+HEAVY = ("textual", "openai", "anthropic")
+
+PROBE = """
+import sys
+from hermes_tui.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})
+print("HEAVY=" + ",".join(heavy), file=sys.stderr)
+"""
+
+
+def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "argv", [["--version"], ["--help"], ["memory", "show"], ["memory", "show", "--json"]]
+)
+def test_light_commands_import_no_ui_or_provider_sdk(argv: list[str], home: Path) -> None:
+    probe = PROBE.replace("{heavy!r}", repr(set(HEAVY)))
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "--home", str(home), *argv],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert "HEAVY=\n" in result.stderr, result.stderr
+
+
+def test_version(home: Path) -> None:
+    from hermes_tui import __version__
+
+    result = run("--version", home=home)
+    assert result.returncode == 0 and result.stdout.strip() == f"hermes-tui {__version__}"
+
+
+def test_memory_show_lists_entries_with_usage(home: Path) -> None:
+    from hermes_tui.core.memory import MemoryStore
+
+    MemoryStore(home / "memories").add("user", "prefers dark themes")
+    text = run("memory", "show", home=home)
+    assert text.returncode == 0
+    assert "USER.md  1% — 19/1,375 chars" in text.stdout and "1. prefers dark themes" in text.stdout
+    data = json.loads(run("memory", "show", "--target", "user", "--json", home=home).stdout)
+    assert data == {
+        "user": {
+            "path": str(home / "memories" / "USER.md"),
+            "entries": ["prefers dark themes"],
+            "chars": 19,
+            "limit": 1375,
+            "percent": 1,
+            "problem": None,
+        }
+    }
+
+
+def test_configuration_error_exits_2_with_the_key(home: Path) -> None:
+    (home / "config.yaml").write_text("memory:\n  nudge_intervall: 3\n")
+    result = run("memory", "show", home=home)
+    assert result.returncode == 2
+    assert "memory.nudge_intervall is not a known key" in result.stderr
+
+
+def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path) -> None:
+    ok = run("doctor", home=home)
+    assert ok.returncode == 0, ok.stdout
+    assert "[ok  ] config" in ok.stdout and "[ok  ] sqlite fts5" in ok.stdout
+    (home / "memories").mkdir(exist_ok=True)
+    (home / "memories" / "USER.md").write_bytes(b"\xff\xfe broken")
+    bad = run("doctor", home=home)
+    assert bad.returncode == 1
+    assert "[FAIL] memory user: USER.md is not valid UTF-8" in bad.stdout
+
+
+def test_no_subcommand_prints_help(home: Path) -> None:
+    result = run(home=home)
+    assert result.returncode == 0 and "usage: hermes-tui" in result.stdout

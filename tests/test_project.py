@@ -1,0 +1,67 @@
+"""Project-level rules: layering, lint, and the README's commands being the ones CI runs."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+import hermes_tui
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_core_never_imports_textual() -> None:
+    package = Path(hermes_tui.__file__).parent
+    offenders = [
+        str(path.relative_to(package))
+        for path in (package / "core").rglob("*.py")
+        if _imports(path) & {"textual", "rich"}
+    ]
+    assert offenders == []
+
+
+def test_core_does_not_import_the_ui_package() -> None:
+    package = Path(hermes_tui.__file__).parent
+    for path in (package / "core").rglob("*.py"):
+        assert "hermes_tui.ui" not in path.read_text(encoding="utf-8"), path
+
+
+def _readme_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    first_screen = "\n".join(readme.splitlines()[:40])
+    return re.findall(r"^```(?:sh|bash)\n(.+?)\n```", first_screen, flags=re.M | re.S)
+
+
+def test_readme_first_screen_has_exactly_two_setup_commands() -> None:
+    commands = _readme_commands()
+    assert len(commands) == 2, commands
+    assert "hermes-tui" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert _readme_commands()[1] in ci
+
+
+def test_ruff_check_and_format_are_clean() -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is a test dependency; install the [test] extra"
+    for args in (["check", "."], ["format", "--check", "."]):
+        result = subprocess.run([ruff, *args], cwd=REPO, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
