@@ -59,6 +59,27 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--target", choices=["memory", "user"], help="only this store")
     show.add_argument("--json", action="store_true", help="machine-readable output")
 
+    skills = commands.add_parser(
+        "skills", help="list, view, pin and archive skills", parents=[common]
+    )
+    skill_commands = skills.add_subparsers(dest="skills_command", metavar="ACTION", required=True)
+    listing = skill_commands.add_parser(
+        "list", help="every skill with provenance, state and uses", parents=[common]
+    )
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    view = skill_commands.add_parser(
+        "view", help="print a skill's SKILL.md or one linked file", parents=[common]
+    )
+    view.add_argument("name")
+    view.add_argument("file", nargs="?", help="a linked file such as references/api.md")
+    for action, text in (
+        ("pin", "protect a skill from agent edits and the curator"),
+        ("unpin", "let the agent and curator change a skill again"),
+        ("archive", "move a skill to skills/.archive (restorable)"),
+        ("restore", "bring an archived skill back"),
+    ):
+        skill_commands.add_parser(action, help=text, parents=[common]).add_argument("name")
+
     commands.add_parser(
         "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
     )
@@ -110,6 +131,63 @@ def cmd_memory_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_skills(args: argparse.Namespace) -> int:
+    from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError
+
+    runtime = _open_runtime(args)
+    library = runtime.skills
+    action = args.skills_command
+    try:
+        if action == "list":
+            usage = library.usage.all()
+            rows = []
+            for skill in library.scan():
+                record = usage.get(skill.name, {})
+                rows.append(
+                    {
+                        "name": skill.name,
+                        "category": skill.category or DEFAULT_CATEGORY,
+                        "provenance": library.provenance(skill),
+                        "pinned": bool(record.get("pinned", False)),
+                        "state": record.get("state", "active"),
+                        "uses": int(record.get("use_count", 0)),
+                        "broken": skill.error,
+                        "path": str(skill.skill_md),
+                    }
+                )
+            if args.json:
+                print(json.dumps(rows, indent=2, ensure_ascii=False))
+                return EXIT_OK
+            if not rows:
+                print("no skills yet")
+            for row in rows:
+                flags = " pinned" if row["pinned"] else ""
+                line = f"{row['category']}/{row['name']}  [{row['provenance']}, {row['state']}{flags}, {row['uses']} uses]"
+                print(line + (f"\n  ! broken: {row['broken']}" if row["broken"] else ""))
+            return EXIT_OK
+        if action == "view":
+            result = library.view(args.name, args.file, record=False)
+            if args.file:
+                print(result["content"], end="" if result["content"].endswith("\n") else "\n")
+            else:
+                print(library.require(args.name).skill_md.read_text(encoding="utf-8"), end="")
+            return EXIT_OK
+        if action in ("pin", "unpin"):
+            library.set_pinned(args.name, action == "pin")
+            print(f"{args.name}: {action}ned")
+            return EXIT_OK
+        if action == "archive":
+            result = library.archive(args.name, origin="user")
+            print(f"{args.name}: archived to {result.path}")
+            return EXIT_OK
+        result = library.restore(args.name, origin="user")
+        print(f"{args.name}: restored to {result.path}")
+        return EXIT_OK
+    except SkillError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from hermes_tui.doctor import run_checks
 
@@ -129,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "memory":
             return cmd_memory_show(args)
+        if args.command == "skills":
+            return cmd_skills(args)
         if args.command == "doctor":
             return cmd_doctor(args)
         parser.print_help()

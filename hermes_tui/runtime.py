@@ -13,6 +13,10 @@ from hermes_tui.config import Config, Overrides, load_config, resolve_home
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Sink, discard
 from hermes_tui.core.memory import MemoryStore
+from hermes_tui.core.skills.history import SkillHistory
+from hermes_tui.core.skills.library import SkillLibrary
+from hermes_tui.core.skills.usage import UsageStore
+from hermes_tui.resources import bundled_skills_dir
 
 
 @dataclass
@@ -20,6 +24,7 @@ class Runtime:
     config: Config
     audit: AuditLog
     memory: MemoryStore
+    skills: SkillLibrary
 
     @property
     def home(self) -> Path:
@@ -44,4 +49,14 @@ class Runtime:
             audit=audit,
             sink=sink,
         )
-        return cls(config=config, audit=audit, memory=memory)
+        skills_dir = home_path / "skills"
+        skills = SkillLibrary(
+            skills_dir,
+            external_dirs=[Path(p) for p in config.skills.external_dirs],
+            bundled_dir=bundled_skills_dir(),
+            usage=UsageStore(skills_dir / ".usage.json"),
+            history=SkillHistory(skills_dir),
+            audit=audit,
+            sink=sink,
+        )
+        return cls(config=config, audit=audit, memory=memory, skills=skills)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli_env
+from helpers import cli_env
 
 HEAVY = ("textual", "openai", "anthropic")
 
@@ -97,3 +97,22 @@ def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path)
 def test_no_subcommand_prints_help(home: Path) -> None:
     result = run(home=home)
     assert result.returncode == 0 and "usage: hermes-tui" in result.stdout
+
+
+def test_skills_commands_list_view_pin_archive_restore(home: Path) -> None:
+    skill = home / "skills" / "ops" / "ship"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: ship\ndescription: Ship it.\n---\n\nSteps.\n")
+    listing = run("skills", "list", home=home)
+    assert "ops/ship  [user, active, 0 uses]" in listing.stdout
+    assert "software-development/systematic-debugging  [bundled" in listing.stdout
+    assert run("skills", "view", "ship", home=home).stdout.endswith("Steps.\n")
+    assert run("skills", "pin", "ship", home=home).returncode == 0
+    rows = {r["name"]: r for r in json.loads(run("skills", "list", "--json", home=home).stdout)}
+    assert rows["ship"]["pinned"] is True and rows["ship"]["uses"] == 0
+    assert run("skills", "archive", "ship", home=home).returncode == 0
+    assert "ship" not in run("skills", "list", home=home).stdout.split("systematic")[0]
+    restored = run("skills", "restore", "ship", home=home)
+    assert restored.returncode == 0 and (skill / "SKILL.md").exists()
+    refused = run("skills", "archive", "systematic-debugging", home=home)
+    assert refused.returncode == 1 and "read-only" in refused.stderr

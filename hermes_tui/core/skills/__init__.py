@@ -1,0 +1,1 @@
+"""Skills: the agent's procedural memory (DESIGN.md section 7)."""

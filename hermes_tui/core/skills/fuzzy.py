@@ -1,0 +1,337 @@
+"""Fuzzy find-and-replace for skill patches and the file `patch` tool.
+
+Models quote text imperfectly: wrong indentation, collapsed spaces, escaped newlines, straight
+quotes for curly ones. Nine strategies are tried in order and the first that finds the text
+wins (DESIGN.md section 7). A non-exact match is replaced so that the file keeps its own
+indentation, line endings and Unicode characters; an ambiguous match is refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from rapidfuzz import fuzz
+
+Span = tuple[int, int]
+
+STRATEGIES = (
+    "exact",
+    "line_trimmed",
+    "whitespace_normalized",
+    "indentation_flexible",
+    "escape_normalized",
+    "trimmed_boundary",
+    "unicode_normalized",
+    "block_anchor",
+    "context_aware",
+)
+# These accept text that only resembles old_string: fine for one targeted edit, never for
+# "replace every occurrence".
+SIMILARITY_STRATEGIES = frozenset({"block_anchor", "context_aware"})
+BLOCK_ANCHOR_MIN = 70.0
+CONTEXT_LINE_MIN = 80.0
+CLEAR_WINNER_MARGIN = 15.0
+
+UNICODE_EQUIVALENTS = {
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'",
+    "\u2014": "--", "\u2013": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-",
+    "\u2026": "...",
+    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u200a": " ",
+    "\u202f": " ", "\u205f": " ", "\u3000": " ", "\u2007": " ", "\u2008": " ",
+}  # fmt: skip
+
+
+class FuzzyMatchError(ValueError):
+    """old_string could not be used; `closest` shows the nearest text when nothing matched."""
+
+    def __init__(
+        self,
+        message: str,
+        kind: Literal["invalid", "no_match", "ambiguous"],
+        closest: str | None = None,
+        closest_line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.closest = closest
+        self.closest_line = closest_line
+
+
+@dataclass(frozen=True)
+class Replacement:
+    content: str
+    strategy: str
+    count: int
+
+
+class _Line(NamedTuple):
+    start: int
+    end: int  # end of the text, before the line ending
+    text: str
+
+
+def _lines(content: str) -> list[_Line]:
+    lines = []
+    for match in re.finditer(r"[^\n]*\n|[^\n]+$", content):
+        raw = match.group()
+        text = raw.rstrip("\n").rstrip("\r")
+        lines.append(_Line(match.start(), match.start() + len(text), text))
+    return lines
+
+
+def _old_lines(old: str) -> list[str]:
+    lines = [line.rstrip("\r") for line in old.split("\n")]
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _exact_spans(content: str, needle: str) -> list[Span]:
+    spans, start = [], 0
+    while needle and (index := content.find(needle, start)) != -1:
+        spans.append((index, index + len(needle)))
+        start = index + len(needle)
+    return spans
+
+
+def _line_windows(
+    content: str, old: str, norm: Callable[[str], str], skip_blank: bool = False
+) -> list[Span]:
+    lines = _lines(content)
+    target = [norm(line) for line in _old_lines(old)]
+    if skip_blank:
+        target = [line for line in target if line]
+    if not target or not any(target):
+        return []
+    normed = [norm(line.text) for line in lines]
+    spans: list[Span] = []
+    index = 0
+    while index < len(lines):
+        if skip_blank and not normed[index]:
+            index += 1
+            continue
+        position, matched, last = index, 0, index
+        while position < len(lines) and matched < len(target):
+            if skip_blank and not normed[position]:
+                position += 1
+                continue
+            if normed[position] != target[matched]:
+                break
+            matched, last, position = matched + 1, position, position + 1
+        if matched == len(target):
+            spans.append((lines[index].start, lines[last].end))
+            index = last + 1
+        else:
+            index += 1
+    return spans
+
+
+def _mapped(text: str, rules: Callable[[str, int], tuple[str, int]]) -> tuple[str, list[int]]:
+    """Normalise `text`, keeping for each output char the index of the input it came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    index = 0
+    while index < len(text):
+        piece, consumed = rules(text, index)
+        out.append(piece)
+        origin.extend([index] * len(piece))
+        index += consumed
+    origin.append(len(text))
+    return "".join(out), origin
+
+
+_WHITESPACE_RUN = re.compile(r"[ \t]*\n[ \t]*|[ \t]+")
+
+
+def _whitespace_rule(text: str, index: int) -> tuple[str, int]:
+    match = _WHITESPACE_RUN.match(text, index)
+    if match:
+        return ("\n" if "\n" in match.group() else " "), len(match.group())
+    return text[index], 1
+
+
+def _unicode_rule(text: str, index: int) -> tuple[str, int]:
+    char = text[index]
+    return UNICODE_EQUIVALENTS.get(char, char), 1
+
+
+def _mapped_spans(
+    content: str, old: str, rule: Callable[[str, int], tuple[str, int]], strip: bool
+) -> list[Span]:
+    norm_content, origin = _mapped(content, rule)
+    norm_old, _ = _mapped(old, rule)
+    if strip:
+        norm_old = norm_old.strip()
+    return [(origin[a], origin[b]) for a, b in _exact_spans(norm_content, norm_old)]
+
+
+def _unescape(text: str) -> str:
+    table = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
+    return re.sub(r"\\([ntr\"'\\])", lambda m: table[m.group(1)], text)
+
+
+def _similar_windows(content: str, old: str, anchored: bool) -> list[tuple[float, Span]]:
+    lines = _lines(content)
+    target = [line.strip() for line in _old_lines(old)]
+    n = len(target)
+    if n < (3 if anchored else 2) or n > len(lines):
+        return []
+    scored: list[tuple[float, Span]] = []
+    for i in range(len(lines) - n + 1):
+        window = [line.text.strip() for line in lines[i : i + n]]
+        if anchored:
+            if window[0] != target[0] or window[-1] != target[-1]:
+                continue
+            score = fuzz.ratio("\n".join(window[1:-1]), "\n".join(target[1:-1]))
+            if score < BLOCK_ANCHOR_MIN:
+                continue
+        else:
+            ratios = [fuzz.ratio(a, b) for a, b in zip(window, target, strict=True)]
+            if sum(r >= CONTEXT_LINE_MIN for r in ratios) * 2 < n:
+                continue
+            score = sum(ratios) / n
+        scored.append((score, (lines[i].start, lines[i + n - 1].end)))
+    scored.sort(key=lambda item: -item[0])
+    if len(scored) > 1 and scored[0][0] - scored[1][0] >= CLEAR_WINNER_MARGIN:
+        return scored[:1]
+    return scored
+
+
+def find(content: str, old: str) -> tuple[str, list[Span]]:
+    """The first strategy that finds `old` in `content`, and where; ("", []) if none does."""
+    finders: list[tuple[str, Callable[[], list[Span]]]] = [
+        ("exact", lambda: _exact_spans(content, old)),
+        ("line_trimmed", lambda: _line_windows(content, old, str.strip)),
+        (
+            "whitespace_normalized",
+            lambda: _mapped_spans(content, old, _whitespace_rule, strip=True),
+        ),
+        ("indentation_flexible", lambda: _line_windows(content, old, str.strip, skip_blank=True)),
+        ("escape_normalized", lambda: _exact_spans(content, _unescape(old)) if "\\" in old else []),
+        ("trimmed_boundary", lambda: _exact_spans(content, old.strip())),
+        ("unicode_normalized", lambda: _mapped_spans(content, old, _unicode_rule, strip=False)),
+        ("block_anchor", lambda: [span for _, span in _similar_windows(content, old, True)]),
+        ("context_aware", lambda: [span for _, span in _similar_windows(content, old, False)]),
+    ]
+    for name, finder in finders:
+        spans = finder()
+        if spans:
+            return name, spans
+    return "", []
+
+
+def closest_match(content: str, old: str) -> tuple[int, str] | None:
+    """(1-based line, text) of the window of lines most like `old`, for a no-match error."""
+    lines = _lines(content)
+    n = max(1, len(_old_lines(old)))
+    if not lines:
+        return None
+    best: tuple[float, int] | None = None
+    for i in range(max(1, len(lines) - n + 1)):
+        window = "\n".join(line.text for line in lines[i : i + n])
+        score = fuzz.ratio(window, old)
+        if best is None or score > best[0]:
+            best = (score, i)
+    assert best is not None
+    text = "\n".join(line.text for line in lines[best[1] : best[1] + n])
+    return best[1] + 1, text[:800]
+
+
+def _leading(text: str) -> str:
+    return text[: len(text) - len(text.lstrip(" \t"))]
+
+
+def _reindent(region: str, old: str, new: str) -> str:
+    """Shift `new` from old_string's indentation to the file's."""
+    region_first = next((line for line in region.split("\n") if line.strip()), "")
+    old_first = next((line for line in old.split("\n") if line.strip()), "")
+    file_indent, old_indent = _leading(region_first), _leading(old_first)
+    if file_indent == old_indent:
+        return new
+    out = []
+    for line in new.split("\n"):
+        if line.strip() and line.startswith(old_indent):
+            out.append(file_indent + line[len(old_indent) :])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _keep_unicode(region: str, old: str, new: str) -> str:
+    """Copy the parts of `new` that repeat `old` from the file, so curly quotes stay curly."""
+    norm_region, origin = _mapped(region, _unicode_rule)
+    norm_old, _ = _mapped(old, _unicode_rule)
+    if norm_region != norm_old:
+        return new
+    pieces = []
+    matcher = difflib.SequenceMatcher(None, norm_old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        pieces.append(region[origin[i1] : origin[i2]] if tag == "equal" else new[j1:j2])
+    return "".join(pieces)
+
+
+def _replacement_for(content: str, span: Span, strategy: str, old: str, new: str) -> str:
+    region = content[span[0] : span[1]]
+    if strategy == "exact":
+        return new
+    text = new.replace("\r\n", "\n")
+    if strategy == "escape_normalized" and "\n" not in text:
+        text = _unescape(text)
+    if old.endswith("\n") and text.endswith("\n"):
+        # Line windows stop before the last line ending; keep the file's own.
+        text = text[:-1]
+    if strategy == "unicode_normalized":
+        text = _keep_unicode(region, old, text)
+    else:
+        text = _reindent(region.replace("\r\n", "\n"), old.replace("\r\n", "\n"), text)
+    if "\r\n" in region or ("\r\n" in content and "\n" in text and "\n" not in region):
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+def find_and_replace(content: str, old: str, new: str, *, replace_all: bool = False) -> Replacement:
+    """Replace `old` with `new` in `content`; raises FuzzyMatchError when that is unsafe."""
+    if not old or not old.strip():
+        raise FuzzyMatchError(
+            "old_string is empty or only whitespace; quote the text to change.", "invalid"
+        )
+    if old == new:
+        raise FuzzyMatchError(
+            "old_string and new_string are identical; nothing would change.", "invalid"
+        )
+    strategy, spans = find(content, old)
+    if not spans:
+        closest = closest_match(content, old)
+        hint = ""
+        if closest:
+            hint = f" The closest text is at line {closest[0]}:\n{closest[1]}"
+        raise FuzzyMatchError(
+            f"old_string was not found (all {len(STRATEGIES)} matching strategies tried). "
+            f"Re-read the file and quote the text exactly.{hint}",
+            "no_match",
+            closest[1] if closest else None,
+            closest[0] if closest else None,
+        )
+    if len(spans) > 1 and not replace_all:
+        where = ", ".join(f"line {content.count(chr(10), 0, start) + 1}" for start, _ in spans[:5])
+        raise FuzzyMatchError(
+            f"old_string matches {len(spans)} places ({where}); include more surrounding text "
+            "to pick one, or set replace_all to change them all.",
+            "ambiguous",
+        )
+    if len(spans) > 1 and strategy in SIMILARITY_STRATEGIES:
+        raise FuzzyMatchError(
+            f"old_string only resembles {len(spans)} places ({strategy} match); replace_all needs "
+            "the exact text.",
+            "ambiguous",
+        )
+    result = content
+    for span in reversed(spans):
+        replacement = _replacement_for(content, span, strategy, old, new)
+        result = result[: span[0]] + replacement + result[span[1] :]
+    return Replacement(result, strategy, len(spans))

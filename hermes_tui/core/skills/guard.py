@@ -1,0 +1,265 @@
+"""Security scan of a skill directory, run after every write by the agent, a review or the curator.
+
+It reuses the prompt-injection and exfiltration patterns of `core/threats.py` and adds what is
+dangerous in a playbook the agent will later follow: destructive commands, persistence,
+obfuscated or piped-from-the-network execution, miners, privilege escalation, path traversal;
+plus structural checks (file count, size, binaries, symlinks). The verdict decides the policy
+in library.py: a dangerous write by a model is rolled back, a cautious one is kept and flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from hermes_tui.core import threats
+
+Verdict = Literal["safe", "caution", "dangerous"]
+MAX_FILES = 100
+MAX_TOTAL_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class GuardFinding:
+    file: str
+    line: int | None
+    id: str
+    category: str
+    severity: threats.Severity
+    description: str
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    verdict: Verdict
+    findings: tuple[GuardFinding, ...]
+
+    def summary(self) -> str:
+        if not self.findings:
+            return "no findings"
+        return "; ".join(
+            f"{f.id} ({f.category}, {f.severity}) in {f.file}{f':{f.line}' if f.line else ''}"
+            for f in self.findings
+        )
+
+
+def _p(id_: str, category: str, severity: threats.Severity, pattern: str, description: str):
+    return threats.ThreatPattern(
+        id_, category, severity, re.compile(pattern, re.I | re.M), description
+    )
+
+
+SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (
+    _p(
+        "rm_rf_root",
+        "destructive",
+        "critical",
+        r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*r[a-z]*\s+(?:-[a-z]+\s+)*(?:/|/\*|~/?|\$home/?|\"?\$\{?home\}?\"?)(?:\s|$|;|&|`|'|\")",
+        "recursive delete of / or the home directory",
+    ),
+    _p("mkfs", "destructive", "critical", r"\bmkfs(?:\.\w+)?\s", "formats a filesystem"),
+    _p(
+        "dd_to_device",
+        "destructive",
+        "critical",
+        r"\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|vd|disk|mmcblk)",
+        "writes raw bytes over a disk",
+    ),
+    _p(
+        "fork_bomb",
+        "destructive",
+        "critical",
+        r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
+        "a fork bomb",
+    ),
+    _p(
+        "chmod_world_writable_root",
+        "destructive",
+        "high",
+        r"\bchmod\s+(?:-R\s+)?0?777\s+/(?:\s|$)",
+        "makes the whole filesystem world-writable",
+    ),
+    _p(
+        "crontab_edit",
+        "persistence",
+        "medium",
+        r"\bcrontab\s+(?:-[el]\b|-\s|[^\n|]*<<)|\|\s*crontab\s+-|/etc/cron\.|/var/spool/cron",
+        "installs a cron job",
+    ),
+    _p(
+        "shell_rc_edit",
+        "persistence",
+        "medium",
+        r"(?:>>?|tee\s+-a|sed\s+-i[^\n]*)\s*(?:~|\$home|\$\{home\})/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|config/fish/config\.fish)",
+        "edits a shell start-up file",
+    ),
+    _p(
+        "systemd_persistence",
+        "persistence",
+        "medium",
+        r"\bsystemctl\s+(?:--user\s+)?enable\b|/etc/systemd/system/",
+        "registers a service that survives reboots",
+    ),
+    _p(
+        "base64_to_shell",
+        "obfuscation",
+        "high",
+        r"base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b",
+        "decodes hidden code and runs it",
+    ),
+    _p(
+        "eval_download",
+        "obfuscation",
+        "high",
+        r"\beval\s+[\"']?\$\((?:curl|wget)|\bexec\s*\(\s*(?:requests\.get|urllib\.request\.urlopen)",
+        "evaluates code downloaded at run time",
+    ),
+    _p(
+        "python_exec_encoded",
+        "obfuscation",
+        "high",
+        r"\bexec\s*\(\s*(?:base64\.b64decode|codecs\.decode|zlib\.decompress)",
+        "runs encoded Python",
+    ),
+    _p(
+        "curl_pipe_shell",
+        "remote_execution",
+        "high",
+        r"\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biwr\b[^\n|]*\|\s*iex\b"
+        r"|\binvoke-webrequest\b[^\n|]*\|\s*invoke-expression",
+        "pipes a download straight into a shell",
+    ),
+    _p(
+        "crypto_miner",
+        "crypto_mining",
+        "critical",
+        r"\b(?:xmrig|minerd|cpuminer|cgminer|ethminer|nicehash|coinhive|cryptonight)\b|stratum\+tcp://",
+        "cryptocurrency miner",
+    ),
+    _p(
+        "sudoers_edit",
+        "privilege_escalation",
+        "high",
+        r"/etc/sudoers|\bnopasswd\b|\bvisudo\b",
+        "changes sudo rights",
+    ),
+    _p(
+        "setuid",
+        "privilege_escalation",
+        "high",
+        r"\bchmod\s+(?:[ugo]*\+s|[0-7]?[4-7][0-7]{3})\b",
+        "sets the setuid/setgid bit",
+    ),
+    _p(
+        "sudo_su",
+        "privilege_escalation",
+        "medium",
+        r"\bsudo\s+(?:su|-i|-s)\b",
+        "opens a root shell",
+    ),
+    _p(
+        "path_traversal",
+        "path_traversal",
+        "medium",
+        r"(?:\.\./){2,}",
+        "walks out of the working tree",
+    ),
+    _p(
+        "system_credentials",
+        "path_traversal",
+        "high",
+        r"/etc/(?:shadow|gshadow)\b",
+        "reads the system password hashes",
+    ),
+)
+
+_RANK = threats.SEVERITY_RANK
+
+
+def scan_text(text: str, file: str) -> list[GuardFinding]:
+    findings = [
+        GuardFinding(file, _line_of(text, f.excerpt), f.id, f.category, f.severity, f.description)
+        for f in threats.scan(text)
+    ]
+    for pattern in SKILL_PATTERNS:
+        match = pattern.regex.search(text)
+        if match:
+            line = text.count("\n", 0, match.start()) + 1
+            findings.append(
+                GuardFinding(
+                    file, line, pattern.id, pattern.category, pattern.severity, pattern.description
+                )
+            )
+    return findings
+
+
+def _line_of(text: str, excerpt: str) -> int | None:
+    probe = excerpt.strip("…")[:20]
+    index = text.find(probe) if probe else -1
+    return text.count("\n", 0, index) + 1 if index >= 0 else None
+
+
+def scan_directory(directory: Path) -> GuardReport:
+    findings: list[GuardFinding] = []
+    files = [p for p in sorted(directory.rglob("*")) if p.is_file() or p.is_symlink()]
+    total = 0
+    root = directory.resolve()
+    for path in files:
+        relative = str(path.relative_to(directory))
+        if path.is_symlink():
+            target = path.resolve()
+            inside = target == root or root in target.parents
+            findings.append(
+                GuardFinding(
+                    relative,
+                    None,
+                    "symlink",
+                    "structure",
+                    "medium" if inside else "critical",
+                    f"symbolic link to {'a file inside the skill' if inside else target}",
+                )
+            )
+            continue
+        data = path.read_bytes()
+        total += len(data)
+        if b"\x00" in data[:8192]:
+            findings.append(
+                GuardFinding(relative, None, "binary_file", "structure", "medium", "binary file")
+            )
+            continue
+        text = data.decode("utf-8", errors="replace")
+        findings.extend(scan_text(text, relative))
+    if len(files) > MAX_FILES:
+        findings.append(
+            GuardFinding(
+                ".",
+                None,
+                "too_many_files",
+                "structure",
+                "medium",
+                f"{len(files)} files (over {MAX_FILES})",
+            )
+        )
+    if total > MAX_TOTAL_BYTES:
+        findings.append(
+            GuardFinding(
+                ".",
+                None,
+                "too_large",
+                "structure",
+                "medium",
+                f"{total:,} bytes (over {MAX_TOTAL_BYTES:,})",
+            )
+        )
+    return GuardReport(_verdict(findings), tuple(findings))
+
+
+def _verdict(findings: list[GuardFinding]) -> Verdict:
+    worst = max((_RANK[f.severity] for f in findings), default=-1)
+    if worst >= _RANK["high"]:
+        return "dangerous"
+    if worst >= _RANK["low"]:
+        return "caution"
+    return "safe"

@@ -1,0 +1,113 @@
+"""The skills index in the system prompt: categories, `- name: description`, within a budget.
+
+Past `skills.index_max_chars` the index keeps pinned skills first, then ones relevant to the
+session, then the most used, and folds the rest of each category into a line that points at
+`skills_list`, so a library of a thousand skills costs the prompt a bounded, stable amount.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill
+from hermes_tui.core.skills.usage import parse_time
+
+DESCRIPTION_CHARS = 60
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    category: str
+    line: str
+
+
+def _line(skill: Skill) -> str:
+    description = " ".join(skill.description.split())
+    if len(description) > DESCRIPTION_CHARS:
+        description = description[: DESCRIPTION_CHARS - 1] + "…"
+    return f"- {skill.name}: {description}"
+
+
+def _fold(category: str, count: int, whole: bool) -> str:
+    if whole:
+        return f"{category}: {count} more (use skills_list)"
+    return f"- … {count} more (use skills_list)"
+
+
+def _render(by_category: dict[str, list[_Entry]], kept: set[str]) -> str:
+    blocks = []
+    for category in sorted(by_category):
+        entries = by_category[category]
+        shown = [e.line for e in entries if e.name in kept]
+        hidden = len(entries) - len(shown)
+        if not shown:
+            blocks.append(_fold(category, hidden, whole=True))
+            continue
+        lines = [f"{category}:", *shown]
+        if hidden:
+            lines.append(_fold(category, hidden, whole=False))
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def _category_cost(category: str, total: int, shown: int, shown_chars: int) -> int:
+    """Characters (with newlines) one category adds to the index."""
+    hidden = total - shown
+    if not shown:
+        return len(_fold(category, hidden, whole=True)) + 1
+    cost = len(category) + 2 + shown_chars + shown
+    if hidden:
+        cost += len(_fold(category, hidden, whole=False)) + 1
+    return cost
+
+
+def build_index(
+    skills: Iterable[Skill],
+    usage: Mapping[str, Mapping[str, Any]],
+    max_chars: int,
+    relevant: Iterable[str] = (),
+) -> str:
+    usable = [s for s in skills if not s.broken]
+    by_category: dict[str, list[_Entry]] = defaultdict(list)
+    for skill in usable:
+        by_category[skill.category or DEFAULT_CATEGORY].append(
+            _Entry(skill.name, skill.category or DEFAULT_CATEGORY, _line(skill))
+        )
+    everything = {e.name for entries in by_category.values() for e in entries}
+    full = _render(by_category, everything)
+    if len(full) <= max_chars:
+        return full
+    relevant_names = set(relevant)
+
+    def priority(entry: _Entry) -> tuple:
+        record = usage.get(entry.name, {})
+        return (
+            not record.get("pinned", False),
+            entry.name not in relevant_names,
+            -int(record.get("use_count", 0) or 0),
+            -(parse_time(record.get("last_used_at")) or 0.0),
+            entry.name,
+        )
+
+    ordered = sorted((e for entries in by_category.values() for e in entries), key=priority)
+    # Running per-category state, so trying one more skill costs O(1), not a re-render.
+    shown = dict.fromkeys(by_category, 0)
+    shown_chars = dict.fromkeys(by_category, 0)
+    length = sum(_category_cost(c, len(e), 0, 0) for c, e in by_category.items()) - 1
+    kept: set[str] = set()
+    for entry in ordered:
+        category, total = entry.category, len(by_category[entry.category])
+        before = _category_cost(category, total, shown[category], shown_chars[category])
+        after = _category_cost(
+            category, total, shown[category] + 1, shown_chars[category] + len(entry.line)
+        )
+        if length - before + after <= max_chars:
+            length += after - before
+            shown[category] += 1
+            shown_chars[category] += len(entry.line)
+            kept.add(entry.name)
+    return _render(by_category, kept)

@@ -1,0 +1,1 @@
+"""Tools the model can call, grouped in toolsets (DESIGN.md section 2)."""

@@ -1,0 +1,39 @@
+"""Plain helpers shared by the tests (fixtures live in conftest.py files)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Variables that would make a test depend on the machine it runs on.
+LEAKY_VARIABLES = (
+    "HERMES_HOME", "HERMES_PROVIDER", "HERMES_MODEL", "HERMES_BASE_URL", "HERMES_THEME",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+    "OPENROUTER_API_KEY",
+)  # fmt: skip
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """Environment for running `hermes-tui` as a subprocess, without the machine's keys."""
+    env = {k: v for k, v in os.environ.items() if k not in LEAKY_VARIABLES}
+    env.update(extra)
+    return env
+
+
+def skill_text(
+    name: str, description: str = "Does a thing well.", body: str = "# Steps\n\n1. Do it.\n"
+) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n\n{body}"
+
+
+def write_skill(
+    root: Path, name: str, category: str | None = None, text: str | None = None
+) -> Path:
+    directory = root / category / name if category else root / name
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "SKILL.md").write_text(
+        text if text is not None else skill_text(name), encoding="utf-8"
+    )
+    return directory
