@@ -59,6 +59,62 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--target", choices=["memory", "user"], help="only this store")
     show.add_argument("--json", action="store_true", help="machine-readable output")
 
+    chat = commands.add_parser(
+        "chat", help="run one user turn headless and print the reply", parents=[common]
+    )
+    chat.add_argument("-q", "--query", required=True, help="the message to send")
+    resume = chat.add_mutually_exclusive_group()
+    resume.add_argument("--session", help="continue this session (an id or a unique prefix)")
+    resume.add_argument(
+        "--continue", dest="continue_", action="store_true", help="continue the latest session"
+    )
+    chat.add_argument("--yolo", action="store_true", help="allow dangerous commands without asking")
+    chat.add_argument("--json", action="store_true", help="print one JSON object with the result")
+
+    sessions = commands.add_parser(
+        "sessions", help="list, search, show and export sessions", parents=[common]
+    )
+    session_commands = sessions.add_subparsers(
+        dest="sessions_command", metavar="ACTION", required=True
+    )
+    s_list = session_commands.add_parser("list", help="recent sessions", parents=[common])
+    s_list.add_argument("--json", action="store_true")
+    s_list.add_argument("--limit", type=int, default=50)
+    s_search = session_commands.add_parser(
+        "search", help="full-text search over all messages", parents=[common]
+    )
+    s_search.add_argument("query")
+    s_search.add_argument("--json", action="store_true")
+    s_search.add_argument("--limit", type=int, default=20)
+    session_commands.add_parser("show", help="print a session", parents=[common]).add_argument("id")
+    s_export = session_commands.add_parser(
+        "export", help="one JSON object per message", parents=[common]
+    )
+    s_export.add_argument("id")
+    s_export.add_argument("--format", choices=["jsonl"], default="jsonl")
+
+    review = commands.add_parser(
+        "review", help="run a background review of a session now", parents=[common]
+    )
+    review.add_argument("session_id")
+    review.add_argument("--focus", help="what the review should look at")
+    review.add_argument("--kind", choices=["memory", "skills", "combined"], default="combined")
+
+    pending = commands.add_parser("pending", help="writes staged for approval", parents=[common])
+    pending_commands = pending.add_subparsers(
+        dest="pending_command", metavar="ACTION", required=True
+    )
+    p_list = pending_commands.add_parser(
+        "list", help="staged writes with their diffs", parents=[common]
+    )
+    p_list.add_argument("--json", action="store_true")
+    pending_commands.add_parser(
+        "approve", help="apply a staged write", parents=[common]
+    ).add_argument("id")
+    pending_commands.add_parser(
+        "reject", help="drop a staged write (kept in pending/.rejected)", parents=[common]
+    ).add_argument("id")
+
     skills = commands.add_parser(
         "skills", help="list, view, pin and archive skills", parents=[common]
     )
@@ -86,11 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_runtime(args: argparse.Namespace):
+def _open_runtime(args: argparse.Namespace, sink=None):
     from hermes_tui.config import Overrides
+    from hermes_tui.core.events import discard
     from hermes_tui.runtime import Runtime
 
-    return Runtime.open(args.home, Overrides(args.provider, args.model, args.base_url))
+    overrides = Overrides(args.provider, args.model, args.base_url)
+    return Runtime.open(args.home, overrides, sink=sink or discard)
 
 
 def cmd_memory_show(args: argparse.Namespace) -> int:
@@ -207,6 +265,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "memory":
             return cmd_memory_show(args)
+        if args.command in ("chat", "sessions", "review", "pending"):
+            from hermes_tui import cli_chat
+
+            handler = {
+                "chat": cli_chat.cmd_chat,
+                "sessions": cli_chat.cmd_sessions,
+                "review": cli_chat.cmd_review,
+                "pending": cli_chat.cmd_pending,
+            }[args.command]
+            return handler(args, _open_runtime)
         if args.command == "skills":
             return cmd_skills(args)
         if args.command == "doctor":

@@ -35,6 +35,8 @@ class ModelConfig:
     name: str | None = None
     base_url: str | None = None
     context_length: int = 128_000
+    max_retries: int = 3
+    retry_base_delay: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,33 @@ stores, so every face sees the same files with the same limits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermes_tui.config import Config, Overrides, load_config, resolve_home
+from hermes_tui.core.agent.loop import Agent, AgentSettings
+from hermes_tui.core.agent.nudges import NudgeEngine
+from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt
+from hermes_tui.core.agent.review import ReviewManager, ReviewStore
+from hermes_tui.core.agent.session import Reviewer, Session
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Sink, discard
-from hermes_tui.core.memory import MemoryStore
+from hermes_tui.core.llm import select
+from hermes_tui.core.llm.base import Provider
+from hermes_tui.core.llm.retry import RetryPolicy
+from hermes_tui.core.memory import MemoryStore, join_entries
+from hermes_tui.core.pending import PendingStore, PendingWrite
+from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
+from hermes_tui.core.tools.files import make_file_tools
+from hermes_tui.core.tools.memory import make_memory_tools
+from hermes_tui.core.tools.registry import Approver, ToolContext, ToolRegistry, deny_all
+from hermes_tui.core.tools.session_search import make_session_search_tools
+from hermes_tui.core.tools.skills import make_skill_tools
+from hermes_tui.core.tools.terminal import make_terminal_tools
 from hermes_tui.resources import bundled_skills_dir
 
 
@@ -25,6 +42,12 @@ class Runtime:
     audit: AuditLog
     memory: MemoryStore
     skills: SkillLibrary
+    pending: PendingStore
+    reviews: ReviewStore
+    sink: Sink = discard
+    _provider: Provider | None = field(default=None, repr=False)
+    _sessions: SessionStore | None = field(default=None, repr=False)
+    _reviewer: ReviewManager | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -59,4 +82,179 @@ class Runtime:
             audit=audit,
             sink=sink,
         )
-        return cls(config=config, audit=audit, memory=memory, skills=skills)
+        return cls(
+            config=config,
+            audit=audit,
+            memory=memory,
+            skills=skills,
+            sink=sink,
+            pending=PendingStore(home_path / "pending"),
+            reviews=ReviewStore(home_path / "logs" / "reviews"),
+        )
+
+    # ---- lazily built parts: only what a command uses is opened ---------------------------
+
+    @property
+    def sessions(self) -> SessionStore:
+        if self._sessions is None:
+            self._sessions = SessionStore(self.home / "sessions.db")
+        return self._sessions
+
+    def provider(self) -> Provider:
+        """The configured provider; raises ProviderNotConfigured with what to set."""
+        if self._provider is None:
+            self._provider = select.open_provider(select.choose(self.config))
+        return self._provider
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            max_retries=self.config.model.max_retries, base_delay=self.config.model.retry_base_delay
+        )
+
+    def tool_registry(self) -> ToolRegistry:
+        memory = self.config.memory
+        return ToolRegistry(
+            [
+                *make_terminal_tools(),
+                *make_file_tools(),
+                *make_memory_tools(
+                    self.memory,
+                    memory_enabled=memory.memory_enabled,
+                    user_enabled=memory.user_profile_enabled,
+                ),
+                *make_skill_tools(self.skills),
+                *make_session_search_tools(self.sessions),
+            ]
+        )
+
+    def reviewer(self) -> ReviewManager:
+        """The background-review manager (one per runtime, so `wait_for_reviews` sees them all)."""
+        if self._reviewer is None:
+            config = self.config
+            self._reviewer = ReviewManager(
+                provider=self.provider,
+                registry=self.tool_registry,
+                memory=self.memory,
+                skills=self.skills,
+                pending=self.pending,
+                store=self.reviews,
+                sink=self.sink,
+                max_iterations=config.review.max_iterations,
+                retry=self.retry_policy(),
+                memory_approval=config.memory.write_approval,
+                skills_approval=config.skills.write_approval,
+            )
+        return self._reviewer
+
+    def wait_for_reviews(self, timeout: float) -> bool:
+        return True if self._reviewer is None else self._reviewer.wait(timeout)
+
+    def pending_target_text(self, record: PendingWrite) -> str | None:
+        """The staged write's target as it is now (to check it did not change meanwhile)."""
+        if record.kind == "memory":
+            return join_entries(self.memory.entries(record.target))  # type: ignore[arg-type]
+        skill = self.skills.get(record.target)
+        if skill is None:
+            return None
+        file_path = record.arguments.get("file_path")
+        path = (
+            skill.directory / file_path
+            if file_path and record.action != "delete"
+            else skill.skill_md
+        )
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def approve_pending(self, pending_id: str) -> dict:
+        registry = self.tool_registry()
+
+        def apply(record: PendingWrite) -> dict:
+            tool = registry.get(record.tool)
+            assert tool is not None, record.tool
+            context = ToolContext(origin="review", viewed_skills={record.target})
+            return tool.handler(dict(record.arguments), context)
+
+        return self.pending.approve(pending_id, self.pending_target_text, apply)
+
+    def build_system_prompt(self, cwd: Path) -> str:
+        soul = self.home / "SOUL.md"
+        return build_system_prompt(
+            PromptInputs(
+                skills_index=self.skills.index(self.config.skills.index_max_chars),
+                memory=self.memory.freeze(),
+                cwd=cwd,
+                today=datetime.date.today(),
+                soul=soul.read_text(encoding="utf-8", errors="replace") if soul.is_file() else None,
+                memory_enabled=self.config.memory.memory_enabled,
+                user_enabled=self.config.memory.user_profile_enabled,
+            )
+        )
+
+    def open_session(
+        self,
+        session_id: str | None = None,
+        *,
+        cwd: Path | None = None,
+        approver: Approver = deny_all,
+        reviewer: Reviewer | None = None,
+    ) -> Session:
+        """A new conversation, or the stored one with `session_id`, ready for `submit()`."""
+        cwd = (cwd or Path.cwd()).resolve()
+        provider = self.provider()
+        config = self.config
+        memory_interval = config.memory.nudge_interval
+        skills_interval = config.skills.creation_nudge_interval
+        if provider.name == "demo":
+            # The demo works only in its sandbox and reviews after every run, so a newcomer
+            # sees the agent learn within three messages.
+            from hermes_tui.core.llm.demo import ensure_sandbox
+
+            cwd = ensure_sandbox(self.home / "demo")
+            memory_interval = skills_interval = 1
+        if session_id:
+            info = self.sessions.get(session_id)
+            history = [stored.message for stored in self.sessions.messages(info.id)]
+        else:
+            info = self.sessions.create(
+                provider=provider.name,
+                model=provider.model,
+                system_prompt=self.build_system_prompt(cwd),
+            )
+            history = []
+        memory_on = config.memory.memory_enabled or config.memory.user_profile_enabled
+        nudges = NudgeEngine(
+            memory_interval if memory_on else 0,
+            skills_interval,
+            info.nudge_memory,
+            info.nudge_skills,
+        )
+        session = Session(
+            info=info,
+            sessions=self.sessions,
+            skills=self.skills,
+            nudges=nudges,
+            build_prompt=lambda: self.build_system_prompt(cwd),
+            reviewer=reviewer,
+        )
+        context = ToolContext(
+            origin="agent", cwd=cwd, workdir=cwd, approver=approver, session_id=info.id
+        )
+        agent = Agent(
+            provider=provider,
+            registry=self.tool_registry(),
+            system_prompt=info.system_prompt,
+            history=history,
+            context=context,
+            settings=AgentSettings(
+                config.agent.max_turns, config.model.context_length, self.retry_policy()
+            ),
+            sink=self.sink,
+            persist=session.persist,
+            record_usage=session.record_usage,
+            nudges=nudges,
+            on_compress=session.continue_compressed,
+        )
+        session.attach(agent)
+        return session

@@ -57,6 +57,13 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class TextReset:
+    """Drop the text streamed for the current model call: the provider is being retried."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     call_id: str
     name: str
@@ -91,6 +98,34 @@ class NudgeCounters:
     skills_interval: int
 
 
+@dataclass(frozen=True)
+class ReviewChange:
+    """One write a background review made (or staged): what it was and the text around it."""
+
+    kind: Literal["memory", "skill"]
+    target: str  # "memory"/"user", or the skill's name
+    action: str
+    before: str | None
+    after: str | None
+    pending_id: str | None = None  # set when write approval staged it instead
+
+
+@dataclass(frozen=True)
+class ReviewStarted:
+    review_id: str
+    session_id: str
+    kind: str  # memory, skills or combined
+
+
+@dataclass(frozen=True)
+class ReviewFinished:
+    review_id: str
+    session_id: str
+    status: str  # done, failed, timeout
+    summary: str
+    changes: tuple[ReviewChange, ...] = ()
+
+
 Event = (
     MemoryChanged
     | SkillChanged
@@ -98,10 +133,13 @@ Event = (
     | ErrorEvent
     | TurnStarted
     | TextDelta
+    | TextReset
     | ToolCallStarted
     | ToolCallFinished
     | TurnFinished
     | NudgeCounters
+    | ReviewStarted
+    | ReviewFinished
 )
 Sink = Callable[[Event], None]
 

@@ -267,6 +267,51 @@ class MemoryStore:
     ) -> dict[str, Any]:
         """Apply add/replace/remove operations all-or-nothing against the final budget."""
         self._check_target(target)
+        if refusal := self._check_operations(operations, single):
+            return refusal
+        with self._locked(target):
+            state = self.read(target)
+            planned = self._plan(target, state, operations, single)
+            if isinstance(planned, dict):
+                return planned
+            working, archived = planned
+            action_name = operations[0]["action"] if single else "batch"
+            self._commit(target, state, join_entries(working), action_name, origin, archived)
+        messages = {"replace": "Entry replaced.", "remove": "Entry removed."}
+        message = messages[action_name] if single else f"Applied {len(operations)} operation(s)."
+        return self._success(target, message)
+
+    def preview(self, target: Target, operations: list[dict[str, Any]]) -> dict[str, Any]:
+        """What apply_batch would do, without writing: {success, before, after} or the error."""
+        self._check_target(target)
+        if refusal := self._check_operations(operations, False):
+            return refusal
+        state = self.read(target)
+        if len(operations) == 1 and operations[0].get("action") == "add":
+            content = str(operations[0].get("content") or "").strip()
+            if content and content not in state.entries:
+                after = [*state.entries, content]
+                if len(join_entries(after)) > self.limits[target]:
+                    return self._overflow(
+                        target, state, f"{FILENAMES[target]} has no room for this entry."
+                    )
+                return {
+                    "success": True,
+                    "before": join_entries(state.entries),
+                    "after": join_entries(after),
+                }
+        planned = self._plan(target, state, operations, False)
+        if isinstance(planned, dict):
+            return planned
+        return {
+            "success": True,
+            "before": join_entries(state.entries),
+            "after": join_entries(planned[0]),
+        }
+
+    def _check_operations(
+        self, operations: list[dict[str, Any]], single: bool
+    ) -> dict[str, Any] | None:
         if not operations:
             return _fail("operations is empty: give at least one {action, content, old_text}.")
         for index, op in enumerate(operations, 1):
@@ -274,50 +319,39 @@ class MemoryStore:
                 return _fail(f"operation {index} is not an object with action/content/old_text.")
             if op.get("action") not in ("add", "replace") or not op.get("content"):
                 continue
-            label = self._op_label(index, op, single)
-            if refusal := self._scan(str(op["content"]), prefix=label):
+            if refusal := self._scan(str(op["content"]), prefix=self._op_label(index, op, single)):
                 return refusal
-        with self._locked(target):
-            state = self.read(target)
-            if state.drift:
-                return self._drift_error(target, state)
-            working = list(state.entries)
-            archived: list[tuple[str, str, str | None]] = []
-            for index, op in enumerate(operations, 1):
-                label = self._op_label(index, op, single)
-                action = op.get("action")
-                content = str(op.get("content") or "").strip()
-                old_text = str(op.get("old_text") or "").strip()
-                if action == "add":
-                    if not content:
-                        return self._batch_error(
-                            target, working, f"{label}: content is empty.", single
-                        )
-                    if content not in working:
-                        working.append(content)
-                    continue
-                if action not in ("replace", "remove"):
-                    return self._batch_error(
-                        target,
-                        working,
-                        f"{label}: unknown action; use add, replace or remove.",
-                        single,
-                    )
-                if not old_text:
-                    return self._batch_error(
-                        target,
-                        working,
-                        f"{label}: old_text is empty; set it to a short unique part of the "
-                        f"entry to {action} (see current_entries).",
-                        single,
-                    )
-                if action == "replace" and not content:
-                    return self._batch_error(
-                        target,
-                        working,
-                        f"{label}: content is empty; use action 'remove' to delete an entry.",
-                        single,
-                    )
+        return None
+
+    def _plan(
+        self, target: Target, state: FileState, operations: list[dict[str, Any]], single: bool
+    ) -> tuple[list[str], list[tuple[str, str, str | None]]] | dict[str, Any]:
+        """The entries after `operations` and what they archive, or the error payload."""
+        if state.drift:
+            return self._drift_error(target, state)
+        working = list(state.entries)
+        archived: list[tuple[str, str, str | None]] = []
+        for index, op in enumerate(operations, 1):
+            label = self._op_label(index, op, single)
+            action = op.get("action")
+            content = str(op.get("content") or "").strip()
+            old_text = str(op.get("old_text") or "").strip()
+            problem = None
+            if action == "add":
+                if not content:
+                    problem = f"{label}: content is empty."
+                elif content not in working:
+                    working.append(content)
+            elif action not in ("replace", "remove"):
+                problem = f"{label}: unknown action; use add, replace or remove."
+            elif not old_text:
+                problem = (
+                    f"{label}: old_text is empty; set it to a short unique part of the entry to "
+                    f"{action} (see current_entries)."
+                )
+            elif action == "replace" and not content:
+                problem = f"{label}: content is empty; use action 'remove' to delete an entry."
+            else:
                 found = self._match(working, old_text)
                 if isinstance(found, str):
                     return self._batch_error(target, working, f"{label}: {found}", single, old_text)
@@ -328,22 +362,20 @@ class MemoryStore:
                 else:
                     working.pop(found)
                     archived.append(("remove", old_entry, None))
-            new_total = len(join_entries(working))
-            limit = self.limits[target]
-            if new_total > limit:
-                return self._overflow(
-                    target,
-                    state,
-                    f"After these changes {FILENAMES[target]} would hold {new_total:,}/{limit:,} "
-                    "chars, over the limit. Shorten the new content or remove other stale "
-                    "entries in the same call (see current_entries), then retry."
-                    + ("" if single else " No operation was applied."),
-                )
-            action_name = operations[0]["action"] if single else "batch"
-            self._commit(target, state, join_entries(working), action_name, origin, archived)
-        messages = {"replace": "Entry replaced.", "remove": "Entry removed."}
-        message = messages[action_name] if single else f"Applied {len(operations)} operation(s)."
-        return self._success(target, message)
+            if problem:
+                return self._batch_error(target, working, problem, single)
+        new_total = len(join_entries(working))
+        limit = self.limits[target]
+        if new_total > limit:
+            return self._overflow(
+                target,
+                state,
+                f"After these changes {FILENAMES[target]} would hold {new_total:,}/{limit:,} "
+                "chars, over the limit. Shorten the new content or remove other stale "
+                "entries in the same call (see current_entries), then retry."
+                + ("" if single else " No operation was applied."),
+            )
+        return working, archived
 
     def restore(self, archive_id: str, *, origin: Origin = "user") -> dict[str, Any]:
         """Put an archived entry back (as an add, so limits and the scan still apply)."""

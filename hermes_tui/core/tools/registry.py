@@ -8,13 +8,22 @@ that says what to do), never an exception that would end the turn.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.events import Origin
+from hermes_tui.core.memory import FailureBudget
 
 Handler = Callable[[dict[str, Any], "ToolContext"], dict[str, Any]]
+# Asked before a dangerous command runs: (command, why it is dangerous) -> allowed?
+Approver = Callable[[str, str], bool]
+
+
+def deny_all(_command: str, _reason: str) -> bool:
+    return False
 
 
 @dataclass
@@ -23,6 +32,12 @@ class ToolContext:
 
     origin: Origin = "agent"
     viewed_skills: set[str] = field(default_factory=set)
+    cwd: Path = field(default_factory=Path.cwd)
+    workdir: Path = field(default_factory=Path.cwd)
+    approver: Approver = deny_all
+    cancel: threading.Event = field(default_factory=threading.Event)
+    memory_budget: FailureBudget = field(default_factory=FailureBudget)
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,16 @@ class Tool:
     parameters: dict[str, Any]
     handler: Handler
     read_only: bool = False
+    preview: Callable[[dict[str, Any]], str] | None = None
+
+    def summarise(self, result: dict[str, Any]) -> str:
+        """One short line for the tool trace."""
+        if not result.get("success", True):
+            return "error: " + " ".join(str(result.get("error", "")).split())[:120]
+        if self.preview is not None:
+            return self.preview(result)
+        text = str(result.get("message") or json.dumps(result, ensure_ascii=False))
+        return " ".join(text.split())[:120]
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool shape; providers convert it for their own wire format."""

@@ -191,6 +191,7 @@ def make_skill_tools(library: SkillLibrary) -> list[Tool]:
             SKILLS_LIST_SCHEMA,
             skills_list,
             read_only=True,
+            preview=lambda r: f"{r.get('count', 0)} skills",
         ),
         Tool(
             "skill_view",
@@ -199,6 +200,7 @@ def make_skill_tools(library: SkillLibrary) -> list[Tool]:
             SKILL_VIEW_SCHEMA,
             skill_view,
             read_only=True,
+            preview=lambda r: f"loaded {r.get('name')} {r.get('file_path') or ''}".rstrip(),
         ),
         Tool(
             "skill_manage",

@@ -1,0 +1,290 @@
+"""Headless faces of the agent: `chat -q` and the `sessions` commands.
+
+`chat -q` prints the assistant's text to stdout and everything else (tool trace, notices,
+learning notifications) to stderr, ending stderr with `session: <id>`. Ctrl-C cancels the turn
+between chunks and tools; what was streamed is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from typing import Any, TextIO
+
+from hermes_tui.core import events as ev
+
+EXIT_OK, EXIT_USAGE, EXIT_PROVIDER = 0, 2, 3
+
+
+class ConsoleSink:
+    """Prints core events: reply text to `out`, the rest to `err` (thread-safe)."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, stream_text: bool = True) -> None:
+        self.out, self.err = out, err
+        self.stream_text = stream_text
+        self._lock = threading.Lock()
+        self._mid_line = False
+
+    def _say(self, text: str) -> None:
+        if self._mid_line and self.stream_text:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def __call__(self, event: ev.Event) -> None:
+        with self._lock:
+            self._handle(event)
+
+    def _handle(self, event: Any) -> None:
+        if isinstance(event, ev.TextDelta):
+            if self.stream_text:
+                self.out.write(event.text)
+                self.out.flush()
+                self._mid_line = not event.text.endswith("\n")
+        elif isinstance(event, ev.TextReset):
+            self._say(f"[provider retry: the partial reply above is discarded ({event.reason})]")
+        elif isinstance(event, ev.ToolCallStarted):
+            tag = "[review] " if event.source == "review" else ""
+            self._say(f"{tag}→ {event.name} {_summary(event.arguments)}")
+        elif isinstance(event, ev.ToolCallFinished):
+            tag = "[review] " if event.source == "review" else ""
+            mark = "✓" if event.ok else "✗"
+            self._say(f"{tag}  {mark} {event.name} {event.duration:.2f}s {event.preview}")
+        elif isinstance(event, ev.Notice):
+            self._say(f"{event.level}: {event.text}")
+        elif isinstance(event, ev.ErrorEvent):
+            self._say(f"error: {event.text}" + (f" {event.detail}" if event.detail else ""))
+        elif isinstance(event, ev.MemoryChanged):
+            name = "USER.md" if event.target == "user" else "MEMORY.md"
+            self._say(f"learned: {name} {event.action} by {event.origin}")
+        elif isinstance(event, ev.SkillChanged):
+            self._say(f"learned: skill {event.name} {event.action} by {event.origin}")
+        elif isinstance(event, ev.ReviewStarted):
+            self._say(f"review: started ({event.kind} review of session {event.session_id})")
+        elif isinstance(event, ev.ReviewFinished):
+            self._say(f"review: {event.summary}")
+
+
+def _summary(arguments: dict[str, Any]) -> str:
+    if "command" in arguments:
+        text = str(arguments["command"])
+    elif "path" in arguments:
+        text = str(arguments["path"])
+    else:
+        text = json.dumps(arguments, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text[:100] + ("…" if len(text) > 100 else "")
+
+
+def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
+    from hermes_tui.core.llm.base import ProviderNotConfigured
+    from hermes_tui.core.sessions import SessionError
+
+    sink = ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
+    runtime = open_runtime(args, sink)
+    session_id = args.session
+    if args.continue_:
+        latest = runtime.sessions.latest()
+        if latest is None:
+            print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
+            return EXIT_USAGE
+        session_id = latest.id
+
+    def approver(command: str, reason: str) -> bool:
+        if args.yolo:
+            sink(ev.Notice("warning", f"--yolo: running a command that {reason}: {command}"))
+            return True
+        sink(
+            ev.Notice(
+                "warning", f"refused a command that {reason} (run with --yolo to allow): {command}"
+            )
+        )
+        return False
+
+    try:
+        session = runtime.open_session(session_id, approver=approver, reviewer=runtime.reviewer())
+    except ProviderNotConfigured as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SessionError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    cancel = threading.Event()
+    outcome: dict[str, Any] = {}
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault("result", session.submit(args.query, cancel)), daemon=True
+    )
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        cancel.set()
+        sink(ev.Notice("warning", "cancelling: stopping after the current chunk or tool"))
+        worker.join()
+    result = outcome.get("result")
+    if result is None:
+        print("hermes-tui: the turn ended without a result", file=sys.stderr)
+        return EXIT_PROVIDER
+    if not args.json and result.text and not result.text.endswith("\n"):
+        sys.stdout.write("\n")
+    runtime.wait_for_reviews(runtime.config.review.timeout_s)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "session_id": session.id,
+                    "text": result.text,
+                    "interrupted": result.interrupted,
+                    "error": result.error.user_message() if result.error else None,
+                    "tool_calls": result.tool_calls,
+                    "tool_errors": result.tool_errors,
+                    "usage": {
+                        "input_tokens": result.usage.input_tokens,
+                        "output_tokens": result.usage.output_tokens,
+                        "cached_tokens": result.usage.cached_tokens,
+                    },
+                },
+                ensure_ascii=False,
+            )
+        )
+    print(f"session: {session.id}", file=sys.stderr)
+    return EXIT_PROVIDER if result.error else EXIT_OK
+
+
+def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
+    from hermes_tui.core.sessions import SessionError
+
+    runtime = open_runtime(args, ev.discard)
+    store = runtime.sessions
+    try:
+        if args.sessions_command == "list":
+            rows = store.list(args.limit)
+            if args.json:
+                print(
+                    json.dumps(
+                        [
+                            {
+                                "id": s.id,
+                                "title": s.title,
+                                "messages": s.message_count,
+                                "provider": s.provider,
+                                "model": s.model,
+                                "parent_id": s.parent_id,
+                                "updated_at": s.updated_at,
+                            }
+                            for s in rows
+                        ],
+                        indent=2,
+                        ensure_ascii=False,
+                    )
+                )
+                return EXIT_OK
+            for s in rows:
+                print(f"{s.id}  {s.message_count:>4} msgs  {s.provider}/{s.model}  {s.title}")
+            if not rows:
+                print("no sessions yet")
+            return EXIT_OK
+        if args.sessions_command == "search":
+            hits = store.search(args.query, limit=args.limit)
+            if args.json:
+                print(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False))
+                return EXIT_OK
+            for hit in hits:
+                print(f"{hit.session_id} #{hit.message_id} {hit.role}: {hit.snippet}")
+            if not hits:
+                print("no matches")
+            return EXIT_OK
+        info = store.get(args.id)
+        messages = store.messages(info.id)
+        if args.sessions_command == "export":
+            for stored in messages:
+                print(json.dumps(stored.message.to_openai(), ensure_ascii=False))
+            return EXIT_OK
+        print(
+            f"session {info.id}: {info.title}\n{info.provider}/{info.model}, {len(messages)} messages, "
+            f"tokens in {info.input_tokens:,} (cached {info.cached_tokens:,}) out {info.output_tokens:,}"
+        )
+        for stored in messages:
+            message = stored.message
+            text = message.content
+            for call in message.tool_calls:
+                text += f"\n  → {call.name} {call.arguments}"
+            print(
+                f"\n[{stored.id}] {message.role}{' (' + message.tool_name + ')' if message.tool_name else ''}:\n{text}"
+            )
+        return EXIT_OK
+    except SessionError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def cmd_review(args: argparse.Namespace, open_runtime) -> int:
+    from pathlib import Path
+
+    from hermes_tui.core.llm.base import ProviderNotConfigured
+    from hermes_tui.core.sessions import SessionError
+
+    sink = ConsoleSink(sys.stdout, sys.stderr)
+    runtime = open_runtime(args, sink)
+    try:
+        info = runtime.sessions.get(args.session_id)
+        runtime.provider()
+    except (SessionError, ProviderNotConfigured) as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    history = [stored.message for stored in runtime.sessions.messages(info.id)]
+    record = runtime.reviewer().run(
+        info.system_prompt, history, info.id, Path.cwd(), args.kind, args.focus
+    )
+    if record.reply:
+        print(record.reply)
+    return EXIT_OK if record.status == "done" else EXIT_PROVIDER
+
+
+def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
+    import difflib
+
+    from hermes_tui.core.pending import PendingError
+
+    runtime = open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
+    try:
+        if args.pending_command == "list":
+            records = runtime.pending.list()
+            if args.json:
+                print(json.dumps([r.__dict__ for r in records], indent=2, ensure_ascii=False))
+                return EXIT_OK
+            if not records:
+                print("nothing pending")
+            for record in records:
+                print(
+                    f"{record.id}  {record.kind} {record.target} {record.action} (review {record.review_id})"
+                )
+                diff = difflib.unified_diff(
+                    (record.before or "").splitlines(),
+                    (record.after or "").splitlines(),
+                    "before",
+                    "after",
+                    lineterm="",
+                )
+                for line in diff:
+                    print("    " + line)
+            return EXIT_OK
+        if args.pending_command == "approve":
+            result = runtime.approve_pending(args.id)
+            if not result.get("success"):
+                print(f"hermes-tui: not applied: {result.get('error')}", file=sys.stderr)
+                return 1
+            print(f"{args.id}: applied")
+            return EXIT_OK
+        record = runtime.pending.reject(args.id)
+        print(f"{record.id}: rejected (kept in pending/.rejected)")
+        return EXIT_OK
+    except PendingError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,1 @@
+"""The agent: system prompt, the tool loop, nudges, background review and compression."""

@@ -1,0 +1,341 @@
+"""The agent loop: one user turn, streamed, with tools, until the model gives a final answer.
+
+Per turn: append the user message, then repeat { stream a model call (retried on 429/5xx/cut
+streams), run its tool calls in order and append their results } until a reply has no tool
+calls. Past `agent.max_turns` model calls one grace call asks for a summary. Cancellation is
+checked between chunks and between tools; a cancelled turn keeps what was streamed. Every
+message is persisted as it is produced, and events go to the sink for the faces.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_tui.core.agent import compression
+from hermes_tui.core.agent.guardrails import LoopGuard
+from hermes_tui.core.agent.nudges import NudgeEngine
+from hermes_tui.core.events import (
+    ErrorEvent,
+    Notice,
+    Sink,
+    TextDelta,
+    TextReset,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from hermes_tui.core.llm.base import (
+    Message,
+    Provider,
+    ProviderError,
+    Reply,
+    StreamRestart,
+    TextChunk,
+    ToolCall,
+    ToolCallReady,
+    Usage,
+    UsageReport,
+)
+from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+
+INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+BUDGET_NOTE = (
+    "[iteration budget reached] You have used all {n} model calls allowed for this turn. Do not "
+    "call more tools. Tell the user what you did, what is left, and what they should do next."
+)
+
+
+@dataclass
+class TurnResult:
+    text: str = ""
+    interrupted: bool = False
+    error: ProviderError | None = None
+    tool_calls: int = 0
+    tool_errors: int = 0
+    usage: Usage = field(default_factory=Usage)
+    viewed_skills: list[str] = field(default_factory=list)
+    # Skills loaded in this turn that were followed by a tool error (outcome tracking).
+    failed_after_view: set[str] = field(default_factory=set)
+
+    @property
+    def answered(self) -> bool:
+        return self.error is None and not self.interrupted
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    max_turns: int = 90
+    context_length: int = 128_000
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    source: str = "main"  # "review" for the background review's fork
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        registry: ToolRegistry,
+        system_prompt: str,
+        history: list[Message],
+        context: ToolContext,
+        settings: AgentSettings,
+        sink: Sink,
+        persist: Callable[[Message], None] = lambda _m: None,
+        record_usage: Callable[[Usage], None] = lambda _u: None,
+        nudges: NudgeEngine | None = None,
+        allowed_tools: frozenset[str] | None = None,
+        on_compress: Callable[[list[Message]], str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.system_prompt = system_prompt
+        self.history = history
+        self.context = context
+        self.settings = settings
+        self.sink = sink
+        self.persist = persist
+        self.record_usage = record_usage
+        self.nudges = nudges
+        self.allowed_tools = allowed_tools
+        self.on_compress = on_compress
+        self.guard = LoopGuard()
+        # The tools list is part of the cached prefix: the review sends the same list as its
+        # parent and enforces its whitelist at run time instead (DESIGN.md section 8).
+        self.tool_schemas = registry.schemas()
+        self.last_usage = Usage()
+
+    def _append(self, message: Message) -> None:
+        self.history.append(message)
+        self.persist(message)
+
+    def _emit_counters(self) -> None:
+        if self.nudges is not None:
+            self.sink(self.nudges.snapshot())
+
+    def run_turn(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
+        cancel = cancel or threading.Event()
+        self.context.cancel = cancel
+        self.context.memory_budget.reset()
+        self.guard.reset()
+        result = TurnResult()
+        self.sink(TurnStarted(self.context.session_id or "", text))
+        self._append(Message("user", text))
+        if self.nudges is not None:
+            self.nudges.on_user_turn()
+            self._emit_counters()
+        calls = 0
+        while True:
+            self._maybe_compress()
+            grace = calls >= self.settings.max_turns
+            if grace:
+                self._append(Message("user", BUDGET_NOTE.format(n=calls)))
+            reply = self._call_model(cancel, result)
+            calls += 1
+            if self.nudges is not None and not grace:
+                self.nudges.on_model_call()
+                self._emit_counters()
+            if reply is None:  # provider failure or cancelled while waiting to retry
+                break
+            if cancel.is_set():
+                result.interrupted = True
+                self._append(Message("assistant", reply.text + INTERRUPTED_NOTE))
+                result.text = reply.text
+                break
+            tool_calls = [] if grace else reply.tool_calls
+            self._append(Message("assistant", reply.text, tuple(tool_calls)))
+            if not tool_calls:
+                result.text = reply.text
+                break
+            self._run_tools(tool_calls, cancel, result)
+            if cancel.is_set():
+                result.interrupted = True
+                break
+        result.viewed_skills = sorted(self.context.viewed_skills)
+        self.sink(
+            TurnFinished(
+                usage={
+                    "input_tokens": result.usage.input_tokens,
+                    "output_tokens": result.usage.output_tokens,
+                },
+                cached_tokens=result.usage.cached_tokens,
+                n_tool_calls=result.tool_calls,
+                n_errors=result.tool_errors,
+                interrupted=result.interrupted,
+            )
+        )
+        return result
+
+    def _call_model(self, cancel: threading.Event, result: TurnResult) -> Reply | None:
+        reply = Reply()
+
+        def on_retry(error: ProviderError, attempt: int, delay: float) -> None:
+            self.sink(
+                Notice(
+                    "warning",
+                    f"{error.user_message()} Retrying in {delay:.1f}s (attempt {attempt + 1}).",
+                )
+            )
+
+        try:
+            stream = stream_with_retries(
+                self.provider,
+                self.system_prompt,
+                list(self.history),
+                self.tool_schemas,
+                self.settings.retry,
+                cancel=cancel,
+                on_retry=on_retry,
+            )
+            for event in stream:
+                if isinstance(event, TextChunk):
+                    reply.text += event.text
+                    self.sink(TextDelta(event.text))
+                elif isinstance(event, ToolCallReady):
+                    reply.tool_calls.append(event.call)
+                elif isinstance(event, UsageReport):
+                    reply.usage = event.usage
+                elif isinstance(event, StreamRestart):
+                    reply = Reply()
+                    self.sink(TextReset(event.reason))
+                else:
+                    reply.stop_reason = event.stop_reason
+                if cancel.is_set():
+                    break
+        except Cancelled:
+            result.interrupted = True
+            return None
+        except ProviderError as error:
+            result.error = error
+            if reply.text:
+                self._append(
+                    Message(
+                        "assistant", reply.text + "\n\n[the reply was cut off by a provider error]"
+                    )
+                )
+            self.sink(
+                ErrorEvent(
+                    error.user_message(),
+                    "The conversation so far is kept; send the message again to retry.",
+                )
+            )
+            return None
+        result.usage = result.usage + reply.usage
+        self.last_usage = reply.usage
+        self.record_usage(reply.usage)
+        return reply
+
+    def _run_tools(
+        self, calls: list[ToolCall], cancel: threading.Event, result: TurnResult
+    ) -> None:
+        for index, call in enumerate(calls):
+            if cancel.is_set():
+                for skipped in calls[index:]:
+                    self._append(
+                        self._tool_message(
+                            skipped, {"success": False, "error": "not run: cancelled by the user"}
+                        )
+                    )
+                return
+            result.tool_calls += 1
+            arguments = call.parsed_arguments()
+            self.sink(
+                ToolCallStarted(
+                    call.id,
+                    call.name,
+                    arguments if arguments is not None else {"_raw": call.arguments},
+                    self.settings.source,
+                )
+            )
+            started = time.monotonic()
+            outcome = self._execute(call, arguments)
+            tool = self.registry.get(call.name)
+            ok = bool(outcome.get("success", True))
+            warning = self.guard.check(call.name, arguments, outcome, bool(tool and tool.read_only))
+            if warning:
+                outcome = {**outcome, "warning": warning}
+            if not ok:
+                result.tool_errors += 1
+                result.failed_after_view.update(self.context.viewed_skills)
+            if self.nudges is not None:
+                self.nudges.on_tool_result(call.name, ok)
+            preview = tool.summarise(outcome) if tool else str(outcome.get("error", ""))[:120]
+            self.sink(
+                ToolCallFinished(
+                    call.id,
+                    call.name,
+                    ok,
+                    time.monotonic() - started,
+                    preview,
+                    self.settings.source,
+                )
+            )
+            self._append(self._tool_message(call, outcome))
+        self._emit_counters()
+
+    def _execute(self, call: ToolCall, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        if self.allowed_tools is not None and call.name not in self.allowed_tools:
+            return {
+                "success": False,
+                "error": f"{call.name} is not available here; only "
+                f"{', '.join(sorted(self.allowed_tools))} may be used.",
+            }
+        if arguments is None:
+            return {
+                "success": False,
+                "error": f"the arguments for {call.name} are not valid JSON: "
+                f"{call.arguments[:200]!r}. Send a JSON object matching the tool's schema.",
+            }
+        try:
+            return self.registry.call(call.name, arguments, self.context)
+        except Exception as exc:  # a tool bug must not end the user's turn; the model sees it
+            return {
+                "success": False,
+                "error": f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+            }
+
+    @staticmethod
+    def _tool_message(call: ToolCall, outcome: dict[str, Any]) -> Message:
+        return Message(
+            "tool",
+            json.dumps(outcome, ensure_ascii=False, default=str),
+            tool_call_id=call.id,
+            tool_name=call.name,
+        )
+
+    def _maybe_compress(self) -> None:
+        if self.on_compress is None:
+            return
+        if not compression.needs_compression(
+            self.system_prompt, self.history, self.settings.context_length
+        ):
+            return
+        try:
+            compressed = compression.compress(self.provider, self.history)
+        except ProviderError as error:
+            self.sink(
+                Notice(
+                    "warning",
+                    f"context compression failed ({error.user_message()}); continuing uncompressed",
+                )
+            )
+            return
+        if compressed is None:
+            return
+        before = len(self.history)
+        self.history = compressed
+        self.system_prompt = self.on_compress(compressed)
+        self.tool_schemas = self.registry.schemas()
+        self.sink(
+            Notice(
+                "info",
+                f"Context compressed: {before} messages → {len(compressed)}; continuing in a new session.",
+            )
+        )

@@ -1,0 +1,69 @@
+"""The nudge engine: counters that decide when a background review looks back at the session.
+
+Hermes semantics: the memory counter goes up once per user turn, the skill counter once per
+model call inside the tool loop; a successful `memory` / `skill_manage` call resets its
+counter; at the end of a turn that produced a final answer and was not interrupted, a counter
+at its interval fires a review and starts again. An interval of 0 turns a counter off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hermes_tui.core.events import NudgeCounters
+
+
+@dataclass(frozen=True)
+class Due:
+    memory: bool
+    skills: bool
+
+    @property
+    def any(self) -> bool:
+        return self.memory or self.skills
+
+    @property
+    def kind(self) -> str:
+        return "combined" if self.memory and self.skills else "memory" if self.memory else "skills"
+
+
+class NudgeEngine:
+    def __init__(
+        self, memory_interval: int, skills_interval: int, memory: int = 0, skills: int = 0
+    ) -> None:
+        self.memory_interval = memory_interval
+        self.skills_interval = skills_interval
+        self.memory = memory
+        self.skills = skills
+
+    def snapshot(self) -> NudgeCounters:
+        return NudgeCounters(self.memory, self.memory_interval, self.skills, self.skills_interval)
+
+    def on_user_turn(self) -> None:
+        if self.memory_interval:
+            self.memory += 1
+
+    def on_model_call(self) -> None:
+        if self.skills_interval:
+            self.skills += 1
+
+    def on_tool_result(self, name: str, ok: bool) -> None:
+        if not ok:
+            return
+        if name == "memory":
+            self.memory = 0
+        elif name == "skill_manage":
+            self.skills = 0
+
+    def end_turn(self, *, answered: bool, interrupted: bool) -> Due:
+        if not answered or interrupted:
+            return Due(False, False)
+        due = Due(
+            bool(self.memory_interval) and self.memory >= self.memory_interval,
+            bool(self.skills_interval) and self.skills >= self.skills_interval,
+        )
+        if due.memory:
+            self.memory = 0
+        if due.skills:
+            self.skills = 0
+        return due

@@ -1,0 +1,92 @@
+"""The system prompt, built once per session in three tiers (DESIGN.md section 8).
+
+stable (identity or SOUL.md, tool, memory and skill guidance, the skills index) → context
+(AGENTS.md of the working directory) → volatile (the frozen memory snapshot and today's date,
+without a time). The text is then stored with the session and sent byte-identical on every
+call of that session, the background review's included, so provider prefix caches keep hitting.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes_tui.core import threats
+from hermes_tui.core.memory import MemorySnapshot
+
+IDENTITY = """You are Hermes, a coding and operations agent working in the user's terminal. You \
+act through tools: you run commands, read and edit files, and keep notes that outlive this \
+conversation. Be direct and concrete; show what you did and what you found. Prefer doing the \
+work over describing it, and check your results before you report them."""
+
+TOOL_GUIDANCE = """## Working with tools
+- Read before you edit; after a change, run the relevant check (tests, a build, the command).
+- The terminal keeps its working directory between calls. Commands that can do lasting damage \
+(sudo, force pushes, recursive deletes outside the project, piping downloads into a shell) need \
+the user's approval and may be refused: look for a safer way first.
+- A failed tool call tells you why. Fix the cause instead of repeating the same call."""
+
+MEMORY_GUIDANCE = """## Memory
+You have two small, bounded notebooks that are loaded into every future session: MEMORY (your \
+notes on environments, projects, conventions and tool quirks) and USER (who the user is, their \
+preferences and how they like to work). Save with the memory tool when you learn something that \
+will still be true next week: a stable fact, a preference, a correction the user made. Write \
+short declarative facts ("Deploys use helm 3.14 via make deploy"), not instructions, not logs \
+of what happened in this task, nothing secret. When a notebook is nearly full, merge or drop \
+entries. Changes you save now reach the prompt in the next session.
+Before asking the user to repeat something they may have told you in an earlier session, use \
+session_search."""
+
+SKILL_GUIDANCE = """## Skills
+Skills are playbooks saved from experience. When a task matches one in the index below, load it \
+with skill_view before you start and follow it. If a loaded skill turned out wrong, incomplete \
+or outdated, patch it with skill_manage (action patch) once the task is done. After a \
+non-trivial task that needed several steps, some trial and error, or a correction from the \
+user, save the approach as a new skill (action create) written for the whole class of task, \
+not this one instance; prefer patching an existing skill over creating a near-duplicate."""
+
+
+@dataclass(frozen=True)
+class PromptInputs:
+    skills_index: str
+    memory: MemorySnapshot
+    cwd: Path
+    today: datetime.date
+    soul: str | None = None
+    memory_enabled: bool = True
+    user_enabled: bool = True
+
+
+def agents_md(cwd: Path) -> str:
+    """The working directory's AGENTS.md for the context tier ('' if none or unsafe)."""
+    path = cwd / "AGENTS.md"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    findings = threats.scan(text[: threats.MAX_SCAN_CHARS])
+    if findings:
+        return (
+            f"[{path} was not loaded: it matched threat pattern(s) "
+            f"{', '.join(f.id for f in findings)}. Tell the user if they expected it to apply.]"
+        )
+    return f"## Project instructions ({path})\n{text.strip()[:20_000]}"
+
+
+def build_system_prompt(inputs: PromptInputs) -> str:
+    identity = inputs.soul.strip() if inputs.soul and inputs.soul.strip() else IDENTITY
+    stable = [identity, TOOL_GUIDANCE]
+    if inputs.memory_enabled or inputs.user_enabled:
+        stable.append(MEMORY_GUIDANCE)
+    stable.append(SKILL_GUIDANCE)
+    if inputs.skills_index:
+        stable.append("## Skills index (load one with skill_view)\n" + inputs.skills_index)
+    context = agents_md(inputs.cwd)
+    volatile = []
+    if inputs.memory_enabled and inputs.memory.memory:
+        volatile.append(inputs.memory.memory)
+    if inputs.user_enabled and inputs.memory.user:
+        volatile.append(inputs.memory.user)
+    volatile.append(f"Today's date: {inputs.today.isoformat()}. Working directory: {inputs.cwd}")
+    return "\n\n".join(part for part in [*stable, context, *volatile] if part)

@@ -1,0 +1,105 @@
+"""A conversation: the agent, its stored history, its nudge counters, and what a turn leaves behind.
+
+`submit()` runs one user turn (call it from a worker thread), persists every message, saves
+the nudge counters with the session, records each loaded skill's outcome, and hands a due
+review to the reviewer. After a context compression the conversation continues in a child
+session whose system prompt is rebuilt; `info` always names the current one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from hermes_tui.core.agent.loop import Agent, TurnResult
+from hermes_tui.core.agent.nudges import Due, NudgeEngine
+from hermes_tui.core.llm.base import Message, Usage
+from hermes_tui.core.sessions import SessionInfo, SessionStore
+from hermes_tui.core.skills.library import SkillLibrary
+
+
+class Reviewer(Protocol):
+    def start(self, session: Session, due: Due) -> None:
+        """Fork a background review of `session` for the due counters."""
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        info: SessionInfo,
+        sessions: SessionStore,
+        skills: SkillLibrary,
+        nudges: NudgeEngine,
+        build_prompt: Callable[[], str],
+        reviewer: Reviewer | None = None,
+    ) -> None:
+        self.info = info
+        self.sessions = sessions
+        self.skills = skills
+        self.nudges = nudges
+        self.build_prompt = build_prompt
+        self.reviewer = reviewer
+        self.agent: Agent  # set by attach(); the agent needs this session's callbacks
+        self._lock = threading.Lock()
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def attach(self, agent: Agent) -> None:
+        self.agent = agent
+
+    # Callbacks the agent uses.
+    def persist(self, message: Message) -> None:
+        self.sessions.append(self.info.id, message)
+
+    def record_usage(self, usage: Usage) -> None:
+        self.sessions.add_usage(
+            self.info.id, usage.input_tokens, usage.output_tokens, usage.cached_tokens
+        )
+
+    def continue_compressed(self, messages: list[Message]) -> str:
+        """Start a child session holding the compressed history; return its new prompt."""
+        prompt = self.build_prompt()
+        child = self.sessions.create(
+            provider=self.info.provider,
+            model=self.info.model,
+            system_prompt=prompt,
+            parent_id=self.info.id,
+            title=self.info.title,
+        )
+        for message in messages:
+            self.sessions.append(child.id, message)
+        self.info = self.sessions.get(child.id)
+        self.agent.context.session_id = child.id
+        self._save_counters()
+        return prompt
+
+    def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
+        with self._lock:  # one turn at a time per conversation
+            self.agent.context.viewed_skills.clear()
+            result = self.agent.run_turn(text, cancel)
+            due = self.nudges.end_turn(answered=result.answered, interrupted=result.interrupted)
+            self._save_counters()
+            self.agent.sink(self.nudges.snapshot())
+            self._record_outcomes(result)
+            if due.any and self.reviewer is not None:
+                self.reviewer.start(self, due)
+            return result
+
+    def _save_counters(self) -> None:
+        self.sessions.update(
+            self.info.id, nudge_memory=self.nudges.memory, nudge_skills=self.nudges.skills
+        )
+
+    def _record_outcomes(self, result: TurnResult) -> None:
+        """Each skill loaded in the turn: a failure if tool errors followed it or the turn was cut."""
+        for name in result.viewed_skills:
+            if self.skills.get(name) is None:
+                continue
+            failed = (
+                result.interrupted or result.error is not None or name in result.failed_after_view
+            )
+            self.skills.usage.record_outcome(name, success=not failed)

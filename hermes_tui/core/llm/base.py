@@ -1,0 +1,153 @@
+"""The provider contract: messages in, a stream of text, tool calls and usage out.
+
+Messages are kept in one neutral shape (close to OpenAI's) and each provider converts them to
+its wire format. The system prompt travels separately so a provider can place it where its API
+wants it and mark it for prompt caching.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Role = Literal["user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # the raw JSON text the model sent
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        try:
+            value = json.loads(self.arguments) if self.arguments.strip() else {}
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI chat message shape (also what `sessions export` writes)."""
+        if self.role == "tool":
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
+        message: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            message["content"] = self.content or None
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in self.tool_calls
+            ]
+        return message
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+            self.cache_creation_tokens + other.cache_creation_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class StreamRestart:
+    """A retry after a stream was cut: drop what this call streamed so far."""
+
+    attempt: int
+    reason: str
+
+
+StreamEvent = TextChunk | ToolCallReady | UsageReport | StreamEnd | StreamRestart
+
+
+class ProviderError(Exception):
+    """A provider call failed; `retryable` says whether trying again can help."""
+
+    def __init__(
+        self,
+        provider: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        hint: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.hint = hint
+
+    def user_message(self) -> str:
+        status = f" (HTTP {self.status})" if self.status else ""
+        hint = f" {self.hint}" if self.hint else ""
+        return f"{self.provider}{status}: {self}.{hint}"
+
+
+class ProviderNotConfigured(Exception):
+    """No provider could be chosen; the message names what to set."""
+
+
+class Provider(Protocol):
+    name: str
+    model: str
+    base_url: str | None
+
+    def stream(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> Iterator[StreamEvent]:
+        """One model call. Raises ProviderError; never retries by itself."""
+
+
+@dataclass
+class Reply:
+    """Everything one model call produced, assembled from its stream."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = ""

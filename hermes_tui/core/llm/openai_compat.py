@@ -1,0 +1,226 @@
+"""OpenAI Chat Completions streaming, for OpenAI and every server that speaks its dialect.
+
+Tool-call deltas are assembled by index, tolerating the quirks of compatible servers: a whole
+call in one chunk, a missing `index` or `id`, arguments sent as a JSON object instead of a
+string, `finish_reason: stop` on a reply that holds tool calls, and a 400 for
+`stream_options` (answered by asking again without it, and remembered).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from hermes_tui.core.llm.base import (
+    Message,
+    ProviderError,
+    StreamEnd,
+    StreamEvent,
+    TextChunk,
+    ToolCall,
+    ToolCallReady,
+    Usage,
+    UsageReport,
+)
+
+KEY_HINT = {
+    "openai": "Check OPENAI_API_KEY and OPENAI_BASE_URL (or --base-url).",
+    "openrouter": "Check OPENROUTER_API_KEY.",
+}
+
+
+class OpenAICompatProvider:
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        name: str = "openai",
+        timeout: float = 120.0,
+    ) -> None:
+        import openai  # imported here: only the provider in use pays for its SDK
+
+        self.name = name
+        self.model = model
+        self.base_url = base_url
+        self._openai = openai
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+        )
+        self._stream_options_ok = True
+
+    def _request(self, system: str, messages: list[Message], tools: list[dict[str, Any]]):
+        wire = [{"role": "system", "content": system}, *(m.to_openai() for m in messages)]
+        kwargs: dict[str, Any] = {"model": self.model, "messages": wire, "stream": True}
+        if tools:
+            kwargs["tools"] = tools
+        if self._stream_options_ok:
+            kwargs["stream_options"] = {"include_usage": True}
+        try:
+            return self._client.chat.completions.create(**kwargs)
+        except self._openai.BadRequestError as exc:
+            if self._stream_options_ok and "stream_options" in str(exc):
+                self._stream_options_ok = False
+                kwargs.pop("stream_options")
+                return self._client.chat.completions.create(**kwargs)
+            raise
+
+    def stream(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> Iterator[StreamEvent]:
+        try:
+            yield from self._stream(system, messages, tools)
+        except self._openai.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except (self._openai.APITimeoutError, self._openai.APIConnectionError) as exc:
+            raise ProviderError(
+                self.name,
+                f"connection to {self.base_url or 'the API'} failed or was cut: {exc}",
+                retryable=True,
+                hint="Check the network and the base URL.",
+            ) from exc
+        except json.JSONDecodeError as exc:
+            raise ProviderError(
+                self.name, f"the server sent an unreadable stream ({exc.msg})", retryable=True
+            ) from exc
+        except Exception as exc:  # a stream torn mid-way surfaces as the HTTP library's own error
+            if type(exc).__module__.split(".")[0] in ("httpx2", "httpx", "httpcore", "h11"):
+                raise ProviderError(
+                    self.name, f"the stream was cut: {exc}", retryable=True
+                ) from exc
+            raise
+
+    def _status_error(self, exc: Any) -> ProviderError:
+        status = getattr(exc, "status_code", None)
+        retry_after = _retry_after(getattr(exc, "response", None))
+        message = _error_message(exc)
+        if status == 429:
+            return ProviderError(
+                self.name,
+                f"rate limited: {message}",
+                status=status,
+                retryable=True,
+                retry_after=retry_after,
+                hint="Wait a moment or check your plan's limits.",
+            )
+        if status is not None and status >= 500:
+            return ProviderError(
+                self.name,
+                f"server error: {message}",
+                status=status,
+                retryable=True,
+                retry_after=retry_after,
+            )
+        if status in (401, 403):
+            return ProviderError(
+                self.name,
+                f"not authorised: {message}",
+                status=status,
+                hint=KEY_HINT.get(self.name, "Check the API key."),
+            )
+        if status == 404:
+            return ProviderError(
+                self.name,
+                f"not found: {message}",
+                status=status,
+                hint=f"Check the model name ({self.model}) and the base URL.",
+            )
+        return ProviderError(self.name, message, status=status)
+
+    def _stream(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> Iterator[StreamEvent]:
+        response = self._request(system, messages, tools)
+        slots: dict[int, dict[str, Any]] = {}
+        order: list[int] = []
+        finish: str | None = None
+        for chunk in response:
+            usage = getattr(chunk, "usage", None)
+            if usage is not None:
+                yield UsageReport(_usage(usage))
+            for choice in getattr(chunk, "choices", None) or []:
+                delta = choice.delta
+                if delta is not None:
+                    if getattr(delta, "content", None):
+                        yield TextChunk(delta.content)
+                    for position, piece in enumerate(getattr(delta, "tool_calls", None) or []):
+                        _merge_tool_delta(slots, order, piece, position)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        if finish is None:
+            raise ProviderError(
+                self.name, "the stream ended before the model finished", retryable=True
+            )
+        for index in order:
+            slot = slots[index]
+            if not slot["name"]:
+                continue
+            yield ToolCallReady(
+                ToolCall(
+                    slot["id"] or f"call_{uuid.uuid4().hex[:12]}", slot["name"], slot["arguments"]
+                )
+            )
+        yield StreamEnd("tool_calls" if order else finish)
+
+
+def _merge_tool_delta(
+    slots: dict[int, dict[str, Any]], order: list[int], piece: Any, position: int
+) -> None:
+    index = getattr(piece, "index", None)
+    call_id = getattr(piece, "id", None)
+    if index is None:
+        # Without an index, a new id starts a new call and anything else continues the last one.
+        known = next((i for i, s in slots.items() if call_id and s["id"] == call_id), None)
+        if known is not None:
+            index = known
+        elif call_id or not order:
+            index = (max(order) + 1) if order else position
+        else:
+            index = order[-1]
+    slot = slots.get(index)
+    if slot is None:
+        slot = slots[index] = {"id": None, "name": "", "arguments": ""}
+        order.append(index)
+    if call_id:
+        slot["id"] = call_id
+    function = getattr(piece, "function", None)
+    if function is not None:
+        if getattr(function, "name", None):
+            slot["name"] = function.name
+        arguments = getattr(function, "arguments", None)
+        if isinstance(arguments, (dict, list)):
+            slot["arguments"] = json.dumps(arguments)
+        elif arguments:
+            slot["arguments"] += arguments
+
+
+def _usage(usage: Any) -> Usage:
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(
+        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cached_tokens=int(cached or 0),
+    )
+
+
+def _retry_after(response: Any) -> float | None:
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _error_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(getattr(exc, "message", None) or exc)

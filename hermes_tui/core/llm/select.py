@@ -1,0 +1,84 @@
+"""Which provider to use: flag/config first, else detected from the API keys that are set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from hermes_tui.config import Config
+from hermes_tui.core.llm.base import Provider, ProviderNotConfigured
+
+DEFAULT_MODELS = {
+    "openai": "gpt-4.1-mini",
+    "anthropic": "claude-sonnet-4-5",
+    "openrouter": "anthropic/claude-sonnet-4.5",
+}
+KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+}
+BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+OPENROUTER_URL = "https://openrouter.ai/api/v1"
+NOT_CONFIGURED = (
+    "no LLM provider is configured. Set one of OPENAI_API_KEY, ANTHROPIC_API_KEY or "
+    "OPENROUTER_API_KEY (in the environment or in {home}/.env), or point OPENAI_BASE_URL at an "
+    "OpenAI-compatible server such as Ollama, or pass --provider demo to watch the scripted demo."
+)
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    name: str
+    model: str
+    base_url: str | None
+    api_key: str
+
+
+def detect(config: Config) -> str | None:
+    env: Mapping[str, str] = config.env
+    if config.model.provider:
+        return config.model.provider
+    for name in ("anthropic", "openai", "openrouter"):
+        if env.get(KEY_VARIABLES[name]):
+            return name
+    if env.get("OPENAI_BASE_URL"):
+        return "openai"
+    return None
+
+
+def choose(config: Config) -> ProviderSpec:
+    name = detect(config)
+    if name is None:
+        raise ProviderNotConfigured(NOT_CONFIGURED.format(home=config.home))
+    if name == "demo":
+        return ProviderSpec("demo", config.model.name or "hermes-demo", None, "")
+    env = config.env
+    base_url = config.model.base_url or env.get(BASE_URL_VARIABLES.get(name, ""), "") or None
+    if name == "openrouter":
+        base_url = base_url or OPENROUTER_URL
+    key = env.get(KEY_VARIABLES[name], "")
+    if not key:
+        if name == "openai" and base_url:
+            key = "not-needed"  # local OpenAI-compatible servers (Ollama, llama.cpp) take any key
+        else:
+            raise ProviderNotConfigured(
+                f"the {name} provider needs {KEY_VARIABLES[name]}; set it in the environment or in {config.home}/.env"
+            )
+    return ProviderSpec(name, config.model.name or DEFAULT_MODELS[name], base_url, key)
+
+
+def open_provider(spec: ProviderSpec) -> Provider:
+    if spec.name == "anthropic":
+        from hermes_tui.core.llm.anthropic import AnthropicProvider
+
+        return AnthropicProvider(api_key=spec.api_key, model=spec.model, base_url=spec.base_url)
+    if spec.name == "demo":
+        from hermes_tui.core.llm.demo import DemoProvider
+
+        return DemoProvider(model=spec.model, delay=0.01)
+    from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
+
+    return OpenAICompatProvider(
+        api_key=spec.api_key, model=spec.model, base_url=spec.base_url, name=spec.name
+    )

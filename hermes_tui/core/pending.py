@@ -1,0 +1,125 @@
+"""Staged writes: with write approval on, a review's memory and skill writes wait here.
+
+Each is `<home>/pending/<id>.json`: the tool call to replay, the text before and after, and a
+hash of the target as it was when staged. Approving re-checks that hash (the target must not
+have changed meanwhile) and replays the call; approved and rejected records move to
+`pending/.approved/` and `pending/.rejected/`, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.storage import atomic_write_text
+
+
+class PendingError(Exception):
+    """A pending write that cannot be approved (unknown id, or its target changed)."""
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    id: str
+    created_at: float
+    origin: str
+    review_id: str
+    kind: str  # memory or skill
+    target: str
+    action: str
+    tool: str
+    arguments: dict[str, Any]
+    before: str | None
+    after: str | None
+    base_hash: str
+
+
+def text_hash(text: str | None) -> str:
+    return hashlib.sha256(("\x00absent" if text is None else text).encode("utf-8")).hexdigest()
+
+
+class PendingStore:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def stage(
+        self,
+        *,
+        review_id: str,
+        kind: str,
+        target: str,
+        action: str,
+        tool: str,
+        arguments: dict[str, Any],
+        before: str | None,
+        after: str | None,
+    ) -> PendingWrite:
+        record = PendingWrite(
+            uuid.uuid4().hex[:10],
+            time.time(),
+            "review",
+            review_id,
+            kind,
+            target,
+            action,
+            tool,
+            arguments,
+            before,
+            after,
+            text_hash(before),
+        )
+        atomic_write_text(
+            self.directory / f"{record.id}.json",
+            json.dumps(asdict(record), indent=2, ensure_ascii=False),
+        )
+        return record
+
+    def list(self) -> list[PendingWrite]:
+        records = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                records.append(PendingWrite(**json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, json.JSONDecodeError, TypeError):
+                continue
+        return sorted(records, key=lambda r: r.created_at)
+
+    def get(self, pending_id: str) -> PendingWrite:
+        path = self.directory / f"{pending_id}.json"
+        if not path.is_file():
+            raise PendingError(
+                f"no pending write {pending_id!r}; `hermes-tui pending list` shows them"
+            )
+        return PendingWrite(**json.loads(path.read_text(encoding="utf-8")))
+
+    def approve(
+        self,
+        pending_id: str,
+        current_text: Callable[[PendingWrite], str | None],
+        apply: Callable[[PendingWrite], dict[str, Any]],
+    ) -> dict[str, Any]:
+        record = self.get(pending_id)
+        if text_hash(current_text(record)) != record.base_hash:
+            raise PendingError(
+                f"{record.kind} {record.target!r} changed since this write was staged; reject it "
+                "(the next review will look again)"
+            )
+        result = apply(record)
+        if result.get("success"):
+            self._move(record, ".approved")
+        return result
+
+    def reject(self, pending_id: str) -> PendingWrite:
+        record = self.get(pending_id)
+        self._move(record, ".rejected")
+        return record
+
+    def _move(self, record: PendingWrite, folder: str) -> None:
+        destination = self.directory / folder
+        destination.mkdir(parents=True, exist_ok=True)
+        (self.directory / f"{record.id}.json").replace(destination / f"{record.id}.json")

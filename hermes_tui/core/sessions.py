@@ -1,0 +1,400 @@
+"""Sessions and their messages in SQLite (WAL), searchable with FTS5.
+
+Each session keeps its frozen system prompt, provider and model, parent (a compressed session
+continues in a child), nudge counters and token totals. Messages are indexed by an external
+content FTS5 table kept in sync by triggers. Search quotes the user's words so `-`, `:` and
+quotes cannot break MATCH, ranks with bm25 and returns snippets; where SQLite lacks FTS5 it
+falls back to LIKE. The schema carries a version and migrates forward.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.llm.base import Message, ToolCall
+
+SCHEMA_VERSION = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    provider TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL DEFAULT '',
+    system_prompt TEXT NOT NULL DEFAULT '',
+    parent_id TEXT REFERENCES sessions(id),
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_tokens INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL,
+    content TEXT NOT NULL DEFAULT '',
+    tool_calls TEXT NOT NULL DEFAULT '',
+    tool_call_id TEXT,
+    tool_name TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
+"""
+
+_FTS = """
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+    content, tool_calls, tool_name, content='messages', content_rowid='id', tokenize='unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, tool_calls, tool_name)
+    VALUES (new.id, new.content, new.tool_calls, new.tool_name);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_calls, tool_name)
+    VALUES ('delete', old.id, old.content, old.tool_calls, old.tool_name);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_calls, tool_name)
+    VALUES ('delete', old.id, old.content, old.tool_calls, old.tool_name);
+    INSERT INTO messages_fts(rowid, content, tool_calls, tool_name)
+    VALUES (new.id, new.content, new.tool_calls, new.tool_name);
+END;
+"""
+
+# Version 2 added nudge counters to sessions (issue 5); older databases gain the columns.
+_MIGRATIONS: dict[int, list[str]] = {
+    2: [
+        "ALTER TABLE sessions ADD COLUMN nudge_memory INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sessions ADD COLUMN nudge_skills INTEGER NOT NULL DEFAULT 0",
+    ],
+}
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    provider: str
+    model: str
+    system_prompt: str
+    parent_id: str | None
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    nudge_memory: int
+    nudge_skills: int
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    session_id: str
+    created_at: float
+    message: Message
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    message_id: int
+    session_id: str
+    session_title: str
+    role: str
+    snippet: str
+    created_at: float
+    score: float
+
+
+class SessionError(LookupError):
+    """A session id that does not exist, or an ambiguous prefix."""
+
+
+def fts_query(text: str) -> str:
+    """Every word quoted, so user text is never parsed as FTS5 syntax."""
+    words = re.findall(r"\w[\w.@'-]*", text, flags=re.UNICODE)
+    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+class SessionStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self.has_fts = self._probe_fts()
+        self._migrate()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _probe_fts(self) -> bool:
+        try:
+            self._db.execute("CREATE VIRTUAL TABLE temp.fts_probe USING fts5(x)")
+            self._db.execute("DROP TABLE temp.fts_probe")
+        except sqlite3.OperationalError:
+            return False
+        return True
+
+    def _migrate(self) -> None:
+        """Create the version-1 tables if missing, then apply every later migration in order."""
+        with self._transaction() as db:
+            for statement in _statements(_SCHEMA):
+                db.execute(statement)
+            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = int(row["value"]) if row else 1
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS.get(target, []):
+                    db.execute(statement)
+            db.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+            if self.has_fts:
+                for statement in _statements(_FTS):
+                    db.execute(statement)
+
+    # ---- sessions ------------------------------------------------------------------------
+
+    def create(
+        self,
+        *,
+        provider: str,
+        model: str,
+        system_prompt: str,
+        parent_id: str | None = None,
+        title: str = "",
+    ) -> SessionInfo:
+        now = time.time()
+        session_id = time.strftime("%Y%m%d-%H%M%S-", time.localtime(now)) + uuid.uuid4().hex[:6]
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO sessions(id, title, created_at, updated_at, provider, model, system_prompt, parent_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, title, now, now, provider, model, system_prompt, parent_id),
+            )
+        return self.get(session_id)
+
+    def get(self, session_id: str) -> SessionInfo:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
+                "FROM sessions s WHERE s.id = ? OR s.id LIKE ? ORDER BY s.id = ? DESC LIMIT 2",
+                (session_id, session_id + "%", session_id),
+            ).fetchall()
+        if not rows:
+            raise SessionError(f"no session {session_id!r}; `hermes-tui sessions list` shows them")
+        if len(rows) > 1 and rows[0]["id"] != session_id:
+            raise SessionError(f"{session_id!r} matches several sessions; give more of the id")
+        return _info(rows[0])
+
+    def latest(self) -> SessionInfo | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1"
+            ).fetchone()
+        return self.get(row["id"]) if row else None
+
+    def list(self, limit: int = 50) -> list[SessionInfo]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
+                "FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_info(row) for row in rows]
+
+    def update(self, session_id: str, **fields: Any) -> None:
+        allowed = {"title", "nudge_memory", "nudge_skills"}
+        if not fields or set(fields) - allowed:
+            raise ValueError(f"can only update {sorted(allowed)}")
+        assignments = ", ".join(f"{key} = ?" for key in fields)
+        with self._transaction() as db:
+            db.execute(
+                f"UPDATE sessions SET {assignments}, updated_at = ? WHERE id = ?",
+                (*fields.values(), time.time(), session_id),
+            )
+
+    def add_usage(
+        self, session_id: str, input_tokens: int, output_tokens: int, cached_tokens: int
+    ) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+                "cached_tokens = cached_tokens + ?, updated_at = ? WHERE id = ?",
+                (input_tokens, output_tokens, cached_tokens, time.time(), session_id),
+            )
+
+    # ---- messages ------------------------------------------------------------------------
+
+    def append(self, session_id: str, message: Message) -> int:
+        calls = (
+            json.dumps(
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+            )
+            if message.tool_calls
+            else ""
+        )
+        now = time.time()
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, tool_name, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    message.role,
+                    message.content,
+                    calls,
+                    message.tool_call_id,
+                    message.tool_name or "",
+                    now,
+                ),
+            )
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+            if message.role == "user":
+                db.execute(
+                    "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
+                    (" ".join(message.content.split())[:80], session_id),
+                )
+            return int(cursor.lastrowid or 0)
+
+    def messages(
+        self, session_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        query = "SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id"
+        params: tuple[Any, ...] = (session_id, after_id)
+        if limit is not None:
+            query += " LIMIT ?"
+            params += (limit,)
+        with self._lock:
+            rows = self._db.execute(query, params).fetchall()
+        return [_stored(row) for row in rows]
+
+    def around(self, message_id: int, radius: int = 5) -> list[StoredMessage]:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT session_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            if row is None:
+                raise SessionError(f"no message {message_id}")
+            rows = self._db.execute(
+                "SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id <= ? ORDER BY id DESC LIMIT ?) "
+                "UNION SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?) "
+                "ORDER BY id",
+                (row["session_id"], message_id, radius + 1, row["session_id"], message_id, radius),
+            ).fetchall()
+        return [_stored(r) for r in rows]
+
+    def search(
+        self, query: str, *, limit: int = 20, session_id: str | None = None
+    ) -> list[SearchHit]:
+        match = fts_query(query)
+        if not match:
+            return []
+        where = " AND m.session_id = ?" if session_id else ""
+        params: tuple[Any, ...] = (session_id,) if session_id else ()
+        with self._lock:
+            if self.has_fts:
+                rows = self._db.execute(
+                    "SELECT m.id, m.session_id, m.role, m.created_at, s.title, "
+                    "snippet(messages_fts, -1, '[', ']', '…', 12) AS snippet, bm25(messages_fts) AS score "
+                    "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+                    "JOIN sessions s ON s.id = m.session_id "
+                    f"WHERE messages_fts MATCH ?{where} ORDER BY score LIMIT ?",
+                    (match, *params, limit),
+                ).fetchall()
+            else:
+                words = re.findall(r"\w+", query)
+                like = " AND ".join("(m.content LIKE ? OR m.tool_calls LIKE ?)" for _ in words)
+                like_params = [p for w in words for p in (f"%{w}%", f"%{w}%")]
+                rows = self._db.execute(
+                    "SELECT m.id, m.session_id, m.role, m.created_at, s.title, substr(m.content, 1, 120) AS snippet, "
+                    f"0.0 AS score FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {like}{where} "
+                    "ORDER BY m.id DESC LIMIT ?",
+                    (*like_params, *params, limit),
+                ).fetchall()
+        return [
+            SearchHit(
+                r["id"],
+                r["session_id"],
+                r["title"],
+                r["role"],
+                r["snippet"],
+                r["created_at"],
+                r["score"],
+            )
+            for r in rows
+        ]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies (which hold ';') whole."""
+    statements, current = [], ""
+    for line in script.strip().splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+def _info(row: sqlite3.Row) -> SessionInfo:
+    keys = row.keys()
+    return SessionInfo(
+        id=row["id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        provider=row["provider"],
+        model=row["model"],
+        system_prompt=row["system_prompt"],
+        parent_id=row["parent_id"],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+        cached_tokens=row["cached_tokens"],
+        nudge_memory=row["nudge_memory"] if "nudge_memory" in keys else 0,
+        nudge_skills=row["nudge_skills"] if "nudge_skills" in keys else 0,
+        message_count=row["message_count"] if "message_count" in keys else 0,
+    )
+
+
+def _stored(row: sqlite3.Row) -> StoredMessage:
+    calls = (
+        tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in json.loads(row["tool_calls"]))
+        if row["tool_calls"]
+        else ()
+    )
+    message = Message(
+        row["role"], row["content"], calls, row["tool_call_id"], row["tool_name"] or None
+    )
+    return StoredMessage(row["id"], row["session_id"], row["created_at"], message)

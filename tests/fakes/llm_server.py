@@ -1,0 +1,333 @@
+"""A loopback LLM server speaking the real wire formats, for the real `openai` and `anthropic` SDKs.
+
+OpenAI Chat Completions (SSE with tool-call deltas split across chunks, a usage chunk with
+`"choices": []`, `data: [DONE]`) and Anthropic Messages streaming (`event:` + `data:` frames).
+Replies are scripted; faults are injected per reply: HTTP 429 with retry-after, 500, a stream
+cut mid-way, garbage frames, a 400 for `stream_options`, and OpenAI-compatible quirks. Every
+request body is recorded so tests can check what the agent sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
+    input_tokens: int = 100
+    output_tokens: int = 20
+    cached_tokens: int = 0
+    fault: str | None = None  # "429", "500", "cut", "garbage", "reject_stream_options"
+    retry_after: str | None = "0"
+    quirks: frozenset[str] = frozenset()  # one_chunk, no_index, object_args, stop_with_tools
+
+
+@dataclass
+class Request:
+    path: str
+    body: dict[str, Any]
+    raw: bytes
+
+    @property
+    def system(self) -> str:
+        if "system" in self.body:  # Anthropic
+            return "".join(block["text"] for block in self.body["system"])
+        return self.body["messages"][0]["content"]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.get("name") or t["function"]["name"] for t in self.body.get("tools", [])]
+
+    @property
+    def last_user_text(self) -> str:
+        for message in reversed(self.body["messages"]):
+            if message["role"] == "user":
+                content = message["content"]
+                if isinstance(content, str):
+                    return content
+                texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+                if texts:
+                    return texts[-1]
+        return ""
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients drop idle keep-alive connections when they are garbage collected; that is
+        # not a test failure. Anything else is still reported.
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class FakeLLM:
+    """Start with `with FakeLLM() as llm:`; queue replies with `llm.script(...)`."""
+
+    def __init__(self, default: Reply | None = None) -> None:
+        self.replies: list[Reply] = []
+        self.responder: Callable[[Request], Reply | None] | None = None
+        self.default = default or Reply(text="ok")
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def __enter__(self) -> FakeLLM:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self, request: Request) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self.responder is not None:
+                reply = self.responder(request)
+                if reply is not None:
+                    return reply
+            return self.replies.pop(0) if self.replies else self.default
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = json.loads(raw)
+                request = Request(self.path, body, raw)
+                reply = fake._next(request)
+                if reply.fault in ("429", "500"):
+                    self._json_error(int(reply.fault), reply.retry_after)
+                    return
+                if reply.fault == "reject_stream_options" and "stream_options" in body:
+                    fake.replies.insert(0, Reply(**{**reply.__dict__, "fault": None}))
+                    self._json_error(
+                        400, None, "Unrecognized request argument supplied: stream_options"
+                    )
+                    return
+                frames = (
+                    anthropic_frames(reply)
+                    if self.path.endswith("/messages")
+                    else openai_frames(reply)
+                )
+                try:
+                    self._stream(frames, reply.fault)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up on a faulty stream
+
+            def _json_error(
+                self, status: int, retry_after: str | None, message: str = "scripted failure"
+            ) -> None:
+                payload = json.dumps({"error": {"message": message, "type": "error"}}).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                if retry_after is not None:
+                    self.send_header("retry-after", retry_after)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def _stream(self, frames: list[str], fault: str | None) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                if fault == "garbage":
+                    junk = "data: {this is not json\n\n"
+                    if self.path.endswith("/messages"):
+                        junk = "event: content_block_delta\n" + junk
+                    frames = frames[:2] + [junk] + frames[2:]
+                for index, frame in enumerate(frames):
+                    if fault == "cut" and index == len(frames) // 2:
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    data = frame.encode()
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+        return Handler
+
+
+def _pieces(text: str, size: int = 4) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] if text else []
+
+
+def openai_frames(reply: Reply) -> list[str]:
+    ident = f"chatcmpl-{uuid.uuid4().hex[:8]}"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        payload = {
+            "id": ident,
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "fake",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return f"data: {json.dumps(payload)}\n\n"
+
+    frames = [chunk({"role": "assistant", "content": ""})]
+    frames += [chunk({"content": piece}) for piece in _pieces(reply.text)]
+    for index, (name, arguments) in enumerate(reply.tool_calls):
+        text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        call_id = f"call_{uuid.uuid4().hex[:10]}"
+        head: dict[str, Any] = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        if "no_index" not in reply.quirks:
+            head["index"] = index
+        if "one_chunk" in reply.quirks or "object_args" in reply.quirks:
+            head["function"]["arguments"] = (
+                arguments if "object_args" in reply.quirks else text_args
+            )
+            frames.append(chunk({"tool_calls": [head]}))
+            continue
+        frames.append(chunk({"tool_calls": [head]}))
+        for piece in _pieces(text_args, 7):
+            tail: dict[str, Any] = {"function": {"arguments": piece}}
+            if "no_index" not in reply.quirks:
+                tail["index"] = index
+            frames.append(chunk({"tool_calls": [tail]}))
+    finish = "tool_calls" if reply.tool_calls and "stop_with_tools" not in reply.quirks else "stop"
+    frames.append(chunk({}, finish))
+    usage = {
+        "prompt_tokens": reply.input_tokens,
+        "completion_tokens": reply.output_tokens,
+        "total_tokens": reply.input_tokens + reply.output_tokens,
+        "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
+    }
+    frames.append(
+        "data: "
+        + json.dumps(
+            {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "fake",
+                "choices": [],
+                "usage": usage,
+            }
+        )
+        + "\n\n"
+    )
+    frames.append("data: [DONE]\n\n")
+    return frames
+
+
+def anthropic_frames(reply: Reply) -> list[str]:
+    def frame(kind: str, payload: dict[str, Any]) -> str:
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n"
+
+    frames = [
+        frame(
+            "message_start",
+            {
+                "message": {
+                    "id": f"msg_{uuid.uuid4().hex[:8]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "fake",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": reply.input_tokens,
+                        "output_tokens": 1,
+                        "cache_read_input_tokens": reply.cached_tokens,
+                        "cache_creation_input_tokens": 0,
+                    },
+                }
+            },
+        )
+    ]
+    index = 0
+    if reply.text:
+        frames.append(
+            frame(
+                "content_block_start",
+                {"index": index, "content_block": {"type": "text", "text": ""}},
+            )
+        )
+        frames += [
+            frame(
+                "content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": p}}
+            )
+            for p in _pieces(reply.text)
+        ]
+        frames.append(frame("content_block_stop", {"index": index}))
+        index += 1
+    for name, arguments in reply.tool_calls:
+        text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        frames.append(
+            frame(
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": f"toolu_{uuid.uuid4().hex[:10]}",
+                        "name": name,
+                        "input": {},
+                    },
+                },
+            )
+        )
+        frames += [
+            frame(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": p}},
+            )
+            for p in _pieces(text_args, 7)
+        ]
+        frames.append(frame("content_block_stop", {"index": index}))
+        index += 1
+    stop = "tool_use" if reply.tool_calls else "end_turn"
+    frames.append(
+        frame(
+            "message_delta",
+            {
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": reply.output_tokens},
+            },
+        )
+    )
+    frames.append(frame("message_stop", {}))
+    return frames
