@@ -37,3 +37,30 @@ def write_skill(
         text if text is not None else skill_text(name), encoding="utf-8"
     )
     return directory
+
+
+def write_config(home: Path, base_url: str, provider: str = "openai", **sections: dict) -> None:
+    """A config.yaml that points the runtime at the loopback LLM with fast retries."""
+    import yaml
+
+    data: dict = {
+        "model": {
+            "provider": provider,
+            "name": "fake-model",
+            "base_url": base_url,
+            "max_retries": 2,
+            "retry_base_delay": 0.01,
+        }
+    }
+    for section, values in sections.items():
+        data.setdefault(section, {}).update(values)
+    (home / "config.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def open_runtime(home: Path, base_url: str, sink=None, provider: str = "openai", **sections: dict):
+    from hermes_tui.core.events import discard
+    from hermes_tui.runtime import Runtime
+
+    write_config(home, base_url, provider, **sections)
+    key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    return Runtime.open(home, environ={key: "test-key"}, sink=sink or discard)

@@ -1,0 +1,113 @@
+"""The OpenAI-compatible provider against the loopback server, through the real `openai` SDK."""
+
+from __future__ import annotations
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+
+from hermes_tui.core.llm.base import (
+    Message,
+    ProviderError,
+    StreamEnd,
+    TextChunk,
+    ToolCallReady,
+    UsageReport,
+)
+from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal",
+            "description": "run",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def _provider(llm: FakeLLM) -> OpenAICompatProvider:
+    return OpenAICompatProvider(api_key="test-key", model="fake-model", base_url=llm.openai_url)
+
+
+def _run(llm: FakeLLM, reply: Reply) -> list:
+    llm.script(reply)
+    return list(_provider(llm).stream("be brief", [Message("user", "hi")], TOOLS))
+
+
+def test_streams_text_tool_calls_and_usage_with_cached_tokens(llm: FakeLLM) -> None:
+    events = _run(
+        llm,
+        Reply(
+            text="Listing files", tool_calls=[("terminal", {"command": "ls -la"})], cached_tokens=64
+        ),
+    )
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "Listing files"
+    calls = [e.call for e in events if isinstance(e, ToolCallReady)]
+    assert [(c.name, c.parsed_arguments()) for c in calls] == [("terminal", {"command": "ls -la"})]
+    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (100, 20, 64)
+    assert events[-1] == StreamEnd("tool_calls")
+    body = llm.requests[0].body
+    assert body["messages"][0] == {"role": "system", "content": "be brief"}
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+
+
+@pytest.mark.parametrize(
+    "quirks", [{"one_chunk"}, {"no_index"}, {"object_args"}, {"stop_with_tools"}]
+)
+def test_tolerates_compatible_server_quirks(llm: FakeLLM, quirks: set[str]) -> None:
+    events = _run(
+        llm,
+        Reply(
+            tool_calls=[("terminal", {"command": "ls"}), ("terminal", {"command": "pwd"})],
+            quirks=frozenset(quirks),
+        ),
+    )
+    calls = [e.call for e in events if isinstance(e, ToolCallReady)]
+    assert [c.parsed_arguments() for c in calls] == [{"command": "ls"}, {"command": "pwd"}]
+    assert all(c.id for c in calls) and events[-1] == StreamEnd("tool_calls")
+
+
+def test_a_400_for_stream_options_is_answered_by_asking_without_it(llm: FakeLLM) -> None:
+    provider = _provider(llm)
+    llm.script(Reply(text="fine", fault="reject_stream_options"))
+    events = list(provider.stream("s", [Message("user", "hi")], []))
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "fine"
+    assert "stream_options" in llm.requests[0].body and "stream_options" not in llm.requests[1].body
+    llm.script(Reply(text="again"))
+    list(provider.stream("s", [Message("user", "hi")], []))
+    assert "stream_options" not in llm.requests[2].body, "the provider remembers"
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "phrase"),
+    [
+        ("429", 429, "rate limited"),
+        ("500", 500, "server error"),
+        ("cut", None, ""),
+        ("garbage", None, "unreadable"),
+    ],
+)
+def test_faults_become_retryable_provider_errors(
+    llm: FakeLLM, fault: str, status: int | None, phrase: str
+) -> None:
+    with pytest.raises(ProviderError) as error:
+        _run(llm, Reply(text="partial text here", fault=fault, retry_after="7"))
+    assert error.value.retryable and error.value.status == status
+    assert phrase in str(error.value)
+    if fault == "429":
+        assert error.value.retry_after == 7.0
+
+
+def test_malformed_tool_arguments_arrive_as_text_for_the_loop_to_report(llm: FakeLLM) -> None:
+    events = _run(llm, Reply(tool_calls=[("terminal", '{"command": "ls"')]))
+    call = next(e.call for e in events if isinstance(e, ToolCallReady))
+    assert call.parsed_arguments() is None and call.arguments == '{"command": "ls"'

@@ -1,0 +1,90 @@
+"""Specification of the session store: persistence, FTS5 search, fallback and migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from hermes_tui.core.llm.base import Message, ToolCall
+from hermes_tui.core.sessions import SCHEMA_VERSION, SessionStore, fts_query
+
+
+def _store(home: Path) -> SessionStore:
+    return SessionStore(home / "sessions.db")
+
+
+def test_sessions_keep_prompt_counters_and_token_totals(home: Path) -> None:
+    store = _store(home)
+    info = store.create(provider="openai", model="m", system_prompt="PROMPT")
+    store.append(info.id, Message("user", "deploy the api to staging"))
+    store.update(info.id, nudge_memory=3, nudge_skills=7)
+    store.add_usage(info.id, 100, 20, 80)
+    again = SessionStore(home / "sessions.db").get(info.id[:12])
+    assert (again.system_prompt, again.nudge_memory, again.nudge_skills) == ("PROMPT", 3, 7)
+    assert (again.input_tokens, again.cached_tokens, again.message_count) == (100, 80, 1)
+    assert again.title == "deploy the api to staging"
+
+
+def test_wal_mode_is_on(home: Path) -> None:
+    _store(home)
+    mode = sqlite3.connect(home / "sessions.db").execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_search_quotes_user_text_so_syntax_cannot_break_match(home: Path) -> None:
+    store = _store(home)
+    info = store.create(provider="p", model="m", system_prompt="")
+    store.append(info.id, Message("user", 'rollout for flask-app: namespace "prod" failed'))
+    store.append(
+        info.id,
+        Message(
+            "assistant", "", (ToolCall("c1", "terminal", '{"command": "kubectl rollout undo"}'),)
+        ),
+    )
+    for query in ["flask-app:", '"prod', "namespace AND OR NOT", "(kubectl", "NEAR(x"]:
+        store.search(query)  # must not raise
+    hits = store.search("flask-app prod")
+    assert hits and hits[0].role == "user" and "[prod]" in hits[0].snippet
+    tool_hit = store.search("kubectl")[0]
+    assert tool_hit.role == "assistant" and "[kubectl]" in tool_hit.snippet
+    assert fts_query('a"b c-d') == '"a" "b" "c-d"'
+
+
+def test_like_fallback_without_fts5(home: Path) -> None:
+    store = _store(home)
+    store.has_fts = False
+    info = store.create(provider="p", model="m", system_prompt="")
+    store.append(info.id, Message("user", "the migration of the billing database"))
+    assert [h.session_id for h in store.search("billing migration")] == [info.id]
+    assert store.search("nothing-like-this") == []
+
+
+def test_version_one_database_is_migrated(home: Path) -> None:
+    path = home / "sessions.db"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema_version', '1');"
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '', created_at REAL NOT NULL,"
+        " updated_at REAL NOT NULL, provider TEXT NOT NULL DEFAULT '', model TEXT NOT NULL DEFAULT '',"
+        " system_prompt TEXT NOT NULL DEFAULT '', parent_id TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,"
+        " output_tokens INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0);"
+        "INSERT INTO sessions (id, created_at, updated_at, title) VALUES ('old', 1, 1, 'from v1');"
+    )
+    db.close()
+    store = SessionStore(path)
+    assert store.get("old").title == "from v1" and store.get("old").nudge_memory == 0
+    version = (
+        sqlite3.connect(path)
+        .execute("SELECT value FROM meta WHERE key='schema_version'")
+        .fetchone()[0]
+    )
+    assert int(version) == SCHEMA_VERSION
+
+
+def test_around_returns_the_neighbourhood_of_a_message(home: Path) -> None:
+    store = _store(home)
+    info = store.create(provider="p", model="m", system_prompt="")
+    ids = [store.append(info.id, Message("user", f"message {i}")) for i in range(10)]
+    around = store.around(ids[5], radius=2)
+    assert [m.message.content for m in around] == [f"message {i}" for i in range(3, 8)]

@@ -1,0 +1,180 @@
+"""`hermes-tui chat -q` as a subprocess against the loopback LLM, the way a user or script runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import cli_env, write_config
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def hermes(
+    home: Path, *args: str, cwd: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=cli_env(**env),
+    )
+
+
+def chat(
+    home: Path, text: str, *extra: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return hermes(home, "chat", "-q", text, *extra, cwd=cwd, OPENAI_API_KEY="test-key")
+
+
+def test_tools_memory_prompt_stability_and_next_session_snapshot(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+    (tmp_path / "notes.txt").write_text("port=8443\n")
+    llm.script(
+        Reply(text="Reading.", tool_calls=[("read_file", {"path": "notes.txt"})]),
+        Reply(
+            tool_calls=[
+                (
+                    "memory",
+                    {
+                        "action": "add",
+                        "target": "memory",
+                        "content": "The service listens on port 8443.",
+                    },
+                )
+            ]
+        ),
+        Reply(text="It listens on 8443; I noted that."),
+    )
+    first = chat(home, "which port does the service use?", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip().endswith("It listens on 8443; I noted that.")
+    assert (
+        "→ read_file notes.txt" in first.stderr
+        and "learned: MEMORY.md add by agent" in first.stderr
+    )
+    assert first.stderr.strip().splitlines()[-1].startswith("session: ")
+    assert "port=8443" in json.dumps(llm.requests[1].body["messages"])
+    assert (home / "memories" / "MEMORY.md").read_text() == "The service listens on port 8443."
+    prompts = {r.system for r in llm.requests}
+    assert len(prompts) == 1, "one session, one byte-identical system prompt"
+    assert "8443" not in prompts.pop(), "memory written in this session waits for the next one"
+    llm.script(Reply(text="still 8443"))
+    assert chat(home, "remind me", cwd=tmp_path).returncode == 0
+    assert "The service listens on port 8443." in llm.requests[-1].system
+
+
+def test_resume_continues_history_and_sessions_can_be_found(home: Path, llm: FakeLLM) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="Noted: the release is called Aurora."))
+    first = chat(home, "our next release is codenamed aurora-borealis")
+    session_id = first.stderr.strip().splitlines()[-1].split()[-1]
+    llm.script(Reply(text="Aurora."))
+    again = chat(home, "what was the codename?", "--continue")
+    assert again.returncode == 0 and again.stderr.strip().endswith(session_id)
+    sent = [m["content"] for m in llm.requests[-1].body["messages"]]
+    assert (
+        "our next release is codenamed aurora-borealis" in sent
+        and sent[-1] == "what was the codename?"
+    )
+    found = json.loads(hermes(home, "sessions", "search", "aurora-borealis", "--json").stdout)
+    assert found and found[0]["session_id"] == session_id
+    exported = [
+        json.loads(line)
+        for line in hermes(home, "sessions", "export", session_id).stdout.splitlines()
+    ]
+    assert [m["role"] for m in exported] == ["user", "assistant", "user", "assistant"]
+    assert session_id in hermes(home, "sessions", "list").stdout
+
+
+def test_faults_are_retried_and_a_lasting_failure_exits_3(home: Path, llm: FakeLLM) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(fault="429", retry_after="0"),
+        Reply(text="cut me off mid way please", fault="cut"),
+        Reply(text="recovered"),
+    )
+    ok = chat(home, "hello")
+    assert ok.returncode == 0 and ok.stdout.strip().endswith("recovered")
+    assert "rate limited" in ok.stderr and "Retrying" in ok.stderr
+    llm.script(*[Reply(fault="500", retry_after=None)] * 3)
+    failed = chat(home, "hello again")
+    assert failed.returncode == 3
+    assert (
+        "error: openai (HTTP 500): server error" in failed.stderr
+        and "conversation so far is kept" in failed.stderr
+    )
+
+
+def test_json_output_and_anthropic_provider(home: Path, llm: FakeLLM) -> None:
+    write_config(home, llm.anthropic_url, provider="anthropic")
+    llm.script(Reply(text="hello from claude", cached_tokens=42))
+    result = hermes(home, "chat", "-q", "hi", "--json", ANTHROPIC_API_KEY="test-key")
+    data = json.loads(result.stdout)
+    assert data["text"] == "hello from claude" and data["usage"]["cached_tokens"] == 42
+    assert llm.requests[0].path == "/v1/messages"
+
+
+def test_no_provider_exits_2_naming_the_variables(home: Path) -> None:
+    result = hermes(home, "chat", "-q", "hi")
+    assert result.returncode == 2
+    assert (
+        "OPENAI_API_KEY" in result.stderr
+        and "ANTHROPIC_API_KEY" in result.stderr
+        and "--provider demo" in result.stderr
+    )
+
+
+def test_dangerous_command_is_refused_without_yolo(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(tool_calls=[("terminal", {"command": "sudo touch /root/x"})]), Reply(text="could not")
+    )
+    result = chat(home, "do it", cwd=tmp_path)
+    assert "refused a command that runs a command as root (sudo)" in result.stderr
+    assert "not approved" in json.dumps(llm.requests[1].body["messages"])
+
+
+def test_a_review_triggered_by_chat_is_waited_for_and_summarised(home: Path, llm: FakeLLM) -> None:
+    write_config(
+        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
+    )
+    llm.script(
+        Reply(text="Sure, short answers from now on."),
+        Reply(
+            tool_calls=[
+                ("memory", {"action": "add", "target": "user", "content": "Wants short answers."})
+            ]
+        ),
+        Reply(text="Saved."),
+    )
+    result = chat(home, "please keep answers short, always")
+    assert "review: started (memory review" in result.stderr
+    assert "review: memory +1 (user)" in result.stderr
+    assert (home / "memories" / "USER.md").read_text() == "Wants short answers."
+
+
+def test_demo_provider_learns_across_three_runs(home: Path) -> None:
+    task = "Count the TODO markers in this project and write a report."
+    runs = [hermes(home, "--provider", "demo", "chat", "-q", task, "--json") for _ in range(3)]
+    data = [json.loads(r.stdout) for r in runs]
+    assert [d["tool_errors"] for d in data] == [1, 0, 0]
+    calls = [d["tool_calls"] for d in data]
+    assert calls[0] > calls[1] > calls[2]
+    assert "· skill todo-report created" in runs[0].stderr
+    assert "review: skill todo-report patched" in runs[1].stderr
+    assert (home / "demo" / "report.md").read_text().startswith("# TODO report")
