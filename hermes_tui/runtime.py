@@ -9,31 +9,25 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_tui.config import Config, Overrides, load_config, resolve_home
-from hermes_tui.core.agent.loop import Agent, AgentSettings
-from hermes_tui.core.agent.nudges import NudgeEngine
-from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt
-from hermes_tui.core.agent.review import ReviewManager, ReviewStore
-from hermes_tui.core.agent.session import Reviewer, Session
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Sink, discard
-from hermes_tui.core.llm import select
-from hermes_tui.core.llm.base import Provider
-from hermes_tui.core.llm.retry import RetryPolicy
 from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.pending import PendingStore, PendingWrite
-from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
-from hermes_tui.core.tools.files import make_file_tools
-from hermes_tui.core.tools.memory import make_memory_tools
-from hermes_tui.core.tools.registry import Approver, ToolContext, ToolRegistry, deny_all
-from hermes_tui.core.tools.session_search import make_session_search_tools
-from hermes_tui.core.tools.skills import make_skill_tools
-from hermes_tui.core.tools.terminal import make_terminal_tools
 from hermes_tui.resources import bundled_skills_dir
+
+if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
+    from hermes_tui.core.agent.review import ReviewManager, ReviewStore
+    from hermes_tui.core.agent.session import Reviewer, Session
+    from hermes_tui.core.llm.base import Provider
+    from hermes_tui.core.llm.retry import RetryPolicy
+    from hermes_tui.core.sessions import SessionStore
+    from hermes_tui.core.tools.registry import Approver, ToolRegistry
 
 
 @dataclass
@@ -43,7 +37,6 @@ class Runtime:
     memory: MemoryStore
     skills: SkillLibrary
     pending: PendingStore
-    reviews: ReviewStore
     sink: Sink = discard
     _provider: Provider | None = field(default=None, repr=False)
     _sessions: SessionStore | None = field(default=None, repr=False)
@@ -89,29 +82,47 @@ class Runtime:
             skills=skills,
             sink=sink,
             pending=PendingStore(home_path / "pending"),
-            reviews=ReviewStore(home_path / "logs" / "reviews"),
         )
 
     # ---- lazily built parts: only what a command uses is opened ---------------------------
 
     @property
+    def reviews(self) -> ReviewStore:
+        from hermes_tui.core.agent.review import ReviewStore
+
+        return ReviewStore(self.home / "logs" / "reviews")
+
+    @property
     def sessions(self) -> SessionStore:
+        from hermes_tui.core.sessions import SessionStore
+
         if self._sessions is None:
             self._sessions = SessionStore(self.home / "sessions.db")
         return self._sessions
 
     def provider(self) -> Provider:
         """The configured provider; raises ProviderNotConfigured with what to set."""
+        from hermes_tui.core.llm import select
+
         if self._provider is None:
             self._provider = select.open_provider(select.choose(self.config))
         return self._provider
 
     def retry_policy(self) -> RetryPolicy:
+        from hermes_tui.core.llm.retry import RetryPolicy
+
         return RetryPolicy(
             max_retries=self.config.model.max_retries, base_delay=self.config.model.retry_base_delay
         )
 
     def tool_registry(self) -> ToolRegistry:
+        from hermes_tui.core.tools.files import make_file_tools
+        from hermes_tui.core.tools.memory import make_memory_tools
+        from hermes_tui.core.tools.registry import ToolRegistry
+        from hermes_tui.core.tools.session_search import make_session_search_tools
+        from hermes_tui.core.tools.skills import make_skill_tools
+        from hermes_tui.core.tools.terminal import make_terminal_tools
+
         memory = self.config.memory
         return ToolRegistry(
             [
@@ -129,6 +140,8 @@ class Runtime:
 
     def reviewer(self) -> ReviewManager:
         """The background-review manager (one per runtime, so `wait_for_reviews` sees them all)."""
+        from hermes_tui.core.agent.review import ReviewManager
+
         if self._reviewer is None:
             config = self.config
             self._reviewer = ReviewManager(
@@ -168,6 +181,8 @@ class Runtime:
             return None
 
     def approve_pending(self, pending_id: str) -> dict:
+        from hermes_tui.core.tools.registry import ToolContext
+
         registry = self.tool_registry()
 
         def apply(record: PendingWrite) -> dict:
@@ -179,6 +194,8 @@ class Runtime:
         return self.pending.approve(pending_id, self.pending_target_text, apply)
 
     def build_system_prompt(self, cwd: Path) -> str:
+        from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt
+
         soul = self.home / "SOUL.md"
         return build_system_prompt(
             PromptInputs(
@@ -197,10 +214,15 @@ class Runtime:
         session_id: str | None = None,
         *,
         cwd: Path | None = None,
-        approver: Approver = deny_all,
+        approver: Approver | None = None,
         reviewer: Reviewer | None = None,
     ) -> Session:
         """A new conversation, or the stored one with `session_id`, ready for `submit()`."""
+        from hermes_tui.core.agent.loop import Agent, AgentSettings
+        from hermes_tui.core.agent.nudges import NudgeEngine
+        from hermes_tui.core.agent.session import Session
+        from hermes_tui.core.tools.registry import ToolContext, deny_all
+
         cwd = (cwd or Path.cwd()).resolve()
         provider = self.provider()
         config = self.config
@@ -239,7 +261,7 @@ class Runtime:
             reviewer=reviewer,
         )
         context = ToolContext(
-            origin="agent", cwd=cwd, workdir=cwd, approver=approver, session_id=info.id
+            origin="agent", cwd=cwd, workdir=cwd, approver=approver or deny_all, session_id=info.id
         )
         agent = Agent(
             provider=provider,

@@ -9,6 +9,7 @@ warnings", "you are now on the main branch") must pass.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -22,13 +23,23 @@ SEVERITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3
 MAX_SCAN_CHARS = 200_000
 
 
+@functools.cache
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I | re.M)
+
+
 @dataclass(frozen=True)
 class ThreatPattern:
     id: str
     category: str
     severity: Severity
-    regex: re.Pattern[str]
+    pattern: str
     description: str
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        # Compiled on first use: commands that never scan (memory show, --help) skip the cost.
+        return _compile(self.pattern)
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class Finding:
 
 
 def _p(id_: str, category: str, severity: Severity, pattern: str, description: str):
-    return ThreatPattern(id_, category, severity, re.compile(pattern, re.I | re.M), description)
+    return ThreatPattern(id_, category, severity, pattern, description)
 
 
 _ANY = r"(?:all|any|the|your|my|of|these|those)"

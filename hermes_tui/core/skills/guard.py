@@ -9,7 +9,6 @@ in library.py: a dangerous write by a model is rolled back, a cautious one is ke
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -46,9 +45,7 @@ class GuardReport:
 
 
 def _p(id_: str, category: str, severity: threats.Severity, pattern: str, description: str):
-    return threats.ThreatPattern(
-        id_, category, severity, re.compile(pattern, re.I | re.M), description
-    )
+    return threats.ThreatPattern(id_, category, severity, pattern, description)
 
 
 SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (

@@ -21,7 +21,6 @@ from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Origin, Sink, SkillChanged, discard
 from hermes_tui.core.skills import frontmatter, guard
 from hermes_tui.core.skills.frontmatter import SkillDocument, SkillFormatError
-from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.usage import UsageStore
 from hermes_tui.core.storage import atomic_write_bytes
@@ -334,6 +333,8 @@ class SkillLibrary:
         file_path: str | None = None,
         origin: Origin = "agent",
     ) -> WriteResult:
+        from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
+
         skill = self._writable(name, origin)
         path = self._support_path(skill, file_path) if file_path else skill.skill_md
         try:
