@@ -17,7 +17,45 @@ from pathlib import Path
 from hermes_tui.core.llm.base import Message
 from hermes_tui.core.sessions import SessionStore
 
-WORDS = ["deploy", "build", "kubernetes", "helm", "rollback", "postgres", "migration", "index", "cache", "redis", "queue", "worker", "timeout", "retry", "flask", "django", "react", "webpack", "docker", "compose", "nginx", "certificate", "dns", "latency", "memory", "leak", "profile", "trace", "span", "metric", "alert", "pager", "incident", "review", "release", "branch", "merge"]
+WORDS = [
+    "deploy",
+    "build",
+    "kubernetes",
+    "helm",
+    "rollback",
+    "postgres",
+    "migration",
+    "index",
+    "cache",
+    "redis",
+    "queue",
+    "worker",
+    "timeout",
+    "retry",
+    "flask",
+    "django",
+    "react",
+    "webpack",
+    "docker",
+    "compose",
+    "nginx",
+    "certificate",
+    "dns",
+    "latency",
+    "memory",
+    "leak",
+    "profile",
+    "trace",
+    "span",
+    "metric",
+    "alert",
+    "pager",
+    "incident",
+    "review",
+    "release",
+    "branch",
+    "merge",
+]
 QUERIES = [
     "helm rollback",
     "postgres migration",
@@ -39,7 +77,7 @@ def build(store: SessionStore, total: int = 100_000, sessions: int = 500) -> Non
     filler = [f"w{i}" for i in range(20_000)]
     cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(filler))))
     per = total // sessions
-    for s in range(sessions):
+    for _s in range(sessions):
         info = store.create(provider="bench", model="bench", system_prompt="")
         with store._transaction() as db:  # bulk load in one transaction per session
             for i in range(per):
