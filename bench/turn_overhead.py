@@ -8,6 +8,7 @@ Run: `.venv/bin/python bench/turn_overhead.py`.
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
@@ -39,7 +40,7 @@ class Scripted:
         done = sum(1 for m in messages if m.role == "tool")
         yield TextChunk("working ")
         if done < self.calls:
-            yield ToolCallReady(ToolCall(f"c{done}", "noop", '{"n": %d}' % done))
+            yield ToolCallReady(ToolCall(f"c{done}", "noop", json.dumps({"n": done})))
         yield UsageReport(Usage(10, 2))
         yield StreamEnd("tool_calls" if done < self.calls else "stop")
 
