@@ -115,6 +115,24 @@ def build_parser() -> argparse.ArgumentParser:
         "reject", help="drop a staged write (kept in pending/.rejected)", parents=[common]
     ).add_argument("id")
 
+    curator = commands.add_parser(
+        "curator", help="keep agent-made skills healthy", parents=[common]
+    )
+    curator_commands = curator.add_subparsers(
+        dest="curator_command", metavar="ACTION", required=True
+    )
+    c_status = curator_commands.add_parser(
+        "status", help="last run, next run, what it would do", parents=[common]
+    )
+    c_status.add_argument("--json", action="store_true")
+    c_run = curator_commands.add_parser("run", help="run the curator now", parents=[common])
+    c_run.add_argument(
+        "--dry-run", action="store_true", help="report what would change, change nothing"
+    )
+    c_run.add_argument(
+        "--consolidate", action="store_true", help="also let the model merge overlapping skills"
+    )
+
     skills = commands.add_parser(
         "skills", help="list, view, pin and archive skills", parents=[common]
     )
@@ -246,6 +264,38 @@ def cmd_skills(args: argparse.Namespace) -> int:
         return EXIT_CHECK_FAILED
 
 
+def cmd_curator(args: argparse.Namespace) -> int:
+    from hermes_tui.cli_chat import ConsoleSink
+    from hermes_tui.core.llm.base import ProviderNotConfigured
+
+    runtime = _open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
+    if args.curator_command == "status":
+        status = runtime.curator().status()
+        if args.json:
+            print(json.dumps(status, indent=2))
+            return EXIT_OK
+        print(
+            f"enabled: {status['enabled']}; last run: {status['last_run_at'] or 'never'}; next: {status['next_due_at']}"
+        )
+        print(f"agent-created skills under care: {status['agent_skills']}")
+        for action in status["pending_actions"]:
+            print(
+                f"  would {action['action'].replace('_', ' ')}: {action['name']} ({action['reason']})"
+            )
+        return EXIT_OK
+    try:
+        report = runtime.run_curator(dry_run=args.dry_run, consolidate=args.consolidate or None)
+    except ProviderNotConfigured as exc:
+        print(f"hermes-tui: --consolidate needs a model: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for action in report.actions:
+        print(
+            f"{'would ' if report.dry_run else ''}{action.action.replace('_', ' ')}: {action.name} ({action.reason})"
+        )
+    print(f"report: {report.report}")
+    return EXIT_CHECK_FAILED if report.errors else EXIT_OK
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from hermes_tui.doctor import run_checks
 
@@ -277,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler(args, _open_runtime)
         if args.command == "skills":
             return cmd_skills(args)
+        if args.command == "curator":
+            return cmd_curator(args)
         if args.command == "doctor":
             return cmd_doctor(args)
         parser.print_help()

@@ -133,7 +133,15 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
         return EXIT_PROVIDER
     if not args.json and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
-    runtime.wait_for_reviews(runtime.config.review.timeout_s)
+    if not runtime.wait_for_reviews(runtime.config.review.timeout_s):
+        sink(
+            ev.Notice(
+                "warning",
+                f"a review is still running after {runtime.config.review.timeout_s:g}s; it stops with this process",
+            )
+        )
+    if runtime.config.curator.enabled and runtime.curator().due():
+        runtime.run_curator(consolidate=False)
     if args.json:
         print(
             json.dumps(

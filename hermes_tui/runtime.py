@@ -7,6 +7,8 @@ stores, so every face sees the same files with the same limits.
 from __future__ import annotations
 
 import datetime
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +29,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.sessions import SessionStore
+    from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.tools.registry import Approver, ToolRegistry
 
 
@@ -192,6 +195,34 @@ class Runtime:
             return tool.handler(dict(record.arguments), context)
 
         return self.pending.approve(pending_id, self.pending_target_text, apply)
+
+    def curator(self, clock: Callable[[], float] = time.time) -> Curator:
+        from hermes_tui.core.skills.curator import Curator
+
+        return Curator(self.skills, self.home, self.config.curator, clock=clock, sink=self.sink)
+
+    def run_curator(
+        self,
+        *,
+        dry_run: bool = False,
+        consolidate: bool | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> CuratorReport:
+        """One curator pass; the model consolidation runs when asked or set in config."""
+        from hermes_tui.core.skills.curator import CuratorAction
+
+        wants_model = self.config.curator.consolidate if consolidate is None else consolidate
+        merge = None
+        if wants_model and not dry_run:
+
+            def merge(names: list[str]) -> list[CuratorAction]:
+                changes = self.reviewer().consolidate(names, Path.cwd())
+                return [
+                    CuratorAction(c.target, "consolidate", f"{c.action} by the model")
+                    for c in changes
+                ]
+
+        return self.curator(clock).run(dry_run=dry_run, consolidate=merge)
 
     def build_system_prompt(self, cwd: Path) -> str:
         from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt

@@ -64,6 +64,15 @@ creating a near-duplicate: check skills_list and skill_view first. You may only 
 you have viewed in this review, and only agent-created, unpinned ones."""
 
 
+CONSOLIDATE_SYSTEM = """You maintain a library of skills (playbooks) that an agent wrote for \
+itself. You merge skills that cover the same task so the library stays small and clear."""
+
+CONSOLIDATE_PROMPT = """These agent-created skills are yours to tidy: {names}. View the ones \
+whose names or descriptions overlap. When two cover the same task, patch or edit the better one \
+so it covers both, then delete the other with absorbed_into set to the survivor. Do not touch \
+skills that are merely related. If nothing overlaps, reply "Nothing to merge." """
+
+
 def review_prompt(kind: str, focus: str | None, poor_skills: list[str]) -> str:
     parts = [_COMMON]
     if kind in ("memory", "combined"):
@@ -238,6 +247,33 @@ class ReviewManager:
         )
         return record
 
+    def consolidate(self, names: list[str], cwd: Path) -> list[ReviewChange]:
+        """The curator's optional model pass: merge overlapping agent-created skills.
+
+        Runs with only the skill tools under the review's guards, as origin "curator"; every
+        retired skill must name the skill that absorbed it.
+        """
+        if len(names) < 2:
+            return []
+        record = ReviewRecord(uuid.uuid4().hex[:10], "curator", "consolidate", time.time())
+        registry = self._guarded_registry(record)
+        agent = Agent(
+            provider=self._provider(),
+            registry=ToolRegistry(
+                [t for n in ("skills_list", "skill_view", "skill_manage") if (t := registry.get(n))]
+            ),
+            system_prompt=CONSOLIDATE_SYSTEM,
+            history=[],
+            context=ToolContext(origin="curator", cwd=cwd, workdir=cwd),
+            settings=AgentSettings(
+                max_turns=self.max_iterations, retry=self.retry, source="review"
+            ),
+            sink=self._forward,
+            allowed_tools=frozenset({"skills_list", "skill_view", "skill_manage"}),
+        )
+        agent.run_turn(CONSOLIDATE_PROMPT.format(names=", ".join(sorted(names))))
+        return record.changes
+
     def _forward(self, event: Event) -> None:
         # The user sees the review's tool calls in the trace (tagged), not its text.
         if isinstance(event, (ToolCallStarted, ToolCallFinished)):
@@ -319,6 +355,8 @@ class ReviewManager:
         def handle(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
             action, name = args.get("action"), str(args.get("name") or "")
             refusal = self._refuse(name, context) if action in MODIFYING_SKILL_ACTIONS else None
+            if context.origin == "curator" and action == "delete" and not args.get("absorbed_into"):
+                refusal = "the curator may only retire a skill into another: set absorbed_into"
             if refusal:
                 return {"success": False, "error": refusal}
             file_path = args.get("file_path") or None

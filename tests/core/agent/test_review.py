@@ -191,3 +191,33 @@ def test_resumed_session_keeps_its_counters(home: Path, tmp_path: Path, llm: Fak
     ).open_session(session.id, cwd=tmp_path)
     assert (resumed.nudges.memory, resumed.nudges.skills) == (2, 3)
     assert [m.content for m in resumed.agent.history][:1] == ["first"]
+
+
+def test_outcomes_are_recorded_and_poor_skills_are_named_to_the_review(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.openai_url)
+    runtime.skills.create("flaky", skill_text("flaky"), origin="review")
+    view = Reply(tool_calls=[("skill_view", {"name": "flaky"})])
+    fail = Reply(tool_calls=[("terminal", {"command": "exit 1"})])
+    llm.script(
+        view,
+        fail,
+        Reply(text="failed"),
+        view,
+        fail,
+        Reply(text="failed again"),
+        view,
+        Reply(text="worked"),
+    )
+    session = runtime.open_session(cwd=tmp_path)
+    for text in ("one", "two", "three"):
+        session.submit(text)
+    usage = runtime.skills.usage.get("flaky")
+    assert (usage["success_count"], usage["failure_count"]) == (1, 2)
+    llm.script(Reply(text="Nothing to save."))
+    runtime.reviewer().run("SYSTEM", [], session.id, tmp_path, "skills")
+    assert (
+        "poor record" in llm.requests[-1].last_user_text
+        and "flaky" in llm.requests[-1].last_user_text
+    )
