@@ -96,7 +96,7 @@ def test_dry_run_changes_nothing(home: Path) -> None:
 
 def test_only_five_backups_are_kept(home: Path) -> None:
     library, curator, clock = _setup(home)
-    for day in range(7):
+    for _day in range(7):
         clock.now += DAY
         library.usage.set_state("agent-fresh", "stale")
         curator.run()
