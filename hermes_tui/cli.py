@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[top_flags],
     )
     parser.add_argument("--version", action="version", version=f"hermes-tui {__version__}")
+    parser.add_argument(
+        "--demo", action="store_true", help="start the app with the scripted demo model"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     memory = commands.add_parser("memory", help="show the agent's memory", parents=[common])
@@ -296,6 +299,18 @@ def cmd_curator(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if report.errors else EXIT_OK
 
 
+def cmd_app(args: argparse.Namespace) -> int:
+    """The full-screen app (the default when no subcommand is given)."""
+    from hermes_tui.ui.app import EventForwarder, HermesApp
+
+    if args.demo:
+        args.provider = "demo"
+    forwarder = EventForwarder()
+    runtime = _open_runtime(args, forwarder)
+    HermesApp(runtime, forwarder).run()
+    return EXIT_OK
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from hermes_tui.doctor import run_checks
 
@@ -331,8 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_curator(args)
         if args.command == "doctor":
             return cmd_doctor(args)
-        parser.print_help()
-        return EXIT_OK
+        return cmd_app(args)
     except ConfigError as exc:
         print(f"hermes-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -169,6 +169,8 @@ class Agent:
                 n_tool_calls=result.tool_calls,
                 n_errors=result.tool_errors,
                 interrupted=result.interrupted,
+                last_input_tokens=self.last_usage.input_tokens,
+                last_cached_tokens=self.last_usage.cached_tokens,
             )
         )
         return result

@@ -77,6 +77,18 @@ class Session:
         self._save_counters()
         return prompt
 
+    def compress_now(self) -> bool:
+        """Summarise the middle of the conversation now (/compress); False if too short."""
+        from hermes_tui.core.agent import compression
+
+        with self._lock:
+            compressed = compression.compress(self.agent.provider, self.agent.history)
+            if compressed is None:
+                return False
+            self.agent.history = compressed
+            self.agent.system_prompt = self.continue_compressed(compressed)
+            return True
+
     def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
         with self._lock:  # one turn at a time per conversation
             self.agent.context.viewed_skills.clear()

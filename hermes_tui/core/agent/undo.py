@@ -1,0 +1,60 @@
+"""Undo one learning change (from a review record or the audit trail), as a new user write.
+
+Nothing is rewound in place: the undo is itself a write with origin "user", archived and
+audited like any other, so it can be undone in turn.
+"""
+
+from __future__ import annotations
+
+from hermes_tui.core.events import ReviewChange
+from hermes_tui.core.memory import MemoryStore, parse_entries
+from hermes_tui.core.skills.library import SkillError, SkillLibrary
+
+
+class UndoError(Exception):
+    """The change cannot be undone as it stands; the message says why."""
+
+
+def undo_change(change: ReviewChange, memory: MemoryStore, skills: SkillLibrary) -> str:
+    if change.pending_id:
+        raise UndoError("this change was only staged; reject it in the pending list instead")
+    if change.kind == "memory":
+        return _undo_memory(change, memory)
+    return _undo_skill(change, skills)
+
+
+def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:
+    before, after = parse_entries(change.before or ""), parse_entries(change.after or "")
+    current = memory.entries(change.target)  # type: ignore[arg-type]
+    operations = [
+        {"action": "remove", "old_text": e} for e in after if e not in before and e in current
+    ]
+    operations += [
+        {"action": "add", "content": e} for e in before if e not in after and e not in current
+    ]
+    if not operations:
+        raise UndoError("memory no longer holds this change; nothing to undo")
+    result = memory.apply_batch(change.target, operations, origin="user")  # type: ignore[arg-type]
+    if not result.get("success"):
+        raise UndoError(str(result.get("error")))
+    return f"undid {len(operations)} memory change(s) in {change.target}"
+
+
+def _undo_skill(change: ReviewChange, skills: SkillLibrary) -> str:
+    name = change.target
+    try:
+        if change.action == "create":
+            skills.archive(name, origin="user", reason="undo_create")
+            return f"archived {name} (created by the review)"
+        if change.action == "delete":
+            skills.restore(name, origin="user")
+            return f"restored {name}"
+        restorable = change.before is not None and change.before.startswith("---")
+        if change.action in ("patch", "edit") and restorable:
+            skills.edit(name, change.before, origin="user")
+            return f"{name}: SKILL.md put back as before the {change.action}"
+        raise UndoError(
+            f"undo of a skill {change.action} is not possible from this record; use the skill's history"
+        )
+    except SkillError as exc:
+        raise UndoError(str(exc)) from exc

@@ -1,0 +1,452 @@
+"""HermesApp: the full-screen face over the same Runtime the CLI uses (DESIGN.md section 10).
+
+Core events arrive from worker threads through `post_message` as CoreEvent messages and are
+dispatched to the widgets here; user intent goes to the core through the session and the
+stores' public methods. Turns run in an exclusive thread worker; Esc cancels them.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual import events, on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+
+from hermes_tui.core import events as ev
+from hermes_tui.ui.widgets.chat import ChatView
+from hermes_tui.ui.widgets.input import ChatInput, SlashHints
+from hermes_tui.ui.widgets.memory_pane import MemoryPane
+from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
+from hermes_tui.ui.widgets.skills_pane import SkillsPane
+from hermes_tui.ui.widgets.trace import TracePane
+
+PANES = {"trace": "Trace", "memory": "Memory", "skills": "Skills", "reviews": "Reviews"}
+
+
+class CoreEvent(Message):
+    """A core event, carried from whatever thread produced it to the UI thread."""
+
+    def __init__(self, event: ev.Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class EventForwarder:
+    """The runtime's sink: posts every core event to the app once the app exists."""
+
+    def __init__(self) -> None:
+        self.app: App | None = None
+
+    def __call__(self, event: ev.Event) -> None:
+        if self.app is not None:
+            self.app.post_message(CoreEvent(event))
+
+
+class HermesApp(App):
+    TITLE = "hermes-tui"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn", show=True, priority=False),
+        Binding("ctrl+b", "toggle_panel", "Panel"),
+        Binding("alt+left", "resize_panel(4)", "Wider panel", show=False),
+        Binding("alt+right", "resize_panel(-4)", "Narrower panel", show=False),
+        Binding("f1", "pane('trace')", "Trace", show=False),
+        Binding("f2", "pane('memory')", "Memory", show=False),
+        Binding("f3", "pane('skills')", "Skills", show=False),
+        Binding("f4", "pane('reviews')", "Reviews", show=False),
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("ctrl+o", "sessions", "Sessions"),
+        Binding("f10", "help", "Help"),
+    ]
+    panel_width = var(44)
+    turn_running = var(False)
+
+    def __init__(
+        self, runtime: Any, forwarder: EventForwarder, *, watch_files: bool = True
+    ) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.forwarder = forwarder
+        forwarder.app = self
+        self.session: Any = None
+        self.cancel = threading.Event()
+        self.allowed_for_session = False
+        self.watch_files_enabled = watch_files
+        self._stop_watch = threading.Event()
+
+    # ---- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="main"):
+            with Vertical(id="chat-column"):
+                yield ChatView(id="chat")
+                yield SlashHints(id="slash-hints")
+                yield ChatInput(id="chat-input")
+            with TabbedContent(id="side", initial="memory"):
+                with TabPane(PANES["trace"], id="trace"):
+                    yield TracePane(id="trace-pane")
+                with TabPane(PANES["memory"], id="memory"):
+                    yield MemoryPane(self.runtime.memory, id="memory-pane")
+                with TabPane(PANES["skills"], id="skills"):
+                    yield SkillsPane(self.runtime.skills, id="skills-pane")
+                with TabPane(PANES["reviews"], id="reviews"):
+                    yield ReviewsPane(self.runtime, id="reviews-pane")
+        yield NudgeBar(id="nudge-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from hermes_tui.resources import themes_dir
+        from hermes_tui.ui.themes import FALLBACK, load_themes
+
+        themes, problems = load_themes(themes_dir(), self.runtime.home / "themes")
+        for theme in themes:
+            self.register_theme(theme)
+        for problem in problems:
+            self.notify(
+                f"theme {problem.path.name} skipped: {problem.message}",
+                severity="warning",
+                timeout=8,
+            )
+        wanted = self.runtime.config.display.theme
+        self.theme = wanted if wanted in self.available_themes else FALLBACK
+        if wanted not in self.available_themes:
+            self.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
+        self._theme_ready = True
+        self._show_provider()
+        bar = self.query_one(NudgeBar)
+        bar.memory_interval = self.runtime.config.memory.nudge_interval
+        bar.skills_interval = self.runtime.config.skills.creation_nudge_interval
+        self.query_one(ChatInput).focus()
+        if self.watch_files_enabled:
+            self.watch_home()
+        from hermes_tui.core.llm import select
+
+        if select.detect(self.runtime.config) is None:
+            self.action_model()
+
+    def _show_provider(self) -> None:
+        from hermes_tui.core.llm import select
+
+        name = select.detect(self.runtime.config)
+        bar = self.query_one(NudgeBar)
+        if name is None:
+            self.sub_title = "offline: no provider (/model to set one)"
+            bar.provider = "offline"
+        elif name == "demo":
+            self.sub_title = "DEMO: a scripted model, not a real LLM"
+            bar.provider = "demo (scripted)"
+        else:
+            model = self.runtime.config.model.name or select.DEFAULT_MODELS.get(name, "")
+            self.sub_title = f"{name} · {model}"
+            bar.provider = f"{name}/{model}"
+
+    def watch_panel_width(self, width: int) -> None:
+        if self.is_mounted:
+            self.query_one("#side").styles.width = width
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < 100
+        self.set_class(narrow, "-narrow")
+
+    def watch_theme(self, theme: str) -> None:
+        if getattr(self, "_theme_ready", False) and theme != self.runtime.config.display.theme:
+            from hermes_tui.config import set_config_value
+
+            set_config_value(self.runtime.home, "display", "theme", theme)
+
+    # ---- sending -------------------------------------------------------------------------
+
+    @on(ChatInput.Submitted)
+    async def _submitted(self, event: ChatInput.Submitted) -> None:
+        text = event.text.strip()
+        if not text:
+            return
+        if text.startswith("/"):
+            from hermes_tui.ui.slash import run_slash
+
+            await run_slash(self, text)
+            return
+        if self.turn_running:
+            self.notify(
+                "A turn is running: wait for it or press esc to cancel it", severity="warning"
+            )
+            return
+        await self.query_one(ChatView).add_user(text)
+        self.turn_running = True
+        self.run_turn(text)
+
+    @work(thread=True, exclusive=True, group="turn", exit_on_error=False)
+    def run_turn(self, text: str) -> None:
+        from hermes_tui.core.llm.base import ProviderNotConfigured
+
+        self.cancel = threading.Event()
+        try:
+            session = self.ensure_session()
+            session.submit(text, self.cancel)
+        except ProviderNotConfigured as exc:
+            self.forwarder(
+                ev.ErrorEvent(str(exc), "Use /model to set a provider or start the demo.")
+            )
+        finally:
+            self.call_from_thread(self._turn_done)
+
+    def _turn_done(self) -> None:
+        self.turn_running = False
+
+    def ensure_session(self) -> Any:
+        if self.session is None:
+            self.session = self.runtime.open_session(
+                approver=self.approve, reviewer=self.runtime.reviewer()
+            )
+            self.call_from_thread(self._session_opened)
+        return self.session
+
+    def _session_opened(self) -> None:
+        self.title = f"hermes-tui — {self.session.id}"
+        bar = self.query_one(NudgeBar)
+        snapshot = self.session.nudges.snapshot()
+        bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
+        bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
+
+    def approve(self, command: str, reason: str) -> bool:
+        """Called on the turn's worker thread; blocks until the user answers the modal."""
+        from hermes_tui.ui.screens.modals import ApprovalScreen
+
+        if self.allowed_for_session:
+            return True
+        answered = threading.Event()
+        answer: dict[str, str] = {}
+
+        def done(decision: str | None) -> None:
+            answer["decision"] = decision or "deny"
+            answered.set()
+
+        self.call_from_thread(self.push_screen, ApprovalScreen(command, reason), done)
+        while not answered.wait(0.1):
+            if self.cancel.is_set():
+                return False
+        if answer["decision"] == "session":
+            self.allowed_for_session = True
+        return answer["decision"] in ("once", "session")
+
+    def action_cancel_turn(self) -> None:
+        if self.turn_running:
+            self.cancel.set()
+            self.notify("Cancelling: the turn stops after the current chunk or tool", timeout=3)
+        elif isinstance(self.focused, ChatInput):
+            self.query_one(SlashHints).hide()
+
+    # ---- core events ---------------------------------------------------------------------
+
+    @on(CoreEvent)
+    async def _core_event(self, message: CoreEvent) -> None:
+        event = message.event
+        chat = self.query_one(ChatView)
+        bar = self.query_one(NudgeBar)
+        if isinstance(event, ev.TextDelta):
+            await chat.stream(event.text)
+        elif isinstance(event, ev.TextReset):
+            await chat.reset_stream()
+            self.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
+        elif isinstance(event, ev.ToolCallStarted):
+            self.query_one(TracePane).started(
+                event.call_id, event.source, event.name, event.arguments
+            )
+            if event.source == "main":
+                await chat.tool_started(event.call_id, event.name, event.arguments)
+        elif isinstance(event, ev.ToolCallFinished):
+            self.query_one(TracePane).finished(
+                event.call_id, event.source, event.ok, event.duration, event.preview
+            )
+            if event.source == "main":
+                chat.tool_finished(event.call_id, event.ok, event.duration, event.preview)
+        elif isinstance(event, ev.TurnFinished):
+            await chat.turn_finished(event.interrupted)
+            if event.last_input_tokens:
+                bar.context_share = event.last_input_tokens / max(
+                    1, self.runtime.config.model.context_length
+                )
+                bar.cached_share = event.last_cached_tokens / event.last_input_tokens
+        elif isinstance(event, ev.NudgeCounters):
+            bar.memory, bar.memory_interval = event.memory, event.memory_interval
+            bar.skills, bar.skills_interval = event.skills, event.skills_interval
+        elif isinstance(event, ev.ReviewStarted):
+            bar.reviews_running += 1
+            self.notify(f"Background review started ({event.kind})", title="Learning", timeout=3)
+        elif isinstance(event, ev.ReviewFinished):
+            bar.reviews_running = max(0, bar.reviews_running - 1)
+            severity = "error" if event.status == "failed" else "information"
+            self.notify(
+                _headline(event.summary), title="Review finished", severity=severity, timeout=8
+            )
+            self.query_one(ReviewsPane).refresh_reviews()
+        elif isinstance(event, ev.MemoryChanged):
+            fresh = None
+            if event.origin != "user":
+                from hermes_tui.core.memory import parse_entries
+
+                fresh = set(parse_entries(event.after)) - set(parse_entries(event.before))
+            self.query_one(MemoryPane).refresh_all(event.target, fresh)
+        elif isinstance(event, ev.SkillChanged):
+            self.query_one(SkillsPane).rebuild()
+        elif isinstance(event, ev.Notice):
+            severity = {"info": "information", "warning": "warning", "error": "error"}[event.level]
+            self.notify(event.text, severity=severity, timeout=6)
+        elif isinstance(event, ev.ErrorEvent):
+            await chat.error(event.text, event.detail)
+
+    # ---- watching files edited outside the app ------------------------------------------
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_home(self) -> None:
+        import watchfiles
+
+        memories = self.runtime.home / "memories"
+        skills = self.runtime.home / "skills"
+        for directory in (memories, skills):
+            directory.mkdir(parents=True, exist_ok=True)
+
+        def relevant(_change: Any, path: str) -> bool:
+            return not path.endswith((".lock", ".tmp")) and "/.history/" not in path
+
+        async for changes in watchfiles.awatch(
+            memories,
+            skills,
+            watch_filter=relevant,
+            debounce=200,
+            stop_event=self._stop_watch,
+            rust_timeout=500,
+        ):
+            paths = [Path(p) for _c, p in changes]
+            if any(memories in p.parents for p in paths):
+                self.query_one(MemoryPane).refresh_all()
+            if any(skills in p.parents for p in paths):
+                self.query_one(SkillsPane).rebuild()
+
+    async def action_quit(self) -> None:
+        self._stop_watch.set()
+        self.cancel.set()
+        await super().action_quit()
+
+    # ---- actions -------------------------------------------------------------------------
+
+    def action_toggle_panel(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def action_resize_panel(self, delta: int) -> None:
+        self.panel_width = max(28, min(120, self.panel_width + delta))
+
+    def action_pane(self, pane: str) -> None:
+        side = self.query_one("#side", TabbedContent)
+        side.display = True
+        side.active = pane
+
+    def action_help(self) -> None:
+        from hermes_tui.ui.screens.modals import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    async def action_new_session(self) -> None:
+        if self.turn_running:
+            self.notify("Wait for the running turn (or esc) first", severity="warning")
+            return
+        self.session = None
+        chat = self.query_one(ChatView)
+        await chat.remove()
+        await self.query_one("#chat-column").mount(ChatView(id="chat"), before=0)
+        self.title = "hermes-tui — new session"
+        self.notify("New session: the next message starts it with a fresh memory snapshot")
+
+    def action_sessions(self) -> None:
+        from hermes_tui.ui.screens.modals import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.resume(session_id)
+
+        self.push_screen(SessionsScreen(self.runtime), chosen)
+
+    @work(thread=True, exclusive=True, group="turn", exit_on_error=False)
+    def resume(self, session_id: str) -> None:
+        from hermes_tui.core.llm.base import ProviderNotConfigured
+        from hermes_tui.core.sessions import SessionError
+
+        try:
+            self.session = self.runtime.open_session(
+                session_id, approver=self.approve, reviewer=self.runtime.reviewer()
+            )
+        except (SessionError, ProviderNotConfigured) as exc:
+            self.forwarder(ev.Notice("error", str(exc)))
+            return
+        items = [
+            (m.role, m.content)
+            for m in self.session.agent.history
+            if m.role in ("user", "assistant") and m.content
+        ]
+        self.call_from_thread(self._show_resumed, items)
+
+    async def _show_resumed(self, items: list[tuple[str, str]]) -> None:
+        await self.action_new_session_view()
+        await self.query_one(ChatView).load_history(items)
+        self._session_opened()
+        self.notify(f"Resumed {self.session.id} ({len(items)} messages)")
+
+    async def action_new_session_view(self) -> None:
+        chat = self.query_one(ChatView)
+        await chat.remove()
+        await self.query_one("#chat-column").mount(ChatView(id="chat"), before=0)
+
+    def action_model(self) -> None:
+        from hermes_tui.ui.screens.welcome import WelcomeScreen
+
+        self.push_screen(WelcomeScreen(), self._provider_chosen)
+
+    def _provider_chosen(self, choice: Any) -> None:
+        from hermes_tui.config import Overrides, save_env_var, set_config_value
+        from hermes_tui.runtime import Runtime
+
+        if choice is None or not choice.provider:
+            self.notify(
+                "Offline: memory, skills and sessions work; /model sets a provider", timeout=6
+            )
+            return
+        home = self.runtime.home
+        if choice.provider == "demo":
+            overrides = Overrides(provider="demo")
+        else:
+            if choice.key:
+                save_env_var(home, choice.key_variable, choice.key)
+            set_config_value(home, "model", "provider", choice.provider)
+            if choice.base_url:
+                set_config_value(home, "model", "base_url", choice.base_url)
+            overrides = Overrides()
+        self.runtime = Runtime.open(home, overrides, sink=self.forwarder)
+        self.query_one(ReviewsPane).runtime = self.runtime
+        self.session = None
+        self._show_provider()
+        if choice.provider == "demo":
+            from hermes_tui.core.llm.demo import TASK
+
+            self.query_one(ChatInput).text = TASK
+            self.notify(
+                "Demo: send the prepared task three times and watch the Trace, Skills and Memory panes",
+                title="Demo",
+                timeout=10,
+            )
+        else:
+            self.notify(f"{choice.provider} is set up; the key is in {home / '.env'}")
+
+
+def _headline(summary: str) -> str:
+    """'skill flask-k8s-deploy created · memory +1' reads better with a capital."""
+    return summary[:1].upper() + summary[1:] if summary else "Nothing to save"

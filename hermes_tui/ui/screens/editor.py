@@ -1,0 +1,294 @@
+"""The SKILL.md editor: live validation beside the text, a diff preview before every save.
+
+Saving writes through the library with origin "user" (history kept). If the file changed on
+disk since it was opened, the preview says so and diffs against what is on disk now.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
+from textual_diff_view import DiffView
+
+from hermes_tui.core.skills import frontmatter, guard
+from hermes_tui.core.skills.frontmatter import SkillFormatError
+from hermes_tui.core.skills.library import SkillError, SkillLibrary
+
+TEMPLATE = """---
+name: {name}
+description: One line saying when to use this skill and what it achieves.
+metadata:
+  hermes:
+    tags: []
+---
+
+# {title}
+
+Use when …
+
+1. First step (the exact command).
+2. Check the result.
+
+Pitfalls: …
+"""
+
+
+def validate(text: str, name: str | None) -> list[str]:
+    """Problems to show next to the editor; an empty list means it can be saved."""
+    problems = []
+    try:
+        document = frontmatter.parse(text, "SKILL.md")
+        if name and document.name != name:
+            problems.append(f"✗ name {document.name!r} must stay {name!r}")
+    except SkillFormatError as exc:
+        problems.append(f"✗ {exc}")
+    findings = guard.scan_text(text, "SKILL.md")
+    problems += [f"⚠ {f.id} ({f.severity}) line {f.line or '?'}: {f.description}" for f in findings]
+    return problems
+
+
+class DiffPreview(ModalScreen[bool]):
+    DEFAULT_CSS = """
+    DiffPreview { align: center middle; }
+    DiffPreview > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
+    DiffPreview .changed { color: $warning; padding: 0 1; }
+    DiffPreview VerticalScroll { height: 1fr; }
+    DiffPreview Horizontal { height: auto; align-horizontal: right; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Back to editing"), Binding("enter", "confirm", "Save")]
+
+    def __init__(self, title: str, before: str, after: str, changed_on_disk: bool) -> None:
+        super().__init__()
+        self.title_text, self.before, self.after, self.changed = (
+            title,
+            before,
+            after,
+            changed_on_disk,
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text)
+            if self.changed:
+                yield Static(
+                    "The file changed on disk since you opened it; this diff is against the disk.",
+                    classes="changed",
+                )
+            with VerticalScroll():
+                yield DiffView(
+                    "on disk", "your edit", self.before, self.after, split=False, annotations=True
+                )
+            with Horizontal():
+                yield Button("Back (esc)", id="back")
+                yield Button("Save (enter)", id="confirm", variant="primary")
+
+    @on(Button.Pressed, "#confirm")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#back")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class SkillEditor(Screen):
+    DEFAULT_CSS = """
+    SkillEditor #editor-body { height: 1fr; }
+    SkillEditor TextArea { width: 3fr; }
+    SkillEditor #problems { width: 2fr; min-width: 30; padding: 0 1; border-left: solid $panel; }
+    SkillEditor #problems .ok { color: $success; }
+    SkillEditor #problems .bad { color: $error; }
+    SkillEditor #new-name { width: 40; }
+    SkillEditor #new-row { height: auto; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save…"),
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+e", "external", "$EDITOR"),
+    ]
+
+    def __init__(self, library: SkillLibrary, name: str | None) -> None:
+        super().__init__()
+        self.library = library
+        self.skill_name = name
+        skill = library.get(name) if name else None
+        self.path = skill.skill_md if skill else None
+        self.original = self.path.read_text(encoding="utf-8") if self.path else ""
+
+    def compose(self) -> ComposeResult:
+        title = f"Editing {self.skill_name} ({self.path})" if self.skill_name else "New skill"
+        yield Label(title)
+        if not self.skill_name:
+            with Horizontal(id="new-row"):
+                yield Label("name: ")
+                yield Input(placeholder="my-skill", id="new-name")
+                yield Label("  category: ")
+                yield Input(placeholder="general", id="new-category")
+        with Horizontal(id="editor-body"):
+            text = self.original or TEMPLATE.format(name="my-skill", title="My skill")
+            yield TextArea.code_editor(text, language="markdown", id="skill-text", soft_wrap=True)
+            yield VerticalScroll(Static("", id="problem-text", markup=False), id="problems")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._loaded = self.query_one(TextArea).text
+        self._warned = False
+        self._check()
+        self.query_one(TextArea).focus()
+
+    @on(TextArea.Changed)
+    def _check(self) -> None:
+        problems = validate(
+            self.query_one(TextArea).text, self.skill_name or self._new_name() or None
+        )
+        label = self.query_one("#problem-text", Static)
+        label.update(
+            "\n".join(problems)
+            if problems
+            else "✓ valid: frontmatter, name and size are fine; no findings"
+        )
+        label.set_classes("bad" if any(p.startswith("✗") for p in problems) else "ok")
+
+    @on(Input.Changed, "#new-name")
+    def _renamed(self, event: Input.Changed) -> None:
+        area = self.query_one(TextArea)
+        if event.value and "name: my-skill" in area.text:
+            area.text = area.text.replace("name: my-skill", f"name: {event.value}", 1)
+        self._check()
+
+    def _new_name(self) -> str:
+        return self.query_one("#new-name", Input).value.strip() if not self.skill_name else ""
+
+    def action_save(self) -> None:
+        text = self.query_one(TextArea).text
+        on_disk = self.path.read_text(encoding="utf-8") if self.path and self.path.exists() else ""
+        changed = on_disk != self.original
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self._write(text)
+
+        title = f"Save {self.skill_name or self._new_name() or 'new skill'}?"
+        self.app.push_screen(DiffPreview(title, on_disk, text, changed), confirmed)
+
+    def _write(self, text: str) -> None:
+        try:
+            if self.skill_name:
+                self.library.edit(self.skill_name, text, origin="user")
+            else:
+                name = self._new_name()
+                category = self.query_one("#new-category", Input).value.strip() or None
+                self.library.create(name, text, category=category, origin="user")
+                self.skill_name = name
+                self.path = self.library.require(name).skill_md
+        except SkillError as exc:
+            self.app.notify(str(exc), severity="error", timeout=10)
+            return
+        self.original = text
+        self.app.notify(f"Saved {self.skill_name} (the previous version is in its history)")
+        self.dismiss(self.skill_name)
+
+    def action_close(self) -> None:
+        text = self.query_one(TextArea).text
+        if text != self._loaded and not self._warned:
+            self._warned = True
+            self.app.notify(
+                "Unsaved changes: ctrl+s to save, or escape again to discard them",
+                severity="warning",
+            )
+            return
+        self.dismiss(None)
+
+    def action_external(self) -> None:
+        """Edit the buffer in $EDITOR (the app is suspended meanwhile)."""
+        import os
+        import subprocess
+        import tempfile
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile(
+            "w+", suffix=".md", delete=False, encoding="utf-8"
+        ) as handle:
+            handle.write(self.query_one(TextArea).text)
+        try:
+            with self.app.suspend():
+                subprocess.run([*editor.split(), handle.name], check=False)
+            with open(handle.name, encoding="utf-8") as edited:
+                self.query_one(TextArea).text = edited.read()
+        except OSError as exc:
+            self.app.notify(f"could not run {editor}: {exc}", severity="error")
+        finally:
+            os.unlink(handle.name)
+
+
+class HistoryScreen(ModalScreen[None]):
+    """A skill's saved versions; selecting one diffs it against the current SKILL.md."""
+
+    DEFAULT_CSS = """
+    HistoryScreen { align: center middle; }
+    HistoryScreen > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
+    HistoryScreen #versions { height: 10; }
+    HistoryScreen VerticalScroll { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+r", "restore", "Restore this version"),
+    ]
+
+    def __init__(self, library: SkillLibrary, name: str) -> None:
+        super().__init__()
+        self.library, self.skill_name = library, name
+        self.versions = library.history.versions(name)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(
+                f"History of {self.skill_name}: {len(self.versions)} saved versions (ctrl+r restores)"
+            )
+            yield OptionList(
+                *[f"{v.stamp}  {v.action} by {v.origin}  {v.file}" for v in self.versions],
+                id="versions",
+            )
+            yield VerticalScroll(id="version-diff")
+
+    @on(OptionList.OptionHighlighted)
+    async def _show(self, event: OptionList.OptionHighlighted) -> None:
+        version = self.versions[event.option_index]
+        skill = self.library.get(self.skill_name)
+        current_path = (skill.directory / version.file) if skill else None
+        current = (
+            current_path.read_text(encoding="utf-8")
+            if current_path and current_path.exists()
+            else ""
+        )
+        container = self.query_one("#version-diff", VerticalScroll)
+        await container.remove_children()
+        await container.mount(
+            DiffView(
+                f"version {version.stamp}",
+                "current",
+                version.read() or "",
+                current,
+                split=False,
+                annotations=True,
+            )
+        )
+
+    def action_restore(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is None:
+            return
+        try:
+            self.library.restore_version(self.skill_name, self.versions[index].stamp, origin="user")
+        except SkillError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        self.app.notify(f"Restored version {self.versions[index].stamp} of {self.skill_name}")
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,244 @@
+"""Small modals: dangerous-command approval, sessions browser, pending writes, help."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, ListItem, ListView, Markdown, Static
+from textual_diff_view import DiffView
+
+Decision = Literal["once", "session", "deny"]
+
+
+class ApprovalScreen(ModalScreen[Decision]):
+    """Asked from the turn's worker thread; the worker waits for the answer."""
+
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; }
+    ApprovalScreen > Vertical { width: 80%; max-width: 110; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ApprovalScreen .command { background: $panel; padding: 0 1; margin: 1 0; }
+    ApprovalScreen Horizontal { height: auto; align-horizontal: right; }
+    """
+    BINDINGS = [
+        Binding("y", "once", "Allow once"),
+        Binding("a", "session", "Allow for session"),
+        Binding("n,escape", "deny", "Deny"),
+    ]
+
+    def __init__(self, command: str, reason: str) -> None:
+        super().__init__()
+        self.command, self.reason = command, reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"The agent wants to run a command that {self.reason}:")
+            yield Static(self.command, classes="command", markup=False)
+            with Horizontal():
+                yield Button("Deny (n)", id="deny", variant="error")
+                yield Button("Allow for this session (a)", id="session")
+                yield Button("Allow once (y)", id="once", variant="warning")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id)  # type: ignore[arg-type]
+
+    def action_once(self) -> None:
+        self.dismiss("once")
+
+    def action_session(self) -> None:
+        self.dismiss("session")
+
+    def action_deny(self) -> None:
+        self.dismiss("deny")
+
+
+class SessionItem(ListItem):
+    def __init__(self, session_id: str, text: str) -> None:
+        super().__init__(Static(text, markup=False))
+        self.session_id = session_id
+
+
+class SessionsScreen(ModalScreen[str | None]):
+    """Past sessions with full-text search; Enter resumes one."""
+
+    DEFAULT_CSS = """
+    SessionsScreen { align: center middle; }
+    SessionsScreen > Vertical { width: 90%; height: 85%; border: thick $primary; background: $surface; }
+    SessionsScreen ListView { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape", "close", "Close")]
+
+    def __init__(self, runtime: Any) -> None:
+        super().__init__()
+        self.runtime = runtime
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Sessions — type to search all messages, Enter resumes")
+            yield Input(placeholder="search (FTS5)…", id="session-query")
+            yield ListView(id="session-list")
+
+    def on_mount(self) -> None:
+        self._fill("")
+
+    @on(Input.Changed, "#session-query")
+    def _search(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#session-query")
+    def _focus_list(self) -> None:
+        self.query_one(ListView).focus()
+
+    def _fill(self, query: str) -> None:
+        listing = self.query_one(ListView)
+        listing.clear()
+        store = self.runtime.sessions
+        if query.strip():
+            for hit in store.search(query, limit=50):
+                listing.append(
+                    SessionItem(hit.session_id, f"{hit.session_id}  {hit.role}: {hit.snippet}")
+                )
+        else:
+            for info in store.list(100):
+                listing.append(
+                    SessionItem(info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}")
+                )
+
+    @on(ListView.Selected)
+    def _chosen(self, event: ListView.Selected) -> None:
+        if isinstance(event.item, SessionItem):
+            self.dismiss(event.item.session_id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class PendingScreen(ModalScreen[None]):
+    """Writes staged by reviews (write approval on): diff, then accept or reject."""
+
+    DEFAULT_CSS = """
+    PendingScreen { align: center middle; }
+    PendingScreen > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
+    PendingScreen #pending-list { height: 8; }
+    PendingScreen VerticalScroll { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("y", "accept", "Accept"),
+        Binding("n", "reject", "Reject"),
+    ]
+
+    def __init__(self, runtime: Any) -> None:
+        super().__init__()
+        self.runtime = runtime
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Pending writes from reviews — y accepts, n rejects")
+            yield ListView(id="pending-list")
+            yield VerticalScroll(id="pending-diff")
+
+    def on_mount(self) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
+        listing = self.query_one(ListView)
+        listing.clear()
+        for record in self.runtime.pending.list():
+            item = SessionItem(
+                record.id, f"{record.id}  {record.kind} {record.target} {record.action}"
+            )
+            item.record = record  # type: ignore[attr-defined]
+            listing.append(item)
+
+    @on(ListView.Highlighted)
+    async def _show(self, event: ListView.Highlighted) -> None:
+        container = self.query_one("#pending-diff", VerticalScroll)
+        await container.remove_children()
+        record = getattr(event.item, "record", None)
+        if record is not None:
+            await container.mount(
+                DiffView(
+                    "now",
+                    "after approval",
+                    record.before or "",
+                    record.after or "",
+                    split=False,
+                    annotations=True,
+                )
+            )
+
+    def _selected(self) -> Any:
+        return getattr(self.query_one(ListView).highlighted_child, "record", None)
+
+    def action_accept(self) -> None:
+        from hermes_tui.core.pending import PendingError
+
+        record = self._selected()
+        if record is None:
+            return
+        try:
+            result = self.runtime.approve_pending(record.id)
+        except PendingError as exc:
+            self.app.notify(str(exc), severity="error", timeout=8)
+            return
+        if result.get("success"):
+            self.app.notify(f"Applied {record.kind} {record.target}")
+        else:
+            self.app.notify(str(result.get("error")), severity="error")
+        self._fill()
+
+    def action_reject(self) -> None:
+        record = self._selected()
+        if record is not None:
+            self.runtime.pending.reject(record.id)
+            self.app.notify("Rejected (kept in pending/.rejected)")
+            self._fill()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+HELP = """# hermes-tui
+
+**Enter** sends, **ctrl+j** (or shift+enter) adds a line, **up/down** on an empty line walk
+the input history, **esc** cancels a running turn, **ctrl+b** hides the side panel,
+**ctrl+p** opens the command palette, **f1**…**f4** switch panes.
+
+| command | does |
+|---|---|
+| /new | start a new session |
+| /sessions, /resume ID | browse, search and resume sessions |
+| /memory, /skills | open those panes |
+| /refine [focus] | run a background review of this session now |
+| /curator [dry] | run the skill curator |
+| /pending | staged writes waiting for approval |
+| /model [provider] | choose a provider and paste a key |
+| /theme NAME | switch theme (saved to config.yaml) |
+| /compress | summarise the middle of a long session |
+| /help, /quit | this help, leave |
+
+Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.
+Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new.
+Reviews pane: **[** **]** choose a change, **z** undo it.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 85%; border: thick $primary; background: $surface; }
+    """
+    BINDINGS = [Binding("escape,q", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,98 @@
+"""Slash commands typed in the message box: each maps to an app action or a core call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_tui.ui.widgets.input import SLASH_COMMANDS
+
+
+async def run_slash(app: Any, text: str) -> None:
+    command, _, argument = text.partition(" ")
+    argument = argument.strip()
+    if command not in SLASH_COMMANDS:
+        app.notify(f"unknown command {command}; /help lists them", severity="warning")
+        return
+    if command == "/quit":
+        await app.action_quit()
+    elif command == "/help":
+        app.action_help()
+    elif command == "/new":
+        await app.action_new_session()
+    elif command == "/sessions":
+        app.action_sessions()
+    elif command == "/resume":
+        if argument:
+            app.resume(argument)
+        else:
+            app.action_sessions()
+    elif command in ("/memory", "/skills"):
+        app.action_pane(command[1:])
+    elif command == "/model":
+        app.action_model()
+    elif command == "/pending":
+        from hermes_tui.ui.screens.modals import PendingScreen
+
+        app.push_screen(PendingScreen(app.runtime))
+    elif command == "/theme":
+        if argument in app.available_themes:
+            app.theme = argument
+            app.notify(f"Theme {argument} (saved to config.yaml)")
+        else:
+            app.notify("themes: " + ", ".join(sorted(app.available_themes)), timeout=8)
+    elif command == "/refine":
+        refine(app, argument or None)
+    elif command == "/curator":
+        curate(app, dry_run=argument.startswith("dry"))
+    elif command == "/compress":
+        compress(app)
+
+
+def _worker(app: Any, function, name: str) -> None:
+    app.run_worker(function, thread=True, exclusive=True, group=name, exit_on_error=False)
+
+
+def refine(app: Any, focus: str | None) -> None:
+    session = app.session
+    if session is None:
+        app.notify("Nothing to review yet: send a message first", severity="warning")
+        return
+
+    def run() -> None:
+        agent = session.agent
+        app.runtime.reviewer().run(
+            agent.system_prompt,
+            list(agent.history),
+            session.id,
+            agent.context.cwd,
+            "combined",
+            focus,
+        )
+
+    _worker(app, run, "refine")
+
+
+def curate(app: Any, dry_run: bool) -> None:
+    def run() -> None:
+        report = app.runtime.run_curator(dry_run=dry_run)
+        app.call_from_thread(
+            app.notify, f"Curator: {report.summary()} — report in {report.report}", timeout=10
+        )
+
+    _worker(app, run, "curator")
+
+
+def compress(app: Any) -> None:
+    session = app.session
+    if session is None:
+        app.notify("Nothing to compress yet", severity="warning")
+        return
+
+    def run() -> None:
+        done = session.compress_now()
+        text = (
+            f"Compressed; continuing in session {session.id}" if done else "Too short to compress"
+        )
+        app.call_from_thread(app.notify, text)
+
+    _worker(app, run, "compress")

@@ -1,0 +1,79 @@
+"""Themes from `themes/*.yaml` (package) and `<home>/themes/*.yaml` (user) as Textual Themes.
+
+Each colour is validated with Textual's own parser; a broken file is reported (the app shows a
+notification) and skipped, so the app always has the built-in fallback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+COLOUR_FIELDS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "success",
+    "warning",
+    "error",
+    "boost",
+)
+FALLBACK = "hermes-dark"
+
+
+@dataclass(frozen=True)
+class ThemeProblem:
+    path: Path
+    message: str
+
+
+def load_theme(path: Path) -> Theme:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise ValueError("a theme needs a 'name' and colour fields")
+    fields = {"name": data["name"], "dark": bool(data.get("dark", True))}
+    for key in COLOUR_FIELDS:
+        if key in data:
+            try:
+                Color.parse(str(data[key]))
+            except ColorParseError as exc:
+                raise ValueError(f"{key}: {data[key]!r} is not a colour") from exc
+            fields[key] = str(data[key])
+    if "primary" not in fields:
+        raise ValueError("'primary' is required")
+    variables = data.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise ValueError("'variables' must be a mapping")
+    for key, value in variables.items():
+        try:
+            Color.parse(str(value))
+        except ColorParseError as exc:
+            raise ValueError(f"variables.{key}: {value!r} is not a colour") from exc
+    unknown = set(data) - {"name", "dark", "variables", *COLOUR_FIELDS}
+    if unknown:
+        raise ValueError(f"unknown keys: {', '.join(sorted(unknown))}")
+    return Theme(**fields, variables={str(k): str(v) for k, v in variables.items()})
+
+
+def load_themes(*directories: Path) -> tuple[list[Theme], list[ThemeProblem]]:
+    themes: dict[str, Theme] = {}
+    problems: list[ThemeProblem] = []
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.yaml")):
+            try:
+                theme = load_theme(path)
+            except (OSError, yaml.YAMLError, ValueError, TypeError) as exc:
+                problems.append(ThemeProblem(path, str(exc).splitlines()[0]))
+                continue
+            themes[theme.name] = theme
+    return list(themes.values()), problems

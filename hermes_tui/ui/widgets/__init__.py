@@ -1,0 +1,1 @@
+"""Widgets of the main screen, each with its own DEFAULT_CSS."""

@@ -1,0 +1,118 @@
+"""The message box: Enter sends, ctrl+j (or shift+enter) adds a line, history, `/` completion."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+
+SLASH_COMMANDS = {
+    "/new": "start a new session",
+    "/sessions": "browse and search past sessions",
+    "/resume": "resume a session by id",
+    "/memory": "show the memory pane",
+    "/skills": "show the skills browser",
+    "/refine": "run a background review of this session now",
+    "/curator": "run the skill curator (add 'dry' for a dry run)",
+    "/pending": "writes waiting for your approval",
+    "/model": "choose a provider and paste a key",
+    "/theme": "switch theme: /theme NAME",
+    "/compress": "summarise the middle of this session",
+    "/help": "keys and commands",
+    "/quit": "leave",
+}
+
+
+def completions(text: str) -> list[str]:
+    if not text.startswith("/") or " " in text:
+        return []
+    return [name for name in SLASH_COMMANDS if name.startswith(text)]
+
+
+class SlashHints(OptionList):
+    DEFAULT_CSS = """
+    SlashHints { height: auto; max-height: 8; display: none; border: round $panel; }
+    SlashHints.-visible { display: block; }
+    """
+
+    def show_for(self, text: str) -> None:
+        names = completions(text)
+        self.clear_options()
+        for name in names:
+            self.add_option(f"{name}  {SLASH_COMMANDS[name]}")
+        self.set_class(bool(names), "-visible")
+
+    def hide(self) -> None:
+        self.set_class(False, "-visible")
+
+
+class ChatInput(TextArea):
+    DEFAULT_CSS = """
+    ChatInput { height: auto; min-height: 3; max-height: 10; border: round $primary; }
+    ChatInput:focus { border: round $accent; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)
+        self.sent: list[str] = []
+        self.recall_index: int | None = None
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self.recall_index = None
+        self.text = ""
+        self.post_message(self.Submitted(text))
+
+    def _recall(self, step: int) -> None:
+        if not self.sent:
+            return
+        index = len(self.sent) if self.recall_index is None else self.recall_index
+        index = max(0, min(len(self.sent), index + step))
+        self.recall_index = index
+        self.text = self.sent[index] if index < len(self.sent) else ""
+        self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        row, _ = self.cursor_location
+        handled = True
+        if event.key == "enter":
+            names = completions(self.text)
+            if names and self.text not in names:
+                self.text = names[0] + " "
+                self.move_cursor(self.document.end)
+            else:
+                self._submit()
+        elif event.key in ("shift+enter", "ctrl+j"):
+            self.insert("\n")
+        elif event.key == "tab" and completions(self.text):
+            self.text = completions(self.text)[0] + " "
+            self.move_cursor(self.document.end)
+        elif event.key == "up" and row == 0 and (not self.text or self.recall_index is not None):
+            self._recall(-1)
+        elif (
+            event.key == "down"
+            and row == self.document.line_count - 1
+            and self.recall_index is not None
+        ):
+            self._recall(1)
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def on_text_area_changed(self) -> None:
+        hints = self.screen.query(SlashHints)
+        if hints:
+            hints.first().show_for(self.text)

@@ -1,0 +1,224 @@
+"""The Memory pane: MEMORY and USER with usage gauges, hand edits, and the archive with restore.
+
+Every edit goes through MemoryStore with origin "user", so limits and the threat scan apply and
+their error text is shown inline. Entries the agent or a review just wrote are highlighted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Static, TextArea
+
+from hermes_tui.core.memory import FILENAMES, MemoryStore
+
+GAUGE_WIDTH = 20
+
+
+def gauge(chars: int, limit: int) -> tuple[str, str]:
+    """The bar text and its severity class (-ok, -warn at 80 %, -full at 90 %)."""
+    share = min(1.0, chars / limit) if limit else 0.0
+    filled = round(share * GAUGE_WIDTH)
+    bar = "█" * filled + "░" * (GAUGE_WIDTH - filled)
+    level = "-full" if share >= 0.9 else "-warn" if share >= 0.8 else "-ok"
+    return f"{bar} {share:4.0%}  {chars:,}/{limit:,} chars", level
+
+
+class EntryEditor(ModalScreen[str | None]):
+    """A small editor for one entry; returns the text, or None when cancelled."""
+
+    DEFAULT_CSS = """
+    EntryEditor { align: center middle; }
+    EntryEditor > Vertical { width: 80%; max-width: 100; height: auto; border: thick $primary; background: $surface; padding: 1; }
+    EntryEditor TextArea { height: 8; }
+    EntryEditor Horizontal { height: auto; align-horizontal: right; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
+
+    def __init__(self, title: str, text: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.initial = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text)
+            yield TextArea(self.initial, id="entry-text")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class EntryItem(ListItem):
+    DEFAULT_CSS = """
+    EntryItem { padding: 0 1; height: auto; }
+    EntryItem.-new { background: $success 30%; }
+    EntryItem Static { height: auto; }
+    """
+
+    def __init__(self, entry: str, fresh: bool = False) -> None:
+        super().__init__(Static(entry, markup=False), classes="-new" if fresh else "")
+        self.entry = entry
+
+
+class MemorySection(Vertical):
+    DEFAULT_CSS = """
+    MemorySection { height: auto; margin: 0 0 1 0; }
+    MemorySection .title { text-style: bold; }
+    MemorySection .gauge.-ok { color: $success; }
+    MemorySection .gauge.-warn { color: $warning; }
+    MemorySection .gauge.-full { color: $error; }
+    MemorySection ListView { height: auto; max-height: 20; border: round $panel; }
+    MemorySection ListView:focus { border: round $primary; }
+    MemorySection .error { color: $error; height: auto; }
+    MemorySection .error.-empty { display: none; }
+    """
+    BINDINGS = [
+        Binding("a", "add", "Add"),
+        Binding("e", "edit", "Edit"),
+        Binding("d", "delete", "Delete"),
+    ]
+
+    def __init__(self, store: MemoryStore, target: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.store = store
+        self.target = target
+
+    def compose(self) -> ComposeResult:
+        yield Label(
+            f"{FILENAMES[self.target]} — {'your notes' if self.target == 'memory' else 'who you are'}",
+            classes="title",
+        )
+        yield Static("", classes="gauge")
+        yield ListView()
+        yield Static("", classes="error -empty")
+
+    def on_mount(self) -> None:
+        self.refresh_entries()
+
+    def refresh_entries(self, fresh: set[str] | None = None) -> None:
+        state = self.store.read(self.target)  # type: ignore[arg-type]
+        usage = self.store.usage(self.target)  # type: ignore[arg-type]
+        text, level = gauge(usage.chars, usage.limit)
+        bar = self.query_one(".gauge", Static)
+        bar.update(text)
+        bar.set_classes(f"gauge {level}")
+        listing = self.query_one(ListView)
+        index = listing.index
+        listing.clear()
+        for entry in state.entries:
+            listing.append(EntryItem(entry, fresh=bool(fresh and entry in fresh)))
+        if state.drift:
+            self.show_error(f"{state.drift}. Edits are refused until the file is fixed.")
+        if index is not None and state.entries:
+            listing.index = min(index, len(state.entries) - 1)
+
+    def show_error(self, text: str) -> None:
+        error = self.query_one(".error", Static)
+        error.update(text)
+        error.set_class(not text, "-empty")
+
+    def _selected(self) -> str | None:
+        item = self.query_one(ListView).highlighted_child
+        return item.entry if isinstance(item, EntryItem) else None
+
+    def _apply(self, result: dict[str, Any]) -> None:
+        if result.get("success"):
+            self.show_error("")
+            if result.get("warning"):
+                self.app.notify(result["warning"], severity="warning")
+        else:
+            self.show_error(str(result.get("error", "not saved")))
+        self.refresh_entries()
+
+    def action_add(self) -> None:
+        def done(text: str | None) -> None:
+            if text and text.strip():
+                self._apply(self.store.add(self.target, text, origin="user"))  # type: ignore[arg-type]
+
+        self.app.push_screen(EntryEditor(f"New {FILENAMES[self.target]} entry"), done)
+
+    def action_edit(self) -> None:
+        entry = self._selected()
+        if entry is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is not None and text.strip() and text.strip() != entry:
+                self._apply(self.store.replace(self.target, entry, text, origin="user"))  # type: ignore[arg-type]
+
+        self.app.push_screen(EntryEditor(f"Edit {FILENAMES[self.target]} entry", entry), done)
+
+    def action_delete(self) -> None:
+        entry = self._selected()
+        if entry is not None:
+            self._apply(self.store.remove(self.target, entry, origin="user"))  # type: ignore[arg-type]
+
+
+class ArchiveItem(ListItem):
+    def __init__(self, archive_id: str, text: str) -> None:
+        super().__init__(Static(text, markup=False))
+        self.archive_id = archive_id
+
+
+class MemoryPane(VerticalScroll):
+    DEFAULT_CSS = """
+    MemoryPane { padding: 0 1; }
+    MemoryPane #archive ListView { height: auto; max-height: 12; }
+    """
+    BINDINGS = [Binding("u", "restore", "Restore archived")]
+
+    def __init__(self, store: MemoryStore, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.store = store
+
+    def compose(self) -> ComposeResult:
+        yield MemorySection(self.store, "memory", id="memory-memory")
+        yield MemorySection(self.store, "user", id="memory-user")
+        with Collapsible(
+            title="Archive of removed and replaced entries (u restores)", id="archive"
+        ):
+            yield ListView(id="archive-list")
+
+    def on_mount(self) -> None:
+        self.refresh_archive()
+
+    def refresh_all(self, target: str | None = None, fresh: set[str] | None = None) -> None:
+        for section in self.query(MemorySection):
+            if target is None or section.target == target:
+                section.refresh_entries(fresh)
+        self.refresh_archive()
+
+    def refresh_archive(self) -> None:
+        listing = self.query_one("#archive-list", ListView)
+        listing.clear()
+        for record in self.store.archived()[:100]:
+            label = (
+                f"[{record.action} by {record.origin}] {FILENAMES[record.target]}: {record.entry}"
+            )
+            listing.append(ArchiveItem(record.id, label))
+
+    def action_restore(self) -> None:
+        item = self.query_one("#archive-list", ListView).highlighted_child
+        if not isinstance(item, ArchiveItem):
+            self.app.notify("Open the archive and select an entry to restore", timeout=3)
+            return
+        result = self.store.restore(item.archive_id, origin="user")
+        if result.get("success"):
+            self.app.notify("Entry restored")
+        else:
+            self.app.notify(str(result.get("error")), severity="error")
+        self.refresh_all()

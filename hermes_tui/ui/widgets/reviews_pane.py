@@ -1,0 +1,145 @@
+"""The Reviews pane: every background review with its changes as diffs, and undo."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Label, ListItem, ListView, Static
+from textual_diff_view import DiffView
+
+from hermes_tui.core.agent.undo import UndoError, undo_change
+from hermes_tui.core.events import ReviewChange
+
+
+class ReviewItem(ListItem):
+    def __init__(self, record: Any) -> None:
+        when = datetime.fromtimestamp(record.started_at).strftime("%m-%d %H:%M")
+        super().__init__(
+            Static(f"{when} {record.kind:<8} {record.status:<7} {record.summary}", markup=False)
+        )
+        self.record = record
+
+
+class ChangeView(Vertical):
+    DEFAULT_CSS = """
+    ChangeView { height: auto; margin: 0 0 1 0; border: round $panel; }
+    ChangeView.-selected { border: round $accent; }
+    ChangeView Label { padding: 0 1; }
+    """
+
+    def __init__(self, change: ReviewChange, index: int) -> None:
+        super().__init__()
+        self.change = change
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        what = (
+            "MEMORY.md"
+            if self.change.target == "memory"
+            else "USER.md"
+            if self.change.target == "user"
+            else self.change.target
+        )
+        staged = " (staged, awaiting approval)" if self.change.pending_id else ""
+        yield Label(f"{self.index + 1}. {self.change.kind} {what}: {self.change.action}{staged}")
+        yield DiffView(
+            "before",
+            "after",
+            self.change.before or "",
+            self.change.after or "",
+            split=False,
+            annotations=True,
+            wrap=True,
+        )
+
+
+class ReviewsPane(Vertical):
+    DEFAULT_CSS = """
+    ReviewsPane ListView { height: 1fr; max-height: 12; border-bottom: solid $panel; }
+    ReviewsPane #review-changes { height: 2fr; }
+    ReviewsPane .hint { color: $text-muted; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("z", "undo", "Undo change"),
+        Binding("]", "next_change", "Next change"),
+        Binding("[", "previous_change", "Prev change"),
+    ]
+
+    def __init__(self, runtime: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.runtime = runtime
+        self.change_index = 0
+
+    def compose(self) -> ComposeResult:
+        yield ListView(id="review-list")
+        yield Static("Select a review; [ and ] pick a change, z undoes it.", classes="hint")
+        yield VerticalScroll(id="review-changes")
+
+    def on_mount(self) -> None:
+        self.refresh_reviews()
+
+    def refresh_reviews(self) -> None:
+        listing = self.query_one("#review-list", ListView)
+        index = listing.index
+        listing.clear()
+        records = self.runtime.reviews.list()
+        for record in records[:200]:
+            listing.append(ReviewItem(record))
+        if not records:
+            listing.append(
+                ListItem(
+                    Static("No reviews yet. They run after turns, when a nudge counter is due.")
+                )
+            )
+        if records:
+            listing.index = index if index is not None and index < len(records) else 0
+
+    @on(ListView.Highlighted, "#review-list")
+    async def _show(self, event: ListView.Highlighted) -> None:
+        if not isinstance(event.item, ReviewItem):
+            return
+        container = self.query_one("#review-changes", VerticalScroll)
+        await container.remove_children()
+        record = event.item.record
+        if record.error:
+            await container.mount(Static(f"error: {record.error}", markup=False))
+        if record.reply:
+            await container.mount(Static(f"review said: {record.reply}", markup=False))
+        await container.mount_all(
+            [ChangeView(change, i) for i, change in enumerate(record.changes)]
+        )
+        self.change_index = 0
+        self._mark()
+
+    def _views(self) -> list[ChangeView]:
+        return list(self.query(ChangeView))
+
+    def _mark(self) -> None:
+        for view in self._views():
+            view.set_class(view.index == self.change_index, "-selected")
+
+    def action_next_change(self) -> None:
+        if self._views():
+            self.change_index = min(self.change_index + 1, len(self._views()) - 1)
+            self._mark()
+
+    def action_previous_change(self) -> None:
+        self.change_index = max(0, self.change_index - 1)
+        self._mark()
+
+    def action_undo(self) -> None:
+        views = self._views()
+        if not views:
+            return
+        change = views[min(self.change_index, len(views) - 1)].change
+        try:
+            message = undo_change(change, self.runtime.memory, self.runtime.skills)
+        except UndoError as exc:
+            self.app.notify(str(exc), severity="error", timeout=8)
+            return
+        self.app.notify(message)

@@ -1,0 +1,225 @@
+"""The Skills browser: a tree by category with a fuzzy filter, and the selected skill's detail.
+
+Keys: p pin/unpin, x archive, r restore (archived skills sit under "archived"), h history with
+diffs, e edit in the SKILL.md editor, n new skill from a template.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rapidfuzz import fuzz, process
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Markdown, Static, Tree
+
+from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, SkillLibrary
+from hermes_tui.core.skills.usage import parse_time
+
+FILTER_CUTOFF = 55
+
+
+def _when(value: Any) -> str:
+    moment = parse_time(value)
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M") if moment else "never"
+
+
+class SkillsPane(Vertical):
+    DEFAULT_CSS = """
+    SkillsPane Input { margin: 0 0 0 0; }
+    SkillsPane #skills-body { height: 1fr; }
+    SkillsPane Tree { width: 2fr; min-width: 24; border-right: solid $panel; }
+    SkillsPane #skill-detail { width: 3fr; padding: 0 1; }
+    SkillsPane #skill-meta { height: auto; color: $text-muted; }
+    SkillsPane #skill-meta.-broken { color: $error; }
+    SkillsPane.-narrow #skills-body { layout: vertical; }
+    SkillsPane.-narrow Tree { width: 100%; height: 1fr; border-right: none; }
+    SkillsPane.-narrow #skill-detail { width: 100%; height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("p", "pin", "Pin/unpin"),
+        Binding("x", "archive", "Archive"),
+        Binding("r", "restore", "Restore"),
+        Binding("h", "history", "History"),
+        Binding("e", "edit", "Edit"),
+        Binding("n", "new", "New skill"),
+    ]
+
+    class EditSkill(Message):
+        """Ask the app to open the editor (name None: a new skill)."""
+
+        def __init__(self, name: str | None) -> None:
+            super().__init__()
+            self.name = name
+
+    class ShowHistory(Message):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def __init__(self, library: SkillLibrary, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.library = library
+        self.selected: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter skills (fuzzy)…", id="skills-filter")
+        with Horizontal(id="skills-body"):
+            yield Tree("skills", id="skills-tree")
+            with VerticalScroll(id="skill-detail"):
+                yield Static("Select a skill.", id="skill-meta", markup=False)
+                yield Markdown("", id="skill-body")
+
+    def on_mount(self) -> None:
+        self.query_one(Tree).show_root = False
+        self.rebuild()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 70, "-narrow")
+
+    @on(Input.Changed, "#skills-filter")
+    def _filter(self) -> None:
+        self.rebuild()
+
+    def _matching(self, skills: list[Skill]) -> list[Skill]:
+        query = self.query_one("#skills-filter", Input).value.strip()
+        if not query:
+            return skills
+        keys = {i: f"{s.category} {s.name} {s.description}" for i, s in enumerate(skills)}
+        hits = process.extract(
+            query, keys, scorer=fuzz.WRatio, limit=None, score_cutoff=FILTER_CUTOFF
+        )
+        return [skills[index] for _text, _score, index in sorted(hits, key=lambda h: -h[1])]
+
+    def rebuild(self) -> None:
+        tree = self.query_one(Tree)
+        tree.clear()
+        usage = self.library.usage.all()
+        skills = self._matching(self.library.scan())
+        categories: dict[str, Any] = {}
+        for skill in sorted(skills, key=lambda s: (s.category or DEFAULT_CATEGORY, s.name)):
+            category = skill.category or DEFAULT_CATEGORY
+            if category not in categories:
+                categories[category] = tree.root.add(category, expand=True)
+            record = usage.get(skill.name, {})
+            marks = ("📌 " if record.get("pinned") else "") + ("⚠ " if skill.broken else "")
+            marks += "◌ " if record.get("state") == "stale" else ""
+            categories[category].add_leaf(f"{marks}{skill.name}", data=("skill", skill.name))
+        archived = self.library.archived_skills()
+        if archived and not self.query_one("#skills-filter", Input).value.strip():
+            node = tree.root.add("archived", expand=False)
+            for name in sorted(archived):
+                node.add_leaf(name, data=("archived", name))
+        if self.selected:
+            self.show(self.selected)
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        data = event.node.data
+        if data and data[0] == "skill":
+            self.show(data[1])
+        elif data and data[0] == "archived":
+            self.selected = None
+            self.query_one("#skill-meta", Static).update(
+                f"{data[1]} is archived. Press r to restore it."
+            )
+            self.query_one("#skill-body", Markdown).update("")
+
+    def show(self, name: str) -> None:
+        skill = self.library.get(name)
+        meta = self.query_one("#skill-meta", Static)
+        body = self.query_one("#skill-body", Markdown)
+        if skill is None:
+            self.selected = None
+            meta.update(f"{name} no longer exists.")
+            body.update("")
+            return
+        self.selected = name
+        record = self.library.usage.get(name)
+        uses = int(record.get("success_count", 0)) + int(record.get("failure_count", 0))
+        rate = (
+            f"{int(record.get('success_count', 0)) * 100 // uses}% of {uses} turns"
+            if uses
+            else "no outcomes yet"
+        )
+        linked = self.library.linked_files(skill)
+        lines = [
+            f"{skill.name}  ({skill.category or DEFAULT_CATEGORY})",
+            f"provenance: {self.library.provenance(skill)} · state: {record.get('state', 'active')}"
+            f" · {'pinned' if record.get('pinned') else 'not pinned'} · root: {skill.root.kind}",
+            f"uses {record.get('use_count', 0)} · views {record.get('view_count', 0)} · patches "
+            f"{record.get('patch_count', 0)} · last used {_when(record.get('last_used_at'))} · success {rate}",
+            f"path: {skill.skill_md}",
+        ]
+        if linked:
+            lines.append("linked: " + ", ".join(f for files in linked.values() for f in files))
+        if skill.broken:
+            lines.insert(1, f"BROKEN: {skill.error}")
+        elif skill.document is not None:
+            extra = {
+                k: v
+                for k, v in skill.document.frontmatter.items()
+                if k not in ("name", "description")
+            }
+            lines.insert(1, f"description: {skill.description}")
+            if extra:
+                lines.append("frontmatter: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
+        meta.update("\n".join(lines))
+        meta.set_class(skill.broken, "-broken")
+        body.update(skill.document.body if skill.document else "")
+
+    def _act(self, action) -> None:
+        try:
+            message = action()
+        except SkillError as exc:
+            self.app.notify(str(exc), severity="error", timeout=8)
+            return
+        if message:
+            self.app.notify(message)
+        self.rebuild()
+
+    def action_pin(self) -> None:
+        if self.selected:
+            name = self.selected
+            pinned = not self.library.usage.get(name).get("pinned")
+            self._act(
+                lambda: (
+                    self.library.set_pinned(name, pinned)
+                    and f"{name} {'pinned' if pinned else 'unpinned'}"
+                )
+            )
+
+    def action_archive(self) -> None:
+        if self.selected:
+            name = self.selected
+            self.selected = None
+            self._act(
+                lambda: (
+                    f"{name} archived (r restores it)"
+                    if self.library.archive(name, origin="user")
+                    else ""
+                )
+            )
+
+    def action_restore(self) -> None:
+        node = self.query_one(Tree).cursor_node
+        if node is not None and node.data and node.data[0] == "archived":
+            name = node.data[1]
+            self._act(
+                lambda: f"{name} restored" if self.library.restore(name, origin="user") else ""
+            )
+
+    def action_history(self) -> None:
+        if self.selected:
+            self.post_message(self.ShowHistory(self.selected))
+
+    def action_edit(self) -> None:
+        if self.selected:
+            self.post_message(self.EditSkill(self.selected))
+
+    def action_new(self) -> None:
+        self.post_message(self.EditSkill(None))
