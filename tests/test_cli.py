@@ -94,9 +94,11 @@ def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path)
     assert "[FAIL] memory user: USER.md is not valid UTF-8" in bad.stdout
 
 
-def test_no_subcommand_prints_help(home: Path) -> None:
-    result = run(home=home)
+def test_help_lists_every_command(home: Path) -> None:
+    result = run("--help", home=home)
     assert result.returncode == 0 and "usage: hermes-tui" in result.stdout
+    for command in ("chat", "sessions", "review", "pending", "curator", "skills", "memory", "doctor"):
+        assert command in result.stdout
 
 
 def test_skills_commands_list_view_pin_archive_restore(home: Path) -> None:
