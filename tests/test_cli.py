@@ -97,7 +97,16 @@ def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path)
 def test_help_lists_every_command(home: Path) -> None:
     result = run("--help", home=home)
     assert result.returncode == 0 and "usage: hermes-tui" in result.stdout
-    for command in ("chat", "sessions", "review", "pending", "curator", "skills", "memory", "doctor"):
+    for command in (
+        "chat",
+        "sessions",
+        "review",
+        "pending",
+        "curator",
+        "skills",
+        "memory",
+        "doctor",
+    ):
         assert command in result.stdout
 
 
