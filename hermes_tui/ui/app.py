@@ -304,6 +304,24 @@ class HermesApp(App):
         elif isinstance(event, ev.ErrorEvent):
             await chat.error(event.text, event.detail)
 
+    @on(SkillsPane.EditSkill)
+    def _edit_skill(self, message: SkillsPane.EditSkill) -> None:
+        from hermes_tui.ui.screens.editor import SkillEditor
+
+        self.push_screen(
+            SkillEditor(self.runtime.skills, message.name),
+            lambda _name: self.query_one(SkillsPane).rebuild(),
+        )
+
+    @on(SkillsPane.ShowHistory)
+    def _skill_history(self, message: SkillsPane.ShowHistory) -> None:
+        from hermes_tui.ui.screens.editor import HistoryScreen
+
+        self.push_screen(
+            HistoryScreen(self.runtime.skills, message.name),
+            lambda _: self.query_one(SkillsPane).rebuild(),
+        )
+
     # ---- watching files edited outside the app ------------------------------------------
 
     @work(exclusive=True, group="watch", exit_on_error=False)

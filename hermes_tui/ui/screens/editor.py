@@ -57,7 +57,7 @@ class DiffPreview(ModalScreen[bool]):
     DiffPreview > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
     DiffPreview .changed { color: $warning; padding: 0 1; }
     DiffPreview VerticalScroll { height: 1fr; }
-    DiffPreview Horizontal { height: auto; align-horizontal: right; }
+    DiffPreview Horizontal { height: 3; align-horizontal: right; }
     """
     BINDINGS = [Binding("escape", "cancel", "Back to editing"), Binding("enter", "confirm", "Save")]
 
@@ -120,7 +120,11 @@ class SkillEditor(Screen):
         self.original = self.path.read_text(encoding="utf-8") if self.path else ""
 
     def compose(self) -> ComposeResult:
-        title = f"Editing {self.skill_name} ({self.path})" if self.skill_name else "New skill"
+        title = (
+            f"Editing {self.skill_name} — {self.path.parent.name}/SKILL.md"
+            if self.path
+            else "New skill"
+        )
         yield Label(title)
         if not self.skill_name:
             with Horizontal(id="new-row"):

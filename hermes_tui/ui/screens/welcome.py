@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
@@ -37,7 +37,7 @@ class ProviderChoice:
 class WelcomeScreen(ModalScreen[ProviderChoice]):
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
-    WelcomeScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    WelcomeScreen > VerticalScroll { width: 90; max-width: 95%; height: auto; max-height: 100%; border: thick $primary; background: $surface; padding: 0 2; }
     WelcomeScreen .lead { margin: 0 0 1 0; }
     WelcomeScreen .error { color: $error; height: auto; }
     WelcomeScreen Horizontal { height: auto; align-horizontal: right; margin: 1 0 0 0; }
@@ -46,7 +46,7 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
     BINDINGS = [Binding("escape", "later", "Look around first")]
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():
             yield Label("Welcome to hermes-tui", classes="lead")
             yield Static(
                 "An agent that keeps a small memory and writes its own skills, in the open. "

@@ -188,9 +188,7 @@ class MemoryPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield MemorySection(self.store, "memory", id="memory-memory")
         yield MemorySection(self.store, "user", id="memory-user")
-        with Collapsible(
-            title="Archive of removed and replaced entries (u restores)", id="archive"
-        ):
+        with Collapsible(title="Archive (u restores)", id="archive"):
             yield ListView(id="archive-list")
 
     def on_mount(self) -> None:

@@ -106,7 +106,7 @@ class SkillsPane(Vertical):
             if category not in categories:
                 categories[category] = tree.root.add(category, expand=True)
             record = usage.get(skill.name, {})
-            marks = ("📌 " if record.get("pinned") else "") + ("⚠ " if skill.broken else "")
+            marks = ("⚑ " if record.get("pinned") else "") + ("⚠ " if skill.broken else "")
             marks += "◌ " if record.get("state") == "stale" else ""
             categories[category].add_leaf(f"{marks}{skill.name}", data=("skill", skill.name))
         archived = self.library.archived_skills()
@@ -153,7 +153,7 @@ class SkillsPane(Vertical):
             f" · {'pinned' if record.get('pinned') else 'not pinned'} · root: {skill.root.kind}",
             f"uses {record.get('use_count', 0)} · views {record.get('view_count', 0)} · patches "
             f"{record.get('patch_count', 0)} · last used {_when(record.get('last_used_at'))} · success {rate}",
-            f"path: {skill.skill_md}",
+            f"file: {skill.root.kind} skills/{skill.skill_md.relative_to(skill.root.path)}",
         ]
         if linked:
             lines.append("linked: " + ", ".join(f for files in linked.values() for f in files))

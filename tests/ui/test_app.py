@@ -1,0 +1,179 @@
+"""The app as a user drives it (Pilot), against the loopback LLM. Workers are awaited, not slept on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_app
+from fakes.llm_server import FakeLLM, Reply
+from helpers import skill_text
+
+from hermes_tui.ui.screens.editor import DiffPreview, SkillEditor
+from hermes_tui.ui.screens.welcome import WelcomeScreen
+from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock, ToolRow, UserMessage
+from hermes_tui.ui.widgets.memory_pane import EntryEditor, MemorySection
+from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+from hermes_tui.ui.widgets.reviews_pane import ReviewItem
+from hermes_tui.ui.widgets.skills_pane import SkillsPane
+
+SIZE = (130, 40)
+
+
+async def send(app, pilot, text: str) -> None:
+    app.query_one("#chat-input").text = text
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_sending_a_message_streams_the_reply_and_shows_a_tool_row(
+    home: Path, llm: FakeLLM
+) -> None:
+    llm.script(
+        Reply(text="Checking.", tool_calls=[("terminal", {"command": "echo hi"})]),
+        Reply(text="It printed **hi**."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "run echo hi")
+        assert [str(u.content) for u in app.query(UserMessage)] == ["run echo hi"]
+        row = app.query_one(ToolRow)
+        assert (
+            row.has_class("-ok")
+            and "terminal echo hi" in str(row.title)
+            and "exit 0" in str(row.title)
+        )
+        replies = [m.text for m in app.query(AssistantMessage)]
+        assert replies == ["Checking.", "It printed **hi**."]
+        table = app.query_one("#trace-table")
+        assert table.row_count == 1
+
+
+async def test_escape_cancels_a_running_turn(home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(text="Waiting.", tool_calls=[("terminal", {"command": "sleep 30"})]),
+        Reply(text="never"),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "wait a while"
+        await pilot.press("enter")
+        while not app.query(ToolRow):
+            await pilot.pause(0.05)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Interrupted" in str(app.query(ErrorBlock).last().content)
+        assert not app.turn_running
+        assert len(llm.requests) == 1
+
+
+async def test_nudge_fires_a_review_and_the_ui_follows(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    llm.script(
+        Reply(text="Noted."),
+        Reply(
+            tool_calls=[
+                ("memory", {"action": "add", "target": "user", "content": "Uses fish shell."})
+            ]
+        ),
+        Reply(text="Saved."),
+    )
+    app = make_app(
+        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
+    )
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        await send(app, pilot, "I use fish shell")
+        assert app.runtime.wait_for_reviews(20)
+        await pilot.pause(0.2)
+        assert any("Background review started" in n for n in notes)
+        assert any(n == "Memory +1 (user)" for n in notes)
+        assert app.query_one(NudgeBar).memory == 0 and app.query_one(NudgeBar).reviews_running == 0
+        items = list(app.query(ReviewItem))
+        assert items and "memory +1 (user)" in items[0].record.summary
+        user = app.query_one("#memory-user", MemorySection)
+        assert [item.entry for item in user.query("EntryItem")] == ["Uses fish shell."]
+        assert user.query("EntryItem").first().has_class("-new")
+
+
+async def test_memory_edited_by_hand_and_the_limit_error_shown(home: Path) -> None:
+    (home / "config.yaml").write_text("memory:\n  user_char_limit: 30\n")
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")  # leave the welcome screen: offline works
+        section = app.query_one("#memory-user", MemorySection)
+        section.action_add()
+        await pilot.pause()
+        assert isinstance(app.screen, EntryEditor)
+        app.screen.query_one("#entry-text").text = "Prefers tabs."
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.runtime.memory.entries("user") == ["Prefers tabs."]
+        section.action_add()
+        await pilot.pause()
+        app.screen.query_one("#entry-text").text = "A fact far too long for this tiny limit."
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = str(section.query_one(".error").content)
+        assert "would pass the limit" in error
+        assert app.runtime.memory.entries("user") == ["Prefers tabs."]
+        records = [r for r in app.runtime.audit.records()]
+        assert records[0].origin == "user"
+
+
+async def test_pin_and_unpin_from_the_skills_browser(home: Path) -> None:
+    app = make_app(home)
+    app.runtime.skills.create("deploy", skill_text("deploy"), category="ops", origin="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        app.action_pane("skills")
+        pane = app.query_one(SkillsPane)
+        pane.show("deploy")
+        pane.action_pin()
+        await pilot.pause()
+        assert app.runtime.skills.usage.get("deploy")["pinned"] is True
+        assert "⚑ deploy" in str(pane.query_one("#skills-tree").root.children[0].children[0].label)
+        pane.action_pin()
+        assert app.runtime.skills.usage.get("deploy")["pinned"] is False
+
+
+async def test_editing_a_skill_goes_through_the_diff_preview(home: Path) -> None:
+    app = make_app(home)
+    app.runtime.skills.create("notes", skill_text("notes"), origin="user")
+    path = app.runtime.skills.require("notes").skill_md
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        app.query_one(SkillsPane).post_message(SkillsPane.EditSkill("notes"))
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, SkillEditor)
+        area = editor.query_one("#skill-text")
+        area.text = area.text.replace("1. Do it.", "1. Do it carefully.")
+        await pilot.pause()
+        assert "valid" in str(editor.query_one("#problem-text").content)
+        path.write_text(path.read_text().replace("Does a thing well.", "Changed on disk."))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, DiffPreview) and app.screen.changed
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Do it carefully." in path.read_text()
+        assert app.runtime.skills.history.versions("notes")[0].action == "edit"
+
+
+async def test_welcome_screen_without_a_provider_saves_the_key(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        app.screen.query_one("#key").value = "sk-test-123"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert not isinstance(app.screen, WelcomeScreen)
+        assert (home / ".env").read_text() == "OPENAI_API_KEY=sk-test-123\n"
+        assert (home / ".env").stat().st_mode & 0o777 == 0o600
+        assert "openai" in app.sub_title

@@ -1,0 +1,100 @@
+"""SVG snapshots of the main screens (pytest-textual-snapshot); volatile text is normalised first."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import make_app
+from fakes.llm_server import FakeLLM, Reply
+from helpers import skill_text
+
+from hermes_tui.ui.widgets.chat import ToolRow
+from hermes_tui.ui.widgets.skills_pane import SkillsPane
+
+SIZE = (120, 36)
+
+
+def _steady(app) -> None:
+    """Replace what changes from run to run (timings, session ids) with fixed text."""
+    app.title = "hermes-tui"
+    app.clear_notifications()
+    for row in app.query(ToolRow):
+        row.title = re.sub(r"\d+\.\d+s", "0.01s", str(row.title))
+
+
+def test_main_screen_mid_conversation(snap_compare, home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(
+            text="I'll check the tests first.",
+            tool_calls=[("terminal", {"command": "echo 3 passed"})],
+        ),
+        Reply(text="All **3 tests pass**. Nothing to fix."),
+    )
+    app = make_app(home, llm.openai_url)
+    app.runtime.memory.add("user", "Prefers short answers.", origin="user")
+
+    async def run_before(pilot) -> None:
+        app.query_one("#chat-input").text = "do the tests pass?"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        _steady(app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_skills_browser(snap_compare, home: Path) -> None:
+    app = make_app(home)
+    library = app.runtime.skills
+    library.create(
+        "flask-k8s-deploy",
+        skill_text("flask-k8s-deploy", "Deploy a Flask app to Kubernetes with helm."),
+        category="devops",
+        origin="review",
+    )
+    library.create(
+        "release-notes",
+        skill_text("release-notes", "Draft release notes from merged PRs."),
+        category="writing",
+        origin="user",
+    )
+    library.set_pinned("release-notes", True)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("escape")
+        app.action_pane("skills")
+        app.action_resize_panel(40)
+        await pilot.pause()
+        app.query_one(SkillsPane).show("flask-k8s-deploy")
+        await pilot.pause()
+        _steady(app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_editor_with_diff_preview(snap_compare, home: Path) -> None:
+    app = make_app(home)
+    app.runtime.skills.create("notes", skill_text("notes"), origin="user")
+
+    async def run_before(pilot) -> None:
+        await pilot.press("escape")
+        app.query_one(SkillsPane).post_message(SkillsPane.EditSkill("notes"))
+        await pilot.pause()
+        area = app.screen.query_one("#skill-text")
+        area.text = area.text.replace("1. Do it.", "1. Do it carefully.\n2. Check the result.")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        _steady(app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_welcome_screen(snap_compare, home: Path) -> None:
+    app = make_app(home)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        _steady(app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
