@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -356,6 +356,25 @@ class HermesApp(App):
         await super().action_quit()
 
     # ---- actions -------------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Any):
+        """The command palette: Textual's own (themes, keys, quit) plus panes and slash actions."""
+        yield from super().get_system_commands(screen)
+        for pane, title in PANES.items():
+            yield SystemCommand(
+                f"Show {title}", f"open the {title} pane", lambda p=pane: self.action_pane(p)
+            )
+        from hermes_tui.ui.slash import run_slash
+        from hermes_tui.ui.widgets.input import SLASH_COMMANDS
+
+        for name, help_text in SLASH_COMMANDS.items():
+            if name in ("/resume", "/theme"):
+                continue
+
+            async def invoke(command: str = name) -> None:
+                await run_slash(self, command)
+
+            yield SystemCommand(name, help_text, invoke)
 
     def action_toggle_panel(self) -> None:
         side = self.query_one("#side")

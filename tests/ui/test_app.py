@@ -177,3 +177,12 @@ async def test_welcome_screen_without_a_provider_saves_the_key(home: Path) -> No
         assert (home / ".env").read_text() == "OPENAI_API_KEY=sk-test-123\n"
         assert (home / ".env").stat().st_mode & 0o777 == 0o600
         assert "openai" in app.sub_title
+
+
+async def test_command_palette_offers_panes_and_slash_actions(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Show Skills" in titles and "/refine" in titles and "/curator" in titles
+        assert any("theme" in title.lower() for title in titles)

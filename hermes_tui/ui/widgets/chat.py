@@ -22,6 +22,7 @@ from textual.widgets._markdown import MarkdownStream
 
 MAX_MOUNTED = 60
 REMOUNT_BATCH = 30
+RESUME_MOUNTED = 20  # a resumed session shows its last turns at once; the rest on request
 
 
 class UserMessage(Static):
@@ -121,7 +122,7 @@ def summarise_arguments(arguments: dict[str, Any]) -> str:
     elif "target" in arguments:
         text = f"{arguments.get('action', '')} {arguments['target']}".strip()
     else:
-        text = json.dumps(arguments, ensure_ascii=False)
+        text = json.dumps(arguments, ensure_ascii=False) if arguments else ""
     text = " ".join(text.split())
     return text[:70] + ("…" if len(text) > 70 else "")
 
@@ -250,7 +251,7 @@ class ChatView(VerticalScroll):
             spec: Spec = ("user", text) if role == "user" else ("assistant", text, False)
             self.turns[-1].specs.append(spec)
         self.unmounted = len(self.turns)
-        await self._remount(max(0, len(self.turns) - MAX_MOUNTED))
+        await self._remount(max(0, len(self.turns) - RESUME_MOUNTED))
         self.scroll_end(animate=False)
 
     async def _prune(self) -> None:

@@ -97,15 +97,18 @@ class ReviewsPane(Vertical):
                 )
             )
         if records:
-            listing.index = index if index is not None and index < len(records) else 0
+            chosen = index if index is not None and index < len(records) else 0
+            listing.index = chosen
+            self.call_after_refresh(self._show_record, records[chosen])
 
     @on(ListView.Highlighted, "#review-list")
     async def _show(self, event: ListView.Highlighted) -> None:
-        if not isinstance(event.item, ReviewItem):
-            return
+        if isinstance(event.item, ReviewItem):
+            await self._show_record(event.item.record)
+
+    async def _show_record(self, record: Any) -> None:
         container = self.query_one("#review-changes", VerticalScroll)
         await container.remove_children()
-        record = event.item.record
         if record.error:
             await container.mount(Static(f"error: {record.error}", markup=False))
         if record.reply:

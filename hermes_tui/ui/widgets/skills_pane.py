@@ -76,7 +76,13 @@ class SkillsPane(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(Tree).show_root = False
-        self.rebuild()
+        self._built = False
+
+    def on_show(self) -> None:
+        # Built when first shown, not at start-up: a library of 1,000 skills costs nothing
+        # until the user opens the pane.
+        if not self._built:
+            self.rebuild()
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 70, "-narrow")
@@ -96,6 +102,7 @@ class SkillsPane(Vertical):
         return [skills[index] for _text, _score, index in sorted(hits, key=lambda h: -h[1])]
 
     def rebuild(self) -> None:
+        self._built = True
         tree = self.query_one(Tree)
         tree.clear()
         usage = self.library.usage.all()
