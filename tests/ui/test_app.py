@@ -186,3 +186,79 @@ async def test_command_palette_offers_panes_and_slash_actions(home: Path) -> Non
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert "Show Skills" in titles and "/refine" in titles and "/curator" in titles
         assert any("theme" in title.lower() for title in titles)
+
+
+async def test_dangerous_command_asks_and_a_denial_reaches_the_model(
+    home: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.ui.screens.modals import ApprovalScreen
+
+    llm.script(
+        Reply(tool_calls=[("terminal", {"command": "sudo reboot"})]), Reply(text="Understood.")
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "reboot the box"
+        await pilot.press("enter")
+        while not isinstance(app.screen, ApprovalScreen):
+            await pilot.pause(0.05)
+        assert "sudo reboot" in str(app.screen.query_one(".command").content)
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "not approved" in llm.requests[1].body["messages"][-1]["content"]
+        assert app.query_one(ToolRow).has_class("-error")
+
+
+async def test_memory_edited_outside_the_app_shows_up(home: Path) -> None:
+    from conftest import make_app as build
+
+    app = build(home)
+    app.watch_files_enabled = True
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        (home / "memories" / "MEMORY.md").write_text("Edited in vim.", encoding="utf-8")
+        section = app.query_one("#memory-memory", MemorySection)
+        for _ in range(100):
+            if [item.entry for item in section.query("EntryItem")] == ["Edited in vim."]:
+                break
+            await pilot.pause(0.05)
+        assert [item.entry for item in section.query("EntryItem")] == ["Edited in vim."]
+
+
+async def test_theme_choice_persists_and_a_broken_theme_is_reported(home: Path) -> None:
+    (home / "themes").mkdir()
+    (home / "themes" / "broken.yaml").write_text("name: broken\nprimary: not-a-colour\n")
+    app = make_app(home)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "hermes-dark"
+        app.theme = "hermes-light"
+        await pilot.pause()
+        assert "theme: hermes-light" in (home / "config.yaml").read_text()
+        assert "broken" not in app.available_themes
+    del notes
+
+
+async def test_sessions_screen_resumes_a_session(home: Path, llm: FakeLLM) -> None:
+    from hermes_tui.ui.screens.modals import SessionsScreen
+
+    llm.script(Reply(text="First answer."))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "remember the blue door")
+        session_id = app.session.id
+        await app.action_new_session()
+        app.action_sessions()
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        app.screen.query_one("#session-query").value = "blue door"
+        await pilot.pause()
+        await pilot.press("enter")  # focus the results
+        await pilot.press("enter")  # resume the highlighted one
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session.id == session_id
+        assert [str(u.content) for u in app.query(UserMessage)] == ["remember the blue door"]

@@ -108,6 +108,7 @@ class SessionsScreen(ModalScreen[str | None]):
                 listing.append(
                     SessionItem(info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}")
                 )
+        listing.index = 0
 
     @on(ListView.Selected)
     def _chosen(self, event: ListView.Selected) -> None:
