@@ -76,9 +76,14 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     if not has_fts5:
         detail += ": FTS5 missing, session search falls back to slower LIKE matching"
     checks.append(Check("sqlite fts5", has_fts5, detail))
-    provider = (
-        config.model.provider
-        or "none configured (offline; set OPENAI_API_KEY or ANTHROPIC_API_KEY, or use --provider demo)"
-    )
-    checks.append(Check("provider", True, provider))
+    from hermes_tui.core.llm import select
+    from hermes_tui.core.llm.base import ProviderNotConfigured
+
+    try:
+        spec = select.choose(config)
+        where = f" at {spec.base_url}" if spec.base_url else ""
+        checks.append(Check("provider", True, f"{spec.name} · {spec.model}{where}"))
+    except ProviderNotConfigured as exc:
+        # Offline is a supported way to run (memory, skills and sessions work), not a failure.
+        checks.append(Check("provider", True, f"none (offline): {exc}"))
     return checks
