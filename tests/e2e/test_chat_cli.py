@@ -169,12 +169,12 @@ def test_a_review_triggered_by_chat_is_waited_for_and_summarised(home: Path, llm
 
 
 def test_demo_provider_learns_across_three_runs(home: Path) -> None:
-    task = "Count the TODO markers in this project and write a report."
+    task = "Find the calls to the deprecated old_api() in this project and write a report."
     runs = [hermes(home, "--provider", "demo", "chat", "-q", task, "--json") for _ in range(3)]
     data = [json.loads(r.stdout) for r in runs]
     assert [d["tool_errors"] for d in data] == [1, 0, 0]
     calls = [d["tool_calls"] for d in data]
     assert calls[0] > calls[1] > calls[2]
-    assert "· skill todo-report created" in runs[0].stderr
-    assert "review: skill todo-report patched" in runs[1].stderr
-    assert (home / "demo" / "report.md").read_text().startswith("# TODO report")
+    assert "· skill deprecated-calls-report created" in runs[0].stderr
+    assert "review: skill deprecated-calls-report patched" in runs[1].stderr
+    assert (home / "demo" / "report.md").read_text().startswith("# Deprecated calls")

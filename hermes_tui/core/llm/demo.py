@@ -1,7 +1,7 @@
 """The demo provider: a scripted model that shows the agent learning, with no API key.
 
 It drives the real loop, tools, stores, nudges and background review through one recurring
-task in a sandbox directory (count the TODO markers of a small project and write a report):
+task in a sandbox directory (find the calls to a deprecated function and write a report):
 - run 1 knows nothing: it explores, runs a grep in the wrong folder (an error), recovers and
   writes the report; the review that follows saves a memory fact and creates a skill;
 - run 2 loads the skill and does it in three calls with no error; its review patches the skill
@@ -30,34 +30,38 @@ from hermes_tui.core.llm.base import (
     UsageReport,
 )
 
-SKILL_NAME = "todo-report"
-TASK = "Count the TODO markers in this project and write a report."
+SKILL_NAME = "deprecated-calls-report"
+TASK = "Find the calls to the deprecated old_api() in this project and write a report."
 MEMORY_FACT = (
     "Demo sandbox: the source code lives under app/ (there is no src/); reports go in report.md."
 )
-COUNT_COMMAND = "grep -rn TODO app/ | wc -l"
-ONE_SHOT = "{ echo '# TODO report'; grep -rn TODO app/ | sed 's/^/- /'; echo; echo \"Total: $(grep -rn TODO app/ | wc -l)\"; } > report.md && cat report.md"
+COUNT_COMMAND = "grep -rn 'old_api(' app/ | wc -l"
+ONE_SHOT = (
+    "{ echo '# Deprecated calls'; grep -rn 'old_api(' app/ | sed 's/^/- /'; echo; "
+    "echo \"Total: $(grep -rn 'old_api(' app/ | wc -l)\"; } > report.md && cat report.md"
+)
 
 SKILL_V1 = f"""---
 name: {SKILL_NAME}
-description: Count TODO markers in a project and write them to report.md with a total.
+description: Find calls to a deprecated function and list them in report.md with a total.
 metadata:
   hermes:
     tags: [demo, reporting]
 ---
 
-# TODO report
+# Deprecated calls report
 
 1. The code is under `app/` (not `src/`).
 2. Count: `{COUNT_COMMAND}`
-3. List them with `grep -rn TODO app/` and write `report.md` with a heading, one line per
-   TODO and the total.
+3. List them with `grep -rn 'old_api(' app/` and write `report.md` with a heading, one line
+   per call and the total.
 """
 
 SANDBOX_FILES = {
-    "app/main.py": "def main():\n    # TODO: parse command line flags\n    print('hello')\n",
-    "app/storage.py": "# TODO: switch to atomic writes\n\ndef save(data):\n    # TODO: handle disk full\n    pass\n",
-    "app/web/routes.py": "ROUTES = {}\n# TODO: add /health\n",
+    "app/main.py": "from lib.legacy import old_api\n\ndef main():\n    old_api('start')\n",
+    "app/storage.py": "from lib.legacy import old_api, new_api\n\ndef save(data):\n    old_api(data)\n    new_api(data)\n",
+    "app/web/routes.py": "from lib.legacy import old_api\n\nROUTES = {'/': lambda: old_api('home')}\n",
+    "lib/legacy.py": "def old_api(*args):\n    return new_api(*args)\n\ndef new_api(*args):\n    return args\n",
     "README.md": "# Demo project\n\nA tiny project for the hermes-tui demo. Its code is in app/.\n",
 }
 
@@ -127,7 +131,7 @@ class DemoProvider:
         if user_text.startswith("[Background review]"):
             step = sum(1 for m in after if m.role == "assistant")
             return self._review(user_text, step, results)
-        if "todo" not in user_text.lower():
+        if "old_api" not in user_text.lower() and "deprecated" not in user_text.lower():
             return (
                 "(demo) I am the scripted demo model, so I only know one task. Type: "
                 f'"{TASK}" and send it three times to watch me learn. Set a real provider '
@@ -153,7 +157,7 @@ class DemoProvider:
         if not done.ran("src/"):
             return (
                 "Code is usually in src/, let me search there.\n",
-                [("terminal", {"command": "grep -rn TODO src/"})],
+                [("terminal", {"command": "grep -rn 'old_api(' src/"})],
             )
         if not done.ran(COUNT_COMMAND):
             return (
@@ -163,7 +167,7 @@ class DemoProvider:
         if not done.ran(ONE_SHOT):
             return ("Now the report.\n", [("terminal", {"command": ONE_SHOT})])
         return (
-            f"(demo) Done: report.md lists {done.count()} TODO markers. That took some trial and "
+            f"(demo) Done: report.md lists {done.count()} calls. That took some trial and "
             "error; the background review will decide what is worth remembering.",
             [],
         )
@@ -188,7 +192,7 @@ class DemoProvider:
             )
             return (text, [("terminal", {"command": ONE_SHOT})])
         return (
-            f"(demo) Done with the skill, no detours: report.md lists {done.count()} TODO markers.",
+            f"(demo) Done with the skill, no detours: report.md lists {done.count()} calls.",
             [],
         )
 
@@ -240,7 +244,7 @@ class DemoProvider:
                             {
                                 "action": "patch",
                                 "name": SKILL_NAME,
-                                "old_string": "3. List them with `grep -rn TODO app/` and write `report.md` with a heading, one line per\n   TODO and the total.",
+                                "old_string": "3. List them with `grep -rn 'old_api(' app/` and write `report.md` with a heading, one line\n   per call and the total.",
                                 "new_string": f"3. Faster: one command writes the whole report:\n   `{ONE_SHOT}`",
                             },
                         )
@@ -268,7 +272,7 @@ class _Progress:
     def count(self) -> str:
         for result in reversed(self.results):
             output = str(result.get("output", "")).strip()
-            if output.startswith("# TODO report") and "Total:" in output:
+            if output.startswith("# Deprecated calls") and "Total:" in output:
                 return output.rsplit("Total:", 1)[1].strip()
             if output.isdigit():
                 return output
