@@ -7,7 +7,6 @@ tool and the last two messages, so every call of a session re-reads the same cac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
+from hermes_tui.core.llm.sdk_errors import translated
 
 MAX_TOKENS = 8192
 EPHEMERAL = {"type": "ephemeral"}
@@ -104,72 +104,15 @@ class AnthropicProvider:
     def stream(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]
     ) -> Iterator[StreamEvent]:
-        sdk = self._anthropic
-        try:
-            yield from self._stream(system, messages, tools)
-        except sdk.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except (sdk.APITimeoutError, sdk.APIConnectionError) as exc:
-            raise ProviderError(
-                self.name,
-                f"connection to {self.base_url or 'the API'} failed or was cut: {exc}",
-                retryable=True,
-                hint="Check the network and ANTHROPIC_BASE_URL.",
-            ) from exc
-        except json.JSONDecodeError as exc:
-            raise ProviderError(
-                self.name, f"the server sent an unreadable stream ({exc.msg})", retryable=True
-            ) from exc
-        except Exception as exc:  # a stream torn mid-way surfaces as the HTTP library's own error
-            if type(exc).__module__.split(".")[0] in ("httpx2", "httpx", "httpcore", "h11"):
-                raise ProviderError(
-                    self.name, f"the stream was cut: {exc}", retryable=True
-                ) from exc
-            raise
-
-    def _status_error(self, exc: Any) -> ProviderError:
-        status = getattr(exc, "status_code", None)
-        response = getattr(exc, "response", None)
-        retry_after = None
-        if response is not None and response.headers.get("retry-after"):
-            try:
-                retry_after = float(response.headers["retry-after"])
-            except ValueError:
-                retry_after = None
-        body = getattr(exc, "body", None)
-        message = str(exc)
-        if isinstance(body, dict) and isinstance(body.get("error"), dict):
-            message = str(body["error"].get("message", message))
-        if status in (429, 529) or (status is not None and status >= 500):
-            kind = (
-                "rate limited"
-                if status == 429
-                else "server error"
-                if status != 529
-                else "overloaded"
-            )
-            return ProviderError(
-                self.name,
-                f"{kind}: {message}",
-                status=status,
-                retryable=True,
-                retry_after=retry_after,
-            )
-        if status in (401, 403):
-            return ProviderError(
-                self.name,
-                f"not authorised: {message}",
-                status=status,
-                hint="Check ANTHROPIC_API_KEY.",
-            )
-        if status == 404:
-            return ProviderError(
-                self.name,
-                f"not found: {message}",
-                status=status,
-                hint=f"Check the model name ({self.model}).",
-            )
-        return ProviderError(self.name, message, status=status)
+        yield from translated(
+            self._stream(system, messages, tools),
+            sdk=self._anthropic,
+            provider=self.name,
+            model=self.model,
+            base_url=self.base_url,
+            key_hint="Check ANTHROPIC_API_KEY.",
+            network_hint="Check the network and ANTHROPIC_BASE_URL.",
+        )
 
     def _stream(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]

@@ -24,6 +24,7 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
+from hermes_tui.core.llm.sdk_errors import translated
 
 KEY_HINT = {
     "openai": "Check OPENAI_API_KEY and OPENAI_BASE_URL (or --base-url).",
@@ -71,64 +72,15 @@ class OpenAICompatProvider:
     def stream(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]
     ) -> Iterator[StreamEvent]:
-        try:
-            yield from self._stream(system, messages, tools)
-        except self._openai.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except (self._openai.APITimeoutError, self._openai.APIConnectionError) as exc:
-            raise ProviderError(
-                self.name,
-                f"connection to {self.base_url or 'the API'} failed or was cut: {exc}",
-                retryable=True,
-                hint="Check the network and the base URL.",
-            ) from exc
-        except json.JSONDecodeError as exc:
-            raise ProviderError(
-                self.name, f"the server sent an unreadable stream ({exc.msg})", retryable=True
-            ) from exc
-        except Exception as exc:  # a stream torn mid-way surfaces as the HTTP library's own error
-            if type(exc).__module__.split(".")[0] in ("httpx2", "httpx", "httpcore", "h11"):
-                raise ProviderError(
-                    self.name, f"the stream was cut: {exc}", retryable=True
-                ) from exc
-            raise
-
-    def _status_error(self, exc: Any) -> ProviderError:
-        status = getattr(exc, "status_code", None)
-        retry_after = _retry_after(getattr(exc, "response", None))
-        message = _error_message(exc)
-        if status == 429:
-            return ProviderError(
-                self.name,
-                f"rate limited: {message}",
-                status=status,
-                retryable=True,
-                retry_after=retry_after,
-                hint="Wait a moment or check your plan's limits.",
-            )
-        if status is not None and status >= 500:
-            return ProviderError(
-                self.name,
-                f"server error: {message}",
-                status=status,
-                retryable=True,
-                retry_after=retry_after,
-            )
-        if status in (401, 403):
-            return ProviderError(
-                self.name,
-                f"not authorised: {message}",
-                status=status,
-                hint=KEY_HINT.get(self.name, "Check the API key."),
-            )
-        if status == 404:
-            return ProviderError(
-                self.name,
-                f"not found: {message}",
-                status=status,
-                hint=f"Check the model name ({self.model}) and the base URL.",
-            )
-        return ProviderError(self.name, message, status=status)
+        yield from translated(
+            self._stream(system, messages, tools),
+            sdk=self._openai,
+            provider=self.name,
+            model=self.model,
+            base_url=self.base_url,
+            key_hint=KEY_HINT.get(self.name, "Check the API key."),
+            network_hint="Check the network and the base URL.",
+        )
 
     def _stream(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]
@@ -205,22 +157,3 @@ def _usage(usage: Any) -> Usage:
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cached_tokens=int(cached or 0),
     )
-
-
-def _retry_after(response: Any) -> float | None:
-    if response is None:
-        return None
-    value = response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _error_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-    return str(getattr(exc, "message", None) or exc)
