@@ -14,8 +14,6 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.message import Message
-from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Markdown, Static
 from textual.widgets._markdown import MarkdownStream
@@ -171,11 +169,6 @@ class ChatView(VerticalScroll):
     ChatView #earlier { width: 100%; margin: 1 0 0 0; }
     ChatView #earlier.-hidden { display: none; }
     """
-
-    turn_count = var(0)
-
-    class Earlier(Message):
-        pass
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

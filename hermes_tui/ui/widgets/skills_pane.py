@@ -6,6 +6,7 @@ diffs, e edit in the SKILL.md editor, n new skill from a template.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -179,46 +180,54 @@ class SkillsPane(Vertical):
         meta.set_class(skill.broken, "-broken")
         body.update(skill.document.body if skill.document else "")
 
-    def _act(self, action) -> None:
+    def _act(self, action: Callable[[], str]) -> None:
+        """Run one library call; its error text (pinned, read-only, …) becomes a notification."""
         try:
             message = action()
         except SkillError as exc:
             self.app.notify(str(exc), severity="error", timeout=8)
             return
-        if message:
-            self.app.notify(message)
+        self.app.notify(message)
         self.rebuild()
 
     def action_pin(self) -> None:
-        if self.selected:
-            name = self.selected
-            pinned = not self.library.usage.get(name).get("pinned")
-            self._act(
-                lambda: (
-                    self.library.set_pinned(name, pinned)
-                    and f"{name} {'pinned' if pinned else 'unpinned'}"
-                )
+        if not self.selected:
+            return
+        name = self.selected
+        pinned = not self.library.usage.get(name).get("pinned")
+
+        def pin() -> str:
+            self.library.set_pinned(name, pinned)
+            return (
+                f"{name} {'pinned: the agent and curator leave it alone' if pinned else 'unpinned'}"
             )
 
+        self._act(pin)
+
     def action_archive(self) -> None:
-        if self.selected:
-            name = self.selected
+        if not self.selected:
+            return
+        name = self.selected
+
+        def archive() -> str:
+            self.library.archive(name, origin="user")
             self.selected = None
-            self._act(
-                lambda: (
-                    f"{name} archived (r restores it)"
-                    if self.library.archive(name, origin="user")
-                    else ""
-                )
-            )
+            return f"{name} archived (r restores it)"
+
+        self._act(archive)
 
     def action_restore(self) -> None:
         node = self.query_one(Tree).cursor_node
-        if node is not None and node.data and node.data[0] == "archived":
-            name = node.data[1]
-            self._act(
-                lambda: f"{name} restored" if self.library.restore(name, origin="user") else ""
-            )
+        if node is None or not node.data or node.data[0] != "archived":
+            self.app.notify("Select an archived skill (under 'archived') to restore it", timeout=4)
+            return
+        name = node.data[1]
+
+        def restore() -> str:
+            self.library.restore(name, origin="user")
+            return f"{name} restored"
+
+        self._act(restore)
 
     def action_history(self) -> None:
         if self.selected:
