@@ -150,12 +150,17 @@ class HermesApp(App):
             bar.provider = f"{name}/{model}"
 
     def watch_panel_width(self, width: int) -> None:
-        if self.is_mounted:
-            self.query_one("#side").styles.width = width
+        self._fit_panel()
 
     def on_resize(self, event: events.Resize) -> None:
-        narrow = event.size.width < 100
-        self.set_class(narrow, "-narrow")
+        self._fit_panel()
+
+    def _fit_panel(self) -> None:
+        """The panel keeps its chosen width but never takes more than about half the screen."""
+        if self.is_mounted and self.query("#side"):
+            self.query_one("#side").styles.width = min(
+                self.panel_width, max(30, self.size.width // 2 - 4)
+            )
 
     def watch_theme(self, theme: str) -> None:
         if getattr(self, "_theme_ready", False) and theme != self.runtime.config.display.theme:

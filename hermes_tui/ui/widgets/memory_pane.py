@@ -17,7 +17,7 @@ from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Stat
 
 from hermes_tui.core.memory import FILENAMES, MemoryStore
 
-GAUGE_WIDTH = 20
+GAUGE_WIDTH = 12
 
 
 def gauge(chars: int, limit: int) -> tuple[str, str]:
@@ -26,7 +26,7 @@ def gauge(chars: int, limit: int) -> tuple[str, str]:
     filled = round(share * GAUGE_WIDTH)
     bar = "█" * filled + "░" * (GAUGE_WIDTH - filled)
     level = "-full" if share >= 0.9 else "-warn" if share >= 0.8 else "-ok"
-    return f"{bar} {share:4.0%}  {chars:,}/{limit:,} chars", level
+    return f"{bar} {share:4.0%} {chars:,}/{limit:,}", level
 
 
 class EntryEditor(ModalScreen[str | None]):

@@ -35,10 +35,22 @@ class NudgeBar(Static):
         self.set_class(running > 0, "-reviewing")
 
     def render(self) -> str:
-        def counter(value: int, interval: int, unit: str) -> str:
-            return f"{value}/{interval} {unit}" if interval else "off"
+        compact = self.size.width < 100
 
-        review = f"{SPINNER[self.frame]} review running" if self.reviews_running else "review idle"
+        def counter(value: int, interval: int, unit: str) -> str:
+            if not interval:
+                return "off"
+            return f"{value}/{interval}" if compact else f"{value}/{interval} {unit}"
+
+        spinner = SPINNER[self.frame]
+        if compact:
+            review = f"{spinner} reviewing" if self.reviews_running else "idle"
+            return (
+                f"mem {counter(self.memory, self.memory_interval, '')} │ skills "
+                f"{counter(self.skills, self.skills_interval, '')} │ {review} │ ctx "
+                f"{self.context_share:.0%} cache {self.cached_share:.0%}"
+            )
+        review = f"{spinner} review running" if self.reviews_running else "review idle"
         parts = [
             f"memory {counter(self.memory, self.memory_interval, 'turns')}",
             f"skills {counter(self.skills, self.skills_interval, 'iterations')}",
