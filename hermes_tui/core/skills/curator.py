@@ -179,10 +179,20 @@ class Curator:
         try:
             if action.action == "archive":
                 self.library.archive(action.name, origin="curator", reason="curator_archive")
-            elif action.action == "mark_stale":
-                self.library.usage.set_state(action.name, "stale")
-            elif action.action == "reactivate":
-                self.library.usage.set_state(action.name, "active")
+            elif action.action in ("mark_stale", "reactivate"):
+                before = self.library.usage.get(action.name).get("state", "active")
+                after = "stale" if action.action == "mark_stale" else "active"
+                self.library.usage.set_state(action.name, after)
+                if self.library.audit is not None:
+                    self.library.audit.record(
+                        origin="curator",
+                        kind="skill",
+                        action=action.action,
+                        target=action.name,
+                        before=before,
+                        after=after,
+                        detail=action.reason,
+                    )
         except SkillError as exc:
             report.errors.append(f"{action.name}: {exc}")
 
