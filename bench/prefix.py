@@ -1,8 +1,9 @@
 """How much of each request repeats the previous request's prefix (prompt-cache friendliness).
 
-Runs a 10-call session (9 tool calls, then an answer) against the loopback OpenAI server and,
-for each request after the first, prints the share of its bytes equal to the previous request's
-prefix. Target: >= 0.95. Also checks the system prompt and tools never change within the session.
+Runs a 10-call session (9 tool calls reading 5 lines each, then an answer) against the loopback
+OpenAI server, in a lived-in home (a dozen memory entries, 25 skills in the index), and for each
+request after the first prints the share of its bytes equal to the previous request's prefix.
+Target: >= 0.95. Also checks the system prompt and tools never change within the session.
 Run: `.venv/bin/python bench/prefix.py`.
 """
 
@@ -58,6 +59,19 @@ def main() -> None:
             Reply(text="done"),
         )
         runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "k"})
+        for i in range(12):
+            runtime.memory.add(
+                "memory", f"Project fact {i}: the service in repo {i} deploys with make deploy-{i}."
+            )
+        for i in range(25):
+            name = f"playbook-{i:02d}"
+            runtime.skills.create(
+                name,
+                f"---\nname: {name}\ndescription: How to handle recurring task {i} "
+                "in this codebase safely.\n---\n\nSteps.\n",
+                category=f"area-{i % 5}",
+                origin="user",
+            )
         runtime.open_session(cwd=home).submit("read the file ten ways")
         raw_shares, prompt_shares, reused = [], [], 0
         for previous, current in zip(llm.requests, llm.requests[1:], strict=False):

@@ -178,3 +178,33 @@ def test_demo_provider_learns_across_three_runs(home: Path) -> None:
     assert "· skill deprecated-calls-report created" in runs[0].stderr
     assert "review: skill deprecated-calls-report patched" in runs[1].stderr
     assert (home / "demo" / "report.md").read_text().startswith("# Deprecated calls")
+
+
+def test_second_turn_review_with_interval_two_denies_terminal_and_writes_as_review(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    write_config(
+        home, llm.openai_url, memory={"nudge_interval": 2}, skills={"creation_nudge_interval": 0}
+    )
+    llm.script(
+        Reply(text="first"),
+        Reply(text="second"),
+        Reply(tool_calls=[("terminal", {"command": "touch from-review"})]),
+        Reply(
+            tool_calls=[
+                ("memory", {"action": "add", "target": "memory", "content": "Builds use make."})
+            ]
+        ),
+        Reply(text="Saved."),
+    )
+    one = chat(home, "we build with make", cwd=tmp_path)
+    assert "review:" not in one.stderr
+    two = chat(home, "and test with make test", "--continue", cwd=tmp_path)
+    assert "review: memory +1 (memory)" in two.stderr
+    assert "[review]   ✗ terminal" in two.stderr and not (tmp_path / "from-review").exists()
+    review_requests = llm.requests[2:]
+    assert {r.system for r in review_requests} == {llm.requests[1].system}
+    audit = [json.loads(line) for line in (home / "logs" / "audit.jsonl").read_text().splitlines()]
+    assert [(a["origin"], a["kind"], a["after"]) for a in audit] == [
+        ("review", "memory", "Builds use make.")
+    ]

@@ -221,3 +221,49 @@ def test_outcomes_are_recorded_and_poor_skills_are_named_to_the_review(
         "poor record" in llm.requests[-1].last_user_text
         and "flaky" in llm.requests[-1].last_user_text
     )
+
+
+def test_curator_consolidation_merges_with_absorbed_into(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.openai_url)
+    _agent_skill(runtime, "deploy-api")
+    _agent_skill(runtime, "deploy-api-v2")
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("skill_view", {"name": "deploy-api"}),
+                ("skill_view", {"name": "deploy-api-v2"}),
+            ]
+        ),
+        Reply(tool_calls=[("skill_manage", {"action": "delete", "name": "deploy-api-v2"})]),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "patch",
+                        "name": "deploy-api",
+                        "old_string": "Do it.",
+                        "new_string": "Do it (covers v2 too).",
+                    },
+                ),
+                (
+                    "skill_manage",
+                    {"action": "delete", "name": "deploy-api-v2", "absorbed_into": "deploy-api"},
+                ),
+            ]
+        ),
+        Reply(text="Merged."),
+    )
+    runtime.curator().run()  # the first run only records the time
+    report = runtime.run_curator(consolidate=True)
+    errors = [m["content"] for r in llm.requests for m in r.body["messages"] if m["role"] == "tool"]
+    assert any("set absorbed_into" in e for e in errors)
+    assert runtime.skills.get("deploy-api-v2") is None
+    assert runtime.skills.usage.get("deploy-api-v2")["absorbed_into"] == "deploy-api"
+    assert "covers v2 too" in runtime.skills.require("deploy-api").skill_md.read_text()
+    assert {(a.name, a.action) for a in report.actions} == {
+        ("deploy-api", "consolidate"),
+        ("deploy-api-v2", "consolidate"),
+    }
