@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo", action="store_true", help="start the app with the scripted demo model"
     )
+    opening = parser.add_mutually_exclusive_group()
+    opening.add_argument("--resume", metavar="ID", help="open the app on this session")
+    opening.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="open the app on the latest session",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     memory = commands.add_parser("memory", help="show the agent's memory", parents=[common])
@@ -307,7 +315,14 @@ def cmd_app(args: argparse.Namespace) -> int:
         args.provider = "demo"
     forwarder = EventForwarder()
     runtime = _open_runtime(args, forwarder)
-    HermesApp(runtime, forwarder).run()
+    resume = args.resume
+    if args.continue_:
+        latest = runtime.sessions.latest()
+        if latest is None:
+            print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
+            return EXIT_USAGE
+        resume = latest.id
+    HermesApp(runtime, forwarder, resume=resume).run()
     return EXIT_OK
 
 

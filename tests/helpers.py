@@ -64,3 +64,20 @@ def open_runtime(home: Path, base_url: str, sink=None, provider: str = "openai",
     write_config(home, base_url, provider, **sections)
     key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
     return Runtime.open(home, environ={key: "test-key"}, sink=sink or discard)
+
+
+def make_app(
+    home: Path, base_url: str | None = None, *, provider: str | None = None, **sections: dict
+):
+    """The real app on `home`: against the loopback LLM at `base_url`, or offline."""
+    from hermes_tui.config import Overrides
+    from hermes_tui.runtime import Runtime
+    from hermes_tui.ui.app import EventForwarder, HermesApp
+
+    forwarder = EventForwarder()
+    if base_url is not None:
+        write_config(home, base_url, **sections)
+        runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key"}, sink=forwarder)
+    else:
+        runtime = Runtime.open(home, Overrides(provider=provider), environ={}, sink=forwarder)
+    return HermesApp(runtime, forwarder, watch_files=False)

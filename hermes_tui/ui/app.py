@@ -70,7 +70,12 @@ class HermesApp(App):
     turn_running = var(False)
 
     def __init__(
-        self, runtime: Any, forwarder: EventForwarder, *, watch_files: bool = True
+        self,
+        runtime: Any,
+        forwarder: EventForwarder,
+        *,
+        watch_files: bool = True,
+        resume: str | None = None,
     ) -> None:
         super().__init__()
         self.runtime = runtime
@@ -80,6 +85,7 @@ class HermesApp(App):
         self.cancel = threading.Event()
         self.allowed_for_session = False
         self.watch_files_enabled = watch_files
+        self.resume_on_start = resume
         self._stop_watch = threading.Event()
 
     # ---- layout --------------------------------------------------------------------------
@@ -132,6 +138,10 @@ class HermesApp(App):
 
         if select.detect(self.runtime.config) is None:
             self.action_model()
+        elif self.resume_on_start:
+            self.resume(self.resume_on_start)
+        if self.runtime.config.curator.enabled:
+            self.curate_if_due()
 
     def _show_provider(self) -> None:
         from hermes_tui.core.llm import select
@@ -326,6 +336,12 @@ class HermesApp(App):
             HistoryScreen(self.runtime.skills, message.name),
             lambda _: self.query_one(SkillsPane).rebuild(),
         )
+
+    @work(thread=True, exclusive=True, group="curator", exit_on_error=False)
+    def curate_if_due(self) -> None:
+        """The scheduled curator pass (deterministic; the model pass runs on /curator or by config)."""
+        if self.runtime.curator().due():
+            self.runtime.run_curator()
 
     # ---- watching files edited outside the app ------------------------------------------
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import make_app
 from fakes.llm_server import FakeLLM, Reply
-from helpers import skill_text
+from helpers import make_app, skill_text
 
 from hermes_tui.ui.screens.editor import DiffPreview, SkillEditor
 from hermes_tui.ui.screens.welcome import WelcomeScreen
@@ -211,9 +210,7 @@ async def test_dangerous_command_asks_and_a_denial_reaches_the_model(
 
 
 async def test_memory_edited_outside_the_app_shows_up(home: Path) -> None:
-    from conftest import make_app as build
-
-    app = build(home)
+    app = make_app(home)
     app.watch_files_enabled = True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
@@ -262,3 +259,26 @@ async def test_sessions_screen_resumes_a_session(home: Path, llm: FakeLLM) -> No
         await pilot.pause()
         assert app.session.id == session_id
         assert [str(u.content) for u in app.query(UserMessage)] == ["remember the blue door"]
+
+
+async def test_long_sessions_keep_few_turns_mounted_and_scrolling_back_brings_more(
+    home: Path,
+) -> None:
+    from hermes_tui.ui.widgets.chat import RESUME_MOUNTED, ChatView
+
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        chat = app.query_one(ChatView)
+        await chat.load_history(
+            [(role, f"{role} {i}") for i in range(100) for role in ("user", "assistant")]
+        )
+        await pilot.pause()
+        assert (
+            len(app.query(UserMessage)) == RESUME_MOUNTED and chat.unmounted == 100 - RESUME_MOUNTED
+        )
+        chat.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert chat.unmounted == 100 - RESUME_MOUNTED - 30
+        assert str(app.query(UserMessage).first().content) == f"user {chat.unmounted}"

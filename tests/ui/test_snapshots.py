@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import make_app
 from fakes.llm_server import FakeLLM, Reply
-from helpers import skill_text
+from helpers import make_app, skill_text
 
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.skills_pane import SkillsPane

@@ -172,7 +172,8 @@ class Curator:
                 self.state_path, json.dumps({"last_run_at": iso_now(self.clock)}) + "\n"
             )
         report.report = self._write_report(report)
-        self.sink(Notice("info", f"curator: {report.summary()}"))
+        if report.actions or report.errors:  # a run that changed nothing is not worth a toast
+            self.sink(Notice("info", f"curator: {report.summary()}"))
         return report
 
     def _apply(self, action: CuratorAction, report: CuratorReport) -> None:

@@ -176,6 +176,7 @@ class ChatView(VerticalScroll):
         self.unmounted = 0  # turns at the start that are not in the DOM
         self.current: AssistantMessage | None = None
         self.tool_rows: dict[str, ToolRow] = {}
+        self._remounting = False
 
     def compose(self) -> ComposeResult:
         yield Button("Show earlier messages", id="earlier", classes="-hidden", variant="default")
@@ -278,3 +279,19 @@ class ChatView(VerticalScroll):
     @on(Button.Pressed, "#earlier")
     async def show_earlier(self) -> None:
         await self._remount(max(0, self.unmounted - REMOUNT_BATCH))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Scrolling back to the top brings the previous batch of turns back into the DOM.
+        if new_value == 0 and old_value > 0 and self.unmounted and not self._remounting:
+            self._remounting = True
+            self.call_later(self._scroll_back)
+
+    async def _scroll_back(self) -> None:
+        anchor = next((w for turn in self.turns[self.unmounted :] for w in turn.widgets), None)
+        try:
+            await self._remount(max(0, self.unmounted - REMOUNT_BATCH))
+            if anchor is not None:
+                self.call_after_refresh(self.scroll_to_widget, anchor, top=True, animate=False)
+        finally:
+            self._remounting = False
