@@ -110,6 +110,7 @@ class ReviewChange:
     before: str | None
     after: str | None
     pending_id: str | None = None  # set when write approval staged it instead
+    file: str | None = None  # a skill's support file, when the change was to one
 
 
 @dataclass(frozen=True)

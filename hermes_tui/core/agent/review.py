@@ -396,7 +396,10 @@ class ReviewManager:
                         file_path if action in ("write_file", "remove_file", "patch") else None,
                     )
                 )
-                record.changes.append(ReviewChange("skill", name, str(action), before, after))
+                on_file = file_path if action in ("write_file", "remove_file", "patch") else None
+                record.changes.append(
+                    ReviewChange("skill", name, str(action), before, after, file=on_file)
+                )
             return result
 
         return handle

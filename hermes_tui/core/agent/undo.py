@@ -49,6 +49,12 @@ def _undo_skill(change: ReviewChange, skills: SkillLibrary) -> str:
         if change.action == "delete":
             skills.restore(name, origin="user")
             return f"restored {name}"
+        if change.file:
+            if change.before is None:
+                skills.remove_file(name, change.file, origin="user")
+                return f"{name}: removed {change.file} (added by the review)"
+            skills.write_file(name, change.file, change.before, origin="user")
+            return f"{name}: {change.file} put back as before"
         restorable = change.before is not None and change.before.startswith("---")
         if change.action in ("patch", "edit") and restorable:
             skills.edit(name, change.before, origin="user")

@@ -41,3 +41,21 @@ def test_undo_a_memory_change_and_a_created_skill(home: Path) -> None:
     assert skills.get("made") is None
     with pytest.raises(UndoError, match="nothing to undo"):
         undo_change(ReviewChange("memory", "user", "add", "", "Never saved."), memory, skills)
+
+
+def test_undo_a_support_file_written_by_a_review(home: Path) -> None:
+    memory = MemoryStore(home / "memories")
+    skills = SkillLibrary(home / "skills")
+    skills.create("s", skill_text("s"), origin="review")
+    skills.write_file("s", "references/a.md", "v1\n", origin="review")
+    skills.write_file("s", "references/a.md", "v2\n", origin="review")
+    change = ReviewChange("skill", "s", "write_file", "v1\n", "v2\n", file="references/a.md")
+    undo_change(change, memory, skills)
+    assert (skills.require("s").directory / "references" / "a.md").read_text() == "v1\n"
+    skills.write_file("s", "references/new.md", "x\n", origin="review")
+    undo_change(
+        ReviewChange("skill", "s", "write_file", None, "x\n", file="references/new.md"),
+        memory,
+        skills,
+    )
+    assert not (skills.require("s").directory / "references" / "new.md").exists()
