@@ -39,7 +39,7 @@ MAX_FAILURES_PER_TURN = 3
 PREVIEW_WIDTH = 80
 
 
-class MemoryError_(Exception):
+class MemoryStoreError(Exception):
     """Raised for a caller mistake (unknown target, unknown archive id)."""
 
 
@@ -382,13 +382,13 @@ class MemoryStore:
         for record in self.archived():
             if record.id == archive_id:
                 return self.add(record.target, record.entry, origin=origin)  # type: ignore[arg-type]
-        raise MemoryError_(f"no archived memory entry with id {archive_id!r}")
+        raise MemoryStoreError(f"no archived memory entry with id {archive_id!r}")
 
     # ---- internals -----------------------------------------------------------------------
 
     def _check_target(self, target: str) -> None:
         if target not in TARGETS:
-            raise MemoryError_(f"unknown memory target {target!r}: use 'memory' or 'user'")
+            raise MemoryStoreError(f"unknown memory target {target!r}: use 'memory' or 'user'")
 
     @contextmanager
     def _locked(self, target: Target) -> Iterator[None]:
