@@ -264,60 +264,9 @@ class HermesApp(App):
 
     @on(CoreEvent)
     async def _core_event(self, message: CoreEvent) -> None:
-        event = message.event
-        chat = self.query_one(ChatView)
-        bar = self.query_one(NudgeBar)
-        if isinstance(event, ev.TextDelta):
-            await chat.stream(event.text)
-        elif isinstance(event, ev.TextReset):
-            await chat.reset_stream()
-            self.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
-        elif isinstance(event, ev.ToolCallStarted):
-            self.query_one(TracePane).started(
-                event.call_id, event.source, event.name, event.arguments
-            )
-            if event.source == "main":
-                await chat.tool_started(event.call_id, event.name, event.arguments)
-        elif isinstance(event, ev.ToolCallFinished):
-            self.query_one(TracePane).finished(
-                event.call_id, event.source, event.ok, event.duration, event.preview
-            )
-            if event.source == "main":
-                chat.tool_finished(event.call_id, event.ok, event.duration, event.preview)
-        elif isinstance(event, ev.TurnFinished):
-            await chat.turn_finished(event.interrupted)
-            if event.last_input_tokens:
-                bar.context_share = event.last_input_tokens / max(
-                    1, self.runtime.config.model.context_length
-                )
-                bar.cached_share = event.last_cached_tokens / event.last_input_tokens
-        elif isinstance(event, ev.NudgeCounters):
-            bar.memory, bar.memory_interval = event.memory, event.memory_interval
-            bar.skills, bar.skills_interval = event.skills, event.skills_interval
-        elif isinstance(event, ev.ReviewStarted):
-            bar.reviews_running += 1
-            self.notify(f"Background review started ({event.kind})", title="Learning", timeout=3)
-        elif isinstance(event, ev.ReviewFinished):
-            bar.reviews_running = max(0, bar.reviews_running - 1)
-            severity = "error" if event.status == "failed" else "information"
-            self.notify(
-                _headline(event.summary), title="Review finished", severity=severity, timeout=8
-            )
-            self.query_one(ReviewsPane).refresh_reviews()
-        elif isinstance(event, ev.MemoryChanged):
-            fresh = None
-            if event.origin != "user":
-                from hermes_tui.core.memory import parse_entries
+        from hermes_tui.ui.dispatch import show_event
 
-                fresh = set(parse_entries(event.after)) - set(parse_entries(event.before))
-            self.query_one(MemoryPane).refresh_all(event.target, fresh)
-        elif isinstance(event, ev.SkillChanged):
-            self.query_one(SkillsPane).rebuild()
-        elif isinstance(event, ev.Notice):
-            severity = {"info": "information", "warning": "warning", "error": "error"}[event.level]
-            self.notify(event.text, severity=severity, timeout=6)
-        elif isinstance(event, ev.ErrorEvent):
-            await chat.error(event.text, event.detail)
+        await show_event(self, message.event)
 
     @on(SkillsPane.EditSkill)
     def _edit_skill(self, message: SkillsPane.EditSkill) -> None:
@@ -470,41 +419,16 @@ class HermesApp(App):
         self.push_screen(WelcomeScreen(), self._provider_chosen)
 
     def _provider_chosen(self, choice: Any) -> None:
-        from hermes_tui.config import Overrides, save_env_var, set_config_value
-        from hermes_tui.runtime import Runtime
+        from hermes_tui.ui.screens.welcome import apply_choice
 
-        if choice is None or not choice.provider:
-            self.notify(
-                "Offline: memory, skills and sessions work; /model sets a provider", timeout=6
-            )
+        runtime = apply_choice(self, choice)
+        if runtime is None:
             return
-        home = self.runtime.home
-        if choice.provider == "demo":
-            overrides = Overrides(provider="demo")
-        else:
-            if choice.key:
-                save_env_var(home, choice.key_variable, choice.key)
-            set_config_value(home, "model", "provider", choice.provider)
-            if choice.base_url:
-                set_config_value(home, "model", "base_url", choice.base_url)
-            overrides = Overrides()
-        self.runtime = Runtime.open(home, overrides, sink=self.forwarder)
-        self.query_one(ReviewsPane).runtime = self.runtime
+        self.runtime = runtime
+        self.query_one(ReviewsPane).runtime = runtime
         self.session = None
         self._show_provider()
         if choice.provider == "demo":
             from hermes_tui.core.llm.demo import TASK
 
             self.query_one(ChatInput).text = TASK
-            self.notify(
-                "Demo: send the prepared task three times and watch the Trace, Skills and Memory panes",
-                title="Demo",
-                timeout=10,
-            )
-        else:
-            self.notify(f"{choice.provider} is set up; the key is in {home / '.env'}")
-
-
-def _headline(summary: str) -> str:
-    """'skill flask-k8s-deploy created · memory +1' reads better with a capital."""
-    return summary[:1].upper() + summary[1:] if summary else "Nothing to save"

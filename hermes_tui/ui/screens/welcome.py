@@ -7,6 +7,7 @@ and leaves the app usable offline.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -94,3 +95,32 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
     @on(Button.Pressed, "#later")
     def action_later(self) -> None:
         self.dismiss(ProviderChoice(""))
+
+
+def apply_choice(app: Any, choice: ProviderChoice | None) -> Any:
+    """Save the choice (key to .env at 0600, provider to config.yaml) and reopen the runtime.
+
+    Returns the new Runtime, or None when the user chose to look around offline.
+    """
+    from hermes_tui.config import Overrides, save_env_var, set_config_value
+    from hermes_tui.runtime import Runtime
+
+    if choice is None or not choice.provider:
+        app.notify("Offline: memory, skills and sessions work; /model sets a provider", timeout=6)
+        return None
+    home = app.runtime.home
+    if choice.provider == "demo":
+        runtime = Runtime.open(home, Overrides(provider="demo"), sink=app.forwarder)
+        app.notify(
+            "Demo: send the prepared task three times and watch the Trace, Skills and Memory panes",
+            title="Demo",
+            timeout=10,
+        )
+        return runtime
+    if choice.key:
+        save_env_var(home, choice.key_variable, choice.key)
+    set_config_value(home, "model", "provider", choice.provider)
+    if choice.base_url:
+        set_config_value(home, "model", "base_url", choice.base_url)
+    app.notify(f"{choice.provider} is set up; the key is in {home / '.env'}")
+    return Runtime.open(home, sink=app.forwarder)

@@ -1,0 +1,81 @@
+"""Core events → widgets: where each event the agent, a review or a store emits shows up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_tui.core import events as ev
+from hermes_tui.core.memory import FILENAMES, parse_entries
+from hermes_tui.ui.widgets.chat import ChatView
+from hermes_tui.ui.widgets.memory_pane import MemoryPane
+from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
+from hermes_tui.ui.widgets.skills_pane import SkillsPane
+from hermes_tui.ui.widgets.trace import TracePane
+
+SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+
+
+def headline(summary: str) -> str:
+    """'skill flask-k8s-deploy created · memory +1' reads better with a capital."""
+    return summary[:1].upper() + summary[1:] if summary else "Nothing to save"
+
+
+async def show_event(app: Any, event: ev.Event) -> None:
+    chat = app.query_one(ChatView)
+    bar = app.query_one(NudgeBar)
+    if isinstance(event, ev.TextDelta):
+        await chat.stream(event.text)
+    elif isinstance(event, ev.TextReset):
+        await chat.reset_stream()
+        app.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
+    elif isinstance(event, ev.ToolCallStarted):
+        app.query_one(TracePane).started(event.call_id, event.source, event.name, event.arguments)
+        if event.source == "main":
+            await chat.tool_started(event.call_id, event.name, event.arguments)
+    elif isinstance(event, ev.ToolCallFinished):
+        app.query_one(TracePane).finished(
+            event.call_id, event.source, event.ok, event.duration, event.preview
+        )
+        if event.source == "main":
+            chat.tool_finished(event.call_id, event.ok, event.duration, event.preview)
+    elif isinstance(event, ev.TurnFinished):
+        await chat.turn_finished(event.interrupted)
+        if event.last_input_tokens:
+            bar.context_share = event.last_input_tokens / max(
+                1, app.runtime.config.model.context_length
+            )
+            bar.cached_share = event.last_cached_tokens / event.last_input_tokens
+    elif isinstance(event, ev.NudgeCounters):
+        bar.memory, bar.memory_interval = event.memory, event.memory_interval
+        bar.skills, bar.skills_interval = event.skills, event.skills_interval
+    elif isinstance(event, ev.ReviewStarted):
+        bar.reviews_running += 1
+        app.notify(f"Background review started ({event.kind})", title="Learning", timeout=3)
+    elif isinstance(event, ev.ReviewFinished):
+        bar.reviews_running = max(0, bar.reviews_running - 1)
+        severity = "error" if event.status == "failed" else "information"
+        app.notify(headline(event.summary), title="Review finished", severity=severity, timeout=8)
+        app.query_one(ReviewsPane).refresh_reviews()
+    elif isinstance(event, ev.MemoryChanged):
+        _memory_changed(app, event)
+    elif isinstance(event, ev.SkillChanged):
+        app.query_one(SkillsPane).rebuild()
+        # A review's changes are announced together when it finishes; the user's own are not news.
+        if event.origin in ("agent", "curator") and event.action not in ("pin", "unpin"):
+            app.notify(
+                f"Skill {event.name}: {event.action} ({event.origin})", title="Learned", timeout=6
+            )
+    elif isinstance(event, ev.Notice):
+        app.notify(event.text, severity=SEVERITY[event.level], timeout=6)
+    elif isinstance(event, ev.ErrorEvent):
+        await chat.error(event.text, event.detail)
+
+
+def _memory_changed(app: Any, event: ev.MemoryChanged) -> None:
+    fresh = None
+    if event.origin != "user":
+        fresh = set(parse_entries(event.after)) - set(parse_entries(event.before))
+    app.query_one(MemoryPane).refresh_all(event.target, fresh)
+    if event.origin == "agent" and app.runtime.config.display.memory_notifications:
+        app.notify(f"{FILENAMES[event.target]}: {event.action} (agent)", title="Learned", timeout=6)
