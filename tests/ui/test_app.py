@@ -282,3 +282,25 @@ async def test_long_sessions_keep_few_turns_mounted_and_scrolling_back_brings_mo
         await pilot.pause()
         assert chat.unmounted == 100 - RESUME_MOUNTED - 30
         assert str(app.query(UserMessage).first().content) == f"user {chat.unmounted}"
+
+
+async def test_the_agent_saving_a_memory_is_announced(home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(
+            tool_calls=[("memory", {"action": "add", "target": "user", "content": "Name is Ana."})]
+        ),
+        Reply(text="Nice to meet you, Ana."),
+    )
+    app = make_app(home, llm.openai_url)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        await send(app, pilot, "I'm Ana")
+        assert "USER.md: add (agent)" in notes
+        assert (
+            app.query_one("#memory-user", MemorySection)
+            .query("EntryItem")
+            .first()
+            .has_class("-new")
+        )
