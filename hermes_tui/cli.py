@@ -315,13 +315,11 @@ def cmd_app(args: argparse.Namespace) -> int:
         args.provider = "demo"
     forwarder = EventForwarder()
     runtime = _open_runtime(args, forwarder)
-    resume = args.resume
-    if args.continue_:
-        latest = runtime.sessions.latest()
-        if latest is None:
-            print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
-            return EXIT_USAGE
-        resume = latest.id
+    from hermes_tui.cli_chat import chosen_session
+
+    resume = chosen_session(runtime, args.resume, args.continue_)
+    if resume is False:
+        return EXIT_USAGE
     HermesApp(runtime, forwarder, resume=resume).run()
     return EXIT_OK
 

@@ -80,19 +80,29 @@ def _summary(arguments: dict[str, Any]) -> str:
     return text[:100] + ("…" if len(text) > 100 else "")
 
 
+def chosen_session(runtime: Any, session_id: str | None, latest: bool) -> str | None | bool:
+    """The session to open: the given id, the latest one (--continue), or None for a new one.
+
+    False means --continue was asked for with no earlier session (the message is printed).
+    """
+    if not latest:
+        return session_id
+    info = runtime.sessions.latest()
+    if info is None:
+        print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
+        return False
+    return info.id
+
+
 def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
 
     sink = ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
     runtime = open_runtime(args, sink)
-    session_id = args.session
-    if args.continue_:
-        latest = runtime.sessions.latest()
-        if latest is None:
-            print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
-            return EXIT_USAGE
-        session_id = latest.id
+    session_id = chosen_session(runtime, args.session, args.continue_)
+    if session_id is False:
+        return EXIT_USAGE
 
     def approver(command: str, reason: str) -> bool:
         if args.yolo:
