@@ -304,3 +304,24 @@ async def test_the_agent_saving_a_memory_is_announced(home: Path, llm: FakeLLM) 
             .first()
             .has_class("-new")
         )
+
+
+async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
+    from hermes_tui.ui.screens.modals import PendingScreen
+
+    app = make_app(home)
+    runtime = app.runtime
+    staged = runtime.pending.stage(
+        review_id="r1", kind="memory", target="memory", action="add", tool="memory",
+        arguments={"action": "add", "target": "memory", "content": "Staged fact."}, before="", after="Staged fact.",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        app.query_one("#chat-input").text = "/pending"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PendingScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert runtime.memory.entries("memory") == ["Staged fact."]
+        assert runtime.pending.list() == [] and (home / "pending" / ".approved" / f"{staged.id}.json").exists()

@@ -119,6 +119,14 @@ class SessionsScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class PendingItem(ListItem):
+    def __init__(self, record: Any) -> None:
+        super().__init__(
+            Static(f"{record.id}  {record.kind} {record.target} {record.action}", markup=False)
+        )
+        self.record = record
+
+
 class PendingScreen(ModalScreen[None]):
     """Writes staged by reviews (write approval on): diff, then accept or reject."""
 
@@ -151,18 +159,16 @@ class PendingScreen(ModalScreen[None]):
         listing = self.query_one(ListView)
         listing.clear()
         for record in self.runtime.pending.list():
-            item = SessionItem(
-                record.id, f"{record.id}  {record.kind} {record.target} {record.action}"
-            )
-            item.record = record  # type: ignore[attr-defined]
-            listing.append(item)
+            listing.append(PendingItem(record))
+        if listing.children:
+            listing.index = 0
 
     @on(ListView.Highlighted)
     async def _show(self, event: ListView.Highlighted) -> None:
         container = self.query_one("#pending-diff", VerticalScroll)
         await container.remove_children()
-        record = getattr(event.item, "record", None)
-        if record is not None:
+        if isinstance(event.item, PendingItem):
+            record = event.item.record
             await container.mount(
                 DiffView(
                     "now",
@@ -175,7 +181,8 @@ class PendingScreen(ModalScreen[None]):
             )
 
     def _selected(self) -> Any:
-        return getattr(self.query_one(ListView).highlighted_child, "record", None)
+        item = self.query_one(ListView).highlighted_child
+        return item.record if isinstance(item, PendingItem) else None
 
     def action_accept(self) -> None:
         from hermes_tui.core.pending import PendingError
