@@ -312,8 +312,14 @@ async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
     app = make_app(home)
     runtime = app.runtime
     staged = runtime.pending.stage(
-        review_id="r1", kind="memory", target="memory", action="add", tool="memory",
-        arguments={"action": "add", "target": "memory", "content": "Staged fact."}, before="", after="Staged fact.",
+        review_id="r1",
+        kind="memory",
+        target="memory",
+        action="add",
+        tool="memory",
+        arguments={"action": "add", "target": "memory", "content": "Staged fact."},
+        before="",
+        after="Staged fact.",
     )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
@@ -324,4 +330,7 @@ async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
         await pilot.press("y")
         await pilot.pause()
         assert runtime.memory.entries("memory") == ["Staged fact."]
-        assert runtime.pending.list() == [] and (home / "pending" / ".approved" / f"{staged.id}.json").exists()
+        assert (
+            runtime.pending.list() == []
+            and (home / "pending" / ".approved" / f"{staged.id}.json").exists()
+        )
