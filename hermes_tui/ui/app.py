@@ -274,7 +274,7 @@ class HermesApp(App):
 
         self.push_screen(
             SkillEditor(self.runtime.skills, message.name),
-            lambda _name: self.query_one(SkillsPane).rebuild(),
+            lambda _name: self.query_one(SkillsPane).refresh_view(),
         )
 
     @on(SkillsPane.ShowHistory)
@@ -283,7 +283,7 @@ class HermesApp(App):
 
         self.push_screen(
             HistoryScreen(self.runtime.skills, message.name),
-            lambda _: self.query_one(SkillsPane).rebuild(),
+            lambda _: self.query_one(SkillsPane).refresh_view(),
         )
 
     @work(thread=True, exclusive=True, group="curator", exit_on_error=False)
@@ -318,7 +318,7 @@ class HermesApp(App):
             if any(memories in p.parents for p in paths):
                 self.query_one(MemoryPane).refresh_all()
             if any(skills in p.parents for p in paths):
-                self.query_one(SkillsPane).rebuild()
+                self.query_one(SkillsPane).refresh_view()
 
     async def action_quit(self) -> None:
         self._stop_watch.set()

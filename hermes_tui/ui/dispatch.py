@@ -60,7 +60,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
     elif isinstance(event, ev.MemoryChanged):
         _memory_changed(app, event)
     elif isinstance(event, ev.SkillChanged):
-        app.query_one(SkillsPane).rebuild()
+        app.query_one(SkillsPane).refresh_view()
         # A review's changes are announced together when it finishes; the user's own are not news.
         if event.origin in ("agent", "curator") and event.action not in ("pin", "unpin"):
             app.notify(

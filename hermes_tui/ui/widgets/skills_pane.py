@@ -102,6 +102,11 @@ class SkillsPane(Vertical):
         )
         return [skills[index] for _text, _score, index in sorted(hits, key=lambda h: -h[1])]
 
+    def refresh_view(self) -> None:
+        """Show a change; a pane never opened stays unbuilt until it is (on_show builds it)."""
+        if self._built:
+            self.rebuild()
+
     def rebuild(self) -> None:
         self._built = True
         tree = self.query_one(Tree)
