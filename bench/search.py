@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hermes_tui.core.llm.base import Message
+from hermes_tui.core.messages import Message
 from hermes_tui.core.sessions import SessionStore
 
 WORDS = [

@@ -23,7 +23,7 @@ from textual import events
 
 from hermes_tui.config import Overrides
 from hermes_tui.core import events as ev
-from hermes_tui.core.llm.base import Message
+from hermes_tui.core.messages import Message
 from hermes_tui.core.sessions import SessionStore
 from hermes_tui.runtime import Runtime
 from hermes_tui.ui.app import CoreEvent, EventForwarder, HermesApp

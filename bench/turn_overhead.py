@@ -15,15 +15,8 @@ import time
 from pathlib import Path
 
 from hermes_tui.core.agent.loop import Agent, AgentSettings
-from hermes_tui.core.llm.base import (
-    Message,
-    StreamEnd,
-    TextChunk,
-    ToolCall,
-    ToolCallReady,
-    Usage,
-    UsageReport,
-)
+from hermes_tui.core.llm.base import StreamEnd, TextChunk, ToolCallReady, Usage, UsageReport
+from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 

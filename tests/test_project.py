@@ -41,6 +41,33 @@ def test_core_does_not_import_the_ui_package() -> None:
         assert "hermes_tui.ui" not in path.read_text(encoding="utf-8"), path
 
 
+def _modules_imported(path: Path) -> set[str]:
+    """Full dotted names of the modules a file imports, at any depth (lazy imports included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_session_store_and_messages_do_not_import_the_provider_layer() -> None:
+    core = Path(hermes_tui.__file__).parent / "core"
+    for path in (core / "sessions.py", core / "messages.py"):
+        provider_imports = {
+            m for m in _modules_imported(path) if m.startswith("hermes_tui.core.llm")
+        }
+        assert provider_imports == set(), path
+
+
+def test_skills_index_and_library_do_not_import_each_other() -> None:
+    skills = Path(hermes_tui.__file__).parent / "core" / "skills"
+    assert "hermes_tui.core.skills.library" not in _modules_imported(skills / "index.py")
+    # The library builds the index, so exactly one direction remains.
+    assert "hermes_tui.core.skills.index" in _modules_imported(skills / "library.py")
+
+
 def _readme_commands() -> list[str]:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     first_screen = "\n".join(readme.splitlines()[:40])

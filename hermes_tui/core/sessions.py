@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.llm.base import Message, ToolCall
+from hermes_tui.core.messages import Message, ToolCall
 
 SCHEMA_VERSION = 2
 

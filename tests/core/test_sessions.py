@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from hermes_tui.core.llm.base import Message, ToolCall
+from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.sessions import SCHEMA_VERSION, SessionStore, fts_query
 
 

@@ -7,7 +7,8 @@ The caller then continues in a child session with a rebuilt system prompt.
 
 from __future__ import annotations
 
-from hermes_tui.core.llm.base import Message, Provider, TextChunk
+from hermes_tui.core.llm.base import Provider, TextChunk
+from hermes_tui.core.messages import Message
 
 PROTECT_HEAD = 3
 PROTECT_TAIL = 20

@@ -31,18 +31,17 @@ from hermes_tui.core.events import (
     TurnStarted,
 )
 from hermes_tui.core.llm.base import (
-    Message,
     Provider,
     ProviderError,
     Reply,
     StreamRestart,
     TextChunk,
-    ToolCall,
     ToolCallReady,
     Usage,
     UsageReport,
 )
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
+from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"

@@ -32,9 +32,10 @@ from hermes_tui.core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from hermes_tui.core.llm.base import Message, Provider
+from hermes_tui.core.llm.base import Provider
 from hermes_tui.core.llm.retry import RetryPolicy
 from hermes_tui.core.memory import MemoryStore, join_entries
+from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillLibrary

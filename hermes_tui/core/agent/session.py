@@ -14,7 +14,8 @@ from typing import Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
-from hermes_tui.core.llm.base import Message, Usage
+from hermes_tui.core.llm.base import Usage
+from hermes_tui.core.messages import Message
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
 

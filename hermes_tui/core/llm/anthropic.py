@@ -11,17 +11,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import (
-    Message,
     ProviderError,
     StreamEnd,
     StreamEvent,
     TextChunk,
-    ToolCall,
     ToolCallReady,
     Usage,
     UsageReport,
 )
 from hermes_tui.core.llm.sdk_errors import translated
+from hermes_tui.core.messages import Message, ToolCall
 
 MAX_TOKENS = 8192
 EPHEMERAL = {"type": "ephemeral"}

@@ -1,58 +1,17 @@
 """The provider contract: messages in, a stream of text, tool calls and usage out.
 
-Messages are kept in one neutral shape (close to OpenAI's) and each provider converts them to
+Messages (core/messages.py) are kept in one neutral shape and each provider converts them to
 its wire format. The system prompt travels separately so a provider can place it where its API
 wants it and mark it for prompt caching.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-Role = Literal["user", "assistant", "tool"]
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str  # the raw JSON text the model sent
-
-    def parsed_arguments(self) -> dict[str, Any] | None:
-        try:
-            value = json.loads(self.arguments) if self.arguments.strip() else {}
-        except json.JSONDecodeError:
-            return None
-        return value if isinstance(value, dict) else None
-
-
-@dataclass(frozen=True)
-class Message:
-    role: Role
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-
-    def to_openai(self) -> dict[str, Any]:
-        """The OpenAI chat message shape (also what `sessions export` writes)."""
-        if self.role == "tool":
-            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
-        message: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.tool_calls:
-            message["content"] = self.content or None
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                }
-                for c in self.tool_calls
-            ]
-        return message
+from hermes_tui.core.messages import Message, ToolCall
 
 
 @dataclass(frozen=True)

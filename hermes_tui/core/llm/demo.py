@@ -20,15 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.llm.base import (
-    Message,
     StreamEnd,
     StreamEvent,
     TextChunk,
-    ToolCall,
     ToolCallReady,
     Usage,
     UsageReport,
 )
+from hermes_tui.core.messages import Message, ToolCall
 
 SKILL_NAME = "deprecated-calls-report"
 TASK = "Find the calls to the deprecated old_api() in this project and write a report."

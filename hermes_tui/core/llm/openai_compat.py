@@ -14,17 +14,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import (
-    Message,
     ProviderError,
     StreamEnd,
     StreamEvent,
     TextChunk,
-    ToolCall,
     ToolCallReady,
     Usage,
     UsageReport,
 )
 from hermes_tui.core.llm.sdk_errors import translated
+from hermes_tui.core.messages import Message, ToolCall
 
 KEY_HINT = {
     "openai": "Check OPENAI_API_KEY and OPENAI_BASE_URL (or --base-url).",

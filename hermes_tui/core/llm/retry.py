@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_tui.core.llm.base import Message, Provider, ProviderError, StreamEvent, StreamRestart
+from hermes_tui.core.llm.base import Provider, ProviderError, StreamEvent, StreamRestart
+from hermes_tui.core.messages import Message
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill
+from hermes_tui.core.skills.model import DEFAULT_CATEGORY, Skill
 from hermes_tui.core.skills.usage import parse_time
 
 DESCRIPTION_CHARS = 60

@@ -18,6 +18,7 @@ from hermes_tui.core.events import Sink, discard
 from hermes_tui.core.skills import frontmatter
 from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.history import SkillHistory
+from hermes_tui.core.skills.index import build_index
 from hermes_tui.core.skills.model import (  # re-exported: callers import them from here
     DEFAULT_CATEGORY,
     MAX_SUPPORT_BYTES,
@@ -137,8 +138,6 @@ class SkillLibrary(SkillWrites):
 
     def index(self, max_chars: int, relevant: Sequence[str] = ()) -> str:
         """The system-prompt skills index; reused while no skill and no usage record changed."""
-        from hermes_tui.core.skills.index import build_index
-
         skills = tuple(self.scan())
         try:
             usage_stat = os.stat(self.usage.path)

@@ -11,7 +11,7 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import open_runtime
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.llm.base import Message
+from hermes_tui.core.messages import Message
 
 
 @pytest.fixture

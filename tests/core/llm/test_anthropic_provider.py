@@ -6,15 +6,8 @@ import pytest
 from fakes.llm_server import FakeLLM, Reply
 
 from hermes_tui.core.llm.anthropic import AnthropicProvider
-from hermes_tui.core.llm.base import (
-    Message,
-    ProviderError,
-    StreamEnd,
-    TextChunk,
-    ToolCall,
-    ToolCallReady,
-    UsageReport,
-)
+from hermes_tui.core.llm.base import ProviderError, StreamEnd, TextChunk, ToolCallReady, UsageReport
+from hermes_tui.core.messages import Message, ToolCall
 
 TOOLS = [
     {

@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 from fakes.llm_server import FakeLLM, Reply
 
-from hermes_tui.core.llm.base import (
-    Message,
-    ProviderError,
-    StreamEnd,
-    TextChunk,
-    ToolCallReady,
-    UsageReport,
-)
+from hermes_tui.core.llm.base import ProviderError, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
+from hermes_tui.core.messages import Message
 
 TOOLS = [
     {

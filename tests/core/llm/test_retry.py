@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from fakes.llm_server import FakeLLM, Reply
 
-from hermes_tui.core.llm.base import Message, ProviderError, StreamRestart, TextChunk
+from hermes_tui.core.llm.base import ProviderError, StreamRestart, TextChunk
 from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
 from hermes_tui.core.llm.retry import RetryPolicy, stream_with_retries
+from hermes_tui.core.messages import Message
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
 
