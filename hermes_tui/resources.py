@@ -1,4 +1,9 @@
-"""Files shipped inside the package: themes and bundled skills (found after a wheel install too)."""
+"""Files shipped with the package: themes and bundled skills.
+
+In the repository they live at the top level (`themes/`, `skills_bundled/`); the wheel carries them
+inside the package (hatch `force-include`), so an installed copy finds them beside its modules and a
+source checkout finds them one level up.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,16 @@ from importlib.resources import files
 from pathlib import Path
 
 
-def _package_path(name: str) -> Path:
-    return Path(str(files("hermes_tui") / name))
+def _shipped_path(name: str) -> Path:
+    installed = Path(str(files("hermes_tui") / name))
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parent.parent / name
 
 
 def themes_dir() -> Path:
-    return _package_path("themes")
+    return _shipped_path("themes")
 
 
 def bundled_skills_dir() -> Path:
-    return _package_path("skills_bundled")
+    return _shipped_path("skills_bundled")
