@@ -329,7 +329,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     failed = False
     for check in run_checks(args):
-        mark = "ok  " if check.ok else "FAIL"
+        mark = "FAIL" if not check.ok else "warn" if check.warning else "ok  "
         print(f"[{mark}] {check.name}: {check.detail}")
         failed = failed or not check.ok
     return EXIT_CHECK_FAILED if failed else EXIT_OK

@@ -1,8 +1,14 @@
 """Configuration: where the home is, and what config.yaml, .env, the environment and flags say.
 
 Precedence: flags > process environment > <home>/.env > config.yaml > defaults (DESIGN.md
-section 5). Keys follow Hermes' names so a Hermes home loads; keys Hermes knows and we do not
-use are tolerated with a debug note, anything else is an error naming the key, file and line.
+section 5). Keys follow Hermes' names so a Hermes home loads. What a key is decides what happens:
+- one of ours: its value is checked (a wrong type is an error naming file, line and key); Hermes'
+  spellings of the same values are accepted ("on"/"off", `model: provider/name`, `model.default`);
+- one Hermes knows (hermes_keys.py) and we do not use: ignored, with a debug note; a few that
+  mean the same as ours are mapped (`command_allowlist` -> `terminal.allow`), `mcp_servers` is
+  kept as raw data for the MCP client;
+- close to one of ours and not a Hermes key: a typo, an error that names the key it resembles;
+- anything else: ignored with a warning (`Config.warnings`, shown by `doctor`).
 """
 
 from __future__ import annotations
@@ -11,13 +17,14 @@ import dataclasses
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
 import yaml
 
+from hermes_tui import hermes_keys
 from hermes_tui.core.storage import atomic_write_text, file_lock
 
 log = logging.getLogger(__name__)
@@ -84,6 +91,13 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class TerminalConfig:
+    # Command prefixes that run without asking; Hermes' `command_allowlist` maps here.
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     home: Path
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -93,6 +107,11 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     review: ReviewConfig = field(default_factory=ReviewConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    terminal: TerminalConfig = field(default_factory=TerminalConfig)
+    # Hermes' `mcp_servers:` as written (server name -> settings), for the MCP client.
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    # Keys that were ignored or only partly mapped, each with file, line and reason.
+    warnings: tuple[str, ...] = ()
     # Environment as the provider sees it: .env under the real environment.
     env: Mapping[str, str] = field(default_factory=dict)
 
@@ -118,111 +137,21 @@ SECTIONS: dict[str, type] = {
     "agent": AgentConfig,
     "review": ReviewConfig,
     "display": DisplayConfig,
+    "terminal": TerminalConfig,
 }
 
-# Hermes config keys we do not use. A Hermes home must load, so these pass with a debug note.
-HERMES_SECTIONS = frozenset(
-    [
-        "terminal",
-        "browser",
-        "compression",
-        "toolsets",
-        "delegation",
-        "tts",
-        "stt",
-        "voice",
-        "honcho",
-        "platforms",
-        "gateway",
-        "auxiliary",
-        "mcp_servers",
-        "checkpoints",
-        "security",
-        "approvals",
-        "code_execution",
-        "smart_model_routing",
-        "session_reset",
-        "timezone",
-        "providers",
-        "fallback_model",
-        "fallback_providers",
-        "custom_providers",
-        "web",
-        "privacy",
-        "cron",
-        "human_delay",
-        "group_sessions_per_user",
-        "_config_version",
-        "personalities",
-        "prompt_caching",
-        "streaming",
-        "context",
-        "quick_commands",
-        "discord",
-        "telegram",
-        "slack",
-        "whatsapp",
-        "signal",
-        "email",
-        "matrix",
-        "mattermost",
-        "homeassistant",
-        "dingtalk",
-        "feishu",
-        "wecom",
-        "sms",
-        "webhook",
-        "api_server",
-        "plugins",
-        "hooks",
-        "logging",
-        "network",
-        "worktree",
-        "file_read_max_chars",
-        "tool_output",
-        "credentials",
-        "redaction",
-        "insights",
-        "profiles",
-        "update",
-        "skin",
-    ]
-)
-HERMES_SECTION_KEYS: dict[str, frozenset[str]] = {
-    "model": frozenset({"default", "api_key", "api_mode", "max_tokens", "temperature"}),
-    "memory": frozenset({"provider", "flush_min_turns", "auto_flush", "honcho"}),
-    "skills": frozenset({"disabled", "platform_disabled", "hub", "auto_load", "config"}),
-    "curator": frozenset({"model", "provider", "max_skills", "notify"}),
-    "agent": frozenset(
-        {
-            "reasoning_effort",
-            "verbose",
-            "quiet_mode",
-            "save_trajectories",
-            "tool_use_enforcement",
-            "personality",
-            "system_prompt",
-            "prefill_messages_file",
-            "max_iterations",
-        }
-    ),
-    "review": frozenset({"model", "provider"}),
-    "display": frozenset(
-        {
-            "skin",
-            "compact",
-            "personality",
-            "show_reasoning",
-            "streaming",
-            "tool_progress",
-            "bell_on_complete",
-            "show_cost",
-            "resume_display",
-            "busy_input_mode",
-            "spinner",
-        }
-    ),
+# Hermes' spellings of true and false (quoted "on" stays a string in YAML); compared lowercased.
+TRUE_WORDS = frozenset({"true", "yes", "on", "1", "enabled"})
+FALSE_WORDS = frozenset({"false", "no", "off", "0", "disabled"})
+# Values Hermes gives a key of ours that mean one of ours: display.memory_notifications is
+# "off" | "on" | "verbose" in Hermes, a switch here.
+VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
+    ("display", "memory_notifications"): {"verbose": True},
 }
+# Hermes' spellings of "no turn limit" for agent.max_turns; we keep a cap (the loop needs one).
+UNLIMITED_WORDS = frozenset({"none", "unlimited", "inf", "infinite"})
+# A key this close (rapidfuzz ratio) to one of ours, and not a Hermes key, is a typo.
+TYPO_SCORE = 80
 
 
 def resolve_home(
@@ -307,7 +236,9 @@ def _coerce(value: Any, annotation: Any, where: str) -> Any:
     if annotation is bool or text == "bool":
         if isinstance(value, bool):
             return value
-        raise ConfigError(f"{where} must be true or false, not {value!r}")
+        if isinstance(value, str) and value.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+            return value.strip().lower() in TRUE_WORDS
+        raise ConfigError(f"{where} must be true or false (or on/off, yes/no), not {value!r}")
     if annotation is int or text == "int":
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 0:
@@ -356,53 +287,173 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
     return data, _line_map(text)
 
 
-def _section_values(
-    path: Path, data: dict[str, Any], lines: dict[tuple[str, ...], int]
-) -> dict[str, dict[str, Any]]:
-    """Validated values per section from config.yaml."""
-    result: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
+def _did_you_mean(key: object, choices: Iterable[str]) -> str | None:
+    """The one of `choices` that `key` is a likely typo of, if any."""
+    from rapidfuzz import fuzz, process
+
+    match = process.extractOne(str(key), list(choices), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
+    return match[0] if match else None
+
+
+@dataclass
+class _Loaded:
+    """What config.yaml says, sorted into our sections, Hermes data we keep, and warnings."""
+
+    sections: dict[str, dict[str, Any]]
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+    hermes_allow: tuple[str, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+
+
+def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> None:
+    """A top-level key Hermes knows and we do not have as a section: keep, map or ignore it."""
+    if section == "mcp_servers":
+        if isinstance(body, dict):
+            loaded.mcp_servers = body
+        elif body is not None:
+            raise ConfigError(f"{where}: mcp_servers must be a mapping of server name to settings")
+        return
+    if section == "command_allowlist":
+        allow, skipped = hermes_allowlist_to_prefixes(body)
+        loaded.hermes_allow += allow
+        if skipped:
+            loaded.warnings.append(
+                f"{where}: command_allowlist entries not carried over to terminal.allow "
+                f"(only `command *` globs are command prefixes): {', '.join(map(repr, skipped))}"
+            )
+        return
+    log.debug("%s: ignoring Hermes section %r (not used by hermes-tui)", where, section)
+
+
+def hermes_allowlist_to_prefixes(entries: Any) -> tuple[tuple[str, ...], list[str]]:
+    """Hermes `command_allowlist` entries -> (terminal.allow prefixes, entries left out).
+
+    Hermes stores exact commands, shell globs and the names of dangerous patterns it was told to
+    always allow ("recursive delete"). Only `words *` means "any command starting with these
+    words"; an exact command read as a prefix would allow more than the user approved
+    (`rm -rf build` would cover `rm -rf build /`), so those stay with Hermes.
+    """
+    if entries is None:
+        return (), []
+    if isinstance(entries, str):
+        entries = [entries]
+    if not isinstance(entries, list):
+        raise ConfigError("command_allowlist must be a list of commands")
+    prefixes: list[str] = []
+    skipped: list[str] = []
+    for entry in entries:
+        text = str(entry).strip()
+        head = text[:-1].rstrip() if text.endswith("*") else ""
+        if head and not any(char in head for char in "*?[]") and text.endswith(" *"):
+            prefixes.append(head)
+        elif text:
+            skipped.append(text)
+    return tuple(prefixes), skipped
+
+
+def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) -> Any:
+    """A value of one of our keys, with Hermes' spellings of the same value accepted."""
+    if isinstance(value, str):
+        alias = VALUE_ALIASES.get((section, key), {})
+        if value.strip().lower() in alias:
+            return alias[value.strip().lower()]
+    return _coerce(value, annotation, where)
+
+
+def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> _Loaded:
+    """Validated values per section from config.yaml, plus the Hermes data we keep."""
+    loaded = _Loaded({name: {} for name in SECTIONS})
+    result = loaded.sections
     for section, body in data.items():
         where = f"{path}:{lines.get((str(section),), '?')}"
         if section not in SECTIONS:
-            if section in HERMES_SECTIONS:
-                log.debug("%s: ignoring Hermes section %r (not used by hermes-tui)", where, section)
+            if section in hermes_keys.TOP_LEVEL or section in hermes_keys.EARLIER_TOP_LEVEL:
+                _hermes_top_level(section, body, where, loaded)
                 continue
-            raise ConfigError(
-                f"{where}: unknown section {section!r}; known sections: {', '.join(SECTIONS)}"
+            guess = _did_you_mean(section, SECTIONS)
+            if guess is not None:
+                raise ConfigError(
+                    f"{where}: unknown section {section!r} (did you mean {guess!r}?); "
+                    f"known sections: {', '.join(SECTIONS)}"
+                )
+            loaded.warnings.append(
+                f"{where}: {section!r} is not a section hermes-tui or Hermes knows; ignored"
             )
+            continue
         if section == "model" and isinstance(body, str):
-            # Hermes allows `model: provider/name` as a bare string.
-            body = {"name": body}
+            # Hermes allows `model: provider/name` as a bare string; its default is "".
+            body = {"name": body} if body.strip() else {}
         if body is None:
             continue
         if not isinstance(body, dict):
             raise ConfigError(f"{where}: section {section!r} must be a mapping of keys")
         hints = get_type_hints(SECTIONS[section])
+        hermes = hermes_keys.SECTION_KEYS.get(section, frozenset()) | (
+            hermes_keys.EARLIER_SECTION_KEYS.get(section, frozenset())
+        )
         for key, value in body.items():
             key_where = f"{path}:{lines.get((str(section), str(key)), '?')}: {section}.{key}"
-            if key not in hints:
-                if key in HERMES_SECTION_KEYS.get(section, ()):
-                    log.debug("%s is a Hermes key not used by hermes-tui", key_where)
+            if key in hints:
+                if section == "agent" and key == "max_turns" and _means_unlimited(value):
+                    loaded.warnings.append(
+                        f"{key_where}: {value!r} means no limit in Hermes; hermes-tui keeps its "
+                        f"cap of {AgentConfig.max_turns} model calls per turn"
+                    )
                     continue
+                result[section][key] = _our_value(section, key, value, hints[key], key_where)
+                continue
+            if key in hermes:
+                log.debug("%s is a Hermes key not used by hermes-tui", key_where)
+                continue
+            guess = _did_you_mean(key, hints)
+            if guess is not None:
                 raise ConfigError(
-                    f"{key_where} is not a known key; {section} takes {', '.join(hints)}"
+                    f"{key_where} is not a known key (did you mean {section}.{guess}?); "
+                    f"{section} takes {', '.join(hints)}"
                 )
-            result[section][key] = _coerce(value, hints[key], key_where)
-        if (
-            section == "model"
-            and "name" not in result["model"]
-            and isinstance(body.get("default"), str)
-        ):
-            result["model"]["name"] = body["default"]
-    provider = result["model"].get("provider")
-    if provider == "auto":
-        result["model"].pop("provider")
-    elif provider is not None and provider not in PROVIDERS:
-        where = f"{path}:{lines.get(('model', 'provider'), '?')}"
-        raise ConfigError(
-            f"{where}: model.provider {provider!r} is not one of {', '.join(PROVIDERS)}"
+            loaded.warnings.append(f"{key_where} is not a key hermes-tui or Hermes knows; ignored")
+        if section == "model" and "name" not in result["model"]:
+            # Hermes names the model `model.default` (older homes: `model.model`).
+            for alias in ("default", "model"):
+                if isinstance(body.get(alias), str) and body[alias].strip():
+                    result["model"]["name"] = body[alias]
+                    break
+    if loaded.hermes_allow:
+        own = result["terminal"].get("allow", ())
+        result["terminal"]["allow"] = tuple(dict.fromkeys((*own, *loaded.hermes_allow)))
+    _check_provider(path, lines, loaded)
+    return loaded
+
+
+def _means_unlimited(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return value is None
+    if isinstance(value, int):
+        return value <= 0
+    return isinstance(value, str) and value.strip().lower() in UNLIMITED_WORDS
+
+
+def _check_provider(path: Path, lines: dict[tuple[str, ...], int], loaded: _Loaded) -> None:
+    """model.provider: ours, a Hermes provider we map or detect past, or an error."""
+    model = loaded.sections["model"]
+    provider = model.get("provider")
+    if provider is None or provider in PROVIDERS:
+        return
+    where = f"{path}:{lines.get(('model', 'provider'), '?')}"
+    if provider in ("auto", "", "custom", "openai-api"):
+        # Hermes' "custom" is an OpenAI-compatible server at model.base_url.
+        model.pop("provider")
+        if provider in ("custom", "openai-api"):
+            model["provider"] = "openai"
+        return
+    if provider in hermes_keys.PROVIDERS:
+        model.pop("provider")
+        loaded.warnings.append(
+            f"{where}: model.provider {provider!r} is a Hermes provider hermes-tui does not "
+            f"speak ({', '.join(PROVIDERS)}); the provider is detected from the API keys instead"
         )
-    return result
+        return
+    raise ConfigError(f"{where}: model.provider {provider!r} is not one of {', '.join(PROVIDERS)}")
 
 
 def load_config(
@@ -415,7 +466,8 @@ def load_config(
     environ = dict(os.environ if environ is None else environ)
     path = home / "config.yaml"
     data, lines = _read_yaml(path)
-    values = _section_values(path, data, lines)
+    loaded = _section_values(path, data, lines)
+    values = loaded.sections
 
     env = {**parse_env_file(home / ".env"), **environ}
     model = values["model"]
@@ -439,7 +491,15 @@ def load_config(
         raise ConfigError(f"provider {model['provider']!r} is not one of {', '.join(PROVIDERS)}")
 
     sections = {name: cls(**values[name]) for name, cls in SECTIONS.items()}
-    return Config(home=home, env=env, **sections)
+    for warning in loaded.warnings:
+        log.warning("%s", warning)
+    return Config(
+        home=home,
+        env=env,
+        mcp_servers=loaded.mcp_servers,
+        warnings=tuple(loaded.warnings),
+        **sections,
+    )
 
 
 def config_to_yaml_dict(config: Config) -> dict[str, Any]:

@@ -14,6 +14,8 @@ class Check:
     name: str
     ok: bool
     detail: str
+    # Worth the user's attention, not a failure (ignored config keys, duplicate skill names).
+    warning: bool = False
 
 
 def fts5_available() -> bool:
@@ -53,6 +55,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     config = runtime.config
     source = config.config_path if config.config_path.exists() else "defaults (no config.yaml)"
     checks.append(Check("config", True, f"parsed {source}"))
+    checks.extend(Check("config", True, warning, warning=True) for warning in config.warnings)
     checks.append(_home_writable(home))
     env_file = home / ".env"
     if env_file.exists() and env_file.stat().st_mode & 0o077:

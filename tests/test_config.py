@@ -75,10 +75,71 @@ def test_unparseable_yaml_names_the_line(home: Path) -> None:
         load_config(home, environ={})
 
 
-def test_unknown_section_is_an_error(home: Path) -> None:
+def test_a_typo_of_one_of_our_sections_is_an_error_that_names_it(home: Path) -> None:
     (home / "config.yaml").write_text("memroy:\n  nudge_interval: 3\n")
-    with pytest.raises(ConfigError, match="unknown section 'memroy'"):
+    with pytest.raises(
+        ConfigError, match="unknown section 'memroy' \\(did you mean 'memory'\\?\\)"
+    ):
         load_config(home, environ={})
+
+
+def test_a_typo_of_one_of_our_keys_is_an_error_that_names_it(home: Path) -> None:
+    (home / "config.yaml").write_text("skills:\n  index_max_char: 3000\n")
+    with pytest.raises(
+        ConfigError,
+        match=r"skills.index_max_char is not a known key \(did you mean skills.index_max_chars\?\)",
+    ):
+        load_config(home, environ={})
+
+
+def test_a_key_nobody_knows_is_ignored_with_a_warning(home: Path) -> None:
+    (home / "config.yaml").write_text("memory:\n  colour: blue\nmy_notes: 3\n")
+    config = load_config(home, environ={})
+    assert len(config.warnings) == 2
+    assert f"{home / 'config.yaml'}:2: memory.colour is not a key" in config.warnings[0]
+    assert "'my_notes' is not a section" in config.warnings[1]
+
+
+def test_hermes_keys_in_our_sections_are_tolerated(home: Path) -> None:
+    (home / "config.yaml").write_text(
+        "skills:\n  guard_agent_created: false\n  inline_shell: false\n"
+        "curator:\n  prune_builtins: true\n  backup: {enabled: true, keep: 5}\n"
+        "agent:\n  disabled_toolsets: []\n  max_turns: 40\n"
+        "credential_pool_strategies: {}\nmcp: {auto_reload_on_config_change: true}\n"
+        "tools: {tool_search: {enabled: auto}}\ncommand_allowlist: []\n"
+    )
+    config = load_config(home, environ={})
+    assert config.warnings == () and config.agent.max_turns == 40
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("on", True), ("off", False), ("yes", True), ("No", False), ("verbose", True), ("true", True)],
+)
+def test_hermes_spellings_of_a_switch_are_accepted(home: Path, text: str, expected: bool) -> None:
+    (home / "config.yaml").write_text(f"display:\n  memory_notifications: '{text}'\n")
+    assert load_config(home, environ={}).display.memory_notifications is expected
+
+
+def test_a_word_that_is_not_a_switch_is_still_a_type_error(home: Path) -> None:
+    (home / "config.yaml").write_text("memory:\n  write_approval: sometimes\n")
+    with pytest.raises(ConfigError, match="memory.write_approval must be true or false"):
+        load_config(home, environ={})
+
+
+def test_hermes_unlimited_turns_keep_our_cap_with_a_warning(home: Path) -> None:
+    (home / "config.yaml").write_text("agent:\n  max_turns: null\n")
+    config = load_config(home, environ={})
+    assert config.agent.max_turns == 90 and "means no limit in Hermes" in config.warnings[0]
+
+
+def test_hermes_providers_we_do_not_speak_fall_back_to_detection(home: Path) -> None:
+    (home / "config.yaml").write_text("model:\n  provider: nous\n  default: hermes-4\n")
+    config = load_config(home, environ={})
+    assert config.model.provider is None and config.model.name == "hermes-4"
+    assert "'nous' is a Hermes provider" in config.warnings[0]
+    (home / "config.yaml").write_text("model:\n  provider: custom\n  base_url: http://x/v1\n")
+    assert load_config(home, environ={}).model.provider == "openai"
 
 
 def test_hermes_home_config_loads_with_a_debug_note(
