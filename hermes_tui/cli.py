@@ -7,11 +7,11 @@ anthropic. Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error, 3
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
 from hermes_tui import __version__
+from hermes_tui.core.text import json_for_terminal
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -199,7 +199,7 @@ def cmd_memory_show(args: argparse.Namespace) -> int:
             "problem": state.drift,
         }
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(json_for_terminal(report, indent=2))
         return EXIT_OK
     for target, info in report.items():
         print(
@@ -243,7 +243,7 @@ def cmd_skills(args: argparse.Namespace) -> int:
                     }
                 )
             if args.json:
-                print(json.dumps(rows, indent=2, ensure_ascii=False))
+                print(json_for_terminal(rows, indent=2))
                 return EXIT_OK
             if not rows:
                 print("no skills yet")
@@ -283,7 +283,7 @@ def cmd_curator(args: argparse.Namespace) -> int:
     if args.curator_command == "status":
         status = runtime.curator().status()
         if args.json:
-            print(json.dumps(status, indent=2))
+            print(json_for_terminal(status, indent=2))
             return EXIT_OK
         print(
             f"enabled: {status['enabled']}; last run: {status['last_run_at'] or 'never'}; next: {status['next_due_at']}"
@@ -338,6 +338,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        return _run(args)
+    # Replies, tool output, memory and skills reach these streams: a terminal must not obey them.
+    from hermes_tui.core.text import NeutralisedStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = NeutralisedStream(out), NeutralisedStream(err)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace) -> int:
     from hermes_tui.config import ConfigError
 
     try:

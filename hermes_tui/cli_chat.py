@@ -14,6 +14,7 @@ import threading
 from typing import Any, TextIO
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.text import json_for_terminal
 
 EXIT_OK, EXIT_USAGE, EXIT_PROVIDER = 0, 2, 3
 
@@ -154,7 +155,7 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
         runtime.run_curator(consolidate=False)
     if args.json:
         print(
-            json.dumps(
+            json_for_terminal(
                 {
                     "session_id": session.id,
                     "text": result.text,
@@ -168,7 +169,6 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
                         "cached_tokens": result.usage.cached_tokens,
                     },
                 },
-                ensure_ascii=False,
             )
         )
     print(f"session: {session.id}", file=sys.stderr)
@@ -185,7 +185,7 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
             rows = store.list(args.limit)
             if args.json:
                 print(
-                    json.dumps(
+                    json_for_terminal(
                         [
                             {
                                 "id": s.id,
@@ -199,7 +199,6 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
                             for s in rows
                         ],
                         indent=2,
-                        ensure_ascii=False,
                     )
                 )
                 return EXIT_OK
@@ -211,7 +210,7 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
         if args.sessions_command == "search":
             hits = store.search(args.query, limit=args.limit)
             if args.json:
-                print(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False))
+                print(json_for_terminal([h.__dict__ for h in hits], indent=2))
                 return EXIT_OK
             for hit in hits:
                 print(f"{hit.session_id} #{hit.message_id} {hit.role}: {hit.snippet}")
@@ -222,7 +221,7 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
         messages = store.messages(info.id)
         if args.sessions_command == "export":
             for stored in messages:
-                print(json.dumps(stored.message.to_openai(), ensure_ascii=False))
+                print(json_for_terminal(stored.message.to_openai()))
             return EXIT_OK
         print(
             f"session {info.id}: {info.title}\n{info.provider}/{info.model}, {len(messages)} messages, "
@@ -275,7 +274,7 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
         if args.pending_command == "list":
             records = runtime.pending.list()
             if args.json:
-                print(json.dumps([r.__dict__ for r in records], indent=2, ensure_ascii=False))
+                print(json_for_terminal([r.__dict__ for r in records], indent=2))
                 return EXIT_OK
             if not records:
                 print("nothing pending")

@@ -20,6 +20,7 @@ from textual.reactive import var
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.text import neutralise
 from hermes_tui.ui.widgets.chat import ChatView
 from hermes_tui.ui.widgets.input import ChatInput, SlashHints
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
@@ -87,6 +88,24 @@ class HermesApp(App):
         self.watch_files_enabled = watch_files
         self.resume_on_start = resume
         self._stop_watch = threading.Event()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast carries outside text (skill names, review summaries, errors): shown literally."""
+        super().notify(
+            neutralise(message),
+            title=neutralise(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     # ---- layout --------------------------------------------------------------------------
 
@@ -156,8 +175,8 @@ class HermesApp(App):
             bar.provider = "demo (scripted)"
         else:
             model = self.runtime.config.model.name or select.DEFAULT_MODELS.get(name, "")
-            self.sub_title = f"{name} · {model}"
-            bar.provider = f"{name}/{model}"
+            self.sub_title = neutralise(f"{name} · {model}")
+            bar.provider = neutralise(f"{name}/{model}")
 
     def watch_panel_width(self, width: int) -> None:
         self._fit_panel()

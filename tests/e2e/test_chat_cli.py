@@ -208,3 +208,26 @@ def test_second_turn_review_with_interval_two_denies_terminal_and_writes_as_revi
     assert [(a["origin"], a["kind"], a["after"]) for a in audit] == [
         ("review", "memory", "Builds use make.")
     ]
+
+
+def test_escape_sequences_from_the_reply_and_tools_reach_no_terminal(
+    home: Path, llm: FakeLLM
+) -> None:
+    # A reply that would rename the terminal and wipe it, and a tool whose output does the same.
+    write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+    hostile_command = r"printf '\033]0;owned\007\033[2J\233H done'"
+    llm.script(
+        Reply(text="Look.", tool_calls=[("terminal", {"command": hostile_command})]),
+        Reply(text="\x1b]0;pwned\x07\x1b[2Jcleared \x9b31m red"),
+        Reply(text="\x1b[2J\x9bH again"),
+    )
+    result = chat(home, "go", "--yolo")
+    assert result.returncode == 0, result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream and "\x9b" not in stream
+    assert "␛]0;pwned␇␛[2Jcleared ␛[31m red" in result.stdout
+    assert "→ terminal printf '\\033]0;owned" in result.stderr
+    # --json stays exact: the escapes are JSON escapes that decode to the model's text.
+    as_json = chat(home, "again", "--json", "--continue")
+    assert "\x1b" not in as_json.stdout and "\x9b" not in as_json.stdout
+    assert json.loads(as_json.stdout)["text"] == "\x1b[2J\x9bH again"

@@ -17,6 +17,8 @@ from textual_diff_view import DiffView
 from hermes_tui.core.skills import frontmatter, guard
 from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
+from hermes_tui.core.text import is_clean, neutralise
+from hermes_tui.ui.text import literal
 
 TEMPLATE = """---
 name: {name}
@@ -72,7 +74,7 @@ class DiffPreview(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text)
+            yield Label(neutralise(self.title_text), markup=False)
             if self.changed:
                 yield Static(
                     "The file changed on disk since you opened it; this diff is against the disk.",
@@ -80,7 +82,12 @@ class DiffPreview(ModalScreen[bool]):
                 )
             with VerticalScroll():
                 yield DiffView(
-                    "on disk", "your edit", self.before, self.after, split=False, annotations=True
+                    "on disk",
+                    "your edit",
+                    neutralise(self.before),
+                    neutralise(self.after),
+                    split=False,
+                    annotations=True,
                 )
             with Horizontal():
                 yield Button("Back (esc)", id="back")
@@ -118,6 +125,9 @@ class SkillEditor(Screen):
         skill = library.get(name) if name else None
         self.path = skill.skill_md if skill else None
         self.original = self.path.read_text(encoding="utf-8") if self.path else ""
+        # Control characters are shown (and saved) as their visible stand-ins: an editor must
+        # not replay a file's escape sequences to the terminal.
+        self.had_controls = not is_clean(self.original)
 
     def compose(self) -> ComposeResult:
         title = (
@@ -125,7 +135,7 @@ class SkillEditor(Screen):
             if self.path
             else "New skill"
         )
-        yield Label(title)
+        yield Label(neutralise(title), markup=False)
         if not self.skill_name:
             with Horizontal(id="new-row"):
                 yield Label("name: ")
@@ -133,7 +143,7 @@ class SkillEditor(Screen):
                 yield Label("  category: ")
                 yield Input(placeholder="general", id="new-category")
         with Horizontal(id="editor-body"):
-            text = self.original or TEMPLATE.format(name="my-skill", title="My skill")
+            text = neutralise(self.original) or TEMPLATE.format(name="my-skill", title="My skill")
             yield TextArea.code_editor(text, language="markdown", id="skill-text", soft_wrap=True)
             yield VerticalScroll(Static("", id="problem-text", markup=False), id="problems")
         yield Footer()
@@ -150,8 +160,13 @@ class SkillEditor(Screen):
             self.query_one(TextArea).text, self.skill_name or self._new_name() or None
         )
         label = self.query_one("#problem-text", Static)
+        if self.had_controls:
+            problems.append(
+                "⚠ the file on disk holds control characters or escape sequences; they are "
+                "shown as ␛… and saving writes them as shown"
+            )
         label.update(
-            "\n".join(problems)
+            neutralise("\n".join(problems))
             if problems
             else "✓ valid: frontmatter, name and size are fine; no findings"
         )
@@ -251,10 +266,11 @@ class HistoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(
-                f"History of {self.skill_name}: {len(self.versions)} saved versions (ctrl+r restores)"
+                f"History of {self.skill_name}: {len(self.versions)} saved versions (ctrl+r restores)",
+                markup=False,
             )
             yield OptionList(
-                *[f"{v.stamp}  {v.action} by {v.origin}  {v.file}" for v in self.versions],
+                *[literal(f"{v.stamp}  {v.action} by {v.origin}  {v.file}") for v in self.versions],
                 id="versions",
             )
             yield VerticalScroll(id="version-diff")
@@ -275,8 +291,8 @@ class HistoryScreen(ModalScreen[None]):
             DiffView(
                 f"version {version.stamp}",
                 "current",
-                version.read() or "",
-                current,
+                neutralise(version.read() or ""),
+                neutralise(current),
                 split=False,
                 annotations=True,
             )

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ListItem, ListView, Markdown, Static
 from textual_diff_view import DiffView
 
+from hermes_tui.core.text import neutralise
+
 Decision = Literal["once", "session", "deny"]
 
 
@@ -36,8 +38,10 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"The agent wants to run a command that {self.reason}:")
-            yield Static(self.command, classes="command", markup=False)
+            yield Label(
+                neutralise(f"The agent wants to run a command that {self.reason}:"), markup=False
+            )
+            yield Static(neutralise(self.command), classes="command", markup=False)
             with Horizontal():
                 yield Button("Deny (n)", id="deny", variant="error")
                 yield Button("Allow for this session (a)", id="session")
@@ -59,7 +63,7 @@ class ApprovalScreen(ModalScreen[Decision]):
 
 class SessionItem(ListItem):
     def __init__(self, session_id: str, text: str) -> None:
-        super().__init__(Static(text, markup=False))
+        super().__init__(Static(neutralise(text), markup=False))
         self.session_id = session_id
 
 
@@ -122,7 +126,10 @@ class SessionsScreen(ModalScreen[str | None]):
 class PendingItem(ListItem):
     def __init__(self, record: Any) -> None:
         super().__init__(
-            Static(f"{record.id}  {record.kind} {record.target} {record.action}", markup=False)
+            Static(
+                neutralise(f"{record.id}  {record.kind} {record.target} {record.action}"),
+                markup=False,
+            )
         )
         self.record = record
 
@@ -173,8 +180,8 @@ class PendingScreen(ModalScreen[None]):
                 DiffView(
                     "now",
                     "after approval",
-                    record.before or "",
-                    record.after or "",
+                    neutralise(record.before or ""),
+                    neutralise(record.after or ""),
                     split=False,
                     annotations=True,
                 )

@@ -18,6 +18,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
+from hermes_tui.core.text import neutralise
+from hermes_tui.ui.text import literal
+
 MAX_MOUNTED = 60
 REMOUNT_BATCH = 30
 RESUME_MOUNTED = 20  # a resumed session shows its last turns at once; the rest on request
@@ -35,7 +38,7 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str) -> None:
-        super().__init__(text, markup=False)
+        super().__init__(neutralise(text), markup=False)
 
 
 class ToolRow(Collapsible):
@@ -60,12 +63,12 @@ class ToolRow(Collapsible):
             if detail is not None
             else json.dumps(arguments, indent=2, ensure_ascii=False)[:4000]
         )
-        self.detail = Static(text, markup=False)
-        super().__init__(self.detail, title=f"⋯ {name} {self.summary}", collapsed=True)
+        self.detail = Static(neutralise(text), markup=False)
+        super().__init__(self.detail, title=literal(f"⋯ {name} {self.summary}"), collapsed=True)
 
     def finish(self, ok: bool, duration: float, preview: str) -> None:
         mark = "✓" if ok else "✗"
-        self.title = f"{mark} {self.tool_name} {self.summary}  {duration:.2f}s · {preview}"
+        self.title = literal(f"{mark} {self.tool_name} {self.summary}  {duration:.2f}s · {preview}")
         self.add_class("-ok" if ok else "-error")
 
 
@@ -80,7 +83,7 @@ class AssistantMessage(Widget):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
-        self.markdown = Markdown(text)
+        self.markdown = Markdown(neutralise(text))
         self.text = text
         self._stream: MarkdownStream | None = None
 
@@ -91,7 +94,7 @@ class AssistantMessage(Widget):
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
         self.text += fragment
-        await self._stream.write(fragment)
+        await self._stream.write(neutralise(fragment))
 
     async def finish(self) -> None:
         if self._stream is not None:
@@ -149,10 +152,10 @@ def rebuild(spec: Spec) -> Widget:
         return message
     if kind == "tool":
         row = ToolRow("", "", {}, detail=spec[2])
-        row.title = spec[1]
+        row.title = literal(spec[1])
         row.set_classes(spec[3])
         return row
-    return ErrorBlock(spec[1], markup=False)
+    return ErrorBlock(neutralise(spec[1]), markup=False)
 
 
 @dataclass
@@ -234,7 +237,7 @@ class ChatView(VerticalScroll):
         self.scroll_end(animate=False)
 
     async def error(self, text: str, detail: str) -> None:
-        await self._add(ErrorBlock(f"{text}\n{detail}".strip(), markup=False))
+        await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
         self.scroll_end(animate=False)
 
     async def load_history(self, items: list[tuple[str, str]]) -> None:

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Static, TextArea
 
 from hermes_tui.core.memory import FILENAMES, MemoryStore
+from hermes_tui.core.text import neutralise
 
 GAUGE_WIDTH = 12
 
@@ -70,7 +71,7 @@ class EntryItem(ListItem):
     """
 
     def __init__(self, entry: str, fresh: bool = False) -> None:
-        super().__init__(Static(entry, markup=False), classes="-new" if fresh else "")
+        super().__init__(Static(neutralise(entry), markup=False), classes="-new" if fresh else "")
         self.entry = entry
 
 
@@ -104,7 +105,7 @@ class MemorySection(Vertical):
         )
         yield Static("", classes="gauge")
         yield ListView()
-        yield Static("", classes="error -empty")
+        yield Static("", classes="error -empty", markup=False)
 
     def on_mount(self) -> None:
         self.refresh_entries()
@@ -128,7 +129,7 @@ class MemorySection(Vertical):
 
     def show_error(self, text: str) -> None:
         error = self.query_one(".error", Static)
-        error.update(text)
+        error.update(neutralise(text))
         error.set_class(not text, "-empty")
 
     def _selected(self) -> str | None:
@@ -170,7 +171,7 @@ class MemorySection(Vertical):
 
 class ArchiveItem(ListItem):
     def __init__(self, archive_id: str, text: str) -> None:
-        super().__init__(Static(text, markup=False))
+        super().__init__(Static(neutralise(text), markup=False))
         self.archive_id = archive_id
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -34,7 +35,7 @@ class NudgeBar(Static):
     def watch_reviews_running(self, running: int) -> None:
         self.set_class(running > 0, "-reviewing")
 
-    def render(self) -> str:
+    def render(self) -> Content:
         compact = self.size.width < 100
 
         def counter(value: int, interval: int, unit: str) -> str:
@@ -45,7 +46,7 @@ class NudgeBar(Static):
         spinner = SPINNER[self.frame]
         if compact:
             review = f"{spinner} reviewing" if self.reviews_running else "idle"
-            return (
+            return Content(
                 f"mem {counter(self.memory, self.memory_interval, '')} │ skills "
                 f"{counter(self.skills, self.skills_interval, '')} │ {review} │ ctx "
                 f"{self.context_share:.0%} cache {self.cached_share:.0%}"
@@ -60,4 +61,4 @@ class NudgeBar(Static):
         ]
         if self.provider:
             parts.append(self.provider)
-        return "  │  ".join(parts)
+        return Content("  │  ".join(parts))

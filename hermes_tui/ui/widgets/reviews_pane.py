@@ -14,13 +14,17 @@ from textual_diff_view import DiffView
 
 from hermes_tui.core.agent.undo import UndoError, undo_change
 from hermes_tui.core.events import ReviewChange
+from hermes_tui.core.text import neutralise
 
 
 class ReviewItem(ListItem):
     def __init__(self, record: Any) -> None:
         when = datetime.fromtimestamp(record.started_at).strftime("%m-%d %H:%M")
         super().__init__(
-            Static(f"{when} {record.kind:<8} {record.status:<7} {record.summary}", markup=False)
+            Static(
+                neutralise(f"{when} {record.kind:<8} {record.status:<7} {record.summary}"),
+                markup=False,
+            )
         )
         self.record = record
 
@@ -46,12 +50,17 @@ class ChangeView(Vertical):
             else self.change.target
         )
         staged = " (staged, awaiting approval)" if self.change.pending_id else ""
-        yield Label(f"{self.index + 1}. {self.change.kind} {what}: {self.change.action}{staged}")
+        yield Label(
+            neutralise(
+                f"{self.index + 1}. {self.change.kind} {what}: {self.change.action}{staged}"
+            ),
+            markup=False,
+        )
         yield DiffView(
             "before",
             "after",
-            self.change.before or "",
-            self.change.after or "",
+            neutralise(self.change.before or ""),
+            neutralise(self.change.after or ""),
             split=False,
             annotations=True,
             wrap=True,
@@ -110,9 +119,9 @@ class ReviewsPane(Vertical):
         container = self.query_one("#review-changes", VerticalScroll)
         await container.remove_children()
         if record.error:
-            await container.mount(Static(f"error: {record.error}", markup=False))
+            await container.mount(Static(neutralise(f"error: {record.error}"), markup=False))
         if record.reply:
-            await container.mount(Static(f"review said: {record.reply}", markup=False))
+            await container.mount(Static(neutralise(f"review said: {record.reply}"), markup=False))
         await container.mount_all(
             [ChangeView(change, i) for i, change in enumerate(record.changes)]
         )

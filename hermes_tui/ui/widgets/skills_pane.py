@@ -20,6 +20,8 @@ from textual.widgets import Input, Markdown, Static, Tree
 
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, SkillLibrary
 from hermes_tui.core.skills.usage import parse_time
+from hermes_tui.core.text import neutralise
+from hermes_tui.ui.text import literal_text
 
 FILTER_CUTOFF = 55
 
@@ -117,16 +119,18 @@ class SkillsPane(Vertical):
         for skill in sorted(skills, key=lambda s: (s.category or DEFAULT_CATEGORY, s.name)):
             category = skill.category or DEFAULT_CATEGORY
             if category not in categories:
-                categories[category] = tree.root.add(category, expand=True)
+                categories[category] = tree.root.add(literal_text(category), expand=True)
             record = usage.get(skill.name, {})
             marks = ("⚑ " if record.get("pinned") else "") + ("⚠ " if skill.broken else "")
             marks += "◌ " if record.get("state") == "stale" else ""
-            categories[category].add_leaf(f"{marks}{skill.name}", data=("skill", skill.name))
+            categories[category].add_leaf(
+                literal_text(f"{marks}{skill.name}"), data=("skill", skill.name)
+            )
         archived = self.library.archived_skills()
         if archived and not self.query_one("#skills-filter", Input).value.strip():
             node = tree.root.add("archived", expand=False)
             for name in sorted(archived):
-                node.add_leaf(name, data=("archived", name))
+                node.add_leaf(literal_text(name), data=("archived", name))
         if self.selected:
             self.show(self.selected)
 
@@ -138,7 +142,7 @@ class SkillsPane(Vertical):
         elif data and data[0] == "archived":
             self.selected = None
             self.query_one("#skill-meta", Static).update(
-                f"{data[1]} is archived. Press r to restore it."
+                neutralise(f"{data[1]} is archived. Press r to restore it.")
             )
             self.query_one("#skill-body", Markdown).update("")
 
@@ -148,7 +152,7 @@ class SkillsPane(Vertical):
         body = self.query_one("#skill-body", Markdown)
         if skill is None:
             self.selected = None
-            meta.update(f"{name} no longer exists.")
+            meta.update(neutralise(f"{name} no longer exists."))
             body.update("")
             return
         self.selected = name
@@ -181,9 +185,9 @@ class SkillsPane(Vertical):
             lines.insert(1, f"description: {skill.description}")
             if extra:
                 lines.append("frontmatter: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
-        meta.update("\n".join(lines))
+        meta.update(neutralise("\n".join(lines)))
         meta.set_class(skill.broken, "-broken")
-        body.update(skill.document.body if skill.document else "")
+        body.update(neutralise(skill.document.body) if skill.document else "")
 
     def _act(self, action: Callable[[], str]) -> None:
         """Run one library call; its error text (pinned, read-only, …) becomes a notification."""

@@ -13,6 +13,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, TextArea
 
+from hermes_tui.core.text import neutralise
+from hermes_tui.ui.text import literal_text
+
 
 @dataclass
 class TraceEntry:
@@ -52,7 +55,7 @@ class TracePane(Vertical):
         table.add_row(
             time.strftime("%H:%M:%S"),
             "review" if source == "review" else "agent",
-            name,
+            literal_text(name),
             "…",
             "running",
             key=key,
@@ -67,7 +70,9 @@ class TracePane(Vertical):
         entry.ok, entry.duration, entry.preview = ok, duration, preview
         table = self.query_one(DataTable)
         table.update_cell(key, table.ordered_columns[3].key, f"{duration:.2f}")
-        table.update_cell(key, table.ordered_columns[4].key, ("✓ " if ok else "✗ ") + preview)
+        table.update_cell(
+            key, table.ordered_columns[4].key, literal_text(("✓ " if ok else "✗ ") + preview)
+        )
 
     @on(DataTable.RowHighlighted)
     def show(self, event: DataTable.RowHighlighted) -> None:
@@ -79,7 +84,7 @@ class TracePane(Vertical):
             f"{entry.name} ({'background review' if entry.source == 'review' else 'agent'}) — {status}\n"
             f"arguments:\n{json.dumps(entry.arguments, indent=2, ensure_ascii=False)}\n\nresult: {entry.preview}"
         )
-        self.query_one(TextArea).load_text(text)
+        self.query_one(TextArea).load_text(neutralise(text))
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.query_one(TextArea).text)

@@ -1,0 +1,79 @@
+"""Text bound for a terminal: control characters and escape sequences made visible, never obeyed.
+
+Everything a face shows can come from outside the user's own typing: model replies, tool output,
+memory and skill files, other sessions. A terminal obeys what it is sent, so `ESC ] 0 ; … BEL`
+renames the window, `ESC [ 2 J` wipes the screen and 8-bit `CSI` (U+009B) does the same on
+terminals that honour C1. `neutralise` maps every such character to a visible stand-in, one
+character at a time (so streamed fragments can be neutralised one by one):
+
+- C0 controls (U+0000–U+001F) except newline and tab become their Control Pictures glyph
+  (ESC → ␛, BEL → ␇, CR → ␍), DEL becomes ␡; `\\r\\n` is read as a newline.
+- C1 controls (U+0080–U+009F) are shown as the 7-bit sequence they stand for: U+009B (CSI)
+  becomes `␛[`, U+009D (OSC) `␛]`, so what would have happened stays legible.
+- Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which
+  reorder what is displayed ("Trojan Source"), become `⟨U+202E⟩`. The plain direction marks
+  (U+200E, U+200F, U+061C) only nudge neutral characters and stay, as right-to-left text needs them.
+
+The escape sequence's parameters stay as plain text after its glyph (`␛[2J`), so a user sees
+exactly what the text tried to do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_C1_OR_DEL = re.compile("[\x7f-\x9f]")
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\r\n":
+        return "\n"
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    if code <= 0x9F:
+        return "\u241b" + chr(code - 0x40)
+    return f"⟨U+{code:04X}⟩"
+
+
+def neutralise(text: str) -> str:
+    """`text` with every control character and escape sequence made visible (newline, tab kept)."""
+    if not text or _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_stand_in, text)
+
+
+def is_clean(text: str) -> bool:
+    """True when `neutralise(text)` would change nothing."""
+    return _UNSAFE.search(text) is None
+
+
+def json_for_terminal(value: Any, **kwargs: Any) -> str:
+    """JSON with C1 controls and DEL written as `\\u` escapes, which `json.dumps` leaves raw.
+
+    Machine-readable output stays exact (the escapes decode to the same string) while a person
+    who prints it to a terminal is not attacked by it. C0 controls are already escaped by json.
+    """
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class NeutralisedStream:
+    """A text stream wrapper for the CLI's stdout and stderr: every write is neutralised."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(neutralise(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

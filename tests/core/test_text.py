@@ -1,0 +1,74 @@
+"""neutralise: what a terminal would obey is shown instead (hermes_tui/core/text.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from hermes_tui.core.text import NeutralisedStream, is_clean, json_for_terminal, neutralise
+
+ESC = "\x1b"
+HOSTILE = [
+    # (what it is, raw text, how it must read)
+    ("OSC window title", f"{ESC}]0;pwned\x07", "␛]0;pwned␇"),
+    ("OSC title ended by ST", f"{ESC}]2;pwned{ESC}\\", "␛]2;pwned␛\\"),
+    ("CSI clear screen", f"{ESC}[2J{ESC}[H", "␛[2J␛[H"),
+    ("SGR colour", f"{ESC}[31mred{ESC}[0m", "␛[31mred␛[0m"),
+    ("DCS string", f"{ESC}P1$r{ESC}\\", "␛P1$r␛\\"),
+    ("OSC 52 clipboard write", f"{ESC}]52;c;ZWNobyBoaQ==\x07", "␛]52;c;ZWNobyBoaQ==␇"),
+    ("8-bit CSI", "\x9b2J", "␛[2J"),
+    ("8-bit OSC", "\x9d0;pwned\x9c", "␛]0;pwned␛\\"),
+    ("8-bit DCS", "\x90q\x9c", "␛Pq␛\\"),
+    ("backspace overwrite", "rm -rf /\x08\x08\x08\x08\x08\x08\x08\x08ls", "rm -rf /␈␈␈␈␈␈␈␈ls"),
+    ("lone carriage return", "safe\rrm -rf ~", "safe␍rm -rf ~"),
+    ("NUL and DEL", "a\x00b\x7fc", "a␀b␡c"),
+    ("bidi override", "access = \u202eresu\u202c", "access = ⟨U+202E⟩resu⟨U+202C⟩"),
+    ("bidi isolate", "\u2066x\u2069", "⟨U+2066⟩x⟨U+2069⟩"),
+]
+
+
+@pytest.mark.parametrize(("what", "raw", "shown"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_text_is_shown_not_obeyed(what: str, raw: str, shown: str) -> None:
+    result = neutralise(raw)
+    assert result == shown
+    assert is_clean(result)
+    assert not any(ord(c) < 0x20 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F for c in result)
+
+
+def test_newlines_tabs_and_ordinary_unicode_are_kept() -> None:
+    text = "line one\n\tindented — naïve 日本語 emoji 👩‍💻 مرحبا\u200f"
+    assert neutralise(text) == text
+    assert is_clean(text)
+
+
+def test_windows_line_endings_read_as_newlines() -> None:
+    assert neutralise("a\r\nb\r\n") == "a\nb\n"
+
+
+def test_neutralising_twice_changes_nothing_more() -> None:
+    once = neutralise("".join(raw for _w, raw, _s in HOSTILE))
+    assert neutralise(once) == once
+
+
+def test_streamed_fragments_neutralise_like_the_whole() -> None:
+    # A reply arrives in chunks; an escape split across two chunks is still made visible.
+    raw = f"hello {ESC}]0;pwned\x07 and {ESC}[2J bye"
+    pieces = [raw[i : i + 3] for i in range(0, len(raw), 3)]
+    assert "".join(neutralise(p) for p in pieces) == neutralise(raw)
+
+
+def test_json_for_terminal_is_exact_json_without_raw_controls() -> None:
+    value = {"text": f"{ESC}]0;t\x07 \x9b2J \x7f ok ü"}
+    printed = json_for_terminal(value)
+    assert json.loads(printed) == value
+    assert is_clean(printed)
+    assert "ü" in printed  # readable, not ASCII-escaped
+
+
+def test_neutralised_stream_protects_every_write() -> None:
+    target = io.StringIO()
+    stream = NeutralisedStream(target)
+    print(f"reply {ESC}[2J", file=stream)  # type: ignore[arg-type]
+    assert target.getvalue() == "reply ␛[2J\n"

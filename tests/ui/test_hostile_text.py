@@ -1,0 +1,94 @@
+"""Escape sequences in anything the app shows reach the screen as visible text, never raw.
+
+Each source of outside text gets a hostile string (window title, screen clear, colour, 8-bit
+CSI, a bidi override); every screen the user can reach with it is rendered and every cell of
+it checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app, skill_text, write_skill
+
+from hermes_tui.core import events as ev
+from hermes_tui.ui.screens.modals import SessionsScreen
+from hermes_tui.ui.widgets.chat import ToolRow
+from hermes_tui.ui.widgets.skills_pane import SkillsPane
+
+SIZE = (130, 40)
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b1;1H\u202eevil"
+SHOWN = "␛]0;pwned␇␛[2J␛[31mred␛[1;1H⟨U+202E⟩evil"
+
+
+def screen_text(app) -> str:
+    """Every character the compositor would send for the current screen (toasts included)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def assert_safe(app, where: str) -> str:
+    text = screen_text(app)
+    bad = sorted(
+        {
+            f"U+{ord(c):04X}"
+            for c in text
+            if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2066"
+        }
+    )
+    assert not bad, f"{where}: raw control characters {bad} reach the terminal"
+    return text
+
+
+async def test_hostile_text_from_every_source_is_shown_not_obeyed(home: Path, llm: FakeLLM) -> None:
+    (home / "memories").mkdir(parents=True, exist_ok=True)
+    (home / "memories" / "MEMORY.md").write_text(f"note {HOSTILE}\n§\nsecond {HOSTILE}")
+    write_skill(
+        home / "skills",
+        "tricky",
+        "ops",
+        skill_text("tricky", description=f"desc {HOSTILE}", body=f"# Body\n\n{HOSTILE}\n"),
+    )
+    command = r"printf 'out \033]0;owned\007\033[2J\233H'"
+    llm.script(
+        Reply(text=f"reply {HOSTILE}", tool_calls=[("terminal", {"command": command})]),
+        Reply(text=f"done {HOSTILE}"),
+    )
+    app = make_app(home, llm.openai_url, memory={"nudge_interval": 0})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.runtime.memory.remove("memory", "second", origin="user")  # into the archive
+        app.query_one("#chat-input").text = f"title {HOSTILE}"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.query_one(ToolRow).collapsed = False
+        app.forwarder(ev.Notice("warning", f"notice {HOSTILE}"))
+        await pilot.pause()
+        await pilot.pause()
+        text = assert_safe(app, "chat with a tool row and a toast")
+        assert f"reply {SHOWN}" in text and f"notice {SHOWN}" in text
+
+        app.action_pane("trace")
+        await pilot.pause()
+        assert "printf 'out" in assert_safe(app, "trace")
+
+        app.action_pane("memory")
+        app.query_one("#archive").collapsed = False
+        await pilot.pause()
+        text = assert_safe(app, "memory")
+        assert "␛[31mred" in text and "second" in text
+
+        app.action_pane("skills")
+        await pilot.pause()
+        app.query_one(SkillsPane).show("tricky")
+        await pilot.pause()
+        assert "␛[2J" in assert_safe(app, "skills")
+
+        app.action_sessions()
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        assert "title ␛]0;pwned" in assert_safe(app, "sessions")
+        app.screen.query_one("#session-query").value = "pwned"
+        await pilot.pause()
+        assert_safe(app, "session search")
