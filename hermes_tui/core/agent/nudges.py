@@ -4,6 +4,10 @@ Hermes semantics: the memory counter goes up once per user turn, the skill count
 model call inside the tool loop; a successful `memory` / `skill_manage` call resets its
 counter; at the end of a turn that produced a final answer and was not interrupted, a counter
 at its interval fires a review and starts again. An interval of 0 turns a counter off.
+
+Ours beyond Hermes: a counter stops at its interval (reaching it is what matters, and the
+screen never reads `4/1`), and a turn the user cancelled counts for nothing: what it added to the
+counters is taken back, so a cancel neither brings a review closer nor fires one.
 """
 
 from __future__ import annotations
@@ -33,29 +37,38 @@ class NudgeEngine:
     ) -> None:
         self.memory_interval = memory_interval
         self.skills_interval = skills_interval
-        self.memory = memory
-        self.skills = skills
+        self.memory = min(memory, memory_interval) if memory_interval else memory
+        self.skills = min(skills, skills_interval) if skills_interval else skills
+        self._turn_memory = 0  # what the running turn added, taken back if it is cancelled
+        self._turn_skills = 0
 
     def snapshot(self) -> NudgeCounters:
         return NudgeCounters(self.memory, self.memory_interval, self.skills, self.skills_interval)
 
     def on_user_turn(self) -> None:
-        if self.memory_interval:
+        self._turn_memory = self._turn_skills = 0
+        if self.memory_interval and self.memory < self.memory_interval:
             self.memory += 1
+            self._turn_memory += 1
 
     def on_model_call(self) -> None:
-        if self.skills_interval:
+        if self.skills_interval and self.skills < self.skills_interval:
             self.skills += 1
+            self._turn_skills += 1
 
     def on_tool_result(self, name: str, ok: bool) -> None:
         if not ok:
             return
         if name == "memory":
-            self.memory = 0
+            self.memory = self._turn_memory = 0
         elif name == "skill_manage":
-            self.skills = 0
+            self.skills = self._turn_skills = 0
 
     def end_turn(self, *, answered: bool, interrupted: bool) -> Due:
+        if interrupted:
+            self.memory -= self._turn_memory
+            self.skills -= self._turn_skills
+        self._turn_memory = self._turn_skills = 0
         if not answered or interrupted:
             return Due(False, False)
         due = Due(

@@ -108,11 +108,14 @@ class Session:
         )
 
     def _record_outcomes(self, result: TurnResult) -> None:
-        """Each skill loaded in the turn: a failure if tool errors followed it or the turn was cut."""
+        """Each skill loaded in the turn: a failure if tool errors followed it or the provider failed.
+
+        A turn the user cancelled says nothing about the skill, so it records no outcome.
+        """
+        if result.interrupted:
+            return
         for name in result.viewed_skills:
             if self.skills.get(name) is None:
                 continue
-            failed = (
-                result.interrupted or result.error is not None or name in result.failed_after_view
-            )
+            failed = result.error is not None or name in result.failed_after_view
             self.skills.usage.record_outcome(name, success=not failed)

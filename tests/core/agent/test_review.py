@@ -267,3 +267,37 @@ def test_curator_consolidation_merges_with_absorbed_into(
         ("deploy-api", "consolidate"),
         ("deploy-api-v2", "consolidate"),
     }
+
+
+def test_a_cancelled_turn_is_no_skill_failure_and_no_nudge(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    import threading
+
+    from hermes_tui.core import events as ev
+
+    cancel = threading.Event()
+
+    def cancel_after_the_view(event: ev.Event) -> None:
+        if isinstance(event, ev.ToolCallFinished) and event.name == "skill_view":
+            cancel.set()
+
+    runtime = open_runtime(
+        home,
+        llm.openai_url,
+        sink=cancel_after_the_view,
+        memory={"nudge_interval": 1},
+        skills={"creation_nudge_interval": 1},
+    )
+    runtime.skills.create("steady", skill_text("steady"), origin="review")
+    llm.script(
+        Reply(tool_calls=[("skill_view", {"name": "steady"}), ("terminal", {"command": "true"})]),
+        Reply(text="never reached"),
+    )
+    session = runtime.open_session(cwd=tmp_path)
+    result = session.submit("use the skill", cancel)
+    assert result.interrupted
+    usage = runtime.skills.usage.get("steady")
+    assert (usage["success_count"], usage["failure_count"]) == (0, 0)
+    assert (session.nudges.memory, session.nudges.skills) == (0, 0)
+    assert not runtime.reviews.list(), "no review fired"
