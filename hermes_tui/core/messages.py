@@ -28,12 +28,32 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class ThinkingBlock:
+    """An Anthropic thinking block, kept verbatim: the API checks its signature when it comes back.
+
+    A `redacted_thinking` block carries only encrypted `data`.
+    """
+
+    thinking: str = ""
+    signature: str = ""
+    data: str = ""
+
+    def to_anthropic(self) -> dict[str, Any]:
+        if self.data:
+            return {"type": "redacted_thinking", "data": self.data}
+        return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
+
+
+@dataclass(frozen=True)
 class Message:
     role: Role
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     tool_name: str | None = None
+    # What the model thought before answering: shown apart from the answer, never part of it.
+    reasoning: str = ""
+    thinking: tuple[ThinkingBlock, ...] = ()  # Anthropic's signed blocks, sent back as they came
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat message shape (also what `sessions export` writes)."""

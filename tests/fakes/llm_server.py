@@ -3,8 +3,12 @@
 OpenAI Chat Completions (SSE with tool-call deltas split across chunks, a usage chunk with
 `"choices": []`, `data: [DONE]`) and Anthropic Messages streaming (`event:` + `data:` frames).
 Replies are scripted; faults are injected per reply: HTTP 429 with retry-after, 500, a stream
-cut mid-way, garbage frames, a 400 for `stream_options`, and OpenAI-compatible quirks. Every
-request body is recorded so tests can check what the agent sent.
+cut mid-way, garbage frames, a 400 for `stream_options`, an error frame inside a 200 stream
+(OpenAI: `data: {"error": ...}` and no [DONE]; Anthropic: `event: error` after
+`message_start`), and OpenAI-compatible quirks. Shapes real servers send: reasoning deltas
+(`reasoning_content` or `reasoning`), Anthropic thinking blocks with signatures, usage only in
+`message_delta`, fixed (reused) tool-call ids, and a whole JSON reply to a stream request.
+Every request body is recorded so tests can check what the agent sent.
 """
 
 from __future__ import annotations
@@ -22,12 +26,26 @@ from typing import Any
 class Reply:
     text: str = ""
     tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
-    input_tokens: int = 100
+    input_tokens: int = 100  # as the wire format counts it: OpenAI's includes cached tokens
     output_tokens: int = 20
     cached_tokens: int = 0
-    fault: str | None = None  # "429", "500", "cut", "garbage", "reject_stream_options"
+    cache_creation_tokens: int = 0
+    # "429", "500", "cut", "garbage", "reject_stream_options", "error_frame"
+    fault: str | None = None
     retry_after: str | None = "0"
-    quirks: frozenset[str] = frozenset()  # one_chunk, no_index, object_args, stop_with_tools
+    error_type: str = "overloaded_error"  # the `type` of an error_frame's error
+    # one_chunk, no_index, object_args, stop_with_tools, reasoning_field (OpenAI: `reasoning`
+    # instead of `reasoning_content`), usage_in_delta (Anthropic: zeros in message_start, the
+    # counts in message_delta), json_body (a whole JSON reply to a stream request)
+    quirks: frozenset[str] = frozenset()
+    reasoning: str = ""  # streamed before the text; Anthropic: a signed thinking block
+    signature: str = "sig-fake-0001"
+    tool_call_ids: tuple[str, ...] = ()  # ids to send instead of fresh ones (servers reuse them)
+
+    def call_id(self, index: int, prefix: str) -> str:
+        if index < len(self.tool_call_ids):
+            return self.tool_call_ids[index]
+        return f"{prefix}{uuid.uuid4().hex[:10]}"
 
 
 @dataclass
@@ -139,11 +157,19 @@ class FakeLLM:
                         400, None, "Unrecognized request argument supplied: stream_options"
                     )
                     return
-                frames = (
-                    anthropic_frames(reply)
-                    if self.path.endswith("/messages")
-                    else openai_frames(reply)
-                )
+                anthropic = self.path.endswith("/messages")
+                if "json_body" in reply.quirks:
+                    payload = anthropic_json(reply) if anthropic else openai_json(reply)
+                    data = json.dumps(payload).encode()
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                frames = anthropic_frames(reply) if anthropic else openai_frames(reply)
+                if reply.fault == "error_frame":
+                    frames = with_error_frame(frames, reply, anthropic)
                 try:
                     self._stream(frames, reply.fault)
                 except (BrokenPipeError, ConnectionResetError):
@@ -189,6 +215,91 @@ def _pieces(text: str, size: int = 4) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] if text else []
 
 
+def with_error_frame(frames: list[str], reply: Reply, anthropic: bool) -> list[str]:
+    """Keep the start and some text, then an error frame; the stream ends there (no [DONE])."""
+    kept = frames[: max(2, len(frames) // 2)]
+    error = {"type": reply.error_type, "message": f"upstream said {reply.error_type}"}
+    if anthropic:
+        return [*kept, f"event: error\ndata: {json.dumps({'type': 'error', 'error': error})}\n\n"]
+    return [*kept, f"data: {json.dumps({'error': {**error, 'code': None}})}\n\n"]
+
+
+def openai_json(reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": reply.call_id(index, "call_"),
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
+            for index, (name, arguments) in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:8]}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.input_tokens,
+            "completion_tokens": reply.output_tokens,
+            "total_tokens": reply.input_tokens + reply.output_tokens,
+            "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
+        },
+    }
+
+
+def anthropic_json(reply: Reply) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.reasoning:
+        content.append(
+            {"type": "thinking", "thinking": reply.reasoning, "signature": reply.signature}
+        )
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for index, (name, arguments) in enumerate(reply.tool_calls):
+        content.append(
+            {
+                "type": "tool_use",
+                "id": reply.call_id(index, "toolu_"),
+                "name": name,
+                "input": json.loads(arguments) if isinstance(arguments, str) else arguments,
+            }
+        )
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:8]}",
+        "type": "message",
+        "role": "assistant",
+        "model": "fake",
+        "content": content,
+        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_sequence": None,
+        "usage": _anthropic_usage(reply),
+    }
+
+
+def _anthropic_usage(reply: Reply) -> dict[str, int]:
+    """As Anthropic counts: `input_tokens` leaves out the cache reads and writes."""
+    return {
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cache_read_input_tokens": reply.cached_tokens,
+        "cache_creation_input_tokens": reply.cache_creation_tokens,
+    }
+
+
 def openai_frames(reply: Reply) -> list[str]:
     ident = f"chatcmpl-{uuid.uuid4().hex[:8]}"
 
@@ -203,10 +314,12 @@ def openai_frames(reply: Reply) -> list[str]:
         return f"data: {json.dumps(payload)}\n\n"
 
     frames = [chunk({"role": "assistant", "content": ""})]
+    field_name = "reasoning" if "reasoning_field" in reply.quirks else "reasoning_content"
+    frames += [chunk({field_name: piece}) for piece in _pieces(reply.reasoning)]
     frames += [chunk({"content": piece}) for piece in _pieces(reply.text)]
     for index, (name, arguments) in enumerate(reply.tool_calls):
         text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        call_id = f"call_{uuid.uuid4().hex[:10]}"
+        call_id = reply.call_id(index, "call_")
         head: dict[str, Any] = {
             "id": call_id,
             "type": "function",
@@ -256,6 +369,9 @@ def anthropic_frames(reply: Reply) -> list[str]:
     def frame(kind: str, payload: dict[str, Any]) -> str:
         return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n"
 
+    usage = _anthropic_usage(reply)
+    in_delta = "usage_in_delta" in reply.quirks
+    start_usage = {name: 0 for name in usage} if in_delta else {**usage, "output_tokens": 1}
     frames = [
         frame(
             "message_start",
@@ -268,17 +384,37 @@ def anthropic_frames(reply: Reply) -> list[str]:
                     "content": [],
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {
-                        "input_tokens": reply.input_tokens,
-                        "output_tokens": 1,
-                        "cache_read_input_tokens": reply.cached_tokens,
-                        "cache_creation_input_tokens": 0,
-                    },
+                    "usage": start_usage,
                 }
             },
         )
     ]
     index = 0
+    if reply.reasoning:
+        frames.append(
+            frame(
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                },
+            )
+        )
+        frames += [
+            frame(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "thinking_delta", "thinking": p}},
+            )
+            for p in _pieces(reply.reasoning)
+        ]
+        frames.append(
+            frame(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "signature_delta", "signature": reply.signature}},
+            )
+        )
+        frames.append(frame("content_block_stop", {"index": index}))
+        index += 1
     if reply.text:
         frames.append(
             frame(
@@ -294,7 +430,7 @@ def anthropic_frames(reply: Reply) -> list[str]:
         ]
         frames.append(frame("content_block_stop", {"index": index}))
         index += 1
-    for name, arguments in reply.tool_calls:
+    for tool_index, (name, arguments) in enumerate(reply.tool_calls):
         text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
         frames.append(
             frame(
@@ -303,7 +439,7 @@ def anthropic_frames(reply: Reply) -> list[str]:
                     "index": index,
                     "content_block": {
                         "type": "tool_use",
-                        "id": f"toolu_{uuid.uuid4().hex[:10]}",
+                        "id": reply.call_id(tool_index, "toolu_"),
                         "name": name,
                         "input": {},
                     },
@@ -325,7 +461,7 @@ def anthropic_frames(reply: Reply) -> list[str]:
             "message_delta",
             {
                 "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": reply.output_tokens},
+                "usage": usage if in_delta else {"output_tokens": reply.output_tokens},
             },
         )
     )

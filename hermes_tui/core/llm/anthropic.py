@@ -3,24 +3,34 @@
 Messages are converted to Anthropic's blocks (tool calls as `tool_use`, results as
 `tool_result` in a user turn). Cache breakpoints (at most 4) go on the system block, the last
 tool and the last two messages, so every call of a session re-reads the same cached prefix.
+
+Usage is normalised here: Anthropic's `input_tokens` leaves out cache reads and writes, so the
+input we report is their sum. Counts come from `message_start` and are replaced by the
+cumulative ones in `message_delta.usage` when a server sends them there. Thinking blocks stream
+as reasoning and are kept with their signatures, to be sent back ahead of the reply's text and
+tool calls as the API requires. A complete JSON message in answer to a stream request is
+accepted as it is.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import (
     ProviderError,
+    ReasoningChunk,
     StreamEnd,
     StreamEvent,
     TextChunk,
+    ThinkingReady,
     ToolCallReady,
     Usage,
     UsageReport,
 )
-from hermes_tui.core.llm.sdk_errors import translated
-from hermes_tui.core.messages import Message, ToolCall
+from hermes_tui.core.llm.sdk_errors import answered_with_json, translated
+from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 MAX_TOKENS = 8192
 EPHEMERAL = {"type": "ephemeral"}
@@ -63,7 +73,8 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
                 ],
             )
         elif message.role == "assistant":
-            blocks: list[dict[str, Any]] = []
+            # Thinking blocks go first, unmodified: the API verifies their signatures.
+            blocks: list[dict[str, Any]] = [block.to_anthropic() for block in message.thinking]
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for call in message.tool_calls:
@@ -76,7 +87,9 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
                         "input": arguments if arguments is not None else {"_raw": call.arguments},
                     }
                 )
-            add("assistant", blocks or [{"type": "text", "text": "(no reply)"}])
+            if len(blocks) == len(message.thinking):
+                blocks.append({"type": "text", "text": "(no reply)"})
+            add("assistant", blocks)
         else:
             add("user", [{"type": "text", "text": message.content or "(empty)"}])
     for turn in turns[-2:]:
@@ -125,20 +138,17 @@ class AnthropicProvider:
         }
         if tools:
             kwargs["tools"] = to_anthropic_tools(tools)
+        response = self._client.messages.create(**kwargs)
+        if answered_with_json(response.response):
+            yield from self._complete(response.response)
+            return
         blocks: dict[int, dict[str, Any]] = {}
-        usage = Usage()
+        counts: dict[str, int] = {}
         stop_reason: str | None = None
-        for event in self._client.messages.create(**kwargs):
+        for event in response:
             kind = event.type
             if kind == "message_start":
-                start = event.message.usage
-                usage = Usage(
-                    input_tokens=int(start.input_tokens or 0),
-                    cached_tokens=int(getattr(start, "cache_read_input_tokens", 0) or 0),
-                    cache_creation_tokens=int(
-                        getattr(start, "cache_creation_input_tokens", 0) or 0
-                    ),
-                )
+                _take_counts(counts, event.message.usage)
             elif kind == "content_block_start":
                 block = event.content_block
                 blocks[event.index] = {
@@ -146,34 +156,95 @@ class AnthropicProvider:
                     "id": getattr(block, "id", ""),
                     "name": getattr(block, "name", ""),
                     "json": "",
+                    "thinking": getattr(block, "thinking", "") or "",
+                    "signature": getattr(block, "signature", "") or "",
+                    "data": getattr(block, "data", "") or "",
                 }
+                if blocks[event.index]["thinking"]:
+                    yield ReasoningChunk(blocks[event.index]["thinking"])
             elif kind == "content_block_delta":
                 delta = event.delta
                 if delta.type == "text_delta":
                     yield TextChunk(delta.text)
                 elif delta.type == "input_json_delta":
                     blocks[event.index]["json"] += delta.partial_json
+                elif delta.type == "thinking_delta":
+                    blocks[event.index]["thinking"] += delta.thinking
+                    yield ReasoningChunk(delta.thinking)
+                elif delta.type == "signature_delta":
+                    blocks[event.index]["signature"] += delta.signature
             elif kind == "content_block_stop":
                 block = blocks.get(event.index)
                 if block and block["type"] == "tool_use":
                     yield ToolCallReady(ToolCall(block["id"], block["name"], block["json"] or "{}"))
+                elif block and block["type"] in ("thinking", "redacted_thinking"):
+                    yield ThinkingReady(
+                        ThinkingBlock(block["thinking"], block["signature"], block["data"])
+                    )
             elif kind == "message_delta":
                 stop_reason = event.delta.stop_reason or stop_reason
-                output = getattr(event.usage, "output_tokens", None)
-                if output is not None:
-                    usage = Usage(
-                        usage.input_tokens,
-                        int(output),
-                        usage.cached_tokens,
-                        usage.cache_creation_tokens,
-                    )
-            elif kind == "error":
-                raise ProviderError(
-                    self.name, f"stream error: {getattr(event, 'error', event)}", retryable=True
-                )
+                if event.usage is not None:
+                    _take_counts(counts, event.usage)
         if stop_reason is None:
             raise ProviderError(
                 self.name, "the stream ended before the model finished", retryable=True
             )
-        yield UsageReport(usage)
+        yield UsageReport(_normalised(counts))
         yield StreamEnd(stop_reason)
+
+    def _complete(self, http_response: Any) -> Iterator[StreamEvent]:
+        """A whole Message object where a stream was asked for."""
+        body = json.loads(http_response.read())
+        if not isinstance(body, dict) or body.get("type") == "error" or "content" not in body:
+            raise self._anthropic.APIStatusError(
+                f"unexpected reply: {str(body)[:300]}", response=http_response, body=body
+            )
+        calls = []
+        for block in body["content"]:
+            kind = block.get("type")
+            if kind == "text" and block.get("text"):
+                yield TextChunk(block["text"])
+            elif kind in ("thinking", "redacted_thinking"):
+                if block.get("thinking"):
+                    yield ReasoningChunk(block["thinking"])
+                yield ThinkingReady(
+                    ThinkingBlock(
+                        block.get("thinking", ""), block.get("signature", ""), block.get("data", "")
+                    )
+                )
+            elif kind == "tool_use":
+                arguments = json.dumps(block.get("input") or {})
+                calls.append(ToolCall(block.get("id", ""), block.get("name", ""), arguments))
+        counts: dict[str, int] = {}
+        _take_counts(counts, body.get("usage") or {})
+        yield UsageReport(_normalised(counts))
+        yield from (ToolCallReady(call) for call in calls)
+        yield StreamEnd(body.get("stop_reason") or ("tool_use" if calls else "end_turn"))
+
+
+USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def _take_counts(counts: dict[str, int], usage: Any) -> None:
+    """Keep the latest value of each count: `message_delta` carries cumulative totals."""
+    for name in USAGE_FIELDS:
+        value = usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)
+        if value is not None:
+            counts[name] = int(value)
+
+
+def _normalised(counts: dict[str, int]) -> Usage:
+    cached = counts.get("cache_read_input_tokens", 0)
+    created = counts.get("cache_creation_input_tokens", 0)
+    return Usage(
+        input_tokens=counts.get("input_tokens", 0) + cached + created,
+        output_tokens=counts.get("output_tokens", 0),
+        cached_tokens=cached,
+        cache_creation_tokens=created,
+    )
+

@@ -11,12 +11,26 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hermes_tui.core.messages import Message, ToolCall
+from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 
 @dataclass(frozen=True)
 class TextChunk:
     text: str
+
+
+@dataclass(frozen=True)
+class ReasoningChunk:
+    """Reasoning text (OpenAI-compatible `reasoning_content`/`reasoning`, Anthropic thinking)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingReady:
+    """A complete Anthropic thinking block with its signature, to be sent back later."""
+
+    block: ThinkingBlock
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,13 @@ class ToolCallReady:
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts of one call, normalised by the provider.
+
+    `input_tokens` is everything the model read, cached or not (Anthropic reports cache reads
+    and writes apart from `input_tokens`; its provider adds them in), so `cached_tokens /
+    input_tokens` is the cache share and `input_tokens` the context in use.
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
@@ -58,7 +79,9 @@ class StreamRestart:
     reason: str
 
 
-StreamEvent = TextChunk | ToolCallReady | UsageReport | StreamEnd | StreamRestart
+StreamEvent = (
+    TextChunk | ReasoningChunk | ThinkingReady | ToolCallReady | UsageReport | StreamEnd | StreamRestart
+)
 
 
 class ProviderError(Exception):
@@ -84,11 +107,16 @@ class ProviderError(Exception):
     def user_message(self) -> str:
         status = f" (HTTP {self.status})" if self.status else ""
         hint = f" {self.hint}" if self.hint else ""
-        return f"{self.provider}{status}: {self}.{hint}"
+        # SDK messages often end in a full stop already ("Connection error.").
+        return f"{self.provider}{status}: {str(self).rstrip(' .')}.{hint}"
 
 
 class ProviderNotConfigured(Exception):
     """No provider could be chosen; the message names what to set."""
+
+
+class ProviderSettingsError(ProviderNotConfigured):
+    """A provider setting is malformed (a base URL without a scheme); the message names it."""
 
 
 class Provider(Protocol):
@@ -110,3 +138,5 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = ""
+    reasoning: str = ""
+    thinking: list[ThinkingBlock] = field(default_factory=list)

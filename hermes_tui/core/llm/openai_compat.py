@@ -2,8 +2,11 @@
 
 Tool-call deltas are assembled by index, tolerating the quirks of compatible servers: a whole
 call in one chunk, a missing `index` or `id`, arguments sent as a JSON object instead of a
-string, `finish_reason: stop` on a reply that holds tool calls, and a 400 for
-`stream_options` (answered by asking again without it, and remembered).
+string, `finish_reason: stop` on a reply that holds tool calls, a 400 for
+`stream_options` (answered by asking again without it, and remembered), and a complete JSON
+completion sent in answer to a stream request (some proxies answer mocks that way).
+Reasoning (`reasoning_content` from vLLM, llama.cpp and DeepSeek, `reasoning` from OpenRouter
+and Ollama) is streamed apart from the answer text.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from hermes_tui.core.llm.base import (
     ProviderError,
+    ReasoningChunk,
     StreamEnd,
     StreamEvent,
     TextChunk,
@@ -22,7 +26,7 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
-from hermes_tui.core.llm.sdk_errors import translated
+from hermes_tui.core.llm.sdk_errors import answered_with_json, translated
 from hermes_tui.core.messages import Message, ToolCall
 
 KEY_HINT = {
@@ -85,6 +89,9 @@ class OpenAICompatProvider:
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]
     ) -> Iterator[StreamEvent]:
         response = self._request(system, messages, tools)
+        if answered_with_json(response.response):
+            yield from self._complete(response.response)
+            return
         slots: dict[int, dict[str, Any]] = {}
         order: list[int] = []
         finish: str | None = None
@@ -95,6 +102,9 @@ class OpenAICompatProvider:
             for choice in getattr(chunk, "choices", None) or []:
                 delta = choice.delta
                 if delta is not None:
+                    reasoning = _reasoning(delta)
+                    if reasoning:
+                        yield ReasoningChunk(reasoning)
                     if getattr(delta, "content", None):
                         yield TextChunk(delta.content)
                     for position, piece in enumerate(getattr(delta, "tool_calls", None) or []):
@@ -115,6 +125,51 @@ class OpenAICompatProvider:
                 )
             )
         yield StreamEnd("tool_calls" if order else finish)
+
+    def _complete(self, http_response: Any) -> Iterator[StreamEvent]:
+        """A whole chat.completion object where a stream was asked for."""
+        body = json.loads(http_response.read())
+        if isinstance(body, dict) and body.get("error"):
+            error = body["error"]
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            raise self._openai.APIError(
+                str(message or "error"), http_response.request, body=error
+            )
+        choices = body.get("choices") if isinstance(body, dict) else None
+        if not choices:
+            raise ProviderError(
+                self.name, "the server answered with JSON that holds no reply", retryable=True
+            )
+        choice = choices[0]
+        message = choice.get("message") or {}
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            yield ReasoningChunk(reasoning)
+        if message.get("content"):
+            yield TextChunk(str(message["content"]))
+        calls = []
+        for raw in message.get("tool_calls") or []:
+            function = raw.get("function") or {}
+            arguments = function.get("arguments") or ""
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments)
+            if function.get("name"):
+                call_id = raw.get("id") or f"call_{uuid.uuid4().hex[:12]}"
+                calls.append(ToolCall(call_id, function["name"], arguments))
+        if isinstance(body.get("usage"), dict):
+            yield UsageReport(_usage_from_dict(body["usage"]))
+        yield from (ToolCallReady(call) for call in calls)
+        yield StreamEnd("tool_calls" if calls else choice.get("finish_reason") or "stop")
+
+
+
+def _reasoning(delta: Any) -> str:
+    """vLLM, llama.cpp and DeepSeek say `reasoning_content`; OpenRouter and Ollama `reasoning`."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(delta, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _merge_tool_delta(
@@ -146,6 +201,15 @@ def _merge_tool_delta(
             slot["arguments"] = json.dumps(arguments)
         elif arguments:
             slot["arguments"] += arguments
+
+
+def _usage_from_dict(usage: dict[str, Any]) -> Usage:
+    details = usage.get("prompt_tokens_details") or {}
+    return Usage(
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0),
+    )
 
 
 def _usage(usage: Any) -> Usage:

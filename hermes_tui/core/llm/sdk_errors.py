@@ -1,7 +1,11 @@
 """Turn the `openai` / `anthropic` SDK exceptions (same names in both) into ProviderErrors.
 
-Both SDKs raise APIStatusError (with the HTTP response), APITimeoutError and
-APIConnectionError; a stream torn mid-way surfaces as the HTTP library's own exception.
+This is the one place SDK errors are translated, whether they are raised by the request or
+while a stream is iterated. Both SDKs raise APIStatusError (with the HTTP response),
+APITimeoutError and APIConnectionError; an error frame inside a 200 stream arrives as a plain
+APIError (OpenAI: `data: {"error": ...}`) or as an APIStatusError carrying status 200
+(Anthropic: `event: error`); a stream torn mid-way surfaces as the HTTP library's own
+exception. Errors inside a stream are classified by their `type`/`code`, not their status.
 """
 
 from __future__ import annotations
@@ -13,6 +17,35 @@ from typing import Any
 from hermes_tui.core.llm.base import ProviderError, StreamEvent
 
 TRANSPORT_MODULES = ("httpx2", "httpx", "httpcore", "h11")
+# Error types (Anthropic's `error.type`, OpenAI's and LiteLLM's `type`/`code`) that say "the
+# request was wrong": asking again cannot help. Any other error inside a stream that had already
+# started is treated as the upstream failing part-way, which a retry usually cures.
+FINAL_ERROR_TYPES = frozenset(
+    {
+        "invalid_request_error",
+        "authentication_error",
+        "permission_error",
+        "permission_denied",
+        "not_found_error",
+        "billing_error",
+        "request_too_large",
+        "context_length_exceeded",
+        "content_filter",
+        "content_policy_violation",
+        "insufficient_quota",
+        "invalid_api_key",
+        "model_not_found",
+    }
+)
+RETRYABLE_ERROR_TYPES = frozenset(
+    {"overloaded_error", "rate_limit_error", "api_error", "server_error", "timeout_error"}
+)
+
+
+def answered_with_json(http_response: Any) -> bool:
+    """True when a stream request got a plain JSON body (a whole reply, or an error) instead."""
+    content_type = http_response.headers.get("content-type", "")
+    return content_type.split(";")[0].strip().lower() == "application/json"
 
 
 def _retry_after(exc: Any) -> float | None:
@@ -24,18 +57,38 @@ def _retry_after(exc: Any) -> float | None:
         return None
 
 
-def _message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
+def _error_object(body: Any) -> dict[str, Any]:
+    """The `error` object of an error body, whichever wrapping the server used."""
     if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
+        inner = body.get("error")
+        return inner if isinstance(inner, dict) else body
+    return {}
+
+
+def _message(exc: Any) -> str:
+    error = _error_object(getattr(exc, "body", None))
+    if error.get("message"):
+        return str(error["message"])
     return str(getattr(exc, "message", None) or exc)
+
+
+def _kind(exc: Any) -> tuple[str, int | None]:
+    """The error's type/code in lower case, and a status the body names (LiteLLM sends "429")."""
+    error = _error_object(getattr(exc, "body", None))
+    kind = str(error.get("type") or error.get("code") or "").lower()
+    status = None
+    for value in (error.get("code"), error.get("status_code"), error.get("status")):
+        if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
+            status = int(value)
+            break
+    return kind, status
 
 
 def status_error(provider: str, model: str, exc: Any, key_hint: str) -> ProviderError:
     status = getattr(exc, "status_code", None)
     message, retry_after = _message(exc), _retry_after(exc)
+    if status is not None and 200 <= status < 300:  # Anthropic's `event: error` in a 200 stream
+        return stream_error(provider, model, exc, key_hint)
     if status == 429:
         return ProviderError(
             provider,
@@ -62,6 +115,23 @@ def status_error(provider: str, model: str, exc: Any, key_hint: str) -> Provider
     return ProviderError(provider, message, status=status)
 
 
+def stream_error(provider: str, model: str, exc: Any, key_hint: str) -> ProviderError:
+    """An error reported inside a stream that began with HTTP 200 (so the status says nothing)."""
+    kind, status = _kind(exc)
+    label = f"error inside the stream ({kind or 'untyped'}): {_message(exc)}"
+    if status == 429 or kind == "rate_limit_error":
+        return ProviderError(
+            provider, label, retryable=True, hint="Wait a moment or check your plan's limits."
+        )
+    final = kind in FINAL_ERROR_TYPES or (status is not None and 400 <= status < 500)
+    if final and kind not in RETRYABLE_ERROR_TYPES:
+        hint = key_hint if status in (401, 403) or "auth" in kind or "key" in kind else ""
+        if status == 404 or "not_found" in kind:
+            hint = f"Check the model name ({model}) and the base URL."
+        return ProviderError(provider, label, hint=hint)
+    return ProviderError(provider, label, retryable=True)
+
+
 def translated(
     events: Iterator[StreamEvent],
     *,
@@ -80,10 +150,12 @@ def translated(
     except (sdk.APITimeoutError, sdk.APIConnectionError) as exc:
         raise ProviderError(
             provider,
-            f"connection to {base_url or 'the API'} failed or was cut: {exc}",
+            f"connection to {base_url or 'the API'} failed or was cut: {str(exc).rstrip('.')}",
             retryable=True,
             hint=network_hint,
         ) from exc
+    except sdk.APIError as exc:  # an error frame inside a 200 stream (no HTTP status of its own)
+        raise stream_error(provider, model, exc, key_hint) from exc
     except json.JSONDecodeError as exc:
         raise ProviderError(
             provider, f"the server sent an unreadable stream ({exc.msg})", retryable=True

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from fakes.llm_server import FakeLLM, Reply
 
-from hermes_tui.core.llm.base import ProviderError, StreamEnd, TextChunk, ToolCallReady, UsageReport
+from hermes_tui.core.llm.base import (
+    ProviderError,
+    ReasoningChunk,
+    StreamEnd,
+    TextChunk,
+    ToolCallReady,
+    UsageReport,
+)
 from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
 from hermes_tui.core.messages import Message
 
@@ -105,3 +112,60 @@ def test_malformed_tool_arguments_arrive_as_text_for_the_loop_to_report(llm: Fak
     events = _run(llm, Reply(tool_calls=[("terminal", '{"command": "ls"')]))
     call = next(e.call for e in events if isinstance(e, ToolCallReady))
     assert call.parsed_arguments() is None and call.arguments == '{"command": "ls"'
+
+
+def test_an_error_frame_inside_a_200_stream_is_a_provider_error_not_a_crash(llm: FakeLLM) -> None:
+    # LiteLLM and other proxies: HTTP 200, some text, `data: {"error": ...}`, and no [DONE].
+    with pytest.raises(ProviderError) as error:
+        _run(llm, Reply(text="partial words before it broke", fault="error_frame"))
+    assert error.value.retryable, "an upstream failure part-way through is worth another try"
+    assert "upstream said overloaded_error" in error.value.user_message()
+
+
+def test_an_error_frame_that_says_the_request_was_wrong_is_not_retried(llm: FakeLLM) -> None:
+    with pytest.raises(ProviderError) as error:
+        _run(
+            llm,
+            Reply(text="partial", fault="error_frame", error_type="context_length_exceeded"),
+        )
+    assert not error.value.retryable
+    assert "context_length_exceeded" in str(error.value)
+
+
+@pytest.mark.parametrize("quirks", [frozenset(), frozenset({"reasoning_field"})])
+def test_reasoning_deltas_are_kept_out_of_the_answer(llm: FakeLLM, quirks: frozenset) -> None:
+    events = _run(
+        llm, Reply(reasoning="The user greets; reply briefly.", text="Hello!", quirks=quirks)
+    )
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "Hello!"
+    reasoning = "".join(e.text for e in events if isinstance(e, ReasoningChunk))
+    assert reasoning == "The user greets; reply briefly."
+
+
+def test_a_whole_json_reply_to_a_stream_request_is_accepted(llm: FakeLLM) -> None:
+    events = _run(
+        llm,
+        Reply(
+            text="From JSON",
+            reasoning="thought",
+            tool_calls=[("terminal", {"command": "ls"})],
+            cached_tokens=30,
+            quirks=frozenset({"json_body"}),
+        ),
+    )
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "From JSON"
+    assert [e.text for e in events if isinstance(e, ReasoningChunk)] == ["thought"]
+    calls = [e.call for e in events if isinstance(e, ToolCallReady)]
+    assert [(c.name, c.parsed_arguments()) for c in calls] == [("terminal", {"command": "ls"})]
+    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    assert (usage.input_tokens, usage.cached_tokens) == (100, 30)
+    assert events[-1] == StreamEnd("tool_calls")
+    assert len(llm.requests) == 1, "accepted at once, not retried as a cut stream"
+
+
+def test_connection_refused_reads_as_one_sentence(llm: FakeLLM) -> None:
+    provider = OpenAICompatProvider(api_key="k", model="m", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ProviderError) as error:
+        list(provider.stream("s", [Message("user", "hi")], []))
+    message = error.value.user_message()
+    assert error.value.retryable and ".." not in message

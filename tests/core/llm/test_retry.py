@@ -60,3 +60,27 @@ def test_gives_up_after_the_last_try_with_one_clear_error() -> None:
             _stream(llm)
         assert len(llm.requests) == 4
     assert error.value.user_message().startswith("openai (HTTP 500): server error")
+
+
+def test_an_anthropic_overloaded_event_mid_stream_is_retried() -> None:
+    from hermes_tui.core.llm.anthropic import AnthropicProvider
+
+    with FakeLLM() as llm:
+        llm.script(
+            Reply(text="the first attempt breaks part-way", fault="error_frame"),
+            Reply(text="second"),
+        )
+        provider = AnthropicProvider(api_key="k", model="m", base_url=llm.anthropic_url)
+        events = list(stream_with_retries(provider, "s", [Message("user", "hi")], [], FAST))
+        assert len(llm.requests) == 2
+    restart = next(i for i, e in enumerate(events) if isinstance(e, StreamRestart))
+    assert "".join(e.text for e in events[restart:] if isinstance(e, TextChunk)) == "second"
+
+
+def test_an_openai_error_frame_mid_stream_is_retried() -> None:
+    with FakeLLM() as llm:
+        llm.script(Reply(text="cut by the proxy part-way", fault="error_frame"), Reply(text="ok"))
+        events = _stream(llm)
+        assert len(llm.requests) == 2
+    restart = next(i for i, e in enumerate(events) if isinstance(e, StreamRestart))
+    assert "".join(e.text for e in events[restart:] if isinstance(e, TextChunk)) == "ok"
