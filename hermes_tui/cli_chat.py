@@ -16,7 +16,9 @@ from typing import Any, TextIO
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import json_for_terminal
 
-EXIT_OK, EXIT_USAGE, EXIT_PROVIDER = 0, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
+EXIT_STOPPED = 130  # a second Ctrl-C: the turn was abandoned, as shells report SIGINT
+NO_EARLIER_SESSION = "--continue: there is no earlier session"
 
 
 class ConsoleSink:
@@ -90,20 +92,57 @@ def chosen_session(runtime: Any, session_id: str | None, latest: bool) -> str | 
         return session_id
     info = runtime.sessions.latest()
     if info is None:
-        print("hermes-tui: --continue: there is no earlier session", file=sys.stderr)
+        print(f"hermes-tui: {NO_EARLIER_SESSION}", file=sys.stderr)
         return False
     return info.id
 
 
+def _outcome(**fields: Any) -> dict[str, Any]:
+    """The one JSON object `chat -q --json` prints, whatever happened: every key always there."""
+    outcome: dict[str, Any] = {
+        "session_id": None,
+        "text": "",
+        "reasoning": "",
+        "interrupted": False,
+        "error": None,
+        "exit_code": EXIT_OK,
+        "tool_calls": 0,
+        "tool_errors": 0,
+        "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0},
+    }
+    outcome.update(fields)
+    return outcome
+
+
 def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
+    """Run one turn; with --json print one JSON object in every outcome, and never a traceback."""
+    outcome = _run_chat(args, open_runtime)
+    if outcome["error"] and outcome["exit_code"] != EXIT_PROVIDER:  # the sink showed those
+        print(f"hermes-tui: {outcome['error']}", file=sys.stderr)
+    if args.json:
+        print(json_for_terminal(outcome))
+    if outcome["session_id"]:
+        print(f"session: {outcome['session_id']}", file=sys.stderr)
+    return outcome["exit_code"]
+
+
+def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
+    from hermes_tui.config import ConfigError
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
 
     sink = ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
-    runtime = open_runtime(args, sink)
-    session_id = chosen_session(runtime, args.session, args.continue_)
-    if session_id is False:
-        return EXIT_USAGE
+    try:
+        runtime = open_runtime(args, sink)
+    except ConfigError as exc:
+        return _outcome(error=f"configuration error: {exc}", exit_code=EXIT_USAGE)
+    if args.continue_:
+        latest = runtime.sessions.latest()
+        if latest is None:
+            return _outcome(error=NO_EARLIER_SESSION, exit_code=EXIT_USAGE)
+        session_id = latest.id
+    else:
+        session_id = args.session
 
     def approver(command: str, reason: str) -> bool:
         if args.yolo:
@@ -118,61 +157,103 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
 
     try:
         session = runtime.open_session(session_id, approver=approver, reviewer=runtime.reviewer())
-    except ProviderNotConfigured as exc:
-        print(f"hermes-tui: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except SessionError as exc:
-        print(f"hermes-tui: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except (ProviderNotConfigured, SessionError) as exc:
+        return _outcome(error=str(exc), exit_code=EXIT_USAGE)
 
-    cancel = threading.Event()
-    outcome: dict[str, Any] = {}
-    worker = threading.Thread(
-        target=lambda: outcome.setdefault("result", session.submit(args.query, cancel)), daemon=True
+    cancel, finished = threading.Event(), threading.Event()
+    done: dict[str, Any] = {}
+
+    def turn() -> None:
+        try:
+            done["result"] = session.submit(args.query, cancel)
+        except Exception as exc:  # a bug: reported as one line plus a log file, not a traceback
+            done["crash"] = exc
+            done["log"] = _log_crash(runtime.home)
+        finally:
+            finished.set()
+
+    threading.Thread(target=turn, daemon=True).start()
+    stopped = _wait(finished, cancel, sink)
+    result = done.get("result")
+    if result is None:
+        if "crash" in done:
+            crash = done["crash"]
+            error = f"unexpected error: {type(crash).__name__}: {crash} (details in {done['log']})"
+            return _outcome(session_id=session.id, error=error, exit_code=EXIT_INTERNAL)
+        return _outcome(
+            session_id=session.id,
+            interrupted=True,
+            error="stopped before the turn ended (Ctrl-C twice)",
+            exit_code=EXIT_STOPPED,
+        )
+    if not args.json and result.text and not result.text.endswith("\n"):
+        sys.stdout.write("\n")
+    if not stopped:
+        _wait_for_background(runtime, sink, cancel)
+    return _outcome(
+        session_id=session.id,
+        text=result.text,
+        reasoning=result.reasoning,
+        interrupted=result.interrupted,
+        error=result.error.user_message() if result.error else None,
+        exit_code=EXIT_PROVIDER if result.error else EXIT_OK,
+        tool_calls=result.tool_calls,
+        tool_errors=result.tool_errors,
+        usage={
+            "input_tokens": result.usage.input_tokens,
+            "output_tokens": result.usage.output_tokens,
+            "cached_tokens": result.usage.cached_tokens,
+        },
     )
-    worker.start()
+
+
+def _wait(finished: threading.Event, cancel: threading.Event, sink: ConsoleSink) -> bool:
+    """Wait for the turn. Ctrl-C cancels it; a second Ctrl-C stops waiting (True).
+
+    An Event, not Thread.join: a join interrupted by Ctrl-C can leave the thread looking
+    finished on Python 3.11.
+    """
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        while not finished.wait(0.1):
+            pass
+        return False
     except KeyboardInterrupt:
         cancel.set()
         sink(ev.Notice("warning", "cancelling: stopping after the current chunk or tool"))
-        worker.join()
-    result = outcome.get("result")
-    if result is None:
-        print("hermes-tui: the turn ended without a result", file=sys.stderr)
-        return EXIT_PROVIDER
-    if not args.json and result.text and not result.text.endswith("\n"):
-        sys.stdout.write("\n")
-    if not runtime.wait_for_reviews(runtime.config.review.timeout_s):
-        sink(
-            ev.Notice(
-                "warning",
-                f"a review is still running after {runtime.config.review.timeout_s:g}s; it stops with this process",
+    try:
+        while not finished.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        return True
+    return False
+
+
+def _wait_for_background(runtime: Any, sink: ConsoleSink, cancel: threading.Event) -> None:
+    try:
+        if not runtime.wait_for_reviews(runtime.config.review.timeout_s):
+            sink(
+                ev.Notice(
+                    "warning",
+                    f"a review is still running after {runtime.config.review.timeout_s:g}s; "
+                    "it stops with this process",
+                )
             )
-        )
-    if runtime.config.curator.enabled and runtime.curator().due():
-        runtime.run_curator(consolidate=False)
-    if args.json:
-        print(
-            json_for_terminal(
-                {
-                    "session_id": session.id,
-                    "text": result.text,
-                    "interrupted": result.interrupted,
-                    "error": result.error.user_message() if result.error else None,
-                    "tool_calls": result.tool_calls,
-                    "tool_errors": result.tool_errors,
-                    "usage": {
-                        "input_tokens": result.usage.input_tokens,
-                        "output_tokens": result.usage.output_tokens,
-                        "cached_tokens": result.usage.cached_tokens,
-                    },
-                },
-            )
-        )
-    print(f"session: {session.id}", file=sys.stderr)
-    return EXIT_PROVIDER if result.error else EXIT_OK
+        if not cancel.is_set() and runtime.config.curator.enabled and runtime.curator().due():
+            runtime.run_curator(consolidate=False)
+    except KeyboardInterrupt:
+        sink(ev.Notice("warning", "stopped waiting for the background review"))
+
+
+def _log_crash(home: Any) -> str:
+    """Append the traceback of an unexpected error to <home>/logs/errors.log; return its path."""
+    import traceback
+    from pathlib import Path
+
+    path = Path(home) / "logs" / "errors.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as log:
+        log.write(traceback.format_exc() + "\n")
+    return str(path)
 
 
 def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:

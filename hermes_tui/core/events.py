@@ -57,8 +57,15 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ReasoningDelta:
+    """Reasoning the model streamed before or between its answer text; never part of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class TextReset:
-    """Drop the text streamed for the current model call: the provider is being retried."""
+    """Drop the text and reasoning streamed for the current model call: it is being retried."""
 
     reason: str
 
@@ -136,6 +143,7 @@ Event = (
     | ErrorEvent
     | TurnStarted
     | TextDelta
+    | ReasoningDelta
     | TextReset
     | ToolCallStarted
     | ToolCallFinished

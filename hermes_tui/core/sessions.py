@@ -17,13 +17,13 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.messages import Message, ToolCall
+from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,6 +79,9 @@ _MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE sessions ADD COLUMN nudge_memory INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE sessions ADD COLUMN nudge_skills INTEGER NOT NULL DEFAULT 0",
     ],
+    # Version 3 keeps the model's reasoning with its message (issue 14): JSON with the text and
+    # Anthropic's signed thinking blocks, or '' when there was none.
+    3: ["ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''"],
 }
 
 
@@ -268,8 +271,8 @@ class SessionStore:
         now = time.time()
         with self._transaction() as db:
             cursor = db.execute(
-                "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, tool_name, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages(session_id, role, content, tool_calls, tool_call_id, tool_name,"
+                " created_at, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     message.role,
@@ -278,6 +281,7 @@ class SessionStore:
                     message.tool_call_id,
                     message.tool_name or "",
                     now,
+                    _reasoning_column(message),
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
@@ -394,7 +398,21 @@ def _stored(row: sqlite3.Row) -> StoredMessage:
         if row["tool_calls"]
         else ()
     )
+    reasoning = json.loads(row["reasoning"]) if row["reasoning"] else {}
     message = Message(
-        row["role"], row["content"], calls, row["tool_call_id"], row["tool_name"] or None
+        row["role"],
+        row["content"],
+        calls,
+        row["tool_call_id"],
+        row["tool_name"] or None,
+        reasoning=reasoning.get("text", ""),
+        thinking=tuple(ThinkingBlock(**block) for block in reasoning.get("blocks", [])),
     )
     return StoredMessage(row["id"], row["session_id"], row["created_at"], message)
+
+
+def _reasoning_column(message: Message) -> str:
+    if not message.reasoning and not message.thinking:
+        return ""
+    blocks = [asdict(block) for block in message.thinking]
+    return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)

@@ -88,3 +88,20 @@ def test_around_returns_the_neighbourhood_of_a_message(home: Path) -> None:
     ids = [store.append(info.id, Message("user", f"message {i}")) for i in range(10)]
     around = store.around(ids[5], radius=2)
     assert [m.message.content for m in around] == [f"message {i}" for i in range(3, 8)]
+
+
+def test_reasoning_and_signed_thinking_blocks_are_kept_with_their_message(home: Path) -> None:
+    from hermes_tui.core.messages import ThinkingBlock
+
+    store = _store(home)
+    info = store.create(provider="anthropic", model="m", system_prompt="")
+    thought = Message(
+        "assistant",
+        "the answer",
+        reasoning="first I think «¿»",
+        thinking=(ThinkingBlock("first I think «¿»", "sig-1"), ThinkingBlock(data="enc")),
+    )
+    store.append(info.id, thought)
+    store.append(info.id, Message("user", "plain"))
+    stored = [m.message for m in store.messages(info.id)]
+    assert stored == [thought, Message("user", "plain")]

@@ -231,3 +231,82 @@ def test_escape_sequences_from_the_reply_and_tools_reach_no_terminal(
     as_json = chat(home, "again", "--json", "--continue")
     assert "\x1b" not in as_json.stdout and "\x9b" not in as_json.stdout
     assert json.loads(as_json.stdout)["text"] == "\x1b[2J\x9bH again"
+
+
+def test_an_error_frame_mid_stream_exits_3_with_json_and_no_traceback(
+    home: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(*[Reply(text="partial words then a proxy error", fault="error_frame")] * 3)
+    result = chat(home, "hello", "--json")
+    assert result.returncode == 3, result.stderr
+    assert "Traceback" not in result.stderr
+    data = json.loads(result.stdout)
+    assert "upstream said overloaded_error" in data["error"] and data["exit_code"] == 3
+    assert data["session_id"] and data["text"].startswith("partial")
+    assert ".." not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "phrase"),
+    [
+        ((), {}, "OPENAI_API_KEY"),
+        (("--base-url", "127.0.0.1:4000/v1"), {"OPENAI_API_KEY": "k"}, "needs http:// or https://"),
+        (("--continue",), {"OPENAI_API_KEY": "k"}, "no earlier session"),
+    ],
+)
+def test_configuration_errors_exit_2_with_a_json_object(
+    home: Path, args: tuple[str, ...], env: dict[str, str], phrase: str
+) -> None:
+    result = hermes(home, "chat", "-q", "hi", "--json", *args, **env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    data = json.loads(result.stdout)
+    assert phrase in data["error"] and phrase in result.stderr and data["exit_code"] == 2
+    assert "Retrying" not in result.stderr, "a malformed setting is not a network failure"
+
+
+def test_a_broken_config_file_still_gets_a_json_object(home: Path) -> None:
+    (home / "config.yaml").write_text("model: [unclosed\n", encoding="utf-8")
+    result = hermes(home, "chat", "-q", "hi", "--json", OPENAI_API_KEY="k")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert json.loads(result.stdout)["error"].startswith("configuration error:")
+
+
+def test_an_empty_reply_says_so(home: Path, llm: FakeLLM) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text=""))
+    result = chat(home, "hello")
+    assert result.returncode == 0 and "empty reply" in result.stderr
+
+
+def test_ctrl_c_prints_a_json_object_marked_interrupted(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    import signal
+
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(text="Waiting.", tool_calls=[("terminal", {"command": "sleep 30"})]),
+        Reply(text="never asked"),
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "wait", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env(OPENAI_API_KEY="test-key"),
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # wait until the tool is running
+        seen.append(line)
+        if "→ terminal" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    stderr = "".join(seen) + stderr
+    assert "Traceback" not in stderr
+    data = json.loads(stdout)
+    assert data["interrupted"] is True and data["session_id"] and process.returncode == 0, stderr
+    assert len(llm.requests) == 1

@@ -410,7 +410,10 @@ def anthropic_frames(reply: Reply) -> list[str]:
         frames.append(
             frame(
                 "content_block_delta",
-                {"index": index, "delta": {"type": "signature_delta", "signature": reply.signature}},
+                {
+                    "index": index,
+                    "delta": {"type": "signature_delta", "signature": reply.signature},
+                },
             )
         )
         frames.append(frame("content_block_stop", {"index": index}))

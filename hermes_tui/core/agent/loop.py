@@ -22,6 +22,7 @@ from hermes_tui.core.agent.nudges import NudgeEngine
 from hermes_tui.core.events import (
     ErrorEvent,
     Notice,
+    ReasoningDelta,
     Sink,
     TextDelta,
     TextReset,
@@ -33,9 +34,11 @@ from hermes_tui.core.events import (
 from hermes_tui.core.llm.base import (
     Provider,
     ProviderError,
+    ReasoningChunk,
     Reply,
     StreamRestart,
     TextChunk,
+    ThinkingReady,
     ToolCallReady,
     Usage,
     UsageReport,
@@ -45,6 +48,9 @@ from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+CUT_NOTE = "\n\n[the reply was cut off by a provider error]"
+NO_REPLY_NOTE = "[no reply: {reason}]"
+EMPTY_REPLY = "The model sent an empty reply (no text and no tool calls)."
 BUDGET_NOTE = (
     "[iteration budget reached] You have used all {n} model calls allowed for this turn. Do not "
     "call more tools. Tell the user what you did, what is left, and what they should do next."
@@ -54,6 +60,7 @@ BUDGET_NOTE = (
 @dataclass
 class TurnResult:
     text: str = ""
+    reasoning: str = ""  # every model call's reasoning in this turn, in order
     interrupted: bool = False
     error: ProviderError | None = None
     tool_calls: int = 0
@@ -145,13 +152,25 @@ class Agent:
                 break
             if cancel.is_set():
                 result.interrupted = True
-                self._append(Message("assistant", reply.text + INTERRUPTED_NOTE))
+                self._append(
+                    Message("assistant", reply.text + INTERRUPTED_NOTE, reasoning=reply.reasoning)
+                )
                 result.text = reply.text
                 break
             tool_calls = [] if grace else reply.tool_calls
-            self._append(Message("assistant", reply.text, tuple(tool_calls)))
+            self._append(
+                Message(
+                    "assistant",
+                    reply.text,
+                    tuple(tool_calls),
+                    reasoning=reply.reasoning,
+                    thinking=tuple(reply.thinking),
+                )
+            )
             if not tool_calls:
                 result.text = reply.text
+                if not reply.text.strip():
+                    self.sink(Notice("warning", EMPTY_REPLY))
                 break
             self._run_tools(tool_calls, cancel, result)
             if cancel.is_set():
@@ -199,6 +218,11 @@ class Agent:
                 if isinstance(event, TextChunk):
                     reply.text += event.text
                     self.sink(TextDelta(event.text))
+                elif isinstance(event, ReasoningChunk):
+                    reply.reasoning += event.text
+                    self.sink(ReasoningDelta(event.text))
+                elif isinstance(event, ThinkingReady):
+                    reply.thinking.append(event.block)
                 elif isinstance(event, ToolCallReady):
                     reply.tool_calls.append(event.call)
                 elif isinstance(event, UsageReport):
@@ -212,15 +236,24 @@ class Agent:
                     break
         except Cancelled:
             result.interrupted = True
+            # The user message (or tool results) must be answered, or the next call would send
+            # two user turns in a row.
+            self._append(
+                Message("assistant", NO_REPLY_NOTE.format(reason="interrupted by the user"))
+            )
             return None
         except ProviderError as error:
             result.error = error
-            if reply.text:
-                self._append(
-                    Message(
-                        "assistant", reply.text + "\n\n[the reply was cut off by a provider error]"
-                    )
-                )
+            result.text = reply.text
+            # Keep what was streamed, or say there was no reply: either way the conversation
+            # stays user/assistant alternating for the next call. Partial thinking blocks are
+            # dropped (their signatures would not verify); the reasoning text is kept.
+            text = (
+                reply.text + CUT_NOTE
+                if reply.text
+                else NO_REPLY_NOTE.format(reason=f"provider error: {error.user_message()}")
+            )
+            self._append(Message("assistant", text, reasoning=reply.reasoning))
             self.sink(
                 ErrorEvent(
                     error.user_message(),
@@ -229,6 +262,8 @@ class Agent:
             )
             return None
         result.usage = result.usage + reply.usage
+        if reply.reasoning:
+            result.reasoning += ("\n\n" if result.reasoning else "") + reply.reasoning
         self.last_usage = reply.usage
         self.record_usage(reply.usage)
         return reply

@@ -247,4 +247,3 @@ def _normalised(counts: dict[str, int]) -> Usage:
         cached_tokens=cached,
         cache_creation_tokens=created,
     )
-

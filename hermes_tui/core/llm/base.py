@@ -80,7 +80,13 @@ class StreamRestart:
 
 
 StreamEvent = (
-    TextChunk | ReasoningChunk | ThinkingReady | ToolCallReady | UsageReport | StreamEnd | StreamRestart
+    TextChunk
+    | ReasoningChunk
+    | ThinkingReady
+    | ToolCallReady
+    | UsageReport
+    | StreamEnd
+    | StreamRestart
 )
 
 

@@ -132,9 +132,7 @@ class OpenAICompatProvider:
         if isinstance(body, dict) and body.get("error"):
             error = body["error"]
             message = error.get("message") if isinstance(error, dict) else str(error)
-            raise self._openai.APIError(
-                str(message or "error"), http_response.request, body=error
-            )
+            raise self._openai.APIError(str(message or "error"), http_response.request, body=error)
         choices = body.get("choices") if isinstance(body, dict) else None
         if not choices:
             raise ProviderError(
@@ -160,7 +158,6 @@ class OpenAICompatProvider:
             yield UsageReport(_usage_from_dict(body["usage"]))
         yield from (ToolCallReady(call) for call in calls)
         yield StreamEnd("tool_calls" if calls else choice.get("finish_reason") or "stop")
-
 
 
 def _reasoning(delta: Any) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hermes_tui.config import Config
-from hermes_tui.core.llm.base import Provider, ProviderNotConfigured
+from hermes_tui.core.llm.base import Provider, ProviderNotConfigured, ProviderSettingsError
 
 DEFAULT_MODELS = {
     "openai": "gpt-4.1-mini",
@@ -57,6 +57,8 @@ def choose(config: Config) -> ProviderSpec:
     base_url = config.model.base_url or env.get(BASE_URL_VARIABLES.get(name, ""), "") or None
     if name == "openrouter":
         base_url = base_url or OPENROUTER_URL
+    if base_url is not None:
+        check_base_url(base_url, name)
     key = env.get(KEY_VARIABLES[name], "")
     if not key:
         if name == "openai" and base_url:
@@ -66,6 +68,22 @@ def choose(config: Config) -> ProviderSpec:
                 f"the {name} provider needs {KEY_VARIABLES[name]}; set it in the environment or in {config.home}/.env"
             )
     return ProviderSpec(name, config.model.name or DEFAULT_MODELS[name], base_url, key)
+
+
+def check_base_url(base_url: str, provider: str) -> None:
+    """A base URL without a scheme would be retried as a network failure; say what is wrong."""
+    scheme, _, rest = base_url.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest.strip("/"):
+        variable = BASE_URL_VARIABLES.get(provider)
+        sources = (
+            f"--base-url, {variable} or model.base_url"
+            if variable
+            else "--base-url or model.base_url"
+        )
+        raise ProviderSettingsError(
+            f"base URL needs http:// or https://: got {base_url!r} (set by {sources}); "
+            f"for example http://{base_url.split('://')[-1]}"
+        )
 
 
 def open_provider(spec: ProviderSpec) -> Provider:

@@ -97,10 +97,69 @@ def test_provider_failure_after_retries_keeps_the_conversation(
     session = runtime.open_session(cwd=tmp_path)
     result = session.submit("hello?")
     assert result.error is not None and result.error.status == 500
-    assert [m.message.content for m in runtime.sessions.messages(session.id)] == ["hello?"]
+    stored = [m.message for m in runtime.sessions.messages(session.id)]
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert stored[1].content.startswith("[no reply: provider error: openai (HTTP 500)")
     errors = [e for e in events if isinstance(e, ev.ErrorEvent)]
     assert errors and "server error" in errors[0].text
     assert sum(isinstance(e, ev.Notice) and "Retrying" in e.text for e in events) == 2
+
+
+def test_an_error_frame_mid_stream_is_reported_and_the_next_call_alternates_roles(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    # The proxy sends text, then an error frame and no [DONE], on every try.
+    events: list = []
+    runtime = open_runtime(home, llm.openai_url, sink=events.append)
+    broken = Reply(text="a partial answer that breaks", fault="error_frame")
+    llm.script(*[broken] * 3, Reply(text="fine now"))
+    session = runtime.open_session(cwd=tmp_path)
+    result = session.submit("first question")
+    assert result.error is not None and "upstream said overloaded_error" in str(result.error)
+    assert any(isinstance(e, ev.ErrorEvent) for e in events), "the error is shown, not swallowed"
+    assert session.submit("second question").text == "fine now"
+    roles = [m["role"] for m in llm.requests[-1].body["messages"][1:]]
+    assert roles == ["user", "assistant", "user"]
+    assert "[the reply was cut off by a provider error]" in str(llm.requests[-1].body["messages"])
+
+
+def test_reasoning_is_streamed_apart_stored_and_kept_out_of_the_answer(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    events: list = []
+    runtime = open_runtime(home, llm.openai_url, sink=events.append)
+    llm.script(Reply(reasoning="Think: they want a greeting.", text="Hello there."))
+    session = runtime.open_session(cwd=tmp_path)
+    result = session.submit("hi")
+    assert result.text == "Hello there."
+    streamed = "".join(e.text for e in events if isinstance(e, ev.ReasoningDelta))
+    assert streamed == "Think: they want a greeting."
+    assert "Think" not in "".join(e.text for e in events if isinstance(e, ev.TextDelta))
+    answer = runtime.sessions.messages(session.id)[-1].message
+    assert (answer.content, answer.reasoning) == ("Hello there.", "Think: they want a greeting.")
+    llm.script(Reply(text="again"))
+    session.submit("more")
+    assert "Think" not in json.dumps(llm.requests[-1].body), "reasoning is not sent back"
+
+
+def test_anthropic_thinking_is_stored_and_sent_back_with_its_signature_in_the_tool_loop(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.anthropic_url, provider="anthropic")
+    llm.script(
+        Reply(
+            reasoning="List first.",
+            signature="sig-xyz",
+            tool_calls=[("terminal", {"command": "echo hi"})],
+        ),
+        Reply(text="It printed hi."),
+    )
+    session = runtime.open_session(cwd=tmp_path)
+    assert session.submit("run echo hi").text == "It printed hi."
+    assistant = llm.requests[1].body["messages"][1]["content"]
+    assert assistant[0] == {"type": "thinking", "thinking": "List first.", "signature": "sig-xyz"}
+    stored = [m.message for m in runtime.sessions.messages(session.id)]
+    assert stored[1].thinking[0].signature == "sig-xyz"
 
 
 def test_cancel_between_chunks_keeps_the_partial_reply(

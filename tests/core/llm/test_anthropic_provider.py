@@ -156,7 +156,11 @@ def test_thinking_blocks_go_back_first_and_unchanged_with_their_signatures(llm: 
     ]
     list(_provider(llm).stream("s", history, TOOLS))
     assistant = llm.requests[0].body["messages"][1]["content"]
-    assert assistant[0] == {"type": "thinking", "thinking": "I should list.", "signature": "sig-abc"}
+    assert assistant[0] == {
+        "type": "thinking",
+        "thinking": "I should list.",
+        "signature": "sig-abc",
+    }
     assert assistant[1] == {"type": "redacted_thinking", "data": "enc"}
     assert assistant[2]["type"] == "tool_use"
 
