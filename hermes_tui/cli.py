@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("restore", "bring an archived skill back"),
     ):
         skill_commands.add_parser(action, help=text, parents=[common]).add_argument("name")
+    from hermes_tui import cli_skills_hub
+
+    cli_skills_hub.add_parsers(skill_commands, common)
 
     commands.add_parser(
         "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
@@ -367,6 +370,10 @@ def _run(args: argparse.Namespace) -> int:
                 "pending": cli_chat.cmd_pending,
             }[args.command]
             return handler(args, _open_runtime)
+        if args.command == "skills" and args.skills_command in ("install", "update", "uninstall"):
+            from hermes_tui import cli_skills_hub
+
+            return cli_skills_hub.run(args, _open_runtime)
         if args.command == "skills":
             return cmd_skills(args)
         if args.command == "curator":

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from hermes_tui.core.storage import atomic_write_text, file_lock
 
 State = Literal["active", "stale", "archived"]
-CreatedBy = Literal["agent", "user", "bundled"]
+CreatedBy = Literal["agent", "user", "bundled", "hub"]
 
 DEFAULTS: dict[str, Any] = {
     "created_by": "user",

@@ -349,6 +349,13 @@ class SkillWrites:
             f"{report.summary()}. Rewrite it without those commands or patterns."
         )
 
+    def announce_external_write(
+        self, name: str, action: str, directory: Path, *, before: str | None = None
+    ) -> None:
+        """A skill folder was placed or replaced whole (an install): audit and announce it."""
+        after = (directory / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        self._after_write(name, action, "user", directory / "SKILL.md", "SKILL.md", before, after)
+
     def _forget(self, path: Path) -> None:
         self._cache.pop(str(path), None)
         self._cache.pop(str(path.parent / "SKILL.md"), None)
