@@ -323,8 +323,9 @@ def cmd_app(args: argparse.Namespace) -> int:
     resume = chosen_session(runtime, args.resume, args.continue_)
     if resume is False:
         return EXIT_USAGE
-    HermesApp(runtime, forwarder, resume=resume).run()
-    return EXIT_OK
+    app = HermesApp(runtime, forwarder, resume=resume)
+    app.run()
+    return app.return_code or EXIT_OK  # non-zero when the app stopped on an error
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

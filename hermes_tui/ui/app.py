@@ -230,6 +230,14 @@ class HermesApp(App):
             self.forwarder(
                 ev.ErrorEvent(str(exc), "Use /model to set a provider or start the demo.")
             )
+        except Exception as exc:  # a bug must be shown in the chat, not vanish with the worker
+            self.forwarder(
+                ev.ErrorEvent(
+                    f"unexpected error: {type(exc).__name__}: {exc}",
+                    "The conversation so far is kept; please report this.",
+                )
+            )
+            raise
         finally:
             self.call_from_thread(self._turn_done)
 

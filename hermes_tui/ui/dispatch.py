@@ -26,6 +26,8 @@ async def show_event(app: Any, event: ev.Event) -> None:
     bar = app.query_one(NudgeBar)
     if isinstance(event, ev.TextDelta):
         await chat.stream(event.text)
+    elif isinstance(event, ev.ReasoningDelta):
+        await chat.reasoning(event.text)
     elif isinstance(event, ev.TextReset):
         await chat.reset_stream()
         app.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)

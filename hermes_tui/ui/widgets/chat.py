@@ -20,6 +20,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal
+from hermes_tui.ui.widgets.reasoning import ReasoningBlock
 
 MAX_MOUNTED = 60
 REMOUNT_BATCH = 30
@@ -128,7 +129,8 @@ def summarise_arguments(arguments: dict[str, Any]) -> str:
     return text[:70] + ("…" if len(text) > 70 else "")
 
 
-Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("tool", title, detail, classes) | ("error", text)
+Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("reasoning", text)
+#   | ("tool", title, detail, classes) | ("error", text)
 
 
 def snapshot(widget: Widget) -> Spec:
@@ -139,6 +141,8 @@ def snapshot(widget: Widget) -> Spec:
         return ("assistant", widget.text, widget.has_class("-interrupted"))
     if isinstance(widget, ToolRow):
         return ("tool", str(widget.title), str(widget.detail.content), " ".join(widget.classes))
+    if isinstance(widget, ReasoningBlock):
+        return ("reasoning", widget.text)
     return ("error", str(widget.content) if isinstance(widget, Static) else "")
 
 
@@ -150,6 +154,8 @@ def rebuild(spec: Spec) -> Widget:
         message = AssistantMessage(spec[1])
         message.set_class(spec[2], "-interrupted")
         return message
+    if kind == "reasoning":
+        return ReasoningBlock(spec[1], done=True)
     if kind == "tool":
         row = ToolRow("", "", {}, detail=spec[2])
         row.title = literal(spec[1])
@@ -179,12 +185,16 @@ class ChatView(VerticalScroll):
         self.unmounted = 0  # turns at the start that are not in the DOM
         self.current: AssistantMessage | None = None
         self.tool_rows: dict[str, ToolRow] = {}
+        self.thinking: ReasoningBlock | None = None  # the reasoning block still streaming
         self._remounting = False
 
     def compose(self) -> ComposeResult:
         yield Button("Show earlier messages", id="earlier", classes="-hidden", variant="default")
 
     async def _add(self, widget: Widget) -> None:
+        if self.thinking is not None:  # whatever comes next ends the reasoning
+            self.thinking.finish()
+            self.thinking = None
         if not self.turns:
             self.turns.append(_Turn())
         self.turns[-1].widgets.append(widget)
@@ -211,6 +221,21 @@ class ChatView(VerticalScroll):
     async def reset_stream(self) -> None:
         if self.current is not None:
             await self.current.reset()
+        if self.thinking is not None:
+            self.turns[-1].widgets.remove(self.thinking)
+            await self.thinking.remove()
+            self.thinking = None
+
+    async def reasoning(self, text: str) -> None:
+        """Reasoning streamed by the model: into a collapsed block of its own, never the answer."""
+        if self.thinking is None:
+            if self.current is not None:
+                await self.current.finish()
+                self.current = None  # answer text after this reasoning goes into a new block
+            block = ReasoningBlock()
+            await self._add(block)
+            self.thinking = block
+        self.thinking.append(text)
 
     async def tool_started(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if self.current is not None:
@@ -227,6 +252,9 @@ class ChatView(VerticalScroll):
             row.finish(ok, duration, preview)
 
     async def turn_finished(self, interrupted: bool) -> None:
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
         if self.current is not None:
             await self.current.finish()
             if interrupted:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ class TracePane(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entries: dict[str, TraceEntry] = {}
+        self._sequence = itertools.count(1)
+        self._open_calls: dict[tuple[str, str], list[str]] = {}  # (source, call id) → row keys
 
     def compose(self) -> ComposeResult:
         table = DataTable(cursor_type="row", zebra_stripes=True, id="trace-table")
@@ -49,7 +52,9 @@ class TracePane(Vertical):
         )
 
     def started(self, call_id: str, source: str, name: str, arguments: dict[str, Any]) -> None:
-        key = f"{source}:{call_id}"
+        # Rows are keyed by our own sequence: call ids are the server's, and servers reuse them.
+        key = f"call-{next(self._sequence)}"
+        self._open_calls.setdefault((source, call_id), []).append(key)
         self.entries[key] = TraceEntry(call_id, source, name, arguments, time.time())
         table = self.query_one(DataTable)
         table.add_row(
@@ -63,10 +68,11 @@ class TracePane(Vertical):
         table.move_cursor(row=table.row_count - 1)
 
     def finished(self, call_id: str, source: str, ok: bool, duration: float, preview: str) -> None:
-        key = f"{source}:{call_id}"
-        entry = self.entries.get(key)
-        if entry is None:
+        open_keys = self._open_calls.get((source, call_id))
+        if not open_keys:
             return
+        key = open_keys.pop(0)  # the oldest call still running under that id
+        entry = self.entries[key]
         entry.ok, entry.duration, entry.preview = ok, duration, preview
         table = self.query_one(DataTable)
         table.update_cell(key, table.ordered_columns[3].key, f"{duration:.2f}")
