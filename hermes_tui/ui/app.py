@@ -304,6 +304,15 @@ class HermesApp(App):
             lambda _name: self.query_one(SkillsPane).refresh_view(),
         )
 
+    @on(SkillsPane.InstallSkills)
+    def _install_skills(self) -> None:
+        from hermes_tui.ui.screens.install import InstallScreen
+
+        self.push_screen(
+            InstallScreen(self.runtime.skills),
+            lambda _names: self.query_one(SkillsPane).refresh_view(),
+        )
+
     @on(SkillsPane.ShowHistory)
     def _skill_history(self, message: SkillsPane.ShowHistory) -> None:
         from hermes_tui.ui.screens.editor import HistoryScreen

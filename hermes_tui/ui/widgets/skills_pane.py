@@ -1,7 +1,8 @@
 """The Skills browser: a tree by category with a fuzzy filter, and the selected skill's detail.
 
 Keys: p pin/unpin, x archive, r restore (archived skills sit under "archived"), h history with
-diffs, e edit in the SKILL.md editor, n new skill from a template.
+diffs, e edit in the SKILL.md editor, n new skill from a template, i install skills from a
+folder, an archive or a git repository.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class SkillsPane(Vertical):
         Binding("h", "history", "History"),
         Binding("e", "edit", "Edit"),
         Binding("n", "new", "New skill"),
+        Binding("i", "install", "Install…"),
     ]
 
     class EditSkill(Message):
@@ -58,6 +60,9 @@ class SkillsPane(Vertical):
         def __init__(self, name: str | None) -> None:
             super().__init__()
             self.name = name
+
+    class InstallSkills(Message):
+        """Ask the app to open the install dialog."""
 
     class ShowHistory(Message):
         def __init__(self, name: str) -> None:
@@ -245,6 +250,9 @@ class SkillsPane(Vertical):
     def action_edit(self) -> None:
         if self.selected:
             self.post_message(self.EditSkill(self.selected))
+
+    def action_install(self) -> None:
+        self.post_message(self.InstallSkills())
 
     def action_new(self) -> None:
         self.post_message(self.EditSkill(None))
