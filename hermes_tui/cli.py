@@ -243,6 +243,9 @@ def cmd_skills(args: argparse.Namespace) -> int:
                         "uses": int(record.get("use_count", 0)),
                         "broken": skill.error,
                         "path": str(skill.skill_md),
+                        "address": skill.address,
+                        "duplicate_of": str(skill.duplicate_of) if skill.duplicate_of else None,
+                        "warnings": list(skill.warnings),
                     }
                 )
             if args.json:
@@ -252,7 +255,13 @@ def cmd_skills(args: argparse.Namespace) -> int:
                 print("no skills yet")
             for row in rows:
                 flags = " pinned" if row["pinned"] else ""
-                line = f"{row['category']}/{row['name']}  [{row['provenance']}, {row['state']}{flags}, {row['uses']} uses]"
+                where = (
+                    row["address"] if row["duplicate_of"] else f"{row['category']}/{row['name']}"
+                )
+                line = f"{where}  [{row['provenance']}, {row['state']}{flags}, {row['uses']} uses]"
+                if row["duplicate_of"]:
+                    line += f"\n  ! duplicate: {row['name']!r} is already {row['duplicate_of']}"
+                line += "".join(f"\n  ~ {warning}" for warning in row["warnings"])
                 print(line + (f"\n  ! broken: {row['broken']}" if row["broken"] else ""))
             return EXIT_OK
         if action == "view":

@@ -7,6 +7,10 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermes_tui.core.skills.library import SkillLibrary
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,26 @@ def _home_writable(home: Path) -> Check:
     except OSError as exc:
         return Check("home writable", False, f"{home}: {exc.strerror or exc}")
     return Check("home writable", True, str(home))
+
+
+def _skill_checks(library: SkillLibrary) -> list[Check]:
+    """A summary line, then each duplicate name and each SKILL.md that cannot be parsed."""
+    skills = library.scan()
+    lenient = sum(1 for skill in skills if skill.warnings)
+    summary = f"{len(skills)} found in {len(library.roots)} roots"
+    if lenient:
+        summary += f"; {lenient} load with warnings (see `skills list`)"
+    checks = [Check("skills", True, summary)]
+    for skill in skills:
+        if skill.duplicate_of is not None:
+            detail = (
+                f"duplicate name {skill.name!r}: {skill.skill_md} (the name belongs to "
+                f"{skill.duplicate_of}); address this one as {skill.address!r}"
+            )
+            checks.append(Check("skills", True, detail, warning=True))
+        elif skill.broken:
+            checks.append(Check("skills", True, f"cannot be loaded: {skill.error}", warning=True))
+    return checks
 
 
 def run_checks(args: argparse.Namespace) -> list[Check]:
@@ -74,6 +98,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
                 problem or f"{len(runtime.memory.entries(target))} entries, {usage}",
             )
         )
+    checks.extend(_skill_checks(runtime.skills))
     has_fts5 = fts5_available()
     detail = f"SQLite {sqlite3.sqlite_version}"
     if not has_fts5:

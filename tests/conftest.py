@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import LEAKY_VARIABLES
+from helpers import LEAKY_VARIABLES, spec_problems_of_created_skills
 
 
 @pytest.fixture(autouse=True)
@@ -15,7 +16,11 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path) -> Iterator[Path]:
+    """A fresh home. Afterwards, every skill the test created through our writes must pass the
+    Agent Skills reference validator (what we write stays strict)."""
     path = tmp_path / "home"
     path.mkdir()
-    return path
+    yield path
+    problems = spec_problems_of_created_skills(path)
+    assert not problems, f"skills written by hermes-tui break the Agent Skills spec: {problems}"

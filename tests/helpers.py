@@ -81,3 +81,27 @@ def make_app(
     else:
         runtime = Runtime.open(home, Overrides(provider=provider), environ={}, sink=forwarder)
     return HermesApp(runtime, forwarder, watch_files=False)
+
+
+def spec_problems_of_created_skills(home: Path) -> dict[str, list[str]]:
+    """What the Agent Skills reference validator (skills-ref) says about every skill that was
+    created through our writes in `home` (the audit log names them), as they are now."""
+    import json
+
+    from skills_ref import validate
+
+    audit = home / "logs" / "audit.jsonl"
+    if not audit.exists():
+        return {}
+    created = set()
+    for line in audit.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("kind") == "skill" and record.get("action") == "create":
+            created.add(record["target"])
+    problems: dict[str, list[str]] = {}
+    for skill_md in (home / "skills").rglob("SKILL.md"):
+        folder = skill_md.parent
+        hidden = any(part.startswith(".") for part in folder.relative_to(home).parts)
+        if folder.name in created and not hidden and (found := validate(folder)):
+            problems[str(folder.relative_to(home))] = found
+    return problems

@@ -127,3 +127,17 @@ def test_skills_commands_list_view_pin_archive_restore(home: Path) -> None:
     assert restored.returncode == 0 and (skill / "SKILL.md").exists()
     refused = run("skills", "archive", "systematic-debugging", home=home)
     assert refused.returncode == 1 and "read-only" in refused.stderr
+
+
+def test_skills_view_describes_a_binary_file_instead_of_printing_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers import write_skill
+
+    from hermes_tui.cli import main
+
+    folder = write_skill(home / "skills", "with-logo")
+    (folder / "assets").mkdir()
+    (folder / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x1b[2J" + bytes(100))
+    assert main(["skills", "view", "--home", str(home), "with-logo", "assets/logo.png"]) == 0
+    assert capsys.readouterr().out == "binary file, 112 bytes\n"

@@ -45,7 +45,9 @@ name: {SKILL_NAME}
 description: Find calls to a deprecated function and list them in report.md with a total.
 metadata:
   hermes:
-    tags: [demo, reporting]
+    tags:
+      - demo
+      - reporting
 ---
 
 # Deprecated calls report

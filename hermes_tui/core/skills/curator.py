@@ -120,7 +120,7 @@ class Curator:
         managed = []
         for skill in self.library.scan():
             record = usage.get(skill.name, {})
-            if skill.root.kind != "home" or skill.broken:
+            if skill.root.kind != "home" or skill.broken or skill.duplicate_of is not None:
                 continue
             if record.get("created_by") != "agent" or record.get("pinned"):
                 continue

@@ -1,7 +1,12 @@
 """SKILL.md = YAML frontmatter between `---` lines + a Markdown body (Agent Skills format).
 
-Parsing tolerates a UTF-8 BOM and CRLF line endings; validation enforces the limits of
-DESIGN.md section 7 and names the file and line of the problem. Rewriting keeps unknown keys.
+Reading is lenient, writing strict (the Agent Skills client guidance, "warn and load"):
+`read()` loads anything it can parse and returns the rule breaks as warnings (a name with
+capitals or spaces, a description or file over the limits, an empty body); only text it cannot
+parse at all (no frontmatter, invalid YAML, no description) is an error. `parse()` is the strict
+form every write goes through. `to_spec()` gives what we write the spec's shape: non-spec
+top-level fields move under `metadata.hermes`, lists are block style (the reference validator
+reads strict YAML, which refuses `tags: [a, b]`). Parsing tolerates a BOM and CRLF endings.
 """
 
 from __future__ import annotations
@@ -12,7 +17,12 @@ from typing import Any
 
 import yaml
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# The Agent Skills spec: lowercase letters and digits in hyphen-separated runs (no leading,
+# trailing or doubled hyphen). Always used with fullmatch, so a trailing newline never passes.
+NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+SPEC_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+)
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_SKILL_CHARS = 100_000
@@ -61,12 +71,31 @@ def normalise_text(text: str) -> str:
 
 
 def parse(text: str, source: str = "SKILL.md") -> SkillDocument:
-    """Split and validate a SKILL.md; raises SkillFormatError naming `source`."""
-    if len(text) > MAX_SKILL_CHARS:
-        raise SkillFormatError(
-            f"{source}: {len(text):,} chars, over the {MAX_SKILL_CHARS:,} limit; move detail "
-            "into references/ files"
-        )
+    """Split and validate strictly (what we write); raises SkillFormatError naming `source`."""
+    document, problems = read(text, source)
+    if problems:
+        raise SkillFormatError(problems[0])
+    return document
+
+
+def parse_for_write(text: str, source: str, existing_name: str | None = None) -> SkillDocument:
+    """Strict parse of what is about to be written. A skill that already exists keeps its name
+    even when that name predates the spec's rules (renaming would break every reference)."""
+    document, problems = read(text, source)
+    name_problem = f"{source}: {check_name(document.name)}"
+    if existing_name is not None and document.name == existing_name:
+        problems = tuple(problem for problem in problems if problem != name_problem)
+    if problems:
+        raise SkillFormatError(problems[0])
+    return document
+
+
+def read(text: str, source: str = "SKILL.md") -> tuple[SkillDocument, tuple[str, ...]]:
+    """Split and check leniently: the document and the rules it breaks (warn and load).
+
+    Raises SkillFormatError only for what cannot be used at all.
+    """
+    size = len(text)
     text = normalise_text(text)
     if not text.startswith("---\n"):
         raise SkillFormatError(
@@ -90,36 +119,93 @@ def parse(text: str, source: str = "SKILL.md") -> SkillDocument:
         raise SkillFormatError(
             f"{source}: frontmatter must be a mapping of keys, not {type(data).__name__}"
         )
-    document = SkillDocument(frontmatter=data, body=body)
-    validate(document, source)
-    return document
-
-
-def validate(document: SkillDocument, source: str = "SKILL.md") -> None:
-    data = document.frontmatter
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise SkillFormatError(f"{source}: frontmatter has no 'name'")
-    if len(name) > MAX_NAME or not NAME_RE.match(name):
-        raise SkillFormatError(
-            f"{source}: name {name!r} must be lowercase letters, digits, '.', '_' or '-', "
-            f"start with a letter or digit, and be at most {MAX_NAME} chars"
-        )
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         raise SkillFormatError(f"{source}: frontmatter has no 'description'")
+    document = SkillDocument(frontmatter=data, body=body)
+    problems = []
+    if size > MAX_SKILL_CHARS:
+        problems.append(
+            f"{source}: {size:,} chars, over the {MAX_SKILL_CHARS:,} limit; move detail "
+            "into references/ files"
+        )
+    return document, (*problems, *validate(document, source))
+
+
+def validate(document: SkillDocument, source: str = "SKILL.md") -> list[str]:
+    """The rules `document` breaks, each as a message that starts with `source`."""
+    data = document.frontmatter
+    problems = []
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append(f"{source}: frontmatter has no 'name'")
+    elif problem := check_name(name):
+        problems.append(f"{source}: {problem}")
+    description = str(data.get("description", ""))
     if len(description) > MAX_DESCRIPTION:
-        raise SkillFormatError(
+        problems.append(
             f"{source}: description is {len(description):,} chars, over the {MAX_DESCRIPTION:,} limit"
         )
     if not document.body.strip():
-        raise SkillFormatError(f"{source}: the body after the frontmatter is empty")
+        problems.append(f"{source}: the body after the frontmatter is empty")
+    return problems
+
+
+def is_spec_shaped(text: str) -> bool:
+    """True when the frontmatter has only spec fields at the top and no flow-style collections."""
+    text = normalise_text(text)
+    end = re.search(r"^---[ \t]*$", text[4:], flags=re.M)
+    if not text.startswith("---\n") or end is None:
+        return False
+    root = yaml.compose(text[4 : 4 + end.start()], Loader=_Loader)
+    if not isinstance(root, yaml.MappingNode):
+        return False
+    if any(str(key.value) not in SPEC_FIELDS for key, _ in root.value):
+        return False
+    pending: list[yaml.Node] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            if node.flow_style or not node.value:
+                return False
+            pending += [value for _, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            if node.flow_style or not node.value:
+                return False
+            pending += node.value
+    return True
+
+
+def to_spec(document: SkillDocument) -> SkillDocument:
+    """The same skill with non-spec top-level fields under metadata.hermes (ours kept there)."""
+    data = dict(document.frontmatter)
+    extra = {key: data.pop(key) for key in list(data) if key not in SPEC_FIELDS}
+    if extra:
+        metadata = data.get("metadata")
+        metadata = dict(metadata) if isinstance(metadata, dict) else {}
+        hermes = metadata.get("hermes")
+        hermes = dict(hermes) if isinstance(hermes, dict) else {}
+        for key, value in extra.items():
+            hermes.setdefault(str(key), value)
+        metadata["hermes"] = hermes
+        data["metadata"] = metadata
+    return SkillDocument(frontmatter=data, body=document.body)
+
+
+def _without_empty(value: Any) -> Any:
+    """Drop empty lists and mappings, which YAML can only write in flow style (`[]`, `{}`)."""
+    if isinstance(value, dict):
+        kept = {k: _without_empty(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_without_empty(v) for v in value]
+    return value
 
 
 def render(document: SkillDocument) -> str:
-    """Serialise back to SKILL.md text; key order and unknown keys are kept."""
+    """Serialise back to SKILL.md text in block style; key order and unknown keys are kept."""
     header = yaml.safe_dump(
-        document.frontmatter,
+        _without_empty(document.frontmatter),
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
@@ -129,10 +215,11 @@ def render(document: SkillDocument) -> str:
 
 
 def check_name(name: str) -> str | None:
-    """Why `name` is not a valid skill name, or None."""
-    if not name or len(name) > MAX_NAME or not NAME_RE.match(name):
+    """Why `name` is not a valid skill (or category) name under the Agent Skills spec, or None."""
+    if not name or len(name) > MAX_NAME or not NAME_RE.fullmatch(name):
         return (
-            f"skill name {name!r} must be lowercase letters, digits, '.', '_' or '-', start "
-            f"with a letter or digit, and be at most {MAX_NAME} chars"
+            f"name {name!r} must be lowercase letters and digits in runs joined by single "
+            f"hyphens (no leading, trailing or doubled '-'), at most {MAX_NAME} chars, "
+            "e.g. 'deploy-flask-app'"
         )
     return None

@@ -29,7 +29,7 @@ def _line(skill: Skill) -> str:
     description = " ".join(skill.description.split())
     if len(description) > DESCRIPTION_CHARS:
         description = description[: DESCRIPTION_CHARS - 1] + "…"
-    return f"- {skill.name}: {description}"
+    return f"- {skill.address}: {description}"
 
 
 def _fold(category: str, count: int, whole: bool) -> str:
@@ -75,7 +75,7 @@ def build_index(
     by_category: dict[str, list[_Entry]] = defaultdict(list)
     for skill in usable:
         by_category[skill.category or DEFAULT_CATEGORY].append(
-            _Entry(skill.name, skill.category or DEFAULT_CATEGORY, _line(skill))
+            _Entry(skill.address, skill.category or DEFAULT_CATEGORY, _line(skill))
         )
     everything = {e.name for entries in by_category.values() for e in entries}
     full = _render(by_category, everything)

@@ -1,12 +1,18 @@
 """The skill library: discovery over three roots, viewing, the prompt index (writes: writes.py).
 
 Roots in order: `<home>/skills` (writable), `skills.external_dirs` and the bundled skills (both
-read-only); the first root that has a name wins. Discovery is cached by each SKILL.md's mtime
-and size, and a broken SKILL.md is listed with its error instead of hiding the others.
+read-only). A skill is any folder holding a SKILL.md, at any depth (as Hermes finds them: dot
+folders, `.archive`, dependency folders and a skill's own support folders are skipped); its
+category is the first folder under the root when it is nested. The first SKILL.md found with a
+name owns it; a later one with the same name is listed as a duplicate, addressed by its path.
+Loading is lenient (a spec rule broken is a warning on the skill); only a SKILL.md that cannot
+be parsed is listed as broken, with its error, instead of hiding the others. Parsing is cached
+by each SKILL.md's mtime and size.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -32,7 +38,10 @@ from hermes_tui.core.skills.model import (  # re-exported: callers import them f
 from hermes_tui.core.skills.usage import UsageStore
 from hermes_tui.core.skills.writes import SkillWrites, WriteResult
 
-SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "dist", "build"})
+# Folders that never hold skills (Hermes' EXCLUDED_SKILL_DIRS without the dot folders, which are
+# all skipped).
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages", "dist", "build"})
+MAX_LINKED_FILES = 200
 
 __all__ = [
     "DEFAULT_CATEGORY",
@@ -76,18 +85,31 @@ class SkillLibrary(SkillWrites):
     # ---- discovery -----------------------------------------------------------------------
 
     def _skill_dirs(self, root: SkillRoot) -> Iterator[tuple[str, str, os.stat_result]]:
-        """(category, directory, SKILL.md stat) of each skill folder, one or two levels deep."""
+        """(category, directory, SKILL.md stat) of each skill folder under `root`, at any depth."""
         if not root.path.is_dir():
             return
-        for first in sorted(os.scandir(root.path), key=lambda e: e.name):
-            if not _visible_dir(first):
-                continue
-            if stat := _stat_skill_md(first.path):
-                yield "", first.path, stat
-                continue
-            for second in sorted(os.scandir(first.path), key=lambda e: e.name):
-                if _visible_dir(second) and (stat := _stat_skill_md(second.path)):
-                    yield first.name, second.path, stat
+        # Depth-first with sorted names, so "first found" is the same on every machine. A folder
+        # symlinked in (a collection kept elsewhere) is followed, once: a link back up the tree
+        # would otherwise loop.
+        pending: list[tuple[str, str]] = [("", str(root.path))]
+        visited: set[tuple[int, int]] = set()
+        while pending:
+            category, directory = pending.pop()
+            try:
+                folder = os.stat(directory)
+                if (folder.st_dev, folder.st_ino) in visited:
+                    continue
+                visited.add((folder.st_dev, folder.st_ino))
+                entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
+            except OSError:
+                continue  # unreadable, vanished or a link loop: the rest of the tree still loads
+            is_skill = directory != str(root.path) and (stat := _stat_skill_md(directory))
+            if is_skill:
+                yield category, directory, stat
+            for entry in entries:
+                if not _visible_dir(entry) or (is_skill and entry.name in SUPPORT_DIRS):
+                    continue
+                pending.append((category or entry.name, entry.path))
 
     def _load(self, root: SkillRoot, category: str, directory: str, stat: os.stat_result) -> Skill:
         skill_md = os.path.join(directory, "SKILL.md")
@@ -95,10 +117,14 @@ class SkillLibrary(SkillWrites):
         if cached and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
             return cached[2]
         path = Path(skill_md)
+        # A skill directly under the root has no category, as in Hermes (`general` on screen).
+        category = category if category != path.parent.name else ""
         name = path.parent.name
         try:
-            document = frontmatter.parse(path.read_bytes().decode("utf-8"), skill_md)
-            skill = Skill(document.name, category, path.parent, root, document)
+            document, warnings = frontmatter.read(path.read_bytes().decode("utf-8"), skill_md)
+            if document.name.strip():
+                name = document.name
+            skill = Skill(name, category, path.parent, root, document, warnings=warnings)
         except UnicodeDecodeError as exc:
             skill = Skill(
                 name,
@@ -109,32 +135,32 @@ class SkillLibrary(SkillWrites):
             )
         except SkillFormatError as exc:
             skill = Skill(name, category, path.parent, root, error=str(exc))
+        except OSError as exc:
+            skill = Skill(name, category, path.parent, root, error=f"{skill_md}: {exc.strerror}")
         self._cache[skill_md] = (stat.st_mtime_ns, stat.st_size, skill)
         return skill
 
     def scan(self) -> list[Skill]:
-        """Every skill the agent can see, first root winning; broken ones included with errors."""
+        """Every skill the agent can see; duplicates and broken ones included and marked."""
         seen: dict[str, Skill] = {}
         result: list[Skill] = []
         for root in self.roots:
             for category, directory, stat in self._skill_dirs(root):
                 skill = self._load(root, category, directory, stat)
-                if skill.name in seen:
-                    winner = seen[skill.name]
-                    if winner.root == root:
-                        result.append(
-                            Skill(
-                                directory.name,
-                                category,
-                                directory,
-                                root,
-                                error=f"{skill.skill_md}: name {skill.name!r} is already used by {winner.skill_md}",
-                            )
-                        )
-                    continue  # a later root's skill is shadowed by design
-                seen[skill.name] = skill
+                winner = seen.get(skill.name)
+                if winner is not None:
+                    skill = dataclasses.replace(skill, duplicate_of=winner.skill_md)
+                elif not skill.broken:
+                    seen[skill.name] = skill
                 result.append(skill)
-        return sorted(result, key=lambda s: (s.category or DEFAULT_CATEGORY, s.name))
+        return sorted(
+            result,
+            key=lambda s: (s.category or DEFAULT_CATEGORY, s.name, s.duplicate_of is not None),
+        )
+
+    def duplicates(self) -> list[Skill]:
+        """Skills whose name another folder already has (for `doctor` and the skills list)."""
+        return [skill for skill in self.scan() if skill.duplicate_of is not None]
 
     def index(self, max_chars: int, relevant: Sequence[str] = ()) -> str:
         """The system-prompt skills index; reused while no skill and no usage record changed."""
@@ -160,7 +186,18 @@ class SkillLibrary(SkillWrites):
         return text
 
     def get(self, name: str) -> Skill | None:
-        return next((skill for skill in self.scan() if skill.name == name), None)
+        """The skill with this name, or the one at this path (relative to its root, or absolute:
+        how a duplicate is addressed)."""
+        skills = self.scan()
+        found = next((s for s in skills if s.name == name and s.duplicate_of is None), None)
+        if found is not None or not name:
+            return found
+        if os.path.isabs(name):
+            wanted = Path(name)
+            wanted = wanted.parent if wanted.name == "SKILL.md" else wanted
+            return next((s for s in skills if s.directory == wanted), None)
+        wanted_path = name.strip("/").removesuffix("/SKILL.md")
+        return next((s for s in skills if s.relative_path == wanted_path), None)
 
     def require(self, name: str) -> Skill:
         skill = self.get(name)
@@ -193,16 +230,43 @@ class SkillLibrary(SkillWrites):
         return str(self.usage.get(skill.name).get("created_by") or "user")
 
     def linked_files(self, skill: Skill) -> dict[str, list[str]]:
+        """Files in the skill's folder by support folder; anything else (a file at the root,
+        `examples/`, `agents/`) under "other". Hidden files and nested skills are left out."""
         linked: dict[str, list[str]] = {}
-        for sub in SUPPORT_DIRS:
-            folder = skill.directory / sub
-            if folder.is_dir():
-                files = sorted(
-                    str(p.relative_to(skill.directory)) for p in folder.rglob("*") if p.is_file()
+        for relative in _skill_files(skill.directory):
+            top = relative.split("/", 1)[0]
+            group = top if top in SUPPORT_DIRS and "/" in relative else "other"
+            linked.setdefault(group, []).append(relative)
+            if sum(map(len, linked.values())) >= MAX_LINKED_FILES:
+                linked.setdefault("other", []).append(f"… more than {MAX_LINKED_FILES} files")
+                break
+        return {group: linked[group] for group in (*SUPPORT_DIRS, "other") if group in linked}
+
+    def readable_path(self, skill: Skill, file_path: str) -> Path:
+        """A file inside the skill's folder that may be read: relative, no `..`, no symbolic
+        link on the way, and really inside the folder once resolved."""
+        relative = Path(file_path)
+        if not file_path or relative.is_absolute() or ".." in relative.parts:
+            raise SkillError(
+                f"file_path {file_path!r} must be a path inside the skill, relative to it, "
+                "without '..'"
+            )
+        probe = skill.directory
+        for part in relative.parts:
+            probe = probe / part
+            if probe.is_symlink():
+                raise SkillError(
+                    f"{file_path!r} goes through a symbolic link; only the skill's own files "
+                    "can be read"
                 )
-                if files:
-                    linked[sub] = files
-        return linked
+        path = skill.directory / relative
+        if skill.directory.resolve() not in path.resolve().parents:
+            raise SkillError(f"{file_path!r} resolves outside the skill directory")
+        if not path.is_file():
+            raise SkillError(
+                f"{skill.name} has no file {file_path!r}; its files: {self.linked_files(skill)}"
+            )
+        return path
 
     def view(
         self, name: str, file_path: str | None = None, *, record: bool = True
@@ -211,30 +275,30 @@ class SkillLibrary(SkillWrites):
         skill = self.require(name)
         if skill.broken:
             raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
-        if file_path:
-            path = self._support_path(skill, file_path)
-            if not path.is_file():
+        if file_path and file_path.strip("./") != "SKILL.md":
+            path = self.readable_path(skill, file_path)
+            size = path.stat().st_size
+            if size > MAX_SUPPORT_BYTES:
                 raise SkillError(
-                    f"{name} has no file {file_path!r}; linked files: {self.linked_files(skill)}"
+                    f"{file_path} is {size:,} bytes, over the {MAX_SUPPORT_BYTES:,} cap"
                 )
             data = path.read_bytes()
-            if len(data) > MAX_SUPPORT_BYTES:
-                raise SkillError(
-                    f"{file_path} is {len(data):,} bytes, over the {MAX_SUPPORT_BYTES:,} cap"
-                )
             try:
                 content = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SkillError(
-                    f"{file_path} is a binary file and cannot be shown as text"
-                ) from exc
+                binary = "\x00" in content
+            except UnicodeDecodeError:
+                binary = True
+            if binary:
+                # Bytes are no use to a model and garble a terminal: say what the file is.
+                content = f"binary file, {len(data):,} bytes"
             if record:
-                self.usage.record_view(name)
-            return {"success": True, "name": name, "file_path": file_path, "content": content}
+                self.usage.record_view(skill.name)
+            result = {"success": True, "name": skill.name, "file_path": file_path}
+            return {**result, "content": content, **({"binary": True} if binary else {})}
         assert skill.document is not None
         if record:
-            self.usage.record_view(name)
-        return {
+            self.usage.record_view(skill.name)
+        result = {
             "success": True,
             "name": skill.name,
             "description": skill.description,
@@ -244,6 +308,34 @@ class SkillLibrary(SkillWrites):
             "linked_files": self.linked_files(skill),
             "path": str(skill.skill_md),
         }
+        if skill.duplicate_of is not None:
+            result["duplicate_of"] = str(skill.duplicate_of)
+        if skill.warnings:
+            result["warnings"] = list(skill.warnings)
+        return result
+
+
+def _skill_files(directory: Path) -> list[str]:
+    """Relative paths of the files in a skill folder, sorted, without SKILL.md, hidden files,
+    dependency folders or folders that are skills of their own."""
+    files: list[str] = []
+    pending = [("", str(directory))]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in SKIP_DIRS or entry.is_symlink():
+                continue
+            relative = f"{prefix}{entry.name}"
+            if entry.is_dir():
+                if not os.path.exists(os.path.join(entry.path, "SKILL.md")):
+                    pending.append((relative + "/", entry.path))
+            elif entry.is_file() and relative != "SKILL.md":
+                files.append(relative)
+    return sorted(files)
 
 
 def _stat_skill_md(directory: str) -> os.stat_result | None:
@@ -255,8 +347,9 @@ def _stat_skill_md(directory: str) -> os.stat_result | None:
 
 
 def _visible_dir(entry: os.DirEntry[str]) -> bool:
-    return (
-        not entry.name.startswith(".")
-        and entry.name not in SKIP_DIRS
-        and entry.is_dir(follow_symlinks=True)
-    )
+    if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+        return False
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError:  # a dangling link or a link loop
+        return False

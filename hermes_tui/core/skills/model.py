@@ -37,6 +37,11 @@ class Skill:
     root: SkillRoot
     document: SkillDocument | None = None
     error: str | None = None
+    # Rules of the spec this SKILL.md breaks; it loads anyway ("warn and load").
+    warnings: tuple[str, ...] = ()
+    # The SKILL.md that has this name first, when another folder took it; this one is then
+    # addressed by its path (`address`), not its name.
+    duplicate_of: Path | None = None
 
     @property
     def broken(self) -> bool:
@@ -49,3 +54,14 @@ class Skill:
     @property
     def skill_md(self) -> Path:
         return self.directory / "SKILL.md"
+
+    @property
+    def relative_path(self) -> str:
+        """The folder relative to its root, e.g. `devops/k8s/deploy`."""
+        return self.directory.relative_to(self.root.path).as_posix()
+
+    @property
+    def address(self) -> str:
+        """How to name this skill to the tools and commands: its name, or for a duplicate its
+        path relative to its root."""
+        return self.relative_path if self.duplicate_of is not None else self.name

@@ -18,7 +18,7 @@ from typing import Any
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Origin, Sink, SkillChanged
 from hermes_tui.core.skills import frontmatter, guard
-from hermes_tui.core.skills.frontmatter import SkillDocument, SkillFormatError
+from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.model import (
     MAX_SUPPORT_BYTES,
@@ -79,7 +79,7 @@ class SkillWrites:
                 f"a skill named {name!r} already exists ({existing.root.kind}: {existing.skill_md}); "
                 "patch or edit it instead, or pick another name."
             )
-        self._parse_for_write(name, content)
+        content = self._parse_for_write(name, content)
         directory = self.skills_dir / category / name if category else self.skills_dir / name
         if directory.exists():
             raise SkillError(
@@ -97,7 +97,7 @@ class SkillWrites:
 
     def edit(self, name: str, content: str, *, origin: Origin = "agent") -> WriteResult:
         skill = self._writable(name, origin)
-        self._parse_for_write(name, content)
+        content = self._parse_for_write(skill.name, content, existing=True)
         return self._replace_file(skill, "SKILL.md", content, action="edit", origin=origin)
 
     def patch(
@@ -124,11 +124,10 @@ class SkillWrites:
             preview = current[:1500] + ("\n[...]" if len(current) > 1500 else "")
             raise SkillError(f"patch not applied: {exc}\n\nThe file starts:\n{preview}") from exc
         relative = file_path or "SKILL.md"
+        content = replaced.content
         if relative == "SKILL.md":
-            self._parse_for_write(name, replaced.content)
-        result = self._replace_file(
-            skill, relative, replaced.content, action="patch", origin=origin
-        )
+            content = self._parse_for_write(skill.name, content, existing=True)
+        result = self._replace_file(skill, relative, content, action="patch", origin=origin)
         self.usage.record_patch(name)
         return WriteResult(
             name,
@@ -252,7 +251,7 @@ class SkillWrites:
                         )
                     return self.remove_file(name, version.file, origin=origin)
                 if version.file == "SKILL.md":
-                    self._parse_for_write(name, text)
+                    self._parse_for_write(skill.name, text, existing=True)
                 return self._replace_file(
                     skill, version.file, text, action="restore_version", origin=origin
                 )
@@ -273,9 +272,13 @@ class SkillWrites:
             )
         return skill
 
-    def _parse_for_write(self, name: str, content: str) -> SkillDocument:
+    def _parse_for_write(self, name: str, content: str, *, existing: bool = False) -> str:
+        """Check a SKILL.md strictly and return the text to write: the model's own bytes when
+        they are already spec-shaped, else the same skill re-rendered (non-spec fields under
+        metadata.hermes, block-style lists)."""
+        source = f"{name}/SKILL.md"
         try:
-            document = frontmatter.parse(content, f"{name}/SKILL.md")
+            document = frontmatter.parse_for_write(content, source, name if existing else None)
         except SkillFormatError as exc:
             raise SkillError(f"{exc}. Nothing was written.") from exc
         if document.name != name:
@@ -283,7 +286,9 @@ class SkillWrites:
                 f"frontmatter name {document.name!r} does not match the skill {name!r}; "
                 "keep the name (create a new skill to use another)."
             )
-        return document
+        if frontmatter.is_spec_shaped(content):
+            return content
+        return frontmatter.render(frontmatter.to_spec(document))
 
     def _support_path(self, skill: Skill, file_path: str | None) -> Path:
         if not file_path:

@@ -90,10 +90,13 @@ def make_skill_tools(library: SkillLibrary) -> list[Tool]:
         listed = []
         for skill in skills:
             item = {
-                "name": skill.name,
+                "name": skill.address,
                 "category": skill.category or DEFAULT_CATEGORY,
                 "description": skill.description,
             }
+            if skill.duplicate_of is not None:
+                item["duplicate_of"] = str(skill.duplicate_of)
+                item["note"] = f"another skill is named {skill.name!r}; view this one by its path"
             if skill.broken:
                 item["broken"] = skill.error
             if usage.get(skill.name, {}).get("pinned"):

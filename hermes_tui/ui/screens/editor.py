@@ -25,7 +25,8 @@ name: {name}
 description: One line saying when to use this skill and what it achieves.
 metadata:
   hermes:
-    tags: []
+    tags:
+      - example
 ---
 
 # {title}
@@ -43,7 +44,7 @@ def validate(text: str, name: str | None) -> list[str]:
     """Problems to show next to the editor; an empty list means it can be saved."""
     problems = []
     try:
-        document = frontmatter.parse(text, "SKILL.md")
+        document = frontmatter.parse_for_write(text, "SKILL.md", name)
         if name and document.name != name:
             problems.append(f"✗ name {document.name!r} must stay {name!r}")
     except SkillFormatError as exc:

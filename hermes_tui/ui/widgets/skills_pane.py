@@ -128,8 +128,9 @@ class SkillsPane(Vertical):
             record = usage.get(skill.name, {})
             marks = ("⚑ " if record.get("pinned") else "") + ("⚠ " if skill.broken else "")
             marks += "◌ " if record.get("state") == "stale" else ""
+            marks += "⧉ " if skill.duplicate_of is not None else ""
             categories[category].add_leaf(
-                literal_text(f"{marks}{skill.name}"), data=("skill", skill.name)
+                literal_text(f"{marks}{skill.address}"), data=("skill", skill.address)
             )
         archived = self.library.archived_skills()
         if archived and not self.query_one("#skills-filter", Input).value.strip():
@@ -161,7 +162,7 @@ class SkillsPane(Vertical):
             body.update("")
             return
         self.selected = name
-        record = self.library.usage.get(name)
+        record = self.library.usage.get(skill.name)
         uses = int(record.get("success_count", 0)) + int(record.get("failure_count", 0))
         rate = (
             f"{int(record.get('success_count', 0)) * 100 // uses}% of {uses} turns"
@@ -179,6 +180,9 @@ class SkillsPane(Vertical):
         ]
         if linked:
             lines.append("linked: " + ", ".join(f for files in linked.values() for f in files))
+        if skill.duplicate_of is not None:
+            lines.insert(1, f"DUPLICATE: the name {skill.name!r} belongs to {skill.duplicate_of}")
+        lines += [f"warning: {warning}" for warning in skill.warnings]
         if skill.broken:
             lines.insert(1, f"BROKEN: {skill.error}")
         elif skill.document is not None:

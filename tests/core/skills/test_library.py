@@ -22,11 +22,17 @@ def test_discovers_both_layouts_across_roots_first_root_wins(home: Path, tmp_pat
     write_skill(external, "lint", "dev")
     write_skill(bundled, "lint", "dev", skill_text("lint", "Bundled copy."))
     library = SkillLibrary(skills, external_dirs=[external], bundled_dir=bundled)
-    found = {s.name: s for s in library.scan()}
+    found = {s.name: s for s in library.scan() if s.duplicate_of is None}
     assert set(found) == {"flat-skill", "deploy", "lint"}
     assert found["deploy"].root.kind == "home" and found["deploy"].category == "devops"
     assert found["lint"].root.kind == "external"
     assert found["flat-skill"].category == ""
+    # The later roots' copies are still listed, as duplicates of the winners.
+    shadowed = {(s.name, s.root.kind): s.duplicate_of for s in library.duplicates()}
+    assert shadowed == {
+        ("deploy", "external"): found["deploy"].skill_md,
+        ("lint", "bundled"): found["lint"].skill_md,
+    }
 
 
 def test_skips_archive_history_git_node_modules_and_dot_dirs(home: Path) -> None:
