@@ -168,8 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_skills_hub.add_parsers(skill_commands, common)
 
-    commands.add_parser(
+    doctor = commands.add_parser(
         "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
+    )
+    doctor.add_argument(
+        "--ping",
+        action="store_true",
+        help="send one tiny real request: latency, model, streaming and tool calls",
     )
     return parser
 

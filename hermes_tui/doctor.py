@@ -1,4 +1,8 @@
-"""`hermes-tui doctor`: one line per health check of config, home, stores and SQLite."""
+"""`hermes-tui doctor`: one line per health check of config, home, stores and SQLite.
+
+With `--ping`, one tiny real request to the provider (core/llm/ping.py) reports latency, the
+model that answered, and whether streaming and tool calls work.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
+
+PING_TIMEOUT = 30.0  # seconds; a ping that hangs longer is a failure worth reporting
 
 
 @dataclass(frozen=True)
@@ -105,13 +111,49 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
         detail += ": FTS5 missing, session search falls back to slower LIKE matching"
     checks.append(Check("sqlite fts5", has_fts5, detail))
     from hermes_tui.core.llm import select
-    from hermes_tui.core.llm.base import ProviderNotConfigured
+    from hermes_tui.core.llm.base import ProviderNotConfigured, ProviderSettingsError
 
     try:
         spec = select.choose(config)
         where = f" at {spec.base_url}" if spec.base_url else ""
         checks.append(Check("provider", True, f"{spec.name} · {spec.model}{where}"))
+    except ProviderSettingsError as exc:
+        checks.append(Check("provider", False, str(exc)))
+        spec = None
     except ProviderNotConfigured as exc:
         # Offline is a supported way to run (memory, skills and sessions work), not a failure.
         checks.append(Check("provider", True, f"none (offline): {exc}"))
+        spec = None
+    if getattr(args, "ping", False):
+        checks.extend(ping_checks(spec))
     return checks
+
+
+def ping_checks(spec) -> list[Check]:
+    """`--ping`: one real request; a failure says why, a success what works."""
+    from hermes_tui.core.llm.ping import ping
+    from hermes_tui.core.llm.select import open_provider
+
+    if spec is None:
+        return [Check("ping", False, "no provider to ping (see the provider line above)")]
+    result = ping(open_provider(spec, timeout=PING_TIMEOUT))
+    if not result.ok:
+        return [Check("ping", False, result.summary())]
+    return [
+        Check("ping", True, result.summary()),
+        Check(
+            "streaming",
+            bool(result.streaming),
+            "the reply streamed"
+            if result.streaming
+            else "the server sent one JSON body instead of a stream; replies appear all at once",
+        ),
+        Check(
+            "tool calls",
+            bool(result.tool_calls),
+            "the model called the offered tool"
+            if result.tool_calls
+            else "the model answered in text instead of calling the offered tool "
+            f"({result.reply[:80]!r}); the agent needs a model and server with tool calling",
+        ),
+    ]

@@ -145,10 +145,12 @@ class AnthropicProvider:
         blocks: dict[int, dict[str, Any]] = {}
         counts: dict[str, int] = {}
         stop_reason: str | None = None
+        model = ""
         for event in response:
             kind = event.type
             if kind == "message_start":
                 _take_counts(counts, event.message.usage)
+                model = str(getattr(event.message, "model", "") or "")
             elif kind == "content_block_start":
                 block = event.content_block
                 blocks[event.index] = {
@@ -190,7 +192,7 @@ class AnthropicProvider:
                 self.name, "the stream ended before the model finished", retryable=True
             )
         yield UsageReport(_normalised(counts))
-        yield StreamEnd(stop_reason)
+        yield StreamEnd(stop_reason, model=model)
 
     def _complete(self, http_response: Any) -> Iterator[StreamEvent]:
         """A whole Message object where a stream was asked for."""
@@ -219,7 +221,8 @@ class AnthropicProvider:
         _take_counts(counts, body.get("usage") or {})
         yield UsageReport(_normalised(counts))
         yield from (ToolCallReady(call) for call in calls)
-        yield StreamEnd(body.get("stop_reason") or ("tool_use" if calls else "end_turn"))
+        stop = body.get("stop_reason") or ("tool_use" if calls else "end_turn")
+        yield StreamEnd(stop, model=str(body.get("model") or ""), streamed=False)
 
 
 USAGE_FIELDS = (

@@ -69,6 +69,9 @@ class UsageReport:
 @dataclass(frozen=True)
 class StreamEnd:
     stop_reason: str
+    # What the server said about the call (for `doctor --ping`), not part of the reply itself.
+    model: str = field(default="", compare=False)  # the model that answered, if the server says
+    streamed: bool = field(default=True, compare=False)  # False: a whole JSON body came back
 
 
 @dataclass(frozen=True)

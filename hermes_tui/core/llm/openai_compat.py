@@ -95,7 +95,9 @@ class OpenAICompatProvider:
         slots: dict[int, dict[str, Any]] = {}
         order: list[int] = []
         finish: str | None = None
+        model = ""
         for chunk in response:
+            model = getattr(chunk, "model", None) or model
             usage = getattr(chunk, "usage", None)
             if usage is not None:
                 yield UsageReport(_usage(usage))
@@ -124,7 +126,7 @@ class OpenAICompatProvider:
                     slot["id"] or f"call_{uuid.uuid4().hex[:12]}", slot["name"], slot["arguments"]
                 )
             )
-        yield StreamEnd("tool_calls" if order else finish)
+        yield StreamEnd("tool_calls" if order else finish, model=model)
 
     def _complete(self, http_response: Any) -> Iterator[StreamEvent]:
         """A whole chat.completion object where a stream was asked for."""
@@ -157,7 +159,8 @@ class OpenAICompatProvider:
         if isinstance(body.get("usage"), dict):
             yield UsageReport(_usage_from_dict(body["usage"]))
         yield from (ToolCallReady(call) for call in calls)
-        yield StreamEnd("tool_calls" if calls else choice.get("finish_reason") or "stop")
+        stop = "tool_calls" if calls else choice.get("finish_reason") or "stop"
+        yield StreamEnd(stop, model=str(body.get("model") or ""), streamed=False)
 
 
 def _reasoning(delta: Any) -> str:

@@ -86,11 +86,13 @@ def check_base_url(base_url: str, provider: str) -> None:
         )
 
 
-def open_provider(spec: ProviderSpec) -> Provider:
+def open_provider(spec: ProviderSpec, *, timeout: float = 120.0) -> Provider:
     if spec.name == "anthropic":
         from hermes_tui.core.llm.anthropic import AnthropicProvider
 
-        return AnthropicProvider(api_key=spec.api_key, model=spec.model, base_url=spec.base_url)
+        return AnthropicProvider(
+            api_key=spec.api_key, model=spec.model, base_url=spec.base_url, timeout=timeout
+        )
     if spec.name == "demo":
         from hermes_tui.core.llm.demo import DemoProvider
 
@@ -98,5 +100,9 @@ def open_provider(spec: ProviderSpec) -> Provider:
     from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
 
     return OpenAICompatProvider(
-        api_key=spec.api_key, model=spec.model, base_url=spec.base_url, name=spec.name
+        api_key=spec.api_key,
+        model=spec.model,
+        base_url=spec.base_url,
+        name=spec.name,
+        timeout=timeout,
     )
