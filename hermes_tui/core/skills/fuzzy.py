@@ -34,6 +34,7 @@ STRATEGIES = (
 SIMILARITY_STRATEGIES = frozenset({"block_anchor", "context_aware"})
 BLOCK_ANCHOR_MIN = 70.0
 CONTEXT_LINE_MIN = 80.0
+CONTEXT_LINE_FLOOR = 50.0
 CLEAR_WINNER_MARGIN = 15.0
 
 UNICODE_EQUIVALENTS = {
@@ -192,7 +193,11 @@ def _similar_windows(content: str, old: str, anchored: bool) -> list[tuple[float
                 continue
         else:
             ratios = [fuzz.ratio(a, b) for a, b in zip(window, target, strict=True)]
-            if sum(r >= CONTEXT_LINE_MIN for r in ratios) * 2 < n:
+            # Most lines close, and none unrelated: a half-garbage block must not match.
+            if (
+                sum(r >= CONTEXT_LINE_MIN for r in ratios) * 2 < n
+                or min(ratios) < CONTEXT_LINE_FLOOR
+            ):
                 continue
             score = sum(ratios) / n
         scored.append((score, (lines[i].start, lines[i + n - 1].end)))
@@ -275,14 +280,25 @@ def _keep_unicode(region: str, old: str, new: str) -> str:
     return "".join(pieces)
 
 
+def _control_escapes(region: str, new: str) -> str:
+    """Models write a tab as the two characters `\\t` (and CR as `\\r`); where the text being
+    replaced really holds tabs (or CRs), new_string means them too. `\\n` stays as written: a
+    newline survives JSON, and `\\n` in source code is usually meant literally."""
+    for escape, char in (("t", "\t"), ("r", "\r")):
+        if char in region:
+            new = re.sub(rf"(?<!\\)\\{escape}", char, new)
+    return new
+
+
 def _replacement_for(content: str, span: Span, strategy: str, old: str, new: str) -> str:
     region = content[span[0] : span[1]]
+    new = _control_escapes(region, new)
     if strategy == "exact":
         return new
     text = new.replace("\r\n", "\n")
     if strategy == "escape_normalized" and "\n" not in text:
         text = _unescape(text)
-    if old.endswith("\n") and text.endswith("\n"):
+    if old.endswith("\n") and text.endswith("\n") and not region.endswith("\n"):
         # Line windows stop before the last line ending; keep the file's own.
         text = text[:-1]
     if strategy == "unicode_normalized":
@@ -305,6 +321,17 @@ def find_and_replace(content: str, old: str, new: str, *, replace_all: bool = Fa
             "old_string and new_string are identical; nothing would change.", "invalid"
         )
     strategy, spans = find(content, old)
+    for escaped in ("\\'", '\\"'):
+        drifted = escaped in old and escaped in new and escaped not in content
+        if drifted and strategy not in ("exact", "escape_normalized"):
+            # A transport artefact: the quote got a backslash on its way through the tool call
+            # (a whole string encoded twice matches as escape_normalized and is fine).
+            raise FuzzyMatchError(
+                f"Escape-drift: old_string and new_string both contain {escaped!r}, which the "
+                "file never has; the backslash came from serialising the tool call. Send the "
+                "quotes without the backslash.",
+                "invalid",
+            )
     if not spans:
         closest = closest_match(content, old)
         hint = ""
