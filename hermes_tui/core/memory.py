@@ -120,8 +120,10 @@ class FailureBudget:
         self.failures += 1
         if self.failures < self.limit:
             return result
+        # Terminal: no entries to work with, so the model stops instead of trying again.
+        kept = {k: v for k, v in result.items() if k not in ("current_entries", "matches")}
         return {
-            **result,
+            **kept,
             "done": True,
             "error": (
                 f"{result.get('error', 'Memory write failed.')} This is failed memory call "
@@ -172,7 +174,10 @@ class MemoryStore:
             reason = f"{path.name} is not valid UTF-8 (bad byte at offset {exc.start})"
             return FileState((), "", reason, True, decodable=False)
         entries = parse_entries(raw)
-        return FileState(tuple(entries), raw, self._drift_reason(target, raw, entries), True)
+        drift = self._drift_reason(target, raw, entries)
+        # The same entry twice (a hand edit, a merge) reads as one, as in Hermes; the next
+        # write stores it once. Identical text, so nothing is lost.
+        return FileState(tuple(dict.fromkeys(entries)), raw, drift, True)
 
     def entries(self, target: Target) -> list[str]:
         return list(self.read(target).entries)
