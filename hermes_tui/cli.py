@@ -168,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_skills_hub.add_parsers(skill_commands, common)
 
+    from hermes_tui import cli_mcp
+
+    cli_mcp.add_parsers(commands, common)
     doctor = commands.add_parser(
         "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
     )
@@ -391,6 +394,10 @@ def _run(args: argparse.Namespace) -> int:
             return cli_skills_hub.run(args, _open_runtime)
         if args.command == "skills":
             return cmd_skills(args)
+        if args.command == "mcp":
+            from hermes_tui import cli_mcp
+
+            return cli_mcp.run(args, _open_runtime)
         if args.command == "curator":
             return cmd_curator(args)
         if args.command == "doctor":

@@ -126,6 +126,34 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
         spec = None
     if getattr(args, "ping", False):
         checks.extend(ping_checks(spec))
+    checks.extend(_mcp_checks(runtime))
+    return checks
+
+
+def _mcp_checks(runtime) -> list[Check]:
+    """Start each configured MCP server, report it with its stderr tail, stop it."""
+    manager = runtime.mcp
+    if manager is None:
+        return []
+    manager.start()
+    try:
+        manager.freeze()
+        rows = manager.describe()
+        warnings = list(manager.warnings)
+    finally:
+        manager.stop()
+    checks = []
+    for row in rows:
+        name = f"mcp {row['name']}"
+        if row["status"] == "ready":
+            checks.append(Check(name, True, f"{row['transport']}, {row['tools']} tools"))
+        elif row["status"] == "disabled":
+            checks.append(Check(name, True, "disabled (enabled: false)", warning=True))
+        else:
+            tail = row["stderr"].splitlines()[-3:] if row["stderr"] else []
+            detail = row["error"] + "".join(f"\n      stderr: {line}" for line in tail)
+            checks.append(Check(name, False, detail))
+    checks.extend(Check("mcp", True, warning, warning=True) for warning in dict.fromkeys(warnings))
     return checks
 
 

@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
-    from hermes_tui.core.tools.registry import Approver, ToolRegistry
+    from hermes_tui.core.tools.mcp import McpManager
+    from hermes_tui.core.tools.registry import Approver, Tool, ToolRegistry
 
 
 @dataclass
@@ -44,6 +45,11 @@ class Runtime:
     _provider: Provider | None = field(default=None, repr=False)
     _sessions: SessionStore | None = field(default=None, repr=False)
     _reviewer: ReviewManager | None = field(default=None, repr=False)
+    _mcp: McpManager | None = field(default=None, repr=False)
+    _overrides: Overrides | None = field(default=None, repr=False)
+    _environ: dict[str, str] | None = field(default=None, repr=False)
+    # The MCP tools frozen for the session opened last (reviews reuse them: cache parity).
+    _mcp_tools: list[Tool] = field(default_factory=list, repr=False)
 
     @property
     def home(self) -> Path:
@@ -85,6 +91,8 @@ class Runtime:
             skills=skills,
             sink=sink,
             pending=PendingStore(home_path / "pending"),
+            _overrides=overrides,
+            _environ=environ,
         )
 
     # ---- lazily built parts: only what a command uses is opened ---------------------------
@@ -138,8 +146,42 @@ class Runtime:
                 ),
                 *make_skill_tools(self.skills),
                 *make_session_search_tools(self.sessions),
+                *self._mcp_tools,
             ]
         )
+
+    # ---- MCP servers --------------------------------------------------------------------
+
+    @property
+    def mcp(self) -> McpManager | None:
+        """The MCP servers of `mcp_servers:` (None when none is configured); not yet started."""
+        if self._mcp is None and self.config.mcp_servers:
+            from hermes_tui.core.tools.mcp import McpManager
+            from hermes_tui.core.tools.mcp_config import parse_servers
+
+            self._mcp = McpManager(
+                parse_servers(self.config.mcp_servers, self.config.env), sink=self.sink
+            )
+        return self._mcp
+
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers in the background (returns at once)."""
+        if self.mcp is not None:
+            self.mcp.start()
+
+    def stop_mcp(self) -> None:
+        if self._mcp is not None:
+            self._mcp.stop()
+
+    def reload_mcp(self) -> McpManager | None:
+        """Re-read mcp_servers from config.yaml and restart the servers (next session uses them)."""
+        from hermes_tui.config import load_config
+
+        self.stop_mcp()
+        self._mcp = None
+        self.config = load_config(self.home, self._overrides, self._environ)
+        self.start_mcp()
+        return self.mcp
 
     def reviewer(self) -> ReviewManager:
         """The background-review manager (one per runtime, so `wait_for_reviews` sees them all)."""
@@ -256,6 +298,11 @@ class Runtime:
 
         cwd = (cwd or Path.cwd()).resolve()
         provider = self.provider()
+        if self.mcp is not None:
+            # The session's tools are frozen now (prompt-cache stability): servers still
+            # starting get until their connect timeout, later ones join the next session.
+            self.mcp.start()
+            self._mcp_tools = self.mcp.freeze()
         config = self.config
         memory_interval = config.memory.nudge_interval
         skills_interval = config.skills.creation_nudge_interval

@@ -161,6 +161,9 @@ class HermesApp(App):
             self.resume(self.resume_on_start)
         if self.runtime.config.curator.enabled:
             self.curate_if_due()
+        if self.runtime.config.mcp_servers:
+            # In the background: the first screen never waits for a server to start.
+            self.run_worker(self.runtime.start_mcp, thread=True, group="mcp", exit_on_error=False)
 
     def _show_provider(self) -> None:
         from hermes_tui.core.llm import select
@@ -359,6 +362,7 @@ class HermesApp(App):
     async def action_quit(self) -> None:
         self._stop_watch.set()
         self.cancel.set()
+        self.runtime.stop_mcp()
         await super().action_quit()
 
     # ---- actions -------------------------------------------------------------------------

@@ -46,6 +46,13 @@ async def run_slash(app: Any, text: str) -> None:
         curate(app, dry_run=argument.startswith("dry"))
     elif command == "/compress":
         compress(app)
+    elif command == "/mcp":
+        from hermes_tui.ui.screens.mcp import McpScreen
+
+        screen = McpScreen(app.runtime)
+        app.push_screen(screen)
+        if argument == "reload":
+            screen.action_reload()
 
 
 def _worker(app: Any, function, name: str) -> None:

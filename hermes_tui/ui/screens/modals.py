@@ -236,6 +236,7 @@ the input history, **esc** cancels a running turn, **ctrl+b** hides the side pan
 | /model [provider] | choose a provider and paste a key |
 | /theme NAME | switch theme (saved to config.yaml) |
 | /compress | summarise the middle of a long session |
+| /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |
 | /help, /quit | this help, leave |
 
 Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.

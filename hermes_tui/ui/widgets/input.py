@@ -18,6 +18,7 @@ SLASH_COMMANDS = {
     "/model": "choose a provider and paste a key",
     "/theme": "switch theme: /theme NAME",
     "/compress": "summarise the middle of this session",
+    "/mcp": "MCP servers and their tools (/mcp reload restarts them)",
     "/help": "keys and commands",
     "/quit": "leave",
 }

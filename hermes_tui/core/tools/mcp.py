@@ -1,0 +1,499 @@
+"""Tools from Model Context Protocol servers: started in the background, frozen per session.
+
+`McpManager` runs one asyncio loop on a daemon thread. Each enabled server gets a task that
+connects (a stdio subprocess whose stderr goes to a temp file, or a streamable-HTTP URL), lists
+its tools within `connect_timeout_s`, and holds the connection open until stopped. The agent's
+worker thread calls tools through `run_coroutine_threadsafe`, bounded by `timeout_s`. A server
+that fails to start, dies or times out becomes a status with its stderr tail and a `Notice`,
+never an exception in the caller; a dead server is restarted once, on the next call.
+
+A session freezes the tools of the servers that are ready when it opens (prompt-cache
+stability); a server that comes up later is announced and joins from the next session. Tools
+are named `mcp__<server>__<tool>`, cut to the providers' name rules, and keep the server's JSON
+schema. The `mcp` SDK is imported only here, and only when a server is configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import re
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hermes_tui.core.events import Notice, Sink, discard
+from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
+from hermes_tui.core.tools.registry import Tool, ToolContext
+
+Status = Literal["disabled", "starting", "ready", "failed", "stopped"]
+NAME_RULE = re.compile(r"[^a-zA-Z0-9_-]")
+MAX_NAME = 64
+STDERR_TAIL = 2_000
+
+
+def tool_name(server: str, tool: str) -> str:
+    """`mcp__<server>__<tool>` within `^[a-zA-Z0-9_-]{1,64}$` (OpenAI and Anthropic alike)."""
+    name = NAME_RULE.sub("_", f"mcp__{server}__{tool}")
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha1(name.encode()).hexdigest()[:8]
+        name = f"{name[: MAX_NAME - 9]}_{digest}"
+    return name
+
+
+@dataclass
+class ServerState:
+    config: McpServerConfig
+    status: Status = "starting"
+    error: str | None = None
+    tools: list[Any] = field(default_factory=list)  # the SDK's Tool objects, as listed
+    client: Any = None
+    stop: asyncio.Event | None = None
+    ready: threading.Event = field(default_factory=threading.Event)  # ready or failed
+    restarts: int = 0
+    started_at: float = 0.0
+    stderr: Any = None  # a temp file the stdio server's stderr is written to
+    announced_late: bool = False
+    task: Any = None  # the concurrent future of the task holding the connection
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def stderr_tail(self) -> str:
+        if self.stderr is None:
+            return ""
+        try:
+            self.stderr.flush()
+            self.stderr.seek(0)
+            text = self.stderr.read()
+        except (OSError, ValueError):
+            return ""
+        return text[-STDERR_TAIL:].strip()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "transport": self.config.transport,
+            "status": self.status,
+            "tools": len(self.tools),
+            "error": self.error,
+            "stderr": self.stderr_tail(),
+            "restarts": self.restarts,
+        }
+
+
+class McpError(Exception):
+    """A call to an MCP server that did not produce a result; the message is for the model."""
+
+
+class McpManager:
+    def __init__(self, parsed: ParsedServers, *, sink: Sink = discard) -> None:
+        self.sink = sink
+        self.states: dict[str, ServerState] = {}
+        self.problems = dict(parsed.problems)
+        for config in parsed.servers:
+            state = ServerState(config, status="starting" if config.enabled else "disabled")
+            if not config.enabled:
+                state.ready.set()
+            self.states[config.name] = state
+        for name, problem in self.problems.items():
+            state = ServerState(McpServerConfig(name=name, command="?"), status="failed")
+            state.error = problem
+            state.ready.set()
+            self.states[name] = state
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._frozen_at: float | None = None
+        self._booted = threading.Event()  # the SDK is imported and every server launched
+        # What the SDK logged (a server printing non-protocol lines on stdout, bad messages):
+        # kept for `mcp list`, doctor and /mcp instead of reaching the terminal.
+        self.warnings: deque[str] = deque(maxlen=20)
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every enabled server in the background; returns at once."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            _capture_sdk_logs(self.warnings)
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            self._booted.clear()
+            self._thread = threading.Thread(
+                target=self._thread_main, args=(loop,), name="mcp-servers", daemon=True
+            )
+            self._thread.start()
+
+    def _thread_main(self, loop: asyncio.AbstractEventLoop) -> None:
+        # The SDK's import (~0.3 s, seconds on a busy machine) must not eat the servers'
+        # connect timeouts, so it happens first and the clocks start after it.
+        try:
+            import mcp  # noqa: F401
+        except ImportError as exc:
+            for state in self.states.values():
+                if state.status == "starting":
+                    self._fail(state, f"cannot start: the mcp package is missing ({exc})")
+            self._booted.set()
+            return
+        for state in self.states.values():
+            if state.status == "starting":
+                self._launch(state)
+        self._booted.set()
+        loop.run_forever()
+
+    def _launch(self, state: ServerState) -> None:
+        assert self._loop is not None
+        if state.stop is not None:  # a previous connection's task: let it close
+            self._loop.call_soon_threadsafe(state.stop.set)
+        state.status, state.error = "starting", None
+        state.ready.clear()
+        state.started_at = time.monotonic()
+        state.task = asyncio.run_coroutine_threadsafe(self._serve(state), self._loop)
+
+    def wait_settled(self, timeout: float | None = None) -> None:
+        """Block until each server is ready or failed (bounded by its connect timeout)."""
+        self._booted.wait(60.0 if timeout is None else timeout)
+        for state in self.states.values():
+            limit = state.config.connect_timeout_s + 1.0
+            if timeout is not None:
+                limit = min(limit, timeout)
+            state.ready.wait(max(0.0, limit - (time.monotonic() - state.started_at)))
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close every connection (stdio servers are terminated), then end the loop."""
+        loop = self._loop
+        if loop is None:
+            return
+        deadline = time.monotonic() + timeout
+        for state in self.states.values():
+            if state.stop is not None:
+                loop.call_soon_threadsafe(state.stop.set)
+            if state.status in ("starting", "ready"):
+                state.status = "stopped"
+        for state in self.states.values():
+            if state.task is None:
+                continue
+            try:
+                state.task.result(max(0.0, deadline - time.monotonic()))
+            except Exception:  # noqa: BLE001 - a server that will not close must not block exit
+                state.task.cancel()
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(max(0.1, deadline - time.monotonic()))
+        with self._lock:
+            self._loop, self._thread = None, None
+
+    # ---- one server's connection, held open by its own task ------------------------------
+
+    async def _serve(self, state: ServerState) -> None:
+        """Watch the connection task: a server not ready within its connect timeout has failed."""
+        state.stop = asyncio.Event()
+        connected = asyncio.Event()
+        life = asyncio.ensure_future(self._hold(state, connected))
+        waiter = asyncio.ensure_future(connected.wait())
+        remaining = state.config.connect_timeout_s - (time.monotonic() - state.started_at)
+        done, _ = await asyncio.wait(
+            {life, waiter}, timeout=max(0.05, remaining), return_when=asyncio.FIRST_COMPLETED
+        )
+        waiter.cancel()
+        if not done:
+            # Failed now, for everyone waiting; the connection task is then cancelled and
+            # cleans up (terminating a stdio server can take a few seconds) in its own time.
+            self._fail(state, f"did not start within {state.config.connect_timeout_s:g} s")
+            life.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await life
+
+    async def _hold(self, state: ServerState, connected: asyncio.Event) -> None:
+        """Connect, list the tools, and keep the connection open until stopped (one task)."""
+        from mcp import Client
+
+        client = Client(self._transport(state), read_timeout_seconds=state.config.timeout_s)
+        try:
+            await client.__aenter__()
+        except Exception as exc:  # noqa: BLE001 - any start failure is a status, not a crash
+            self._fail(state, _describe_exception(exc))
+            return
+        try:
+            state.tools = await self._list_tools(client)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(state, f"listed no tools: {_describe_exception(exc)}")
+            await self._close_client(state, client)
+            return
+        state.client = client
+        state.status = "ready"
+        state.ready.set()
+        connected.set()
+        if self._frozen_at is not None and not state.announced_late:
+            state.announced_late = True
+            self.sink(
+                Notice(
+                    "info",
+                    f"MCP server {state.name!r} is ready ({len(state.tools)} tools); "
+                    "its tools join from the next session (/new).",
+                )
+            )
+        try:
+            await state.stop.wait()
+        finally:
+            state.client = None
+            await self._close_client(state, client)
+
+    async def _close_client(self, state: ServerState, client: Any) -> None:
+        try:
+            await client.__aexit__(None, None, None)
+        except Exception as exc:  # noqa: BLE001 - the server may already be gone
+            self.warnings.append(f"{state.name}: closing: {_describe_exception(exc)}")
+
+    def _transport(self, state: ServerState) -> Any:
+        config = state.config
+        if config.url:
+            if config.headers:
+                import httpx2  # the SDK's own HTTP client
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = httpx2.AsyncClient(headers=dict(config.headers), timeout=config.timeout_s)
+                return streamable_http_client(config.url, http_client=http)
+            return config.url
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        if state.stderr is not None:
+            state.stderr.close()
+        # Lives as long as the server process; the stderr tail is read from it for doctor.
+        state.stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        params = StdioServerParameters(
+            command=config.command or "",
+            args=list(config.args),
+            env=dict(config.env) or None,
+            cwd=config.cwd,
+            encoding_error_handler="replace",
+        )
+        return stdio_client(params, errlog=state.stderr)
+
+    @staticmethod
+    async def _list_tools(client: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        for _page in range(100):
+            listing = await client.list_tools(cursor=cursor)
+            tools.extend(listing.tools)
+            cursor = getattr(listing, "next_cursor", None)
+            if not cursor:
+                break
+        return tools
+
+    def _fail(self, state: ServerState, error: str) -> None:
+        if state.status == "failed" and state.ready.is_set():
+            return  # already reported (a timeout, then the cancelled start unwinding)
+        state.status, state.error = "failed", error
+        state.ready.set()
+        tail = state.stderr_tail()
+        last = tail.splitlines()[-1] if tail else ""
+        self.sink(
+            Notice(
+                "warning",
+                f"MCP server {state.name!r} {error}" + (f" — stderr: {last[:160]}" if last else ""),
+            )
+        )
+
+    # ---- the session's view --------------------------------------------------------------
+
+    def freeze(self, *, wait: bool = True) -> list[Tool]:
+        """The registry tools of every ready server, for a session that opens now."""
+        if wait:
+            self.wait_settled()
+        self._frozen_at = time.monotonic()
+        tools: list[Tool] = []
+        for state in self.states.values():
+            if state.status != "ready":
+                continue
+            state.announced_late = True
+            for remote in state.tools:
+                if state.config.wants(remote.name):
+                    tools.append(self._as_tool(state, remote))
+        return tools
+
+    def _as_tool(self, state: ServerState, remote: Any) -> Tool:
+        schema = dict(getattr(remote, "input_schema", None) or {"type": "object"})
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        server, name = state.name, remote.name
+        description = (remote.description or f"{name} from the {server} MCP server").strip()
+
+        def handle(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+            return self.call(server, name, args, context)
+
+        return Tool(
+            name=tool_name(server, name),
+            toolset="mcp",
+            description=f"[MCP server {server}] {description}",
+            parameters=schema,
+            handler=handle,
+            preview=_preview,
+        )
+
+    # ---- calls ---------------------------------------------------------------------------
+
+    def call(
+        self, server: str, tool: str, args: dict[str, Any], context: ToolContext
+    ) -> dict[str, Any]:
+        state = self.states.get(server)
+        if state is None:
+            return {"success": False, "error": f"no MCP server named {server!r} is configured"}
+        if state.config.approval_for(tool) == "always":
+            shown = json.dumps(args, ensure_ascii=False)[:300]
+            reason = (
+                f"calls {tool} on the MCP server {server}, which is set to ask before every call "
+                "(approval: always)"
+            )
+            if not context.approver(f"mcp {server}.{tool} {shown}", reason):
+                return {
+                    "success": False,
+                    "error": f"the user did not allow this call: it {reason}. "
+                    "Ask the user, or do without this tool.",
+                }
+        if state.status == "failed" and state.client is None and state.tools:
+            # It was running and died: restart it once (a call that killed it is not re-sent,
+            # since it may have had effects; this is the next call).
+            if state.restarts >= 1 or state.config.transport != "stdio":
+                return {
+                    "success": False,
+                    "error": f"MCP server {server!r} is down ({state.error}); it was already "
+                    "restarted once. Ask the user to check it (/mcp, then /mcp reload).",
+                }
+            state.restarts += 1
+            self.sink(Notice("info", f"MCP server {server!r} died; restarting it once"))
+            self._launch(state)
+            state.ready.wait(state.config.connect_timeout_s + 1.0)
+        try:
+            return self._call_once(state, tool, args)
+        except McpError as exc:
+            return {"success": False, "error": str(exc)}
+
+    def _call_once(self, state: ServerState, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        loop, client = self._loop, state.client
+        if loop is None or client is None or state.status != "ready":
+            raise McpError(
+                f"MCP server {state.name!r} is not running ({state.error or state.status})"
+            )
+        timeout = state.config.timeout_s
+        future = asyncio.run_coroutine_threadsafe(
+            asyncio.wait_for(client.call_tool(tool, args), timeout), loop
+        )
+        try:
+            result = future.result(timeout + 2.0)
+        except TimeoutError:
+            future.cancel()
+            return {
+                "success": False,
+                "error": f"MCP server {state.name!r} did not answer {tool} within {timeout:g} s",
+            }
+        except Exception as exc:  # noqa: BLE001 - SDK, transport or server faults
+            if _is_protocol_error(exc):
+                return {"success": False, "error": f"{tool} on {state.name}: {exc}"}
+            state.status, state.error = "failed", _describe_exception(exc)
+            state.client = None
+            state.ready.set()
+            self.sink(Notice("warning", f"MCP server {state.name!r} stopped during {tool}"))
+            raise McpError(
+                f"MCP server {state.name!r} failed during {tool}: {state.error}"
+            ) from exc
+        return convert_result(state.name, result)
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [state.describe() for state in self.states.values()]
+
+    def reset_restarts(self) -> None:
+        for state in self.states.values():
+            state.restarts = 0
+
+
+def convert_result(server: str, result: Any) -> dict[str, Any]:
+    """A CallToolResult as a tool result: text, structured content, placeholders for media."""
+    parts: list[str] = []
+    for item in getattr(result, "content", None) or []:
+        kind = getattr(item, "type", "")
+        if kind == "text":
+            parts.append(item.text)
+        elif kind in ("image", "audio"):
+            size = len(getattr(item, "data", "") or "") * 3 // 4
+            parts.append(f"[{kind}: {getattr(item, 'mime_type', '?')}, about {size:,} bytes]")
+        elif kind == "resource_link":
+            label = getattr(item, "name", None) or getattr(item, "title", None) or ""
+            parts.append(f"[resource link: {label} {item.uri}]".replace("  ", " "))
+        elif kind == "resource":
+            resource = item.resource
+            text = getattr(resource, "text", None)
+            parts.append(
+                text
+                if text is not None
+                else f"[binary resource {resource.uri}, "
+                f"{getattr(resource, 'mime_type', None) or 'unknown type'}]"
+            )
+        else:
+            parts.append(f"[{kind or 'unknown'} content]")
+    text = "\n".join(parts)
+    outcome: dict[str, Any] = {"success": not getattr(result, "is_error", False), "server": server}
+    if outcome["success"]:
+        outcome["content"] = text
+        structured = getattr(result, "structured_content", None)
+        if structured is not None:
+            outcome["structured"] = structured
+    else:
+        outcome["error"] = text or "the MCP tool reported an error without a message"
+    return outcome
+
+
+def _preview(result: dict[str, Any]) -> str:
+    text = str(result.get("content") or result.get("structured") or "")
+    return " ".join(text.split())[:120] or "(no content)"
+
+
+class _Collect(logging.Handler):
+    def __init__(self, sink: deque[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        first = record.getMessage().strip().splitlines()
+        self.sink.append(f"{record.name}: {first[0] if first else record.levelname}"[:300])
+
+
+def _capture_sdk_logs(sink: deque[str]) -> None:
+    """The SDK logs protocol trouble; in a full-screen app stderr must stay untouched."""
+    logger = logging.getLogger("mcp")
+    logger.propagate = False
+    for handler in [h for h in logger.handlers if isinstance(h, _Collect)]:
+        logger.removeHandler(handler)
+    logger.addHandler(_Collect(sink))
+
+
+def _is_protocol_error(exc: BaseException) -> bool:
+    """An error the server answered with (the connection is fine), as opposed to a dead link."""
+    try:
+        from mcp.shared.exceptions import MCPError
+    except ImportError:  # pragma: no cover - the SDK is there whenever a server ran
+        return False
+    return isinstance(exc, MCPError) and "closed" not in str(exc).lower()
+
+
+def _describe_exception(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    message = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        return f"could not start: command not found ({exc.filename or message})"
+    return f"failed: {type(exc).__name__}: {message}"[:400]
+
+
+def make_mcp_tools(manager: McpManager | None, *, wait: bool = True) -> list[Tool]:
+    return [] if manager is None else manager.freeze(wait=wait)

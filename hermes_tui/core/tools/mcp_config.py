@@ -1,0 +1,210 @@
+"""`mcp_servers:` in config.yaml (Hermes' keys) → typed server settings, with clear errors.
+
+A stdio server has `command` (+ `args`, `env`, `cwd`); a streamable-HTTP server has `url`
+(+ `headers`). Both take `enabled`, `timeout` / `timeout_s` (seconds per call),
+`connect_timeout` / `connect_timeout_s` (seconds to start and list tools), `approval:
+never|always` and `tools: {include, exclude, approval: {TOOL: never|always}}`. `${VAR}` in env,
+headers, args and url expands from the environment and `<home>/.env`; a variable that is not
+set is an error for that server alone, never for the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Approval = Literal["never", "always"]
+KNOWN_KEYS = {
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "enabled",
+    "timeout",
+    "timeout_s",
+    "connect_timeout",
+    "connect_timeout_s",
+    "approval",
+    "tools",
+    # Hermes keys we read past: transport hints and per-server sampling settings.
+    "type",
+    "transport",
+    "sampling",
+    "description",
+}
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+class McpConfigError(ValueError):
+    """One server's settings cannot be used; the message names the server and the key."""
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True
+    timeout_s: float = 60.0
+    connect_timeout_s: float = 20.0
+    include: frozenset[str] | None = None
+    exclude: frozenset[str] = frozenset()
+    approval: Approval = "never"
+    tool_approval: Mapping[str, Approval] = field(default_factory=dict)
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        return "http" if self.url else "stdio"
+
+    def wants(self, tool: str) -> bool:
+        if self.include is not None and tool not in self.include:
+            return False
+        return tool not in self.exclude
+
+    def approval_for(self, tool: str) -> Approval:
+        return self.tool_approval.get(tool, self.approval)
+
+
+@dataclass(frozen=True)
+class ParsedServers:
+    servers: tuple[McpServerConfig, ...]
+    # Servers whose settings are unusable: name -> what is wrong (shown in doctor and the app).
+    problems: Mapping[str, str]
+
+
+def parse_servers(raw: Mapping[str, Any] | None, env: Mapping[str, str]) -> ParsedServers:
+    servers: list[McpServerConfig] = []
+    problems: dict[str, str] = {}
+    for name, body in (raw or {}).items():
+        try:
+            servers.append(parse_server(str(name), body, env))
+        except McpConfigError as exc:
+            problems[str(name)] = str(exc)
+    return ParsedServers(tuple(servers), problems)
+
+
+def parse_server(name: str, body: Any, env: Mapping[str, str]) -> McpServerConfig:
+    where = f"mcp_servers.{name}"
+    if not SERVER_NAME.fullmatch(name):
+        raise McpConfigError(f"{where}: a server name uses letters, digits, _ and - (at most 40)")
+    if not isinstance(body, Mapping):
+        raise McpConfigError(f"{where}: expected a mapping with `command` or `url`")
+    unknown = sorted(set(map(str, body)) - KNOWN_KEYS)
+    if unknown:
+        raise McpConfigError(
+            f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(KNOWN_KEYS - {'type', 'transport', 'sampling'}))})"
+        )
+    command, url = body.get("command"), body.get("url")
+    if bool(command) == bool(url):
+        raise McpConfigError(f"{where}: give exactly one of `command` (stdio) or `url` (HTTP)")
+    tools = body.get("tools") or {}
+    if not isinstance(tools, Mapping):
+        raise McpConfigError(f"{where}.tools: expected a mapping with include/exclude/approval")
+    include = tools.get("include")
+    return McpServerConfig(
+        name=name,
+        command=_expand(_text(command, f"{where}.command"), env, f"{where}.command")
+        if command
+        else None,
+        args=tuple(
+            _expand(_text(a, f"{where}.args"), env, f"{where}.args")
+            for a in _list(body.get("args"), f"{where}.args")
+        ),
+        env=_string_map(body.get("env"), env, f"{where}.env"),
+        cwd=_text(body["cwd"], f"{where}.cwd") if body.get("cwd") else None,
+        url=_check_url(_expand(_text(url, f"{where}.url"), env, f"{where}.url"), where)
+        if url
+        else None,
+        headers=_string_map(body.get("headers"), env, f"{where}.headers"),
+        enabled=_flag(body.get("enabled", True), f"{where}.enabled"),
+        timeout_s=_seconds(body, ("timeout_s", "timeout"), 60.0, where),
+        connect_timeout_s=_seconds(body, ("connect_timeout_s", "connect_timeout"), 20.0, where),
+        include=frozenset(map(str, _list(include, f"{where}.tools.include")))
+        if include is not None
+        else None,
+        exclude=frozenset(map(str, _list(tools.get("exclude"), f"{where}.tools.exclude"))),
+        approval=_approval(body.get("approval", "never"), f"{where}.approval"),
+        tool_approval={
+            str(tool): _approval(value, f"{where}.tools.approval.{tool}")
+            for tool, value in _mapping(tools.get("approval"), f"{where}.tools.approval").items()
+        },
+    )
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise McpConfigError(f"{where}: expected text, got {type(value).__name__}")
+    return str(value)
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise McpConfigError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise McpConfigError(f"{where}: expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _string_map(value: Any, env: Mapping[str, str], where: str) -> dict[str, str]:
+    return {
+        str(k): _expand(_text(v, f"{where}.{k}"), env, f"{where}.{k}")
+        for k, v in _mapping(value, where).items()
+    }
+
+
+def _expand(text: str, env: Mapping[str, str], where: str) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in env:
+            raise McpConfigError(f"{where}: ${{{name}}} is not set (environment or <home>/.env)")
+        return env[name]
+
+    return _VARIABLE.sub(value, text)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("on", "yes", "true", "off", "no", "false"):
+        return value.lower() in ("on", "yes", "true")
+    raise McpConfigError(f"{where}: expected true or false, got {value!r}")
+
+
+def _seconds(body: Mapping[str, Any], keys: tuple[str, ...], default: float, where: str) -> float:
+    for key in keys:
+        if key in body:
+            value = body[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise McpConfigError(f"{where}.{key}: expected a positive number of seconds")
+            return float(value)
+    return default
+
+
+def _approval(value: Any, where: str) -> Approval:
+    if value in ("never", "always"):
+        return value
+    raise McpConfigError(f"{where}: expected `never` or `always`, got {value!r}")
+
+
+def _check_url(url: str, where: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise McpConfigError(f"{where}.url: needs http:// or https://")
+    return url

@@ -1,0 +1,271 @@
+"""MCP servers as tools: configuration, a real stdio server, faults, HTTP, approval, reviews."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.core.events import Notice
+from hermes_tui.core.tools.mcp import McpManager, convert_result, tool_name
+from hermes_tui.core.tools.mcp_config import parse_server, parse_servers
+from hermes_tui.core.tools.registry import ToolContext
+
+FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
+
+
+def fake(mode: str = "stdio", **settings) -> dict:
+    return {"command": sys.executable, "args": [FAKE, mode], **settings}
+
+
+def started(servers: dict, sink=None) -> McpManager:
+    manager = McpManager(parse_servers(servers, {}), sink=sink or (lambda event: None))
+    manager.start()
+    return manager
+
+
+@pytest.fixture
+def notices() -> list[str]:
+    return []
+
+
+# ---- configuration --------------------------------------------------------------------------
+
+
+def test_variables_expand_from_the_environment_and_a_missing_one_fails_that_server_alone() -> None:
+    parsed = parse_servers(
+        {
+            "gh": {"url": "https://mcp.example/${ORG}", "headers": {"Authorization": "${TOKEN}"}},
+            "db": {"command": "db-mcp", "env": {"DSN": "${NOT_SET}"}},
+        },
+        {"ORG": "acme", "TOKEN": "Bearer abc"},
+    )
+    (gh,) = parsed.servers
+    assert gh.url == "https://mcp.example/acme" and gh.headers == {"Authorization": "Bearer abc"}
+    assert parsed.problems == {
+        "db": "mcp_servers.db.env.DSN: ${NOT_SET} is not set (environment or <home>/.env)"
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"command": "x", "url": "https://y"}, "exactly one of `command`"),
+        ({"command": "x", "timout": 3}, "unknown key timout"),
+        ({"command": "x", "timeout": "soon"}, "timeout: expected a positive number"),
+        ({"command": "x", "approval": "sometimes"}, "expected `never` or `always`"),
+        ({"url": "ftp://host/mcp"}, "needs http:// or https://"),
+        ({"command": "x", "tools": {"include": "one"}}, "include: expected a list"),
+    ],
+)
+def test_bad_settings_name_the_key(body: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_server("srv", body, {})
+
+
+def test_hermes_spellings_of_timeouts_and_tool_filters_are_read() -> None:
+    config = parse_server(
+        "t",
+        {
+            "command": "x",
+            "timeout": 90,
+            "connect_timeout": 5,
+            "enabled": "off",
+            "tools": {"include": ["a", "b"], "exclude": ["b"], "approval": {"a": "always"}},
+        },
+        {},
+    )
+    assert (config.timeout_s, config.connect_timeout_s, config.enabled) == (90.0, 5.0, False)
+    assert [config.wants(t) for t in ("a", "b", "c")] == [True, False, False]
+    assert config.approval_for("a") == "always" and config.approval_for("c") == "never"
+
+
+def test_tool_names_follow_the_providers_rules() -> None:
+    assert tool_name("time", "get_current_time") == "mcp__time__get_current_time"
+    assert tool_name("my.server", "do it/now") == "mcp__my_server__do_it_now"
+    long = tool_name("server", "x" * 100)
+    assert len(long) == 64 and long != tool_name("server", "x" * 99)
+
+
+def test_results_become_text_with_placeholders_for_media() -> None:
+    from mcp_types import CallToolResult, ImageContent, ResourceLink, TextContent
+
+    result = CallToolResult(
+        content=[
+            TextContent(text="see attached"),
+            ImageContent(data="AAAA" * 10, mime_type="image/png"),
+            ResourceLink(name="report", uri="file:///tmp/r.md"),
+        ],
+        structured_content={"n": 1},
+    )
+    assert convert_result("s", result) == {
+        "success": True,
+        "server": "s",
+        "content": "see attached\n[image: image/png, about 30 bytes]\n"
+        "[resource link: report file:///tmp/r.md]",
+        "structured": {"n": 1},
+    }
+    failed = convert_result(
+        "s", CallToolResult(content=[TextContent(text="bad zone")], is_error=True)
+    )
+    assert failed == {"success": False, "server": "s", "error": "bad zone"}
+
+
+# ---- a real stdio server from the package index ----------------------------------------------
+
+
+def test_the_time_server_s_tools_keep_their_names_schemas_and_answer() -> None:
+    from mcp_server_time import server as time_server  # noqa: F401 - installed by the test extra
+
+    manager = started({"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}})
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        assert set(tools) == {"mcp__time__get_current_time", "mcp__time__convert_time"}
+        (listed,) = [t for t in manager.states["time"].tools if t.name == "get_current_time"]
+        assert tools["mcp__time__get_current_time"].parameters == listed.input_schema
+        result = tools["mcp__time__get_current_time"].handler(
+            {"timezone": "Asia/Tokyo"}, ToolContext()
+        )
+        assert result["success"] and result["structured"]["timezone"] == "Asia/Tokyo"
+        assert "+09:00" in result["structured"]["datetime"]
+        bad = tools["mcp__time__get_current_time"].handler({"timezone": "Mars/Base"}, ToolContext())
+        assert not bad["success"] and "Mars/Base" in bad["error"]
+    finally:
+        manager.stop()
+
+
+# ---- faults, with the SDK's own server ---------------------------------------------------------
+
+
+def test_a_raising_tool_a_timeout_and_a_server_dying_mid_call_are_tool_errors(
+    notices: list[str],
+) -> None:
+    manager = started({"f": fake(timeout=2)}, sink=lambda e: notices.append(e.text))
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        context = ToolContext()
+        assert tools["mcp__f__echo"].handler({"text": "hi"}, context)["content"] == "hi"
+        boom = tools["mcp__f__boom"].handler({}, context)
+        assert boom["success"] is False and "boom" in boom["error"]
+        slow = tools["mcp__f__sleepy"].handler({"seconds": 10}, context)
+        assert slow == {
+            "success": False,
+            "error": "MCP server 'f' did not answer sleepy within 2 s",
+        }
+
+        died = tools["mcp__f__die"].handler({}, context)
+        assert died["success"] is False and "failed during die" in died["error"]
+        assert manager.states["f"].status == "failed"
+        # The next call restarts it once and goes through.
+        assert tools["mcp__f__echo"].handler({"text": "again"}, context)["content"] == "again"
+        assert manager.states["f"].restarts == 1
+        tools["mcp__f__die"].handler({}, context)
+        refused = tools["mcp__f__echo"].handler({"text": "third"}, context)
+        assert "already restarted once" in refused["error"]
+    finally:
+        manager.stop()
+    assert any("died; restarting it once" in n for n in notices)
+
+
+def test_a_slow_start_past_the_timeout_and_a_missing_command_fail_without_blocking(
+    notices: list[str],
+) -> None:
+    before = time.monotonic()
+    manager = started(
+        {"slow": fake("slow-start", connect_timeout=1.5), "gone": {"command": "/no/such/server"}},
+        sink=lambda e: notices.append(e.text) if isinstance(e, Notice) else None,
+    )
+    assert time.monotonic() - before < 1.0  # start() returns at once
+    try:
+        assert manager.freeze() == []
+        rows = {row["name"]: row for row in manager.describe()}
+        assert rows["slow"]["status"] == "failed"
+        assert rows["slow"]["error"] == "did not start within 1.5 s"
+        assert "fake-tools starting in slow-start mode" in rows["slow"]["stderr"]
+        assert rows["gone"]["error"] == "could not start: command not found (/no/such/server)"
+    finally:
+        manager.stop()
+    assert len(notices) == 2
+
+
+def test_a_server_printing_garbage_on_stdout_still_works_and_the_garbage_is_reported() -> None:
+    manager = started({"g": fake("garbage")})
+    try:
+        (echo,) = [t for t in manager.freeze() if t.name == "mcp__g__echo"]
+        assert echo.handler({"text": "fine"}, ToolContext())["content"] == "fine"
+        assert any("Failed to parse JSONRPC message" in w for w in manager.warnings)
+    finally:
+        manager.stop()
+
+
+def test_approval_always_asks_and_a_refusal_runs_nothing() -> None:
+    manager = started({"f": fake(approval="always", tools={"approval": {"echo": "never"}})})
+    asked: list[tuple[str, str]] = []
+
+    def approver(command: str, reason: str) -> bool:
+        asked.append((command, reason))
+        return False
+
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        context = ToolContext(approver=approver)
+        refused = tools["mcp__f__sleepy"].handler({"seconds": 0}, context)
+        assert refused["success"] is False and "did not allow" in refused["error"]
+        assert asked == [
+            (
+                'mcp f.sleepy {"seconds": 0}',
+                "calls sleepy on the MCP server f, which is set to ask before every call "
+                "(approval: always)",
+            )
+        ]
+        assert tools["mcp__f__echo"].handler({"text": "x"}, context)["success"]  # per-tool never
+        assert len(asked) == 1
+    finally:
+        manager.stop()
+
+
+# ---- streamable HTTP on loopback -------------------------------------------------------------------
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, FAKE, "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_a_streamable_http_server_works_the_same(http_server: str) -> None:
+    manager = started({"web": {"url": http_server, "headers": {"X-Test": "1"}}})
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        assert "mcp__web__echo" in tools
+        assert (
+            tools["mcp__web__echo"].handler({"text": "over http"}, ToolContext())["content"]
+            == "over http"
+        )
+        boom = tools["mcp__web__boom"].handler({}, ToolContext())
+        assert boom["success"] is False
+    finally:
+        manager.stop()

@@ -1,0 +1,72 @@
+"""A real MCP server (the SDK's MCPServer) for fault tests, run as a subprocess.
+
+python mcp_server.py stdio            tools: echo, boom (raises), die (exits mid-call),
+                                      sleepy (sleeps), links (image + resource link)
+python mcp_server.py slow-start       sleeps 30 s before it answers anything
+python mcp_server.py garbage          prints non-protocol lines on stdout, then serves
+python mcp_server.py http PORT        the same tools over streamable HTTP on 127.0.0.1
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+import time
+
+# Before the SDK's import (seconds on a busy machine), so a stderr tail is there at once.
+MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+print(f"fake-tools starting in {MODE} mode", file=sys.stderr, flush=True)
+
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp_types import ImageContent, ResourceLink, TextContent  # noqa: E402
+
+server = MCPServer("fake-tools")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool()
+def boom() -> str:
+    """Always raises."""
+    raise ValueError("kaboom from the tool")
+
+
+@server.tool()
+def die() -> str:
+    """Exits the server process in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+def sleepy(seconds: float) -> str:
+    """Sleeps, then answers."""
+    time.sleep(seconds)
+    return "awake"
+
+
+@server.tool()
+def links() -> list:
+    """An image and a resource link."""
+    return [
+        TextContent(text="see attached"),
+        ImageContent(data=base64.b64encode(b"\x89PNG" * 100).decode(), mime_type="image/png"),
+        ResourceLink(name="report", uri="file:///tmp/report.md"),
+    ]
+
+
+if __name__ == "__main__":
+    mode = MODE
+    if mode == "slow-start":
+        time.sleep(30)
+    if mode == "garbage":
+        print("this is not JSON-RPC", flush=True)
+        print('{"also": "not a message"}', flush=True)
+    if mode == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -1,0 +1,69 @@
+"""`hermes-tui mcp list | test` and the doctor's MCP lines, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from helpers import cli_env
+
+FAKE = str(Path(__file__).resolve().parent / "fakes" / "mcp_server.py")
+
+
+def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=120,
+    )
+
+
+def configure(home: Path) -> None:
+    servers = {
+        "tools": {"command": sys.executable, "args": [FAKE], "tools": {"exclude": ["die"]}},
+        "slow": {"command": sys.executable, "args": [FAKE, "slow-start"], "connect_timeout": 1},
+    }
+    (home / "config.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
+
+
+def test_mcp_list_reports_each_server_and_doctor_shows_the_stderr_tail(home: Path) -> None:
+    configure(home)
+    done = run("mcp", "list", "--json", home=home)
+    assert done.returncode == 1  # one server failed
+    rows = {row["name"]: row for row in json.loads(done.stdout)["servers"]}
+    assert rows["tools"]["status"] == "ready"
+    assert rows["tools"]["tool_names"] == [
+        "mcp__tools__echo",
+        "mcp__tools__boom",
+        "mcp__tools__sleepy",
+        "mcp__tools__links",
+    ]
+    assert rows["slow"]["status"] == "failed"
+    assert rows["slow"]["error"] == "did not start within 1 s"
+
+    doctor = run("doctor", home=home)
+    assert "[ok  ] mcp tools: stdio, 5 tools" in doctor.stdout
+    assert "[FAIL] mcp slow: did not start within 1 s" in doctor.stdout
+    assert "stderr: fake-tools starting in slow-start mode" in doctor.stdout
+
+
+def test_mcp_test_starts_one_server_and_prints_its_schemas(home: Path) -> None:
+    configure(home)
+    done = run("mcp", "test", "tools", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "✓ tools  [stdio, ready, 5 tools]" in done.stdout
+    assert "mcp__tools__sleepy\n        seconds*: number" in done.stdout
+    assert "slow" not in done.stdout
+    missing = run("mcp", "test", "nope", home=home)
+    assert missing.returncode == 2
+    assert "no MCP server named 'nope' (configured: slow, tools)" in missing.stderr
+
+
+def test_without_servers_mcp_list_says_how_to_add_one(home: Path) -> None:
+    done = run("mcp", "list", home=home)
+    assert done.returncode == 0 and "add `mcp_servers:` to config.yaml" in done.stdout
