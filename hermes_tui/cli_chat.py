@@ -311,6 +311,9 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
         for stored in messages:
             message = stored.message
             text = message.content
+            if message.reasoning:  # shown apart, as the app does: it is not the answer
+                thought = " ".join(message.reasoning.split())
+                text = f"  (thought: {thought[:300]}{'…' if len(thought) > 300 else ''})\n{text}"
             for call in message.tool_calls:
                 text += f"\n  → {call.name} {call.arguments}"
             print(

@@ -310,3 +310,18 @@ def test_ctrl_c_prints_a_json_object_marked_interrupted(
     data = json.loads(stdout)
     assert data["interrupted"] is True and data["session_id"] and process.returncode == 0, stderr
     assert len(llm.requests) == 1
+
+
+def test_reasoning_stays_out_of_stdout_and_is_kept_with_the_session(
+    home: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(Reply(reasoning="Greet them back, briefly.", text="Hello."))
+    result = chat(home, "hi", "--json")
+    data = json.loads(result.stdout)
+    assert (data["text"], data["reasoning"]) == ("Hello.", "Greet them back, briefly.")
+    llm.script(Reply(reasoning="Think it over first.", text="Again."))
+    plain = chat(home, "again", "--continue")
+    assert plain.stdout.strip() == "Again.", "reasoning is not the answer"
+    shown = hermes(home, "sessions", "show", data["session_id"])
+    assert "(thought: Greet them back, briefly.)\nHello." in shown.stdout

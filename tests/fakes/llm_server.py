@@ -33,7 +33,8 @@ class Reply:
     # "429", "500", "cut", "garbage", "reject_stream_options", "error_frame"
     fault: str | None = None
     retry_after: str | None = "0"
-    error_type: str = "overloaded_error"  # the `type` of an error_frame's error
+    error_type: str | None = "overloaded_error"  # the `type` of an error_frame's error
+    error_code: str | None = None  # its `code`: LiteLLM puts the upstream's HTTP status there
     # one_chunk, no_index, object_args, stop_with_tools, reasoning_field (OpenAI: `reasoning`
     # instead of `reasoning_content`), usage_in_delta (Anthropic: zeros in message_start, the
     # counts in message_delta), json_body (a whole JSON reply to a stream request)
@@ -221,7 +222,7 @@ def with_error_frame(frames: list[str], reply: Reply, anthropic: bool) -> list[s
     error = {"type": reply.error_type, "message": f"upstream said {reply.error_type}"}
     if anthropic:
         return [*kept, f"event: error\ndata: {json.dumps({'type': 'error', 'error': error})}\n\n"]
-    return [*kept, f"data: {json.dumps({'error': {**error, 'code': None}})}\n\n"]
+    return [*kept, f"data: {json.dumps({'error': {**error, 'code': reply.error_code}})}\n\n"]
 
 
 def openai_json(reply: Reply) -> dict[str, Any]:

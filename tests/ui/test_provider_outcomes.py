@@ -56,6 +56,8 @@ async def test_an_error_frame_mid_stream_is_shown_and_the_partial_text_marked(
         await send(app, pilot, "hello")
         error = str(app.query(ErrorBlock).last().content)
         assert "upstream said overloaded_error" in error and "send the message again" in error
+        partial = app.query_one(AssistantMessage)
+        assert partial.text.startswith("a partial") and partial.has_class("-interrupted")
         assert not app.turn_running
     stored = [m.message for m in app.runtime.sessions.messages(app.session.id)]
     assert [m.role for m in stored] == ["user", "assistant"]

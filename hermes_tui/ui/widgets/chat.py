@@ -265,6 +265,8 @@ class ChatView(VerticalScroll):
         self.scroll_end(animate=False)
 
     async def error(self, text: str, detail: str) -> None:
+        if self.current is not None:  # a reply cut off by the error must not look finished
+            self.current.add_class("-interrupted")
         await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
         self.scroll_end(animate=False)
 

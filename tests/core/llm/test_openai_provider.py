@@ -122,6 +122,19 @@ def test_an_error_frame_inside_a_200_stream_is_a_provider_error_not_a_crash(llm:
     assert "upstream said overloaded_error" in error.value.user_message()
 
 
+@pytest.mark.parametrize(
+    ("code", "retryable", "phrase"),
+    [("503", True, ""), ("429", True, "Wait a moment"), ("400", False, "")],
+)
+def test_a_litellm_error_frame_is_classified_by_the_status_in_its_code(
+    llm: FakeLLM, code: str, retryable: bool, phrase: str
+) -> None:
+    # LiteLLM: {"error": {"message": ..., "type": null, "param": null, "code": "503"}}
+    with pytest.raises(ProviderError) as error:
+        _run(llm, Reply(text="partial", fault="error_frame", error_type=None, error_code=code))
+    assert error.value.retryable is retryable and phrase in error.value.user_message()
+
+
 def test_an_error_frame_that_says_the_request_was_wrong_is_not_retried(llm: FakeLLM) -> None:
     with pytest.raises(ProviderError) as error:
         _run(
