@@ -13,7 +13,8 @@ from helpers import REPO
 
 def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(tmp_path), str(REPO)],
         check=True,
         capture_output=True,
     )
@@ -25,10 +26,11 @@ def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_pat
     assert {f"hermes_tui/themes/{p.name}" for p in (REPO / "themes").glob("*.yaml")} <= set(names)
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+    subprocess.run(  # this venv's pip installs into the fresh one (no ensurepip needed)
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
+        + [str(wheel)],
         check=True,
         capture_output=True,
     )
