@@ -8,6 +8,7 @@ Deleting archives. Read-only roots refuse writes, and pinned skills refuse the m
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 from collections.abc import Callable
@@ -27,8 +28,10 @@ from hermes_tui.core.skills.model import (
     Skill,
     SkillError,
 )
-from hermes_tui.core.skills.usage import UsageStore
+from hermes_tui.core.skills.usage import UsageError, UsageStore
 from hermes_tui.core.storage import atomic_write_bytes
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,11 @@ class SkillWrites:
             snapshot = _Snapshot(False, {directory / "SKILL.md": None})
             atomic_write_bytes(directory / "SKILL.md", content.encode("utf-8"))
             report = self._guard_or_rollback(name, directory, snapshot, origin)
-            self.usage.record_created(name, "agent" if origin in ("review", "curator") else "user")
+            self._count(
+                lambda: self.usage.record_created(
+                    name, "agent" if origin in ("review", "curator") else "user"
+                )
+            )
             self._after_write(
                 name, "create", origin, directory / "SKILL.md", "SKILL.md", None, content
             )
@@ -113,6 +120,8 @@ class SkillWrites:
         from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 
         skill = self._writable(name, origin)
+        if file_path and file_path.removeprefix("./") == "SKILL.md":
+            file_path = None  # Hermes' way of naming the main file
         path = self._support_path(skill, file_path) if file_path else skill.skill_md
         try:
             current = path.read_bytes().decode("utf-8")
@@ -128,7 +137,7 @@ class SkillWrites:
         if relative == "SKILL.md":
             content = self._parse_for_write(skill.name, content, existing=True)
         result = self._replace_file(skill, relative, content, action="patch", origin=origin)
-        self.usage.record_patch(name)
+        self._count(lambda: self.usage.record_patch(skill.name))
         return WriteResult(
             name,
             "patch",
@@ -176,7 +185,8 @@ class SkillWrites:
         self, name: str, *, absorbed_into: str | None = None, origin: Origin = "agent"
     ) -> WriteResult:
         """Deleting archives: the skill can always be restored (DESIGN.md principle 3)."""
-        skill = self._writable(name, origin)
+        skill = self._writable(name, origin, deleting=True)
+        absorbed_into = (absorbed_into or "").strip() or None  # "   " names nothing
         if absorbed_into:
             target = self.get(absorbed_into)
             if target is None or target.broken or absorbed_into == name:
@@ -206,7 +216,8 @@ class SkillWrites:
             extra: dict[str, Any] = {"archived_from": relative}
             if absorbed_into:
                 extra["absorbed_into"] = absorbed_into
-            self.usage.set_state(name, "archived", **extra)
+            self._count(lambda: self.usage.set_state(name, "archived", **extra))
+            self._drop_empty_folders(skill.directory.parent)
             self._after_write(name, reason, origin, target, "SKILL.md", before, None)
         return WriteResult(name, reason, target, extra=extra)
 
@@ -221,11 +232,11 @@ class SkillWrites:
             raise SkillError(
                 f"a skill named {name!r} is active again; archive or rename it before restoring"
             )
-        relative = self.usage.get(name).get("archived_from") or name
+        relative = self._usage_of(name).get("archived_from") or name
         destination = self.skills_dir / relative
         with self._write_lock:
             self.history.unarchive(archived, destination)
-            self.usage.set_state(name, "active")
+            self._count(lambda: self.usage.set_state(name, "active"))
             after = (destination / "SKILL.md").read_text(encoding="utf-8", errors="replace")
             self._after_write(name, "restore", origin, destination, "SKILL.md", None, after)
         return WriteResult(name, "restore", destination)
@@ -259,16 +270,52 @@ class SkillWrites:
 
     # ---- write helpers -------------------------------------------------------------------
 
-    def _writable(self, name: str, origin: Origin) -> Skill:
+    def _usage_of(self, name: str) -> dict[str, Any]:
+        """The usage record, or {} when .usage.json cannot be read: a broken counters file
+        must not stop the skill itself from being written (Hermes fails open too)."""
+        try:
+            return self.usage.get(name)
+        except UsageError as exc:
+            log.warning("%s", exc)
+            return {}
+
+    def _count(self, update: Callable[[], Any]) -> None:
+        """Update .usage.json after a write; a broken file is reported and left alone."""
+        try:
+            update()
+        except UsageError as exc:
+            log.warning("%s", exc)
+
+    def _drop_empty_folders(self, folder: Path) -> None:
+        """Remove folders a skill's removal left empty, up to (not including) skills/."""
+        for parent in (folder, *folder.parents):
+            if parent == self.skills_dir or self.skills_dir not in parent.parents:
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break  # not empty (or gone): stop climbing
+
+    def _writable(self, name: str, origin: Origin, *, deleting: bool = False) -> Skill:
         skill = self.require(name)
         if not skill.root.writable:
             raise SkillError(
                 f"{name!r} is a {skill.root.kind} skill ({skill.directory}) and read-only. To change it, "
                 f"create a new skill with another name that improves on it."
             )
-        if origin in MODEL_ORIGINS and self.usage.get(name).get("pinned"):
+        pinned = origin in MODEL_ORIGINS and self._usage_of(skill.name).get("pinned")
+        # The user pins a skill to keep it as it is: background reviews and the curator never
+        # touch it, and no model deletes it; the agent in the user's own turn may still edit it
+        # at their request (as in Hermes).
+        if pinned and (deleting or origin != "agent"):
             raise SkillError(
-                f"{name!r} is pinned by the user; it cannot be changed by the agent. Ask the user to unpin it."
+                f"{name!r} is pinned by the user; "
+                + (
+                    "no model deletes a pinned skill. Ask the user to unpin it first."
+                    if deleting
+                    else "background reviews and the curator leave it alone. Ask the user to "
+                    "unpin it, or make the change in a turn where the user asks for it."
+                )
             )
         return skill
 

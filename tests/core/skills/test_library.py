@@ -210,11 +210,17 @@ def test_caution_is_allowed_and_flagged(library: SkillLibrary) -> None:
     assert result.verdict == "caution" and result.findings[0].id == "shell_rc_edit"
 
 
-def test_pinned_skills_refuse_agent_writes_but_not_the_users(library: SkillLibrary) -> None:
+def test_pinned_skills_refuse_background_writes_and_deletes(library: SkillLibrary) -> None:
     library.create("pinned", skill_text("pinned"), origin="review")
     library.set_pinned("pinned", True)
-    with pytest.raises(SkillError, match="pinned by the user"):
-        library.edit("pinned", skill_text("pinned", "Changed."), origin="agent")
+    for origin in ("review", "curator"):
+        with pytest.raises(SkillError, match="background reviews and the curator leave it alone"):
+            library.edit("pinned", skill_text("pinned", "Changed."), origin=origin)
+    with pytest.raises(SkillError, match="no model deletes a pinned skill"):
+        library.delete("pinned", origin="agent")
+    # The agent in the user's own turn may edit it at their request (as in Hermes), and so may
+    # the user.
+    library.edit("pinned", skill_text("pinned", "Changed at the user's request."), origin="agent")
     library.edit("pinned", skill_text("pinned", "Changed by the user."), origin="user")
     assert library.require("pinned").description == "Changed by the user."
 
