@@ -9,6 +9,9 @@ in library.py: a dangerous write by a model is rolled back, a cautious one is ke
 
 from __future__ import annotations
 
+import fnmatch
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,6 +21,13 @@ from hermes_tui.core import threats
 Verdict = Literal["safe", "caution", "dangerous"]
 MAX_FILES = 100
 MAX_TOTAL_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024  # the support-file cap of the library
+IGNORE_FILES = (".skillignore", ".clawhubignore")  # Hermes' names; ClawHub's is read too
+# A line that writes a secrets file from a here-document puts the user's own keys in; it reads
+# nothing. Exfiltration findings on such a line are dropped (a pipe onward still counts).
+_WRITE_FROM_HEREDOC = re.compile(
+    r"^\s*(?:cat|tee)\s*(?:>>?|-a)?\s*\S+\s*<<-?\s*['\"]?\w+['\"]?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,30 @@ SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (
         "walks out of the working tree",
     ),
     _p(
+        "sys_prompt_override",
+        "injection",
+        "high",
+        r"\bsystem\s+prompt\s+(?:temporary\s+)?override\b"
+        r"|\boverrides?\s+(?:the\s+|your\s+)?system\s+prompt\b",
+        "claims to override the system prompt",
+    ),
+    _p(
+        "fake_policy",
+        "injection",
+        "high",
+        r"\bnew\s+temporary\s+polic(?:y|ies)\b"
+        r"|\bnew\s+polic(?:y|ies)\s+for\s+(?:the\s+|this\s+)?(?:agent|assistant|ai|model)\b",
+        "announces a new policy for the agent",
+    ),
+    _p(
+        "python_os_environ",
+        "exfiltration",
+        "medium",
+        r"^(?![ \t]*#).*?(?:\b(?:dict|list|str|repr)\(\s*os\.environ\s*\)"
+        r"|\bos\.environ\.copy\(\)|\bjson\.dumps\(\s*(?:dict\(\s*)?os\.environ\b)",
+        "copies the whole environment, secrets included",
+    ),
+    _p(
         "system_credentials",
         "path_traversal",
         "high",
@@ -179,6 +213,17 @@ def scan_text(text: str, file: str) -> list[GuardFinding]:
     findings = [
         GuardFinding(file, _line_of(text, f.excerpt), f.id, f.category, f.severity, f.description)
         for f in threats.scan(text)
+    ]
+    lines = text.splitlines()
+    findings = [
+        f
+        for f in findings
+        if not (
+            f.category == "exfiltration"
+            and f.line is not None
+            and f.line <= len(lines)
+            and _WRITE_FROM_HEREDOC.match(lines[f.line - 1])
+        )
     ]
     for pattern in SKILL_PATTERNS:
         match = pattern.regex.search(text)
@@ -198,9 +243,43 @@ def _line_of(text: str, excerpt: str) -> int | None:
     return text.count("\n", 0, index) + 1 if index >= 0 else None
 
 
+def skill_ignore(directory: Path) -> Callable[[str], bool]:
+    """Hermes' `.skillignore`: gitignore-style lines (`docs/`, `*.jsonl`, `notes.md`) naming files
+    that are not part of the skill. SKILL.md is never ignored; the ignore files always are."""
+    patterns: list[str] = []
+    for name in IGNORE_FILES:
+        try:
+            text = (directory / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        patterns += [line.strip() for line in text.splitlines()]
+    patterns = [p for p in patterns if p and not p.startswith("#")]
+
+    def ignored(relative: str) -> bool:
+        if relative == "SKILL.md":
+            return False
+        if relative in IGNORE_FILES:
+            return True
+        for pattern in patterns:
+            if pattern.endswith("/"):
+                if relative.startswith(pattern) or f"/{pattern}" in f"/{relative}":
+                    return True
+            elif fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
+                relative.rsplit("/", 1)[-1], pattern
+            ):
+                return True
+        return False
+
+    return ignored
+
+
 def scan_directory(directory: Path) -> GuardReport:
+    """Every file's content is scanned; `.skillignore` only takes files out of the structure
+    limits (count, size), so it can never hide a payload from the scan."""
     findings: list[GuardFinding] = []
     files = [p for p in sorted(directory.rglob("*")) if p.is_file() or p.is_symlink()]
+    ignored = skill_ignore(directory)
+    counted = {p for p in files if not ignored(p.relative_to(directory).as_posix())}
     total = 0
     root = directory.resolve()
     for path in files:
@@ -220,7 +299,19 @@ def scan_directory(directory: Path) -> GuardReport:
             )
             continue
         data = path.read_bytes()
-        total += len(data)
+        if path in counted:
+            total += len(data)
+        if len(data) > MAX_FILE_BYTES and path in counted:
+            findings.append(
+                GuardFinding(
+                    relative,
+                    None,
+                    "oversized_file",
+                    "structure",
+                    "medium",
+                    f"{len(data):,} bytes (over {MAX_FILE_BYTES:,} for one file)",
+                )
+            )
         if b"\x00" in data[:8192]:
             findings.append(
                 GuardFinding(relative, None, "binary_file", "structure", "medium", "binary file")
@@ -228,7 +319,7 @@ def scan_directory(directory: Path) -> GuardReport:
             continue
         text = data.decode("utf-8", errors="replace")
         findings.extend(scan_text(text, relative))
-    if len(files) > MAX_FILES:
+    if len(counted) > MAX_FILES:
         findings.append(
             GuardFinding(
                 ".",
@@ -236,7 +327,7 @@ def scan_directory(directory: Path) -> GuardReport:
                 "too_many_files",
                 "structure",
                 "medium",
-                f"{len(files)} files (over {MAX_FILES})",
+                f"{len(counted)} files (over {MAX_FILES})",
             )
         )
     if total > MAX_TOTAL_BYTES:
