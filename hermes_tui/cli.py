@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_skills_hub.add_parsers(skill_commands, common)
 
+    insights = commands.add_parser(
+        "insights",
+        help="is the agent getting better? sessions, skills, memory, reviews over time",
+        parents=[common],
+    )
+    insights.add_argument("--days", type=int, default=30, help="how far back (default 30)")
+    insights.add_argument("--json", action="store_true", help="machine-readable output")
     from hermes_tui import cli_mcp
 
     cli_mcp.add_parsers(commands, common)
@@ -345,6 +352,22 @@ def cmd_app(args: argparse.Namespace) -> int:
     return app.return_code or EXIT_OK  # non-zero when the app stopped on an error
 
 
+def cmd_insights(args: argparse.Namespace) -> int:
+    import shutil
+
+    from hermes_tui.core.insights import render_text
+
+    if args.days < 1:
+        print("hermes-tui: --days must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    insights = _open_runtime(args).insights(args.days)
+    if args.json:
+        print(json_for_terminal(insights.to_json(), indent=2))
+    else:
+        print(render_text(insights, width=shutil.get_terminal_size().columns))
+    return EXIT_OK
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from hermes_tui.doctor import run_checks
 
@@ -394,6 +417,8 @@ def _run(args: argparse.Namespace) -> int:
             return cli_skills_hub.run(args, _open_runtime)
         if args.command == "skills":
             return cmd_skills(args)
+        if args.command == "insights":
+            return cmd_insights(args)
         if args.command == "mcp":
             from hermes_tui import cli_mcp
 

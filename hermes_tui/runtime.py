@@ -26,6 +26,7 @@ from hermes_tui.resources import bundled_skills_dir
 if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
     from hermes_tui.core.agent.review import ReviewManager, ReviewStore
     from hermes_tui.core.agent.session import Reviewer, Session
+    from hermes_tui.core.insights import Insights
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.sessions import SessionStore
@@ -237,6 +238,23 @@ class Runtime:
             return tool.handler(dict(record.arguments), context)
 
         return self.pending.approve(pending_id, self.pending_target_text, apply)
+
+    def insights(self, days: int = 30, now: float | None = None) -> Insights:
+        """What the agent did and learned over the last `days` (from what is already recorded)."""
+        from hermes_tui.core.insights import compute
+
+        return compute(
+            sessions=self.sessions,
+            library=self.skills,
+            audit=self.audit,
+            reviews=self.reviews,
+            memory_limits={
+                "memory": self.config.memory.memory_char_limit,
+                "user": self.config.memory.user_char_limit,
+            },
+            days=days,
+            now=now,
+        )
 
     def curator(self, clock: Callable[[], float] = time.time) -> Curator:
         from hermes_tui.core.skills.curator import Curator

@@ -63,6 +63,7 @@ class HermesApp(App):
         Binding("f2", "pane('memory')", "Memory", show=False),
         Binding("f3", "pane('skills')", "Skills", show=False),
         Binding("f4", "pane('reviews')", "Reviews", show=False),
+        Binding("f5", "insights", "Insights", show=False),
         Binding("ctrl+n", "new_session", "New"),
         Binding("ctrl+o", "sessions", "Sessions"),
         Binding("f10", "help", "Help"),
@@ -358,6 +359,11 @@ class HermesApp(App):
                 self.query_one(MemoryPane).refresh_all()
             if any(skills in p.parents for p in paths):
                 self.query_one(SkillsPane).refresh_view()
+
+    def action_insights(self) -> None:
+        from hermes_tui.ui.screens.insights import InsightsScreen
+
+        self.push_screen(InsightsScreen(self.runtime))
 
     async def action_quit(self) -> None:
         self._stop_watch.set()

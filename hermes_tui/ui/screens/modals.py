@@ -223,7 +223,7 @@ HELP = """# hermes-tui
 
 **Enter** sends, **ctrl+j** (or shift+enter) adds a line, **up/down** on an empty line walk
 the input history, **esc** cancels a running turn, **ctrl+b** hides the side panel,
-**ctrl+p** opens the command palette, **f1**…**f4** switch panes.
+**ctrl+p** opens the command palette, **f1**…**f4** switch panes, **f5** shows insights.
 
 | command | does |
 |---|---|
