@@ -136,6 +136,9 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
         runtime = open_runtime(args, sink)
     except ConfigError as exc:
         return _outcome(error=f"configuration error: {exc}", exit_code=EXIT_USAGE)
+    from hermes_tui.core.llm.select import preload_sdk
+
+    preload_sdk(runtime.config)  # the SDK imports while the session and prompt are built
     if args.continue_:
         latest = runtime.sessions.latest()
         if latest is None:

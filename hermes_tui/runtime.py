@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.insights import Insights
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
+    from hermes_tui.core.llm.select import ProviderSpec
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.tools.mcp import McpManager
@@ -111,6 +112,17 @@ class Runtime:
         if self._sessions is None:
             self._sessions = SessionStore(self.home / "sessions.db")
         return self._sessions
+
+    def provider_spec(self) -> ProviderSpec:
+        """Which provider and model the config selects; raises ProviderNotConfigured."""
+        from hermes_tui.core.llm import select
+
+        if self._provider is not None:
+            provider = self._provider
+            return select.ProviderSpec(
+                provider.name, provider.model, getattr(provider, "base_url", None), api_key=""
+            )
+        return select.choose(self.config)
 
     def provider(self) -> Provider:
         """The configured provider; raises ProviderNotConfigured with what to set."""
@@ -315,7 +327,9 @@ class Runtime:
         from hermes_tui.core.tools.registry import ToolContext, deny_all
 
         cwd = (cwd or Path.cwd()).resolve()
-        provider = self.provider()
+        # Which provider and model, without building it yet: the SDK's import (the slowest
+        # part of a cold start, preloaded on a thread by `chat -q`) overlaps the work below.
+        spec = self.provider_spec()
         if self.mcp is not None:
             # The session's tools are frozen now (prompt-cache stability): servers still
             # starting get until their connect timeout, later ones join the next session.
@@ -324,7 +338,7 @@ class Runtime:
         config = self.config
         memory_interval = config.memory.nudge_interval
         skills_interval = config.skills.creation_nudge_interval
-        if provider.name == "demo":
+        if spec.name == "demo":
             # The demo works only in its sandbox and reviews after every run, so a newcomer
             # sees the agent learn within three messages.
             from hermes_tui.core.llm.demo import ensure_sandbox
@@ -336,8 +350,8 @@ class Runtime:
             history = [stored.message for stored in self.sessions.messages(info.id)]
         else:
             info = self.sessions.create(
-                provider=provider.name,
-                model=provider.model,
+                provider=spec.name,
+                model=spec.model,
                 system_prompt=self.build_system_prompt(cwd),
             )
             history = []
@@ -360,7 +374,7 @@ class Runtime:
             origin="agent", cwd=cwd, workdir=cwd, approver=approver or deny_all, session_id=info.id
         )
         agent = Agent(
-            provider=provider,
+            provider=self.provider(),
             registry=self.tool_registry(),
             system_prompt=info.system_prompt,
             history=history,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -84,6 +87,31 @@ def check_base_url(base_url: str, provider: str) -> None:
             f"base URL needs http:// or https://: got {base_url!r} (set by {sources}); "
             f"for example http://{base_url.split('://')[-1]}"
         )
+
+
+SDK_MODULES = {"anthropic": "anthropic", "demo": None}
+
+
+def preload_sdk(config: Config) -> threading.Thread | None:
+    """Import the chosen provider's SDK on a thread (it is the slowest import, ~0.5-1 s) while
+    the caller builds stores, the skills index and the prompt; `open_provider` then finds it
+    imported, or waits on the import lock for the rest. None when there is nothing to load."""
+    try:
+        spec = choose(config)
+    except (ProviderNotConfigured, ProviderSettingsError):
+        return None  # open_provider reports it properly
+    module = SDK_MODULES.get(spec.name, "openai")
+    if module is None:
+        return None
+
+    def load() -> None:
+        # A missing or broken SDK is reported by the real import in open_provider.
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+
+    thread = threading.Thread(target=load, name=f"preload-{module}", daemon=True)
+    thread.start()
+    return thread
 
 
 def open_provider(spec: ProviderSpec, *, timeout: float = 120.0) -> Provider:
