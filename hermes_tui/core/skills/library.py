@@ -2,8 +2,8 @@
 
 Roots in order: `<home>/skills` (writable), `skills.external_dirs` and the bundled skills (both
 read-only). A skill is any folder holding a SKILL.md, at any depth (as Hermes finds them: dot
-folders, `.archive`, dependency folders and a skill's own support folders are skipped); its
-category is the first folder under the root when it is nested. The first SKILL.md found with a
+folders, `.archive` and dependency folders are skipped; a SKILL.md inside a skill's folder
+belongs to that skill); its category is the first folder under the root when it is nested. The first SKILL.md found with a
 name owns it; a later one with the same name is listed as a duplicate, addressed by its path.
 Loading is lenient (a spec rule broken is a warning on the skill); only a SKILL.md that cannot
 be parsed is listed as broken, with its error, instead of hiding the others. Parsing is cached
@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from hermes_tui.core.skills.writes import SkillWrites, WriteResult
 # all skipped).
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages", "dist", "build"})
 MAX_LINKED_FILES = 200
+RACY_NS = 50_000_000  # 50 ms: well past any filesystem's timestamp tick
 
 __all__ = [
     "DEFAULT_CATEGORY",
@@ -79,6 +81,8 @@ class SkillLibrary(SkillWrites):
         self.audit = audit
         self.sink = sink
         self._cache: dict[str, tuple[int, int, Skill]] = {}
+        # folder -> (mtime_ns, listed at ns, visible subfolders)
+        self._dir_cache: dict[str, tuple[int, int, list[str]]] = {}
         self._write_lock = threading.RLock()
         self._index_cache: tuple[tuple, str] | None = None
 
@@ -95,21 +99,38 @@ class SkillLibrary(SkillWrites):
         visited: set[tuple[int, int]] = set()
         while pending:
             category, directory = pending.pop()
+            if directory != str(root.path) and (stat := _stat_skill_md(directory)):
+                # A skill's folder is its own: a SKILL.md further down (an example, a template,
+                # a preserved old version) belongs to it and is not a second skill.
+                yield category, directory, stat
+                continue
             try:
                 folder = os.stat(directory)
-                if (folder.st_dev, folder.st_ino) in visited:
-                    continue
-                visited.add((folder.st_dev, folder.st_ino))
-                entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
             except OSError:
-                continue  # unreadable, vanished or a link loop: the rest of the tree still loads
-            is_skill = directory != str(root.path) and (stat := _stat_skill_md(directory))
-            if is_skill:
-                yield category, directory, stat
-            for entry in entries:
-                if not _visible_dir(entry) or (is_skill and entry.name in SUPPORT_DIRS):
-                    continue
-                pending.append((category or entry.name, entry.path))
+                continue  # vanished or a link loop: the rest of the tree still loads
+            if (folder.st_dev, folder.st_ino) in visited:
+                continue
+            visited.add((folder.st_dev, folder.st_ino))
+            for name in reversed(self._listing(directory, folder.st_mtime_ns)):
+                pending.append((category or name, os.path.join(directory, name)))
+
+    def _listing(self, directory: str, mtime_ns: int) -> list[str]:
+        """The sorted visible subfolders of a folder, reused while its mtime stands: a re-scan
+        of an unchanged library costs a stat per folder. As git does with "racy" entries, a
+        listing taken within RACY_NS of the folder's last change is not trusted (a second
+        change in the same timestamp tick would not move the mtime)."""
+        cached = self._dir_cache.get(directory)
+        if cached is not None and cached[0] == mtime_ns and mtime_ns + RACY_NS < cached[1]:
+            return cached[2]
+        listed_at = time.time_ns()
+        try:
+            subfolders = sorted(
+                entry.name for entry in os.scandir(directory) if _visible_dir(entry)
+            )
+        except OSError:
+            return []  # unreadable: skipped, not cached
+        self._dir_cache[directory] = (mtime_ns, listed_at, subfolders)
+        return subfolders
 
     def _load(self, root: SkillRoot, category: str, directory: str, stat: os.stat_result) -> Skill:
         skill_md = os.path.join(directory, "SKILL.md")

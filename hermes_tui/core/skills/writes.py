@@ -63,6 +63,7 @@ class SkillWrites:
     sink: Sink
     _write_lock: threading.RLock
     _cache: dict[str, Any]
+    _dir_cache: dict[str, Any]
     get: Callable[[str], Skill | None]
     require: Callable[[str], Skill]
     linked_files: Callable[[Skill], dict[str, list[str]]]
@@ -409,6 +410,7 @@ class SkillWrites:
         self._after_write(name, action, "user", directory / "SKILL.md", "SKILL.md", before, after)
 
     def _forget(self, path: Path) -> None:
+        self._dir_cache.clear()  # folders may have come or gone; listings are cheap to redo
         self._cache.pop(str(path), None)
         self._cache.pop(str(path.parent / "SKILL.md"), None)
 

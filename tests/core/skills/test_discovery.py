@@ -24,14 +24,26 @@ def test_finds_skills_at_any_depth_with_the_first_folder_as_category(home: Path)
     assert found["flat"].category == ""
 
 
-def test_skips_dot_folders_archive_dependencies_and_a_skills_support_folders(home: Path) -> None:
+def test_skips_dot_folders_archive_dependencies_and_whatever_is_inside_a_skill(
+    home: Path,
+) -> None:
     skills = home / "skills"
     outer = write_skill(skills / "tools", "outer")
     write_skill(outer / "references", "kept-as-data")  # a preserved package is documentation
-    write_skill(outer / "variants", "inner")  # Hermes finds a skill nested in another one
+    write_skill(outer / "examples", "template")  # an example SKILL.md belongs to its skill
     for hidden in (".archive", ".git", ".hub", "node_modules", "site-packages"):
         write_skill(skills / "tools" / hidden, "ghost")
-    assert sorted(s.name for s in SkillLibrary(skills).scan()) == ["inner", "outer"]
+    assert [s.name for s in SkillLibrary(skills).scan()] == ["outer"]
+
+
+def test_a_folder_added_right_after_a_scan_is_found(home: Path) -> None:
+    # The folder listing cache must not trust a listing taken in the same timestamp tick.
+    skills = home / "skills"
+    write_skill(skills / "cat", "first")
+    library = SkillLibrary(skills)
+    assert [s.name for s in library.scan()] == ["first"]
+    write_skill(skills / "cat", "second")
+    assert [s.name for s in library.scan()] == ["first", "second"]
 
 
 def test_a_symlinked_collection_is_followed_and_a_link_loop_ends(
