@@ -38,12 +38,13 @@ from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
-from hermes_tui.core.skills.library import SkillLibrary
+from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.storage import atomic_write_text
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 
 REVIEW_TOOLS = frozenset({"memory", "skills_list", "skill_view", "skill_manage"})
 MODIFYING_SKILL_ACTIONS = frozenset({"patch", "edit", "write_file", "remove_file", "delete"})
+FILE_ACTIONS = frozenset({"patch", "write_file", "remove_file"})
 
 _COMMON = """[Background review] The conversation above is over; the user is not reading this. \
 You are reviewing it to decide what is worth keeping for future sessions. You can only use \
@@ -361,9 +362,14 @@ class ReviewManager:
             if refusal:
                 return {"success": False, "error": refusal}
             file_path = args.get("file_path") or None
-            before = self._skill_text(
-                name, file_path if action in ("write_file", "remove_file", "patch") else None
-            )
+            on_file = file_path if action in FILE_ACTIONS else None
+            if on_file is not None and (skill := self.skills.get(name)) is not None:
+                # The same confinement as the skill tools, before anything is read or staged.
+                try:
+                    self.skills.support_path(skill, on_file)
+                except SkillError as exc:
+                    return {"success": False, "error": str(exc)}
+            before = self._skill_text(name, on_file)
             if self.skills_approval:
                 planned = self._planned_skill_text(args, before)
                 if isinstance(planned, dict):
@@ -389,15 +395,7 @@ class ReviewManager:
                 }
             result = tool.handler(args, context)
             if result.get("success"):
-                after = (
-                    None
-                    if action == "delete"
-                    else self._skill_text(
-                        name,
-                        file_path if action in ("write_file", "remove_file", "patch") else None,
-                    )
-                )
-                on_file = file_path if action in ("write_file", "remove_file", "patch") else None
+                after = None if action == "delete" else self._skill_text(name, on_file)
                 record.changes.append(
                     ReviewChange("skill", name, str(action), before, after, file=on_file)
                 )
@@ -425,10 +423,10 @@ class ReviewManager:
         skill = self.skills.get(name)
         if skill is None:
             return None
-        path = skill.directory / file_path if file_path else skill.skill_md
         try:
+            path = self.skills.support_path(skill, file_path) if file_path else skill.skill_md
             return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        except (SkillError, OSError, UnicodeDecodeError):
             return None
 
     @staticmethod

@@ -338,6 +338,10 @@ class SkillWrites:
             return content
         return frontmatter.render(frontmatter.to_spec(document))
 
+    def support_path(self, skill: Skill, file_path: str | None) -> Path:
+        """Where `file_path` lives inside `skill`; SkillError if it would leave it (any caller)."""
+        return self._support_path(skill, file_path)
+
     def _support_path(self, skill: Skill, file_path: str | None) -> Path:
         if not file_path:
             raise SkillError("file_path is empty")

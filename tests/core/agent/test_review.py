@@ -301,3 +301,41 @@ def test_a_cancelled_turn_is_no_skill_failure_and_no_nudge(
     assert (usage["success_count"], usage["failure_count"]) == (0, 0)
     assert (session.nudges.memory, session.nudges.skills) == (0, 0)
     assert not runtime.reviews.list(), "no review fired"
+
+
+@pytest.mark.parametrize("old_string", ["TOP SECRET", "TOP SECRXT"])
+def test_review_patch_with_a_path_out_of_the_skill_reads_and_stages_nothing(
+    home: Path, tmp_path: Path, llm: FakeLLM, old_string: str
+) -> None:
+    runtime = open_runtime(home, llm.openai_url, skills={"write_approval": True})
+    _agent_skill(runtime, "deploy")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOP SECRET: the launch code is 0000\n", encoding="utf-8")
+    llm.script(
+        Reply(tool_calls=[("skill_view", {"name": "deploy"})]),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "patch",
+                        "name": "deploy",
+                        "file_path": "../../../outside/secret.txt",
+                        "old_string": old_string,
+                        "new_string": "nothing",
+                    },
+                )
+            ]
+        ),
+        Reply(text="done"),
+    )
+    record = runtime.reviewer().run("SYSTEM", [], "s1", tmp_path, "skills")
+    assert runtime.pending.list() == [] and record.changes == []
+    replies = [
+        m["content"] for r in llm.requests for m in r.body["messages"] if m["role"] == "tool"
+    ]
+    refusal = json.loads(replies[-1])
+    assert refusal["success"] is False and "must not contain '..'" in refusal["error"]
+    assert not any("launch code" in reply or "SECRET" in reply for reply in replies)
+    assert (outside / "secret.txt").read_text(encoding="utf-8").startswith("TOP SECRET")
