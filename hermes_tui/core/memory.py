@@ -6,15 +6,24 @@ of the joined text, substring matching for replace/remove, error payloads that c
 prompt. Ours beyond Hermes: every replaced or removed entry is archived and restorable, every
 write is audited and announced as a `MemoryChanged` event, and a file edited by hand into a shape
 the store cannot round-trip is backed up and never overwritten.
+
+Nothing is lost to a writer that does not take our lock (an editor saving in place, `echo >>`):
+each write compares the file with what its operation was planned on just before replacing it,
+and checks afterwards that nobody wrote into the replaced file meanwhile; either way it re-reads
+and re-applies the operation to what is there now. A CRLF file stays CRLF.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
 import json
+import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,7 +32,7 @@ from typing import Any, Literal
 from hermes_tui.core import threats
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import MemoryChanged, Notice, Origin, Sink, discard
-from hermes_tui.core.storage import append_line, atomic_write_text, file_lock
+from hermes_tui.core.storage import append_line, atomic_write_bytes, file_lock
 
 Target = Literal["memory", "user"]
 TARGETS: tuple[Target, ...] = ("memory", "user")
@@ -37,6 +46,10 @@ RULE = "═" * 46
 WARN_PERCENT = 90
 MAX_FAILURES_PER_TURN = 3
 PREVIEW_WIDTH = 80
+# How often one write re-plans on a file that other programs keep changing before giving up.
+MAX_WRITE_ATTEMPTS = 20
+# How many files replaced by our recent writes are watched for saves that land in them late.
+WATCHED_REPLACED_FILES = 8
 
 
 class MemoryStoreError(Exception):
@@ -65,6 +78,40 @@ class FileState:
     drift: str | None  # why the file cannot be rewritten safely, or None
     exists: bool
     decodable: bool = True
+    crlf: bool = False  # lines end in CRLF on disk; `raw` holds them as "\n"
+    # (inode, mtime_ns, size, sha256) of the bytes read: what a write checks it is replacing.
+    fingerprint: tuple[int, int, int, str] | None = None
+
+
+@dataclass
+class _Replaced:
+    """A memory file our write replaced, kept open to catch saves that land in it late."""
+
+    handle: Any
+    entries: tuple[str, ...]
+    fingerprint: tuple[int, int, int, str] | None
+
+    def late_edit(self) -> tuple[list[str], list[str]] | None:
+        """What another writer put in since we last looked: (entries removed, entries added)."""
+        data, fingerprint = _read_handle(self.handle)
+        if self.fingerprint is not None and fingerprint[3] == self.fingerprint[3]:
+            return None
+        after = parse_entries(data.decode("utf-8", "replace").replace("\r\n", "\n"))
+        edit = (
+            [e for e in self.entries if e not in after],
+            [e for e in after if e not in self.entries],
+        )
+        self.entries, self.fingerprint = tuple(after), fingerprint
+        return edit
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What one write will put in the file (LF line ends) and the entries it archives."""
+
+    after: str
+    action: str
+    archived: tuple[tuple[str, str, str | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,6 +198,8 @@ class MemoryStore:
         self.sink = sink
         self.archive_path = directory / ".archive.jsonl"
         self._lock = threading.Lock()
+        # Per target: the files our last writes replaced, still open (see _write).
+        self._replaced: dict[str, list[_Replaced]] = {}
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -163,21 +212,28 @@ class MemoryStore:
         return self.limits[target]
 
     def read(self, target: Target) -> FileState:
-        path = self.path(target)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        handle = _open(self.path(target))
+        if handle is None:
             return FileState((), "", None, False)
+        with handle:
+            return self._state(target, handle)
+
+    def _state(self, target: Target, handle: Any) -> FileState:
+        data, fingerprint = _read_handle(handle)
         try:
             raw = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            reason = f"{path.name} is not valid UTF-8 (bad byte at offset {exc.start})"
-            return FileState((), "", reason, True, decodable=False)
+            reason = f"{FILENAMES[target]} is not valid UTF-8 (bad byte at offset {exc.start})"
+            return FileState((), "", reason, True, decodable=False, fingerprint=fingerprint)
+        crlf = "\r\n" in raw
+        if crlf:
+            raw = raw.replace("\r\n", "\n")
         entries = parse_entries(raw)
         drift = self._drift_reason(target, raw, entries)
         # The same entry twice (a hand edit, a merge) reads as one, as in Hermes; the next
         # write stores it once. Identical text, so nothing is lost.
-        return FileState(tuple(dict.fromkeys(entries)), raw, drift, True)
+        unique = tuple(dict.fromkeys(entries))
+        return FileState(unique, raw, drift, True, True, crlf, fingerprint)
 
     def entries(self, target: Target) -> list[str]:
         return list(self.read(target).entries)
@@ -220,10 +276,10 @@ class MemoryStore:
         content = (content or "").strip()
         if not content:
             return _fail("content is empty: give the fact to remember in 'content'.")
-        if refusal := self._scan(content):
+        if refusal := self._separator_refusal(content) or self._scan(content):
             return refusal
-        with self._locked(target):
-            state = self.read(target)
+
+        def plan(state: FileState) -> _Planned | dict[str, Any]:
             if not state.decodable:
                 return self._drift_error(target, state)
             if content in state.entries:
@@ -243,8 +299,10 @@ class MemoryStore:
             # Appending to the raw text keeps every byte already on disk, even in a file
             # that was hand-edited into a shape a rewrite would normalise.
             base = state.raw.rstrip()
-            after = f"{base}{ENTRY_DELIMITER}{content}" if base else content
-            self._commit(target, state, after, "add", origin, archived=[])
+            return _Planned(f"{base}{ENTRY_DELIMITER}{content}" if base else content, "add")
+
+        if refusal := self._write(target, plan, origin):
+            return refusal
         return self._success(target, "Entry added.")
 
     def replace(
@@ -274,14 +332,17 @@ class MemoryStore:
         self._check_target(target)
         if refusal := self._check_operations(operations, single):
             return refusal
-        with self._locked(target):
-            state = self.read(target)
+        action_name = operations[0]["action"] if single else "batch"
+
+        def plan(state: FileState) -> _Planned | dict[str, Any]:
             planned = self._plan(target, state, operations, single)
             if isinstance(planned, dict):
                 return planned
             working, archived = planned
-            action_name = operations[0]["action"] if single else "batch"
-            self._commit(target, state, join_entries(working), action_name, origin, archived)
+            return _Planned(join_entries(working), action_name, tuple(archived))
+
+        if refusal := self._write(target, plan, origin):
+            return refusal
         messages = {"replace": "Entry replaced.", "remove": "Entry removed."}
         message = messages[action_name] if single else f"Applied {len(operations)} operation(s)."
         return self._success(target, message)
@@ -324,7 +385,9 @@ class MemoryStore:
                 return _fail(f"operation {index} is not an object with action/content/old_text.")
             if op.get("action") not in ("add", "replace") or not op.get("content"):
                 continue
-            if refusal := self._scan(str(op["content"]), prefix=self._op_label(index, op, single)):
+            prefix = self._op_label(index, op, single)
+            content = str(op["content"])
+            if refusal := self._separator_refusal(content, prefix) or self._scan(content, prefix):
                 return refusal
         return None
 
@@ -521,34 +584,129 @@ class MemoryStore:
         header = f"{BLOCK_TITLES[target]} [{usage}{over}]"
         return f"{RULE}\n{header}\n{RULE}\n{content}"
 
-    def _commit(
+    def _write(
         self,
         target: Target,
-        state: FileState,
-        after: str,
-        action: str,
+        plan: Callable[[FileState], _Planned | dict[str, Any]],
         origin: Origin,
-        archived: list[tuple[str, str, str | None]],
+    ) -> dict[str, Any] | None:
+        """Plan on the file as it is, write the result; the refusal payload, or None when written.
+
+        Never overwrites bytes the plan has not seen, even from programs that take no lock.
+        Just before the replace it checks the file is still the one it read (else it re-reads
+        and re-plans); just after, it checks nobody wrote into the file it read (an in-place
+        save racing the replace). Such an edit is read back, kept as entries removed and added,
+        and applied again on top of whatever is on disk until a write lands without one.
+        """
+        path = self.path(target)
+        edits: list[tuple[list[str], list[str]]] = []  # read back from replaced files
+        archived: set[tuple[str, str, str | None]] = set()
+        with self._locked(target):
+            # A save that opened the file before one of our recent replaces may land in the
+            # replaced file after that write's own check: it is still ours to keep.
+            replaced = self._replaced.setdefault(target, [])
+            for watched in replaced:
+                if edit := watched.late_edit():
+                    edits.append(edit)
+            for _attempt in range(MAX_WRITE_ATTEMPTS):
+                handle = _open(path)
+                try:
+                    state = (
+                        self._state(target, handle) if handle else FileState((), "", None, False)
+                    )
+                    merged = self._with_edits(target, state, edits)
+                    outcome = plan(merged)
+                    if isinstance(outcome, dict) and not edits:
+                        return outcome  # a refusal (or nothing to do) as of this read
+                    if isinstance(outcome, dict):
+                        data = _encode(merged.raw, state.crlf)  # keep the others' edits anyway
+                    else:
+                        for record in set(outcome.archived) - archived:
+                            archived.add(record)
+                            self._archive(target, origin, *record)
+                        data = _encode(outcome.after, state.crlf)
+                    unchanged = functools.partial(_holds, path, state.fingerprint)
+                    if not atomic_write_bytes(path, data, only_if=unchanged):
+                        continue  # changed by name since we read it: read again, plan again
+                    if handle is not None:
+                        watched = _Replaced(handle, state.entries, state.fingerprint)
+                        replaced.append(watched)
+                        handle = None
+                        while len(replaced) > WATCHED_REPLACED_FILES:
+                            replaced.pop(0).handle.close()
+                        if edit := watched.late_edit():
+                            edits.append(edit)
+                            continue
+                finally:
+                    if handle:
+                        handle.close()
+                if isinstance(outcome, dict):
+                    return self._changed_meanwhile(target, outcome)
+                self._announce(target, merged, outcome, origin)
+                return None
+        return _fail(
+            f"{FILENAMES[target]} kept changing while this write was being made (another "
+            "program is writing it); nothing more was changed. Retry in a moment."
+        )
+
+    def _with_edits(
+        self, target: Target, state: FileState, edits: list[tuple[list[str], list[str]]]
+    ) -> FileState:
+        """`state` with other writers' edits (read back from replaced files) applied again."""
+        if not edits or not state.decodable:
+            return state
+        entries = list(state.entries)
+        for removed, added in edits:
+            entries = [e for e in entries if e not in removed]
+            entries += [e for e in added if e not in entries]
+        raw = join_entries(entries)
+        drift = self._drift_reason(target, raw, entries)
+        return dataclasses.replace(state, entries=tuple(entries), raw=raw, drift=drift)
+
+    def _changed_meanwhile(self, target: Target, outcome: dict[str, Any]) -> dict[str, Any]:
+        if not outcome.get("success") and outcome.get("error"):
+            outcome = {
+                **outcome,
+                "error": f"{FILENAMES[target]} was edited by someone else during this write, "
+                f"and the operation no longer applies: {outcome['error']}",
+            }
+        return outcome
+
+    def _archive(
+        self, target: Target, origin: Origin, kind: str, entry: str, replaced_by: str | None
     ) -> None:
-        # Archive first: if we die between the two writes, the old entry is kept twice, not lost.
-        for kind, entry, replaced_by in archived:
-            record = ArchivedEntry(
-                uuid.uuid4().hex[:12], time.time(), origin, target, kind, entry, replaced_by
-            )
-            append_line(self.archive_path, json.dumps(asdict(record), ensure_ascii=False))
-        atomic_write_text(self.path(target), after)
+        # Archived before the file is replaced: if we die between the two writes, the old entry
+        # is kept twice, not lost.
+        record = ArchivedEntry(
+            uuid.uuid4().hex[:12], time.time(), origin, target, kind, entry, replaced_by
+        )
+        append_line(self.archive_path, json.dumps(asdict(record), ensure_ascii=False))
+
+    def _announce(
+        self, target: Target, state: FileState, outcome: _Planned, origin: Origin
+    ) -> None:
         before = join_entries(state.entries)
-        after_text = join_entries(parse_entries(after))
+        after_text = join_entries(parse_entries(outcome.after))
         if self.audit is not None:
             self.audit.record(
                 origin=origin,
                 kind="memory",
-                action=action,
+                action=outcome.action,
                 target=target,
                 before=before,
                 after=after_text,
             )
-        self.sink(MemoryChanged(target, origin, action, before, after_text))
+        self.sink(MemoryChanged(target, origin, outcome.action, before, after_text))
+
+    @staticmethod
+    def _separator_refusal(content: str, prefix: str = "") -> dict[str, Any] | None:
+        if not any(line.strip() == "§" for line in content.splitlines()):
+            return None
+        return _fail(
+            f"{prefix + ': ' if prefix else ''}content has a line holding only '§', which "
+            "separates entries in the file; one call saves one entry. Remove that line, or "
+            "save each part with its own call (or its own operation)."
+        )
 
     def _success(self, target: Target, message: str) -> dict[str, Any]:
         state = self.read(target)
@@ -599,3 +757,32 @@ class MemoryStore:
 
 def _fail(message: str) -> dict[str, Any]:
     return {"success": False, "error": message}
+
+
+def _open(path: Path) -> Any:
+    """The file opened for reading (kept open: a write checks it after replacing), or None."""
+    try:
+        return path.open("rb", buffering=0)
+    except FileNotFoundError:
+        return None
+
+
+def _read_handle(handle: Any) -> tuple[bytes, tuple[int, int, int, str]]:
+    """The bytes an open file holds now and their fingerprint; works on a replaced file too."""
+    handle.seek(0)
+    data = handle.read()
+    stat = os.fstat(handle.fileno())
+    return data, (stat.st_ino, stat.st_mtime_ns, stat.st_size, hashlib.sha256(data).hexdigest())
+
+
+def _holds(path: Path, fingerprint: tuple[int, int, int, str] | None) -> bool:
+    """Whether the file at `path` is still the one with `fingerprint` (None: still absent)."""
+    handle = _open(path)
+    if handle is None:
+        return fingerprint is None
+    with handle:
+        return _read_handle(handle)[1] == fingerprint
+
+
+def _encode(text: str, crlf: bool) -> bytes:
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")

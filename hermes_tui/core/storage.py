@@ -11,7 +11,7 @@ import fcntl
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -36,14 +36,50 @@ def _thread_lock_for(path: Path) -> threading.RLock:
         return lock
 
 
+# Lock files this thread holds: taking one again is a no-op, because a second flock on a new
+# descriptor would wait for the first forever.
+_held = threading.local()
+
+TEMP_SUFFIX = ".tmp"
+
+_PLAIN_ERRORS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+
+
+def is_temp_file(name: str) -> bool:
+    """Whether `name` is one of atomic_write_bytes's temp files (`.<target>.<random>.tmp`).
+
+    Another writer's temp file is half a write in progress (or the leftover of a killed one):
+    scanners and listings skip it.
+    """
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def plain_os_error(exc: OSError) -> str:
+    """The cause of an OSError in the words a user searches for ("disk full", "read-only ...")."""
+    return _PLAIN_ERRORS.get(exc.errno or 0, exc.strerror or str(exc))
+
+
 def lock_path_for(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `<path>.lock` (mode 0600, never followed through a symlink)."""
+    """Hold an exclusive lock on `<path>.lock` (mode 0600, never followed through a symlink).
+
+    Re-entrant within one thread, so a locked operation may call another that locks the same file.
+    """
     lock_path = lock_path_for(path)
+    held: set[str] = _held.__dict__.setdefault("paths", set())
+    if str(lock_path) in held:
+        yield
+        return
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
     with _thread_lock_for(lock_path):
@@ -57,7 +93,11 @@ def file_lock(path: Path) -> Iterator[None]:
             raise StorageError(f"cannot open lock file {lock_path}: {exc.strerror}") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            held.add(str(lock_path))
+            try:
+                yield
+            finally:
+                held.discard(str(lock_path))
         finally:
             # Closing the descriptor releases the flock.
             os.close(fd)
@@ -74,10 +114,20 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data` so a reader (or a crash) sees the old file or the new, never half."""
+def atomic_write_bytes(
+    path: Path,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    only_if: Callable[[], bool] | None = None,
+) -> bool:
+    """Replace `path` with `data` so a reader (or a crash) sees the old file or the new, never half.
+
+    `only_if` is asked once the new bytes are safely on disk, right before the replace; when it
+    says no (the target changed meanwhile), nothing is replaced and the result is False.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -87,12 +137,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             os.chmod(tmp_name, mode)
         elif path.exists():
             os.chmod(tmp_name, path.stat().st_mode & 0o7777)
+        if only_if is not None and not only_if():
+            os.unlink(tmp_name)
+            return False
         os.replace(tmp_name, path)
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
     _fsync_dir(path.parent)
+    return True
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:

@@ -328,3 +328,154 @@ def test_archive_lines_are_json_with_time_and_origin(store: MemoryStore) -> None
     record = json.loads(store.archive_path.read_text(encoding="utf-8").splitlines()[0])
     assert record["origin"] == "curator" and record["entry"] == "gone soon"
     assert isinstance(record["time"], float)
+
+
+# ---- one entry per call, CRLF files, and writers that do not take our lock --------------
+
+
+@pytest.mark.parametrize("content", ["a\n§", "first\n§\nsecond", "§", "one\n  §  \ntwo"])
+def test_a_separator_line_inside_content_is_refused_and_the_store_stays_writable(
+    store: MemoryStore, content: str
+) -> None:
+    store.add("memory", "kept")
+    result = store.add("memory", content)
+    assert result["success"] is False and "'§'" in result["error"] and "one call" in result["error"]
+    assert store.entries("memory") == ["kept"] and store.health()["memory"] is None
+    batch = store.apply_batch(
+        "memory", [{"action": "replace", "old_text": "kept", "content": content}]
+    )
+    assert batch["success"] is False and "operation 1" in batch["error"]
+    assert store.replace("memory", "kept", "still writable")["success"]
+    assert store.entries("memory") == ["still writable"]
+
+
+def test_a_section_sign_inside_a_line_is_ordinary_text(store: MemoryStore) -> None:
+    assert store.add("memory", "Section § 4.2 of the spec covers retries.")["success"]
+    assert store.entries("memory") == ["Section § 4.2 of the spec covers retries."]
+
+
+def test_crlf_file_is_read_as_entries_and_written_back_in_crlf(store: MemoryStore) -> None:
+    path = store.path("memory")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(HERMES_MEMORY.replace("\n", "\r\n").encode("utf-8"))
+    assert store.health()["memory"] is None
+    assert len(store.entries("memory")) == 3
+    assert store.add("memory", "Deploys need a green CI run.")["success"]
+    assert store.replace("memory", "resets on every CI run", "The test database is reset nightly.")[
+        "success"
+    ]
+    data = path.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n"), "every line still ends in CRLF"
+    assert store.entries("memory")[-2:] == [
+        "The test database is reset nightly.",
+        "Deploys need a green CI run.",
+    ]
+
+
+def _edit_during_first(monkeypatch: pytest.MonkeyPatch, name: str, edit) -> list[str]:
+    """Make the OS call `os.<name>` run `edit` the first time the store writes MEMORY.md."""
+    real = getattr(os, name)
+    done: list[str] = []
+
+    def call(*args, **kwargs):
+        target = str(args[-1]) if name == "replace" else ""
+        if not done and (name != "replace" or target.endswith("MEMORY.md")):
+            done.append(name)
+            edit()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, name, call)
+    return done
+
+
+def test_an_in_place_save_during_the_replace_is_kept_and_the_write_reapplied(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add("memory", "first")
+    path = store.path("memory")
+
+    def editor_appends() -> None:
+        with path.open("a", encoding="utf-8") as handle:  # writes into the file store read
+            handle.write("\n§\nadded by hand")
+
+    done = _edit_during_first(monkeypatch, "replace", editor_appends)
+    assert store.add("memory", "second")["success"]
+    assert done and store.entries("memory") == ["first", "second", "added by hand"]
+
+
+def test_a_save_by_rename_before_the_replace_makes_the_store_reread_and_reapply(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add("memory", "first")
+    store.add("memory", "old fact")
+    path = store.path("memory")
+
+    def editor_saves_a_new_file() -> None:
+        scratch = path.with_name("editor-swap")
+        scratch.write_text("first\n§\nold fact\n§\nadded by hand", encoding="utf-8")
+        os.rename(scratch, path)
+
+    # The store's temp file is fsynced just before the replace: the editor saves right then.
+    done = _edit_during_first(monkeypatch, "fsync", editor_saves_a_new_file)
+    assert store.replace("memory", "old fact", "new fact")["success"]
+    assert done and store.entries("memory") == ["first", "new fact", "added by hand"]
+
+
+def test_an_operation_the_hand_edit_made_impossible_is_refused_and_the_edit_kept(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add("memory", "first")
+    store.add("memory", "doomed")
+    path = store.path("memory")
+
+    def editor_removes_the_entry() -> None:
+        with path.open("r+", encoding="utf-8") as handle:  # an in-place save
+            handle.truncate(0)
+            handle.write("first\n§\nrewritten by hand")
+
+    _edit_during_first(monkeypatch, "replace", editor_removes_the_entry)
+    result = store.remove("memory", "doomed")
+    assert result["success"] is False and "edited by someone else" in result["error"]
+    assert store.entries("memory") == ["first", "rewritten by hand"]
+
+
+HAND_EDITOR = textwrap.dedent(
+    """
+    import os, sys
+    path, done, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    def stamp():
+        try:
+            st = os.stat(path)
+            return (st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            return None
+    last = stamp()
+    for i in range(count):
+        # Wait for the store's next write, then save straight into the file, as `>>` does.
+        while stamp() == last and not os.path.exists(done):
+            os.sched_yield()
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"\\n§\\nhand {i}")
+        last = stamp()
+    """
+)
+
+
+def test_hand_edits_racing_300_store_writes_lose_nothing(home: Path) -> None:
+    store = MemoryStore(home / "memories", memory_char_limit=10**7)
+    store.add("memory", "seed")
+    done = home / "store-done"
+    editor = subprocess.Popen(
+        [sys.executable, "-c", HAND_EDITOR, str(store.path("memory")), str(done), "300"]
+    )
+    try:
+        for i in range(300):
+            assert store.add("memory", f"store {i}")["success"]
+    finally:
+        done.touch()
+        assert editor.wait(timeout=60) == 0
+    entries = store.entries("memory")
+    assert sorted(entries) == sorted(
+        ["seed"] + [f"store {i}" for i in range(300)] + [f"hand {i}" for i in range(300)]
+    )
+    assert store.health()["memory"] is None
