@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from hermes_tui.core import threats
+from hermes_tui.core.storage import is_temp_file
 
 Verdict = Literal["safe", "caution", "dangerous"]
 MAX_FILES = 100
@@ -277,7 +278,12 @@ def scan_directory(directory: Path) -> GuardReport:
     """Every file's content is scanned; `.skillignore` only takes files out of the structure
     limits (count, size), so it can never hide a payload from the scan."""
     findings: list[GuardFinding] = []
-    files = [p for p in sorted(directory.rglob("*")) if p.is_file() or p.is_symlink()]
+    # Temp files are other writes in flight (or leftovers of killed ones), not the skill.
+    files = [
+        p
+        for p in sorted(directory.rglob("*"))
+        if (p.is_file() or p.is_symlink()) and not is_temp_file(p.name)
+    ]
     ignored = skill_ignore(directory)
     counted = {p for p in files if not ignored(p.relative_to(directory).as_posix())}
     total = 0
@@ -298,7 +304,10 @@ def scan_directory(directory: Path) -> GuardReport:
                 )
             )
             continue
-        data = path.read_bytes()
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue  # removed while we scanned: nothing of it is left to judge
         if path in counted:
             total += len(data)
         if len(data) > MAX_FILE_BYTES and path in counted:

@@ -58,6 +58,8 @@ class SkillHistory:
         """Keep `previous` (the bytes before a write; None if the file is new) as a version."""
         folder = self.history_dir / name
         stamp = self._stamp()
+        while (folder / f"{stamp}.json").exists():  # another process saved in the same tick
+            stamp = self._stamp()
         copy = folder / f"{stamp}.md" if file == "SKILL.md" else folder / f"{stamp}.files" / file
         if previous is not None:
             atomic_write_bytes(copy, previous)

@@ -4,14 +4,25 @@ A write by a model (origin agent, review or curator) is scanned by guard.py afte
 rolled back to the exact previous bytes on a dangerous verdict. Every write keeps the previous
 version in history, updates usage, is audited and is announced as a `SkillChanged` event.
 Deleting archives. Read-only roots refuse writes, and pinned skills refuse the model's.
+
+Each write holds the skill's lock (`skills/.locks/<name>.lock`, flock, 0600, never followed
+through a symlink) from its first read to its last write, so processes and threads writing one
+skill take turns. Create stages the new folder under a hidden name and renames it into place;
+archive is one rename, undone if what follows it fails. A model's write never goes through a
+symbolic link out of the skills folder. A failing disk is named plainly ("disk full").
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import re
 import shutil
 import threading
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +40,10 @@ from hermes_tui.core.skills.model import (
     SkillError,
 )
 from hermes_tui.core.skills.usage import UsageError, UsageStore
-from hermes_tui.core.storage import atomic_write_bytes
+from hermes_tui.core.storage import atomic_write_bytes, file_lock, is_temp_file, plain_os_error
+
+# What may name a lock file as it is; anything else is hashed.
+_LOCK_KEY = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +91,10 @@ class SkillWrites:
             raise SkillError(problem)
         if category and (problem := frontmatter.check_name(category)):
             raise SkillError(problem.replace("skill name", "category"))
+        with self._locked(name):
+            return self._create(name, content, category, origin)
+
+    def _create(self, name: str, content: str, category: str | None, origin: Origin) -> WriteResult:
         existing = self.get(name)
         if existing is not None:
             raise SkillError(
@@ -89,24 +107,42 @@ class SkillWrites:
             raise SkillError(
                 f"{directory} already exists but holds no valid skill; choose another name"
             )
-        with self._write_lock:
-            snapshot = _Snapshot(False, {directory / "SKILL.md": None})
-            atomic_write_bytes(directory / "SKILL.md", content.encode("utf-8"))
-            report = self._guard_or_rollback(name, directory, snapshot, origin)
-            self._count(
-                lambda: self.usage.record_created(
-                    name, "agent" if origin in ("review", "curator") else "user"
+        if origin in MODEL_ORIGINS:
+            self._confine(name, directory.parent)
+        # Built under a hidden name (discovery skips it) and renamed into place: a failure
+        # anywhere leaves no folder behind to block the name.
+        staging = directory.parent / f".{name}.creating-{uuid.uuid4().hex[:8]}"
+        made_parent = not directory.parent.exists()
+        try:
+            staging.mkdir(parents=True)
+            atomic_write_bytes(staging / "SKILL.md", content.encode("utf-8"))
+            report = guard.scan_directory(staging)
+            self._refuse_dangerous(name, report, origin)
+            os.rename(staging, directory)
+            try:
+                self._count(
+                    lambda: self.usage.record_created(
+                        name, "agent" if origin in ("review", "curator") else "user"
+                    )
                 )
-            )
-            self._after_write(
-                name, "create", origin, directory / "SKILL.md", "SKILL.md", None, content
-            )
+            except OSError:
+                os.rename(directory, staging)
+                raise
+        except OSError as exc:
+            raise SkillError(_failed(f"create {name!r}", exc, directory)) from exc
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            if made_parent and not directory.exists():
+                with suppress(OSError):  # tidying a folder we made; it holds nothing
+                    directory.parent.rmdir()
+        self._after_write(name, "create", origin, directory / "SKILL.md", "SKILL.md", None, content)
         return WriteResult(name, "create", directory / "SKILL.md", report.verdict, report.findings)
 
     def edit(self, name: str, content: str, *, origin: Origin = "agent") -> WriteResult:
-        skill = self._writable(name, origin)
-        content = self._parse_for_write(skill.name, content, existing=True)
-        return self._replace_file(skill, "SKILL.md", content, action="edit", origin=origin)
+        with self._locked(name):
+            skill = self._writable(name, origin)
+            content = self._parse_for_write(skill.name, content, existing=True)
+            return self._replace_file(skill, "SKILL.md", content, action="edit", origin=origin)
 
     def patch(
         self,
@@ -117,6 +153,18 @@ class SkillWrites:
         replace_all: bool = False,
         file_path: str | None = None,
         origin: Origin = "agent",
+    ) -> WriteResult:
+        with self._locked(name):
+            return self._patch(name, old_string, new_string, replace_all, file_path, origin)
+
+    def _patch(
+        self,
+        name: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool,
+        file_path: str | None,
+        origin: Origin,
     ) -> WriteResult:
         from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 
@@ -152,40 +200,44 @@ class SkillWrites:
     def write_file(
         self, name: str, file_path: str, content: str, *, origin: Origin = "agent"
     ) -> WriteResult:
-        skill = self._writable(name, origin)
         if len(content.encode("utf-8")) > MAX_SUPPORT_BYTES:
             raise SkillError(
                 f"{file_path} would be over the {MAX_SUPPORT_BYTES:,}-byte cap for support files"
             )
-        self._support_path(skill, file_path)
-        return self._replace_file(skill, file_path, content, action="write_file", origin=origin)
+        with self._locked(name):
+            skill = self._writable(name, origin)
+            self._support_path(skill, file_path)
+            return self._replace_file(skill, file_path, content, action="write_file", origin=origin)
 
     def remove_file(self, name: str, file_path: str, *, origin: Origin = "agent") -> WriteResult:
+        with self._locked(name):
+            return self._remove_file(name, file_path, origin)
+
+    def _remove_file(self, name: str, file_path: str, origin: Origin) -> WriteResult:
         skill = self._writable(name, origin)
         path = self._support_path(skill, file_path)
         if not path.is_file():
             raise SkillError(
                 f"{name} has no file {file_path!r}; linked files: {self.linked_files(skill)}"
             )
-        with self._write_lock:
-            previous = path.read_bytes()
+        previous = path.read_bytes()
+        try:
             self.history.save(name, file_path, previous, action="remove_file", origin=origin)
             path.unlink()
-            self._after_write(
-                name,
-                "remove_file",
-                origin,
-                path,
-                file_path,
-                previous.decode("utf-8", "replace"),
-                None,
-            )
+        except OSError as exc:
+            raise SkillError(_failed(f"remove {file_path} of {name!r}", exc, path)) from exc
+        before = previous.decode("utf-8", "replace")
+        self._after_write(name, "remove_file", origin, path, file_path, before, None)
         return WriteResult(name, "remove_file", path)
 
     def delete(
         self, name: str, *, absorbed_into: str | None = None, origin: Origin = "agent"
     ) -> WriteResult:
         """Deleting archives: the skill can always be restored (DESIGN.md principle 3)."""
+        with self._locked(name):
+            return self._delete(name, absorbed_into, origin)
+
+    def _delete(self, name: str, absorbed_into: str | None, origin: Origin) -> WriteResult:
         skill = self._writable(name, origin, deleting=True)
         absorbed_into = (absorbed_into or "").strip() or None  # "   " names nothing
         if absorbed_into:
@@ -208,16 +260,24 @@ class SkillWrites:
         absorbed_into: str | None = None,
         skill: Skill | None = None,
     ) -> WriteResult:
-        skill = skill or self._writable(name, origin)
-        with self._write_lock:
+        with self._locked(name):
+            skill = skill or self._writable(name, origin)
             before = skill.skill_md.read_text(encoding="utf-8", errors="replace")
             relative = str(skill.directory.relative_to(self.skills_dir))
-            target = self.history.archive(skill.directory, name)
-            self._forget(skill.skill_md)
             extra: dict[str, Any] = {"archived_from": relative}
             if absorbed_into:
                 extra["absorbed_into"] = absorbed_into
-            self._count(lambda: self.usage.set_state(name, "archived", **extra))
+            try:
+                target = self.history.archive(skill.directory, name)
+                try:
+                    self._count(lambda: self.usage.set_state(name, "archived", **extra))
+                except OSError:
+                    os.rename(target, skill.directory)  # the skill stays where it was
+                    raise
+            except OSError as exc:
+                verb = "delete" if reason == "delete" else "archive"
+                raise SkillError(_failed(f"{verb} {name!r}", exc, skill.directory)) from exc
+            self._forget(skill.skill_md)
             self._drop_empty_folders(skill.directory.parent)
             self._after_write(name, reason, origin, target, "SKILL.md", before, None)
         return WriteResult(name, reason, target, extra=extra)
@@ -235,9 +295,16 @@ class SkillWrites:
             )
         relative = self._usage_of(name).get("archived_from") or name
         destination = self.skills_dir / relative
-        with self._write_lock:
-            self.history.unarchive(archived, destination)
-            self._count(lambda: self.usage.set_state(name, "active"))
+        with self._locked(name):
+            try:
+                self.history.unarchive(archived, destination)
+                try:
+                    self._count(lambda: self.usage.set_state(name, "active"))
+                except OSError:
+                    os.rename(destination, archived)
+                    raise
+            except OSError as exc:
+                raise SkillError(_failed(f"restore {name!r}", exc, destination)) from exc
             after = (destination / "SKILL.md").read_text(encoding="utf-8", errors="replace")
             self._after_write(name, "restore", origin, destination, "SKILL.md", None, after)
         return WriteResult(name, "restore", destination)
@@ -252,6 +319,10 @@ class SkillWrites:
 
     def restore_version(self, name: str, stamp: str, *, origin: Origin = "user") -> WriteResult:
         """Bring back a saved version of SKILL.md or a support file (itself undoable)."""
+        with self._locked(name):
+            return self._restore_version(name, stamp, origin)
+
+    def _restore_version(self, name: str, stamp: str, origin: Origin) -> WriteResult:
         skill = self._writable(name, origin)
         for version in self.history.versions(name):
             if version.stamp == stamp:
@@ -261,7 +332,7 @@ class SkillWrites:
                         raise SkillError(
                             f"version {stamp} records the creation of {name}; archive the skill instead"
                         )
-                    return self.remove_file(name, version.file, origin=origin)
+                    return self._remove_file(name, version.file, origin)
                 if version.file == "SKILL.md":
                     self._parse_for_write(skill.name, text, existing=True)
                 return self._replace_file(
@@ -318,7 +389,39 @@ class SkillWrites:
                     "unpin it, or make the change in a turn where the user asks for it."
                 )
             )
+        if origin in MODEL_ORIGINS:
+            self._confine(name, skill.directory, skill.skill_md)
         return skill
+
+    def _confine(self, name: str, *paths: Path) -> None:
+        """Refuse a model's write that would go through a symbolic link out of the skills folder."""
+        home = self.skills_dir.resolve()
+        history = self.history.history_dir
+        for path in (*paths, history, history / name, self.history.archive_dir):
+            resolved = path.resolve()
+            if resolved != home and home not in resolved.parents:
+                raise SkillError(
+                    f"{path} leads to {resolved}, outside {self.skills_dir} (a symbolic link); "
+                    f"the agent may not write through it, so {name!r} was not changed. The user "
+                    "can move it into the skills folder."
+                )
+
+    @contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        """One writer per skill, across threads and processes, from first read to last write.
+
+        Keyed by the skill's name however it was addressed (a duplicate's path included), and
+        never by text that could name a file outside `.locks`.
+        """
+        locks = self.skills_dir / ".locks"
+        if locks.is_symlink():
+            raise SkillError(f"{locks} is a symbolic link; remove it so skill writes can lock")
+        skill = self.get(name) if name else None
+        key = skill.name if skill is not None else name
+        if not _LOCK_KEY.fullmatch(key):
+            key = "~" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+        with self._write_lock, file_lock(locks / key):
+            yield
 
     def _parse_for_write(self, name: str, content: str, *, existing: bool = False) -> str:
         """Check a SKILL.md strictly and return the text to write: the model's own bytes when
@@ -373,12 +476,21 @@ class SkillWrites:
         self, skill: Skill, relative: str, content: str, *, action: str, origin: Origin
     ) -> WriteResult:
         path = skill.directory / relative
-        with self._write_lock:
+        with self._locked(skill.name):
+            _remove_temp_leftovers(skill.directory)
             previous = path.read_bytes() if path.exists() else None
             snapshot = _Snapshot(True, {path: previous})
-            atomic_write_bytes(path, content.encode("utf-8"))
+            try:
+                atomic_write_bytes(path, content.encode("utf-8"))
+            except OSError as exc:
+                raise SkillError(_failed(f"write {relative} of {skill.name!r}", exc, path)) from exc
             report = self._guard_or_rollback(skill.name, skill.directory, snapshot, origin)
-            self.history.save(skill.name, relative, previous, action=action, origin=origin)
+            try:
+                self.history.save(skill.name, relative, previous, action=action, origin=origin)
+            except OSError as exc:
+                # Without its previous version kept, the change may not stand.
+                self._put_back(snapshot)
+                raise SkillError(_failed(f"write {relative} of {skill.name!r}", exc, path)) from exc
             before = previous.decode("utf-8", "replace") if previous is not None else None
             self._after_write(skill.name, action, origin, path, relative, before, content)
         return WriteResult(skill.name, action, path, report.verdict, report.findings)
@@ -389,22 +501,31 @@ class SkillWrites:
         report = guard.scan_directory(directory)
         if origin not in MODEL_ORIGINS or report.verdict != "dangerous":
             return report
-        for path, previous in snapshot.files.items():
-            if previous is None:
-                path.unlink(missing_ok=True)
-            else:
-                atomic_write_bytes(path, previous)
-            self._forget(path)
+        self._put_back(snapshot)
         if not snapshot.directory_existed:
             shutil.rmtree(directory, ignore_errors=True)
             for parent in directory.parents:
                 if parent == self.skills_dir or not parent.is_dir() or any(parent.iterdir()):
                     break
                 parent.rmdir()
-        raise SkillError(
-            f"the security scan rated this change to {name!r} dangerous, so it was rolled back: "
-            f"{report.summary()}. Rewrite it without those commands or patterns."
-        )
+        self._refuse_dangerous(name, report, origin)
+        return report
+
+    def _put_back(self, snapshot: _Snapshot) -> None:
+        for path, previous in snapshot.files.items():
+            if previous is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write_bytes(path, previous)
+            self._forget(path)
+
+    @staticmethod
+    def _refuse_dangerous(name: str, report: guard.GuardReport, origin: Origin) -> None:
+        if origin in MODEL_ORIGINS and report.verdict == "dangerous":
+            raise SkillError(
+                f"the security scan rated this change to {name!r} dangerous, so it was rolled "
+                f"back: {report.summary()}. Rewrite it without those commands or patterns."
+            )
 
     def announce_external_write(
         self, name: str, action: str, directory: Path, *, before: str | None = None
@@ -440,3 +561,18 @@ class SkillWrites:
                 detail=file or "",
             )
         self.sink(SkillChanged(name, action, origin, before, after))
+
+
+def _failed(what: str, exc: OSError, where: Path) -> str:
+    """A disk failure in plain words, and the promise the caller keeps: nothing changed."""
+    return (
+        f"could not {what}: {plain_os_error(exc)} ({where}). Nothing was changed; "
+        "free some space or fix the permissions, then retry."
+    )
+
+
+def _remove_temp_leftovers(directory: Path) -> None:
+    """Temp files of writers killed mid-write (we hold the skill's lock: no write is live)."""
+    for path in directory.rglob(".*"):
+        if is_temp_file(path.name) and path.is_file():
+            path.unlink(missing_ok=True)
