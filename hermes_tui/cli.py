@@ -191,11 +191,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _open_runtime(args: argparse.Namespace, sink=None):
     from hermes_tui.config import Overrides
-    from hermes_tui.core.events import discard
     from hermes_tui.runtime import Runtime
 
     overrides = Overrides(args.provider, args.model, args.base_url)
-    return Runtime.open(args.home, overrides, sink=sink or discard)
+    return Runtime.open(args.home, overrides, sink=sink or _notices_to_stderr)
+
+
+def _notices_to_stderr(event: object) -> None:
+    """The sink of commands without a console: only what the user must hear (a moved database)."""
+    from hermes_tui.core.events import Notice
+
+    if isinstance(event, Notice):
+        print(f"{event.level}: {event.text}", file=sys.stderr)
 
 
 def cmd_memory_show(args: argparse.Namespace) -> int:
@@ -342,6 +349,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         args.provider = "demo"
     forwarder = EventForwarder()
     runtime = _open_runtime(args, forwarder)
+    runtime.sessions  # noqa: B018 - opened before the screen takes over: an unusable one is said plainly
     from hermes_tui.cli_chat import chosen_session
 
     resume = chosen_session(runtime, args.resume, args.continue_)
@@ -397,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from hermes_tui.config import ConfigError
+    from hermes_tui.core.sessions import SessionStoreError
 
     try:
         if args.command == "memory":
@@ -431,5 +440,8 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"hermes-tui: configuration error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SessionStoreError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
     except BrokenPipeError:
         return EXIT_OK

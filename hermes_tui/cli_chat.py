@@ -262,7 +262,7 @@ def _log_crash(home: Any) -> str:
 def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
     from hermes_tui.core.sessions import SessionError
 
-    runtime = open_runtime(args, ev.discard)
+    runtime = open_runtime(args)  # notices (a database moved aside) go to stderr
     store = runtime.sessions
     try:
         if args.sessions_command == "list":

@@ -70,6 +70,30 @@ def _skill_checks(library: SkillLibrary) -> list[Check]:
     return checks
 
 
+def _sessions_db(path: Path) -> Check:
+    """`PRAGMA quick_check` over sessions.db, opened read-only: doctor reports, never repairs."""
+    if not path.exists():
+        return Check("sessions.db", True, f"{path} not created yet")
+    try:
+        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2)
+        try:
+            problems = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return Check("sessions.db", True, f"quick_check ok ({path.stat().st_size:,} bytes)")
+    if any("locked" in problem for problem in problems):
+        return Check("sessions.db", False, f"{path} is locked by another process; retry later")
+    return Check(
+        "sessions.db",
+        False,
+        f"{path} is damaged: {'; '.join(problems[:3])}. Move it aside to start a new one "
+        "(hermes-tui does so by itself, to sessions.db.corrupt-<time>, when it cannot open it).",
+    )
+
+
 def run_checks(args: argparse.Namespace) -> list[Check]:
     from hermes_tui.config import ConfigError, Overrides, resolve_home
     from hermes_tui.runtime import Runtime
@@ -110,6 +134,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     if not has_fts5:
         detail += ": FTS5 missing, session search falls back to slower LIKE matching"
     checks.append(Check("sqlite fts5", has_fts5, detail))
+    checks.append(_sessions_db(home / "sessions.db"))
     from hermes_tui.core.llm import select
     from hermes_tui.core.llm.base import ProviderNotConfigured, ProviderSettingsError
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_tui.config import Config, Overrides, load_config, resolve_home
+from hermes_tui.config import Config, ConfigError, Overrides, load_config, resolve_home
 from hermes_tui.core.audit import AuditLog
-from hermes_tui.core.events import Sink, discard
+from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.skills.history import SkillHistory
@@ -67,6 +67,7 @@ class Runtime:
         sink: Sink = discard,
     ) -> Runtime:
         home_path = resolve_home(home, environ)
+        _check_home(home_path)
         config = load_config(home_path, overrides, environ)
         audit = AuditLog(home_path / "logs" / "audit.jsonl")
         memory = MemoryStore(
@@ -111,6 +112,8 @@ class Runtime:
 
         if self._sessions is None:
             self._sessions = SessionStore(self.home / "sessions.db")
+            if self._sessions.recovered is not None:
+                self.sink(Notice("warning", self._sessions.recovered.message()))
         return self._sessions
 
     def provider_spec(self) -> ProviderSpec:
@@ -327,6 +330,7 @@ class Runtime:
         from hermes_tui.core.tools.registry import ToolContext, deny_all
 
         cwd = (cwd or Path.cwd()).resolve()
+        self.sessions  # noqa: B018 - first: an unusable sessions.db (read-only home) is the error shown
         # Which provider and model, without building it yet: the SDK's import (the slowest
         # part of a cold start, preloaded on a thread by `chat -q`) overlaps the work below.
         spec = self.provider_spec()
@@ -390,3 +394,15 @@ class Runtime:
         )
         session.attach(agent)
         return session
+
+
+def _check_home(home: Path) -> None:
+    """A home that is (or sits under) a file is a configuration error, not a traceback later."""
+    for candidate in (home, *home.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise ConfigError(
+                    f"the home {home} cannot be used: {candidate} is a file, not a directory. "
+                    "Point --home (or HERMES_HOME) at a folder."
+                )
+            return

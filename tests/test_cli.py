@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +143,69 @@ def test_skills_view_describes_a_binary_file_instead_of_printing_it(
     (folder / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x1b[2J" + bytes(100))
     assert main(["skills", "view", "--home", str(home), "with-logo", "assets/logo.png"]) == 0
     assert capsys.readouterr().out == "binary file, 112 bytes\n"
+
+
+# ---- an unusable home or sessions.db: one clear error, never a traceback -----------------
+
+UNUSABLE_HOME_COMMANDS = [
+    ["sessions", "list"],
+    ["chat", "-q", "hello", "--provider", "demo"],
+    ["doctor"],
+    ["--provider", "demo"],  # the app: the error comes before the screen takes over
+]
+
+
+def _one_clear_error(result: subprocess.CompletedProcess[str], words: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in output, output
+    assert words in output, output
+
+
+@pytest.mark.parametrize("argv", UNUSABLE_HOME_COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_a_home_that_is_a_file_is_one_clear_error(argv: list[str], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.write_text("not a folder", encoding="utf-8")
+    _one_clear_error(run(*argv, home=home), "is a file, not a directory")
+
+
+@pytest.fixture
+def read_only(home: Path):
+    """A command prefix that runs with `home` read-only (chmod, or a bwrap bind as root)."""
+    if os.geteuid() != 0:
+        home.chmod(0o555)
+        yield []
+        home.chmod(0o755)
+        return
+    prefix = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(home), str(home)]
+    if not shutil.which("bwrap") or subprocess.run([*prefix, "true"]).returncode != 0:
+        pytest.skip("running as root without a working bwrap: cannot make the home read-only")
+    yield prefix
+
+
+@pytest.mark.parametrize("argv", UNUSABLE_HOME_COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_a_read_only_home_is_one_clear_error(argv: list[str], home: Path, read_only) -> None:
+    result = subprocess.run(
+        [*read_only, sys.executable, "-m", "hermes_tui", "--home", str(home), *argv],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    words = "Read-only file system" if argv == ["doctor"] else "read-only file system"
+    if os.geteuid() != 0:
+        words = "Permission denied" if argv == ["doctor"] else "not writable"
+    _one_clear_error(result, words)
+
+
+def test_a_damaged_sessions_db_is_reported_moved_aside_and_told_once(home: Path) -> None:
+    (home / "sessions.db").write_bytes(b"\x00garbage" * 1000)
+    doctor = run("doctor", home=home)
+    assert doctor.returncode == 1 and "[FAIL] sessions.db:" in doctor.stdout
+    assert "damaged: file is not a database" in doctor.stdout
+    first = run("sessions", "list", home=home)
+    assert first.returncode == 0 and "no sessions yet" in first.stdout
+    assert "sessions.db could not be read" in first.stderr and ".corrupt-" in first.stderr
+    assert len(list(home.glob("sessions.db.corrupt-*"))) == 1
+    second = run("sessions", "list", home=home)
+    assert second.returncode == 0 and second.stderr == ""
+    assert "[ok  ] sessions.db: quick_check ok" in run("doctor", home=home).stdout

@@ -5,18 +5,24 @@ continues in a child), nudge counters and token totals. Messages are indexed by 
 content FTS5 table kept in sync by triggers. Search quotes the user's words so `-`, `:` and
 quotes cannot break MATCH, ranks with bm25 and returns snippets; where SQLite lacks FTS5 it
 falls back to LIKE. The schema carries a version and migrates forward.
+
+A database that cannot be used never surfaces as a raw sqlite3 traceback: a lock held too long
+(busy timeout) or a read-only home is a SessionStoreError that says so; a damaged file found
+when opening is moved aside to `sessions.db.corrupt-<ts>` and a fresh one started (`recovered`
+tells the faces, once); a dropped FTS index is rebuilt from the messages, not left empty.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,9 @@ from typing import Any
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 SCHEMA_VERSION = 3
+# How long a write waits for another process's transaction before giving up with a message.
+BUSY_TIMEOUT_S = 10.0
+_FTS_PARTS = frozenset({"messages_fts", "messages_ai", "messages_ad", "messages_au"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -126,6 +135,24 @@ class SessionError(LookupError):
     """A session id that does not exist, or an ambiguous prefix."""
 
 
+class SessionStoreError(Exception):
+    """sessions.db cannot be used (locked, read-only, damaged); the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A damaged sessions.db found at open, moved aside so a fresh one could start."""
+
+    moved_to: Path
+    reason: str
+
+    def message(self) -> str:
+        return (
+            f"sessions.db could not be read ({self.reason}); it was moved to {self.moved_to} "
+            "and a new, empty one was started. Past sessions stay in the moved file."
+        )
+
+
 def fts_query(text: str) -> str:
     """Every word quoted, so user text is never parsed as FTS5 syntax."""
     words = re.findall(r"\w[\w.@'-]*", text, flags=re.UNICODE)
@@ -133,11 +160,36 @@ def fts_query(text: str) -> str:
 
 
 class SessionStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout = busy_timeout
+        self.recovered: Recovery | None = None
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+        self._db: sqlite3.Connection | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionStoreError(
+                f"cannot create {path.parent} for sessions.db: {_plain(exc)}"
+            ) from exc
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if _kind(exc) != "damaged":
+                self._close_quietly()
+                raise self._unusable(exc) from exc
+            self._close_quietly()
+            self.recovered = Recovery(self._move_aside(), str(exc))
+            try:
+                self._open()
+            except sqlite3.DatabaseError as again:
+                self._close_quietly()
+                raise self._unusable(again) from again
+
+    def _open(self) -> None:
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, timeout=self.busy_timeout, isolation_level=None
+        )
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -145,22 +197,79 @@ class SessionStore:
         self.has_fts = self._probe_fts()
         self._migrate()
 
+    def _close_quietly(self) -> None:
+        if self._db is not None:
+            # A connection to a damaged file may fail to close; it is dropped either way.
+            with suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+    def _move_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        counter = 1
+        while target.exists():
+            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}.{counter}")
+            counter += 1
+        try:
+            os.replace(self.path, target)
+            for suffix in ("-wal", "-shm"):
+                companion = self.path.with_name(self.path.name + suffix)
+                if companion.exists():
+                    os.replace(companion, target.with_name(target.name + suffix))
+        except OSError as exc:
+            raise SessionStoreError(
+                f"{self.path} is damaged and could not be moved aside ({_plain(exc)}); move it "
+                "away by hand to start a new one"
+            ) from exc
+        return target
+
+    def _unusable(self, exc: sqlite3.DatabaseError) -> SessionStoreError:
+        """The error a user sees for a database that cannot be used, with what to do."""
+        kind = _kind(exc)
+        if kind == "locked":
+            holders = _holders(self.path)
+            held = f" (held by {', '.join(holders)})" if holders else ""
+            return SessionStoreError(
+                f"{self.path} is locked by another process{held}; waited "
+                f"{self.busy_timeout:g} s. Close the other hermes-tui (or whatever holds it) "
+                "and retry."
+            )
+        if kind == "damaged":
+            return SessionStoreError(
+                f"{self.path} is damaged ({exc}). `hermes-tui doctor` checks it; move the file "
+                "aside to start a new one."
+            )
+        return SessionStoreError(f"cannot use {self.path}: {_readonly_hint(self.path.parent, exc)}")
+
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._close_quietly()
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one read; sqlite3 errors come out as SessionStoreError."""
+        with self._lock:
+            if self._db is None:
+                raise SessionStoreError(f"{self.path} is closed")
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as exc:
+                raise self._unusable(exc) from exc
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._using() as db:
+            db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
+                yield db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
 
     def _probe_fts(self) -> bool:
+        assert self._db is not None
         try:
             self._db.execute("CREATE VIRTUAL TABLE temp.fts_probe USING fts5(x)")
             self._db.execute("DROP TABLE temp.fts_probe")
@@ -184,8 +293,18 @@ class SessionStore:
                 (str(SCHEMA_VERSION),),
             )
             if self.has_fts:
+                present = {
+                    row["name"]
+                    for row in db.execute(
+                        "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')"
+                    )
+                }
                 for statement in _statements(_FTS):
                     db.execute(statement)
+                if _FTS_PARTS - present:
+                    # A dropped index or trigger: index every stored message again, so search
+                    # does not silently find nothing.
+                    db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
 
     # ---- sessions ------------------------------------------------------------------------
 
@@ -209,8 +328,8 @@ class SessionStore:
         return self.get(session_id)
 
     def get(self, session_id: str) -> SessionInfo:
-        with self._lock:
-            rows = self._db.execute(
+        with self._using() as db:
+            rows = db.execute(
                 "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
                 "FROM sessions s WHERE s.id = ? OR s.id LIKE ? ORDER BY s.id = ? DESC LIMIT 2",
                 (session_id, session_id + "%", session_id),
@@ -222,15 +341,15 @@ class SessionStore:
         return _info(rows[0])
 
     def latest(self) -> SessionInfo | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._using() as db:
+            row = db.execute(
                 "SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1"
             ).fetchone()
         return self.get(row["id"]) if row else None
 
     def list(self, limit: int = 50) -> list[SessionInfo]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._using() as db:
+            rows = db.execute(
                 "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
                 "FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?",
                 (limit,),
@@ -300,18 +419,18 @@ class SessionStore:
         if limit is not None:
             query += " LIMIT ?"
             params += (limit,)
-        with self._lock:
-            rows = self._db.execute(query, params).fetchall()
+        with self._using() as db:
+            rows = db.execute(query, params).fetchall()
         return [_stored(row) for row in rows]
 
     def around(self, message_id: int, radius: int = 5) -> list[StoredMessage]:
-        with self._lock:
-            row = self._db.execute(
+        with self._using() as db:
+            row = db.execute(
                 "SELECT session_id FROM messages WHERE id = ?", (message_id,)
             ).fetchone()
             if row is None:
                 raise SessionError(f"no message {message_id}")
-            rows = self._db.execute(
+            rows = db.execute(
                 "SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id <= ? ORDER BY id DESC LIMIT ?) "
                 "UNION SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?) "
                 "ORDER BY id",
@@ -327,9 +446,9 @@ class SessionStore:
             return []
         where = " AND m.session_id = ?" if session_id else ""
         params: tuple[Any, ...] = (session_id,) if session_id else ()
-        with self._lock:
+        with self._using() as db:
             if self.has_fts:
-                rows = self._db.execute(
+                rows = db.execute(
                     "SELECT m.id, m.session_id, m.role, m.created_at, s.title, "
                     "snippet(messages_fts, -1, '[', ']', '…', 12) AS snippet, bm25(messages_fts) AS score "
                     "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
@@ -341,7 +460,7 @@ class SessionStore:
                 words = re.findall(r"\w+", query)
                 like = " AND ".join("(m.content LIKE ? OR m.tool_calls LIKE ?)" for _ in words)
                 like_params = [p for w in words for p in (f"%{w}%", f"%{w}%")]
-                rows = self._db.execute(
+                rows = db.execute(
                     "SELECT m.id, m.session_id, m.role, m.created_at, s.title, substr(m.content, 1, 120) AS snippet, "
                     f"0.0 AS score FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {like}{where} "
                     "ORDER BY m.id DESC LIMIT ?",
@@ -416,3 +535,62 @@ def _reasoning_column(message: Message) -> str:
         return ""
     blocks = [asdict(block) for block in message.thinking]
     return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)
+
+
+def _kind(exc: sqlite3.DatabaseError) -> str:
+    """locked, damaged or other, from SQLite's error code (or its message on old Pythons)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return "locked"
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or any(
+        marker in text for marker in ("malformed", "not a database")
+    ):
+        return "damaged"
+    return "other"
+
+
+def _plain(exc: OSError) -> str:
+    from hermes_tui.core.storage import plain_os_error
+
+    return plain_os_error(exc)
+
+
+def _readonly_hint(directory: Path, exc: sqlite3.DatabaseError) -> str:
+    try:
+        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    if read_only:
+        return f"{directory} is on a read-only file system; use a writable --home"
+    if not os.access(directory, os.W_OK):
+        return f"{directory} is not writable ({exc}); fix its permissions or use another --home"
+    return f"{exc}"
+
+
+def _holders(path: Path) -> list[str]:
+    """Processes with the database open (Linux /proc), as 'pid N (command)'; empty if unknown."""
+    wanted = {str(path), f"{path}-wal", f"{path}-shm"}
+    found: list[str] = []
+    try:
+        pids = [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue  # gone, or not ours to look at
+        links = set()
+        for fd in fds:
+            with suppress(OSError):  # closed while we looked
+                links.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        if links & wanted:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                command = "?"
+            mine = " — this process" if int(pid) == os.getpid() else ""
+            found.append(f"pid {pid} ({command[:80]}){mine}")
+    return found

@@ -45,10 +45,15 @@ class EventForwarder:
 
     def __init__(self) -> None:
         self.app: App | None = None
+        # Events from before the app existed (a damaged sessions.db moved aside at start-up),
+        # shown once it is mounted.
+        self.early: list[ev.Event] = []
 
     def __call__(self, event: ev.Event) -> None:
         if self.app is not None:
             self.app.post_message(CoreEvent(event))
+        else:
+            self.early.append(event)
 
 
 class HermesApp(App):
@@ -147,6 +152,9 @@ class HermesApp(App):
         if wanted not in self.available_themes:
             self.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
         self._theme_ready = True
+        early, self.forwarder.early = self.forwarder.early, []
+        for event in early:
+            self.post_message(CoreEvent(event))
         self._show_provider()
         bar = self.query_one(NudgeBar)
         bar.memory_interval = self.runtime.config.memory.nudge_interval

@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from hermes_tui.core.messages import Message, ToolCall
-from hermes_tui.core.sessions import SCHEMA_VERSION, SessionStore, fts_query
+from hermes_tui.core.sessions import SCHEMA_VERSION, SessionStore, SessionStoreError, fts_query
 
 
 def _store(home: Path) -> SessionStore:
@@ -105,3 +107,77 @@ def test_reasoning_and_signed_thinking_blocks_are_kept_with_their_message(home: 
     store.append(info.id, Message("user", "plain"))
     stored = [m.message for m in store.messages(info.id)]
     assert stored == [thought, Message("user", "plain")]
+
+
+# ---- a database that cannot be used is reported, moved aside or rebuilt, never a traceback --
+
+
+def _filled(home: Path, count: int = 200) -> str:
+    store = _store(home)
+    info = store.create(provider="openai", model="m", system_prompt="P")
+    for i in range(count):
+        store.append(info.id, Message("user", f"message {i} about the kubernetes rollout"))
+    store.close()
+    return info.id
+
+
+def test_a_file_that_is_not_a_database_is_moved_aside_and_a_fresh_one_started(
+    home: Path,
+) -> None:
+    path = home / "sessions.db"
+    garbage = bytes(range(256)) * 20
+    path.write_bytes(garbage)
+    store = _store(home)
+    assert store.recovered is not None
+    moved = store.recovered.moved_to
+    assert moved.name.startswith("sessions.db.corrupt-") and moved.read_bytes() == garbage
+    assert str(moved) in store.recovered.message()
+    info = store.create(provider="openai", model="m", system_prompt="P")
+    assert [s.id for s in store.list()] == [info.id]
+    store.close()
+    assert _store(home).recovered is None, "the user is told once, not at every start"
+
+
+def test_a_truncated_database_is_moved_aside(home: Path) -> None:
+    _filled(home)
+    path = home / "sessions.db"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    store = _store(home)
+    assert store.recovered is not None and "malformed" in store.recovered.reason
+    assert store.list() == []
+
+
+def test_a_dropped_search_index_is_rebuilt_from_the_messages(home: Path) -> None:
+    session_id = _filled(home, count=5)
+    raw = sqlite3.connect(home / "sessions.db")
+    raw.execute("DROP TABLE messages_fts")
+    raw.commit()
+    raw.close()
+    store = _store(home)
+    hits = store.search("kubernetes")
+    assert len(hits) == 5 and {hit.session_id for hit in hits} == {session_id}
+    store.append(session_id, Message("user", "and the canary"))
+    assert len(store.search("canary")) == 1, "the triggers are back too"
+
+
+def test_a_lock_held_too_long_is_a_clear_error_naming_the_holder(home: Path) -> None:
+    session_id = _filled(home, count=1)
+    blocker = sqlite3.connect(home / "sessions.db", isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(SessionStoreError, match="locked by another process") as opening:
+            SessionStore(home / "sessions.db", busy_timeout=0.1)
+        assert "this process" in str(opening.value) and "waited 0.1 s" in str(opening.value)
+    finally:
+        blocker.execute("ROLLBACK")
+    store = SessionStore(home / "sessions.db", busy_timeout=0.1)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(SessionStoreError, match="locked by another process"):
+            store.append(session_id, Message("user", "blocked"))
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    store.append(session_id, Message("user", "after the lock"))
+    assert store.get(session_id).message_count == 2

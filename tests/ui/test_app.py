@@ -336,3 +336,20 @@ async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
             runtime.pending.list() == []
             and (home / "pending" / ".approved" / f"{staged.id}.json").exists()
         )
+
+
+async def test_a_damaged_sessions_db_moved_aside_at_start_is_a_toast(home: Path) -> None:
+    from hermes_tui.config import Overrides
+    from hermes_tui.runtime import Runtime
+    from hermes_tui.ui.app import EventForwarder, HermesApp
+
+    (home / "sessions.db").write_bytes(b"not a database at all" * 100)
+    forwarder = EventForwarder()
+    runtime = Runtime.open(home, Overrides(provider="demo"), environ={}, sink=forwarder)
+    runtime.sessions  # noqa: B018 - opened before the app, as `hermes-tui` does
+    app = HermesApp(runtime, forwarder, watch_files=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        toasts = [n.message for n in app._notifications]
+    moved = [toast for toast in toasts if "sessions.db could not be read" in toast]
+    assert len(moved) == 1 and ".corrupt-" in moved[0]
