@@ -599,6 +599,8 @@ class MemoryStore:
         and applied again on top of whatever is on disk until a write lands without one.
         """
         path = self.path(target)
+        if origin != "user" and (refusal := self._link_refusal(path)):
+            return refusal
         edits: list[tuple[list[str], list[str]]] = []  # read back from replaced files
         archived: set[tuple[str, str, str | None]] = set()
         with self._locked(target):
@@ -648,6 +650,19 @@ class MemoryStore:
             f"{FILENAMES[target]} kept changing while this write was being made (another "
             "program is writing it); nothing more was changed. Retry in a moment."
         )
+
+    def _link_refusal(self, path: Path) -> dict[str, Any] | None:
+        """A model's write never goes through a symbolic link out of the home."""
+        home = self.directory.parent.resolve()
+        for candidate in (self.directory, path):
+            resolved = candidate.resolve()
+            if candidate.is_symlink() and home not in resolved.parents:
+                return _fail(
+                    f"{candidate} is a symbolic link to {resolved}, outside the home; the agent "
+                    "does not write through it, so nothing was saved. Tell the user: they can "
+                    "make it a real file or save this entry themselves."
+                )
+        return None
 
     def _with_edits(
         self, target: Target, state: FileState, edits: list[tuple[list[str], list[str]]]

@@ -479,3 +479,18 @@ def test_hand_edits_racing_300_store_writes_lose_nothing(home: Path) -> None:
         ["seed"] + [f"store {i}" for i in range(300)] + [f"hand {i}" for i in range(300)]
     )
     assert store.health()["memory"] is None
+
+
+def test_a_model_write_does_not_follow_a_symlinked_memories_folder_out(
+    home: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "dotfiles"
+    outside.mkdir()
+    (outside / "MEMORY.md").write_text("kept as it is", encoding="utf-8")
+    (home / "memories").symlink_to(outside, target_is_directory=True)
+    store = MemoryStore(home / "memories")
+    for origin in ("agent", "review", "curator"):
+        result = store.add("memory", "planted", origin=origin)
+        assert result["success"] is False and "symbolic link" in result["error"]
+    assert (outside / "MEMORY.md").read_text(encoding="utf-8") == "kept as it is"
+    assert store.add("memory", "the user's own note", origin="user")["success"]
