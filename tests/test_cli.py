@@ -176,7 +176,16 @@ def read_only(home: Path):
         yield []
         home.chmod(0o755)
         return
-    prefix = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(home), str(home)]
+    prefix = [
+        "bwrap",
+        "--die-with-parent",
+        "--dev-bind",
+        "/",
+        "/",
+        "--ro-bind",
+        str(home),
+        str(home),
+    ]
     if not shutil.which("bwrap") or subprocess.run([*prefix, "true"]).returncode != 0:
         pytest.skip("running as root without a working bwrap: cannot make the home read-only")
     yield prefix
