@@ -363,6 +363,8 @@ class ReviewManager:
                 return {"success": False, "error": refusal}
             file_path = args.get("file_path") or None
             on_file = file_path if action in FILE_ACTIONS else None
+            if on_file is not None and on_file.removeprefix("./") == "SKILL.md":
+                on_file = None  # Hermes' way of naming the main file
             if on_file is not None and (skill := self.skills.get(name)) is not None:
                 # The same confinement as the skill tools, before anything is read or staged.
                 try:

@@ -339,3 +339,31 @@ def test_review_patch_with_a_path_out_of_the_skill_reads_and_stages_nothing(
     assert refusal["success"] is False and "must not contain '..'" in refusal["error"]
     assert not any("launch code" in reply or "SECRET" in reply for reply in replies)
     assert (outside / "secret.txt").read_text(encoding="utf-8").startswith("TOP SECRET")
+
+
+def test_review_patch_naming_skill_md_as_its_file_still_patches_the_main_file(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.openai_url)
+    _agent_skill(runtime, "deploy")
+    llm.script(
+        Reply(tool_calls=[("skill_view", {"name": "deploy"})]),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "patch",
+                        "name": "deploy",
+                        "file_path": "SKILL.md",
+                        "old_string": "Do it.",
+                        "new_string": "Do it twice.",
+                    },
+                )
+            ]
+        ),
+        Reply(text="done"),
+    )
+    record = runtime.reviewer().run("SYSTEM", [], "s1", tmp_path, "skills")
+    assert "Do it twice." in runtime.skills.require("deploy").skill_md.read_text()
+    assert [c.action for c in record.changes] == ["patch"]
