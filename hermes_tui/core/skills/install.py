@@ -451,9 +451,10 @@ class SkillInstaller:
         results = []
         for candidate in candidates:
             destination = self.library.skills_dir / candidate.category / candidate.name
-            if destination.exists():
-                raise InstallError(f"{destination} already exists; move it away first")
-            self._place(candidate.directory, destination)
+            with self.library.locked(candidate.name):
+                if destination.exists() or self.library.get(candidate.name) is not None:
+                    raise InstallError(f"{destination} already exists; move it away first")
+                self._place(candidate.directory, destination)
             self.library.usage.record_created(candidate.name, "hub")
             self.library.announce_external_write(candidate.name, "install", destination)
             self._record(fetched, candidate, destination)
@@ -541,31 +542,43 @@ class SkillInstaller:
             ]
             if not matches:
                 return UpdateResult(name, "missing", message=f"{spec} no longer holds {name!r}")
-            candidate = matches[0]
-            diff = tree_diff(skill.directory, candidate.directory, name)
-            if not diff:
-                return UpdateResult(name, "up to date")
-            if candidate.verdict in ("invalid", "dangerous") or (
-                candidate.verdict == "caution" and not force
-            ):
-                try:
-                    self._check_installable(candidate, force)
-                except InstallError as exc:
-                    return UpdateResult(name, "refused", diff, str(exc), candidate.verdict)
-            if tree_digest(skill.directory) != entry.get("tree") and not force:
-                return UpdateResult(
-                    name,
-                    "refused",
-                    diff,
-                    "the installed copy was edited since it was installed; "
-                    "update with --force to replace it (the current SKILL.md is kept in history)",
-                    candidate.verdict,
-                )
-            if dry_run:
-                return UpdateResult(name, "would update", diff, verdict=candidate.verdict)
-            self._replace(name, skill.directory, candidate.directory)
-            self._record(fetched, candidate, skill.directory)
-            return UpdateResult(name, "updated", diff, verdict=candidate.verdict)
+            with self.library.locked(name):  # no agent patch lands between diff and swap
+                return self._apply_update(name, entry, skill, fetched, matches[0], force, dry_run)
+
+    def _apply_update(
+        self,
+        name: str,
+        entry: dict[str, Any],
+        skill: Any,
+        fetched: Fetched,
+        candidate: Candidate,
+        force: bool,
+        dry_run: bool,
+    ) -> UpdateResult:
+        diff = tree_diff(skill.directory, candidate.directory, name)
+        if not diff:
+            return UpdateResult(name, "up to date")
+        if candidate.verdict in ("invalid", "dangerous") or (
+            candidate.verdict == "caution" and not force
+        ):
+            try:
+                self._check_installable(candidate, force)
+            except InstallError as exc:
+                return UpdateResult(name, "refused", diff, str(exc), candidate.verdict)
+        if tree_digest(skill.directory) != entry.get("tree") and not force:
+            return UpdateResult(
+                name,
+                "refused",
+                diff,
+                "the installed copy was edited since it was installed; "
+                "update with --force to replace it (the current SKILL.md is kept in history)",
+                candidate.verdict,
+            )
+        if dry_run:
+            return UpdateResult(name, "would update", diff, verdict=candidate.verdict)
+        self._replace(name, skill.directory, candidate.directory)
+        self._record(fetched, candidate, skill.directory)
+        return UpdateResult(name, "updated", diff, verdict=candidate.verdict)
 
     def _replace(self, name: str, current: Path, source: Path) -> None:
         previous = (current / "SKILL.md").read_bytes()

@@ -22,7 +22,7 @@ import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -405,6 +405,10 @@ class SkillWrites:
                     f"the agent may not write through it, so {name!r} was not changed. The user "
                     "can move it into the skills folder."
                 )
+
+    def locked(self, name: str) -> AbstractContextManager[None]:
+        """The skill's write lock, for writers outside this class (installs and updates)."""
+        return self._locked(name)
 
     @contextmanager
     def _locked(self, name: str) -> Iterator[None]:

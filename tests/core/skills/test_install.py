@@ -323,3 +323,18 @@ def test_uninstall_archives_and_drops_the_lock_entry(repo: Path, library: SkillL
     assert json.loads((library.skills_dir / ".hub.json").read_text())["skills"] == {}
     with pytest.raises(InstallError, match="not installed from a source"):
         SkillInstaller(library).uninstall("changelog")
+
+
+def test_update_waits_for_the_skills_write_lock(repo: Path, library: SkillLibrary) -> None:
+    import threading
+
+    install(library, f"{repo}#main:skills", ["lint-fix"])
+    change_skill(repo, "lint-fix", "python", "# Steps\n\n1. Locked change.\n")
+    results: list = []
+    with library.locked("lint-fix"):  # an agent's patch in progress
+        worker = threading.Thread(target=lambda: results.extend(SkillInstaller(library).update()))
+        worker.start()
+        worker.join(1.0)
+        assert worker.is_alive() and results == []
+    worker.join(60)
+    assert [r.status for r in results] == ["updated"]
