@@ -25,7 +25,7 @@ from typing import Any, get_type_hints
 import yaml
 
 from hermes_tui import hermes_keys
-from hermes_tui.core.storage import atomic_write_text, file_lock
+from hermes_tui.core.storage import atomic_write_text, file_lock, make_private
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,19 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class FilesConfig:
+    # Folders besides the working directory the files tool may use without asking.
+    allowed_roots: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolsConfig:
+    # The most characters of a tool result kept in the conversation; the rest is saved to the
+    # session's scratch folder and the model is told how to page through it.
+    max_result_chars: int = 30_000
+
+
+@dataclass(frozen=True)
 class TerminalConfig:
     # Command prefixes that run without asking; Hermes' `command_allowlist` maps here.
     allow: tuple[str, ...] = ()
@@ -108,6 +121,8 @@ class Config:
     review: ReviewConfig = field(default_factory=ReviewConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     terminal: TerminalConfig = field(default_factory=TerminalConfig)
+    files: FilesConfig = field(default_factory=FilesConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
     # Hermes' `mcp_servers:` as written (server name -> settings), for the MCP client.
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # Keys that were ignored or only partly mapped, each with file, line and reason.
@@ -138,7 +153,10 @@ SECTIONS: dict[str, type] = {
     "review": ReviewConfig,
     "display": DisplayConfig,
     "terminal": TerminalConfig,
+    "files": FilesConfig,
+    "tools": ToolsConfig,
 }
+MIN_RESULT_CHARS = 2_000
 
 # Hermes' spellings of true and false (quoted "on" stays a string in YAML); compared lowercased.
 TRUE_WORDS = frozenset({"true", "yes", "on", "1", "enabled"})
@@ -421,8 +439,27 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
     if loaded.hermes_allow:
         own = result["terminal"].get("allow", ())
         result["terminal"]["allow"] = tuple(dict.fromkeys((*own, *loaded.hermes_allow)))
+    _check_tool_limits(path, lines, result)
     _check_provider(path, lines, loaded)
     return loaded
+
+
+def _check_tool_limits(
+    path: Path, lines: dict[tuple[str, ...], int], result: dict[str, dict[str, Any]]
+) -> None:
+    max_chars = result["tools"].get("max_result_chars")
+    if max_chars is not None and max_chars < MIN_RESULT_CHARS:
+        where = f"{path}:{lines.get(('tools', 'max_result_chars'), '?')}"
+        raise ConfigError(
+            f"{where}: tools.max_result_chars must be at least {MIN_RESULT_CHARS:,}, not {max_chars}"
+        )
+    for root in result["files"].get("allowed_roots", ()):
+        if not Path(root).expanduser().is_absolute():
+            where = f"{path}:{lines.get(('files', 'allowed_roots'), '?')}"
+            raise ConfigError(
+                f"{where}: files.allowed_roots entries must be absolute or start with ~, "
+                f"not {root!r}"
+            )
 
 
 def _means_unlimited(value: Any) -> bool:
@@ -466,6 +503,8 @@ def load_config(
     environ = dict(os.environ if environ is None else environ)
     path = home / "config.yaml"
     data, lines = _read_yaml(path)
+    # config.yaml may hold keys (Hermes' model.api_key); an older home made it world-readable.
+    make_private(path, 0o600)
     loaded = _section_values(path, data, lines)
     values = loaded.sections
 
@@ -523,4 +562,6 @@ def set_config_value(home: Path, section: str, key: str, value: Any) -> None:
             body = {}
         body[key] = value
         data[section] = body
-        atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+        atomic_write_text(
+            path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True), mode=0o600
+        )

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_tui.config import Config, ConfigError, Overrides, load_config, resolve_home
+from hermes_tui.config import (
+    Config,
+    ConfigError,
+    Overrides,
+    load_config,
+    parse_env_file,
+    resolve_home,
+)
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore, join_entries
@@ -34,6 +41,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import Approver, Tool, ToolRegistry
+    from hermes_tui.core.tools.results import ResultLimits
 
 
 @dataclass
@@ -163,7 +171,19 @@ class Runtime:
                 *make_skill_tools(self.skills),
                 *make_session_search_tools(self.sessions),
                 *self._mcp_tools,
-            ]
+            ],
+            limits=self.result_limits(),
+        )
+
+    def result_limits(self) -> ResultLimits:
+        """Tool-result bounds: the configured cap, the secrets to redact, the scratch folder."""
+        from hermes_tui.core.tools.results import Redactor, ResultLimits, collect_secrets
+
+        secrets = collect_secrets(parse_env_file(self.home / ".env"), self.config.env)
+        return ResultLimits(
+            max_chars=self.config.tools.max_result_chars,
+            redactor=Redactor(secrets),
+            scratch_root=self.home / "scratch",
         )
 
     # ---- MCP servers --------------------------------------------------------------------

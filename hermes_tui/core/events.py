@@ -86,6 +86,12 @@ class ToolCallFinished:
     duration: float
     preview: str
     source: Literal["main", "review"] = "main"
+    # The whole result as JSON text, secrets redacted but not cut: the model (and sessions.db)
+    # may have got a copy capped at tools.max_result_chars, the faces can show all of it.
+    result: str = ""
+    # When the model's copy was cut: the file in the session's scratch folder holding the
+    # uncut output (what the model was told to page through).
+    full_output_path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,26 @@ def append_line(path: Path, line: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def make_private(path: Path, mode: int) -> None:
+    """Tighten an existing file or folder we own to `mode` (0600/0700) if others can read it.
+
+    Someone else's file is left alone (chmod would fail, and it is theirs to decide); a missing
+    one is nothing to do.
+    """
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if info.st_uid != os.geteuid() or (info.st_mode & 0o777) & ~mode == 0:
+        return
+    if os.path.islink(path):
+        return
+    os.chmod(path, mode)
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create `path` as a 0700 folder (or tighten the one that is there) for private data."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private(path, 0o700)

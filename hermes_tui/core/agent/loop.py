@@ -46,6 +46,7 @@ from hermes_tui.core.llm.base import (
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.results import BoundedResult, bound_result
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 CUT_NOTE = "\n\n[the reply was cut off by a provider error]"
@@ -291,7 +292,8 @@ class Agent:
                 )
             )
             started = time.monotonic()
-            outcome = self._execute(call, arguments)
+            bounded = self._execute(call, arguments)
+            outcome = bounded.result
             tool = self.registry.get(call.name)
             ok = bool(outcome.get("success", True))
             warning = self.guard.check(call.name, arguments, outcome, bool(tool and tool.read_only))
@@ -302,7 +304,8 @@ class Agent:
                 result.failed_after_view.update(self.context.viewed_skills)
             if self.nudges is not None:
                 self.nudges.on_tool_result(call.name, ok)
-            preview = tool.summarise(outcome) if tool else str(outcome.get("error", ""))[:120]
+            full = bounded.full
+            preview = tool.summarise(full) if tool else str(full.get("error", ""))[:120]
             self.sink(
                 ToolCallFinished(
                     call.id,
@@ -311,31 +314,31 @@ class Agent:
                     time.monotonic() - started,
                     preview,
                     self.settings.source,
+                    result=bounded.full_text,
+                    full_output_path=str(bounded.saved_to) if bounded.saved_to else None,
                 )
             )
             self._append(self._tool_message(call, outcome))
         self._emit_counters()
 
-    def _execute(self, call: ToolCall, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    def _execute(self, call: ToolCall, arguments: dict[str, Any] | None) -> BoundedResult:
+        """The registry's redacted, capped result (refusals of our own pass the same way)."""
+        refusal: dict[str, Any] | None = None
         if self.allowed_tools is not None and call.name not in self.allowed_tools:
-            return {
+            refusal = {
                 "success": False,
                 "error": f"{call.name} is not available here; only "
                 f"{', '.join(sorted(self.allowed_tools))} may be used.",
             }
-        if arguments is None:
-            return {
+        elif arguments is None:
+            refusal = {
                 "success": False,
                 "error": f"the arguments for {call.name} are not valid JSON: "
                 f"{call.arguments[:200]!r}. Send a JSON object matching the tool's schema.",
             }
-        try:
-            return self.registry.call(call.name, arguments, self.context)
-        except Exception as exc:  # a tool bug must not end the user's turn; the model sees it
-            return {
-                "success": False,
-                "error": f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}",
-            }
+        if refusal is not None:
+            return bound_result(call.name, refusal, self.registry.limits, self.context.session_id)
+        return self.registry.run(call.name, arguments, self.context)
 
     @staticmethod
     def _tool_message(call: ToolCall, outcome: dict[str, Any]) -> Message:

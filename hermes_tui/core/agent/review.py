@@ -262,7 +262,12 @@ class ReviewManager:
         agent = Agent(
             provider=self._provider(),
             registry=ToolRegistry(
-                [t for n in ("skills_list", "skill_view", "skill_manage") if (t := registry.get(n))]
+                [
+                    t
+                    for n in ("skills_list", "skill_view", "skill_manage")
+                    if (t := registry.get(n))
+                ],
+                limits=registry.limits,
             ),
             system_prompt=CONSOLIDATE_SYSTEM,
             history=[],
@@ -304,7 +309,7 @@ class ReviewManager:
             elif name == "skill_manage":
                 tool = dataclasses.replace(tool, handler=self._skill_handler(tool, record))
             tools.append(tool)
-        return ToolRegistry(tools)
+        return ToolRegistry(tools, limits=base.limits)
 
     def _memory_handler(self, tool: Tool, record: ReviewRecord):
         def handle(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:

@@ -142,6 +142,7 @@ def make_file_tools() -> list[Tool]:
 
     path_prop = {
         "type": "string",
+        "minLength": 1,
         "description": "File path, relative to the working directory or absolute.",
     }
     return [
@@ -153,13 +154,19 @@ def make_file_tools() -> list[Tool]:
                 "type": "object",
                 "properties": {
                     "path": path_prop,
-                    "offset": {"type": "integer", "description": "First line to show (1-based)."},
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "First line to show (1-based).",
+                    },
                     "limit": {
                         "type": "integer",
+                        "minimum": 1,
                         "description": f"Lines to show (default {DEFAULT_LIMIT}).",
                     },
                 },
                 "required": ["path"],
+                "additionalProperties": False,
             },
             read_file,
             read_only=True,
@@ -173,6 +180,7 @@ def make_file_tools() -> list[Tool]:
                 "type": "object",
                 "properties": {"path": path_prop, "content": {"type": "string"}},
                 "required": ["path", "content"],
+                "additionalProperties": False,
             },
             write_file,
         ),
@@ -185,11 +193,12 @@ def make_file_tools() -> list[Tool]:
                 "type": "object",
                 "properties": {
                     "path": path_prop,
-                    "old_string": {"type": "string"},
+                    "old_string": {"type": "string", "minLength": 1},
                     "new_string": {"type": "string"},
                     "replace_all": {"type": "boolean"},
                 },
                 "required": ["path", "old_string", "new_string"],
+                "additionalProperties": False,
             },
             patch,
         ),
@@ -200,12 +209,13 @@ def make_file_tools() -> list[Tool]:
             {
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string"},
+                    "pattern": {"type": "string", "minLength": 1},
                     "path": path_prop,
                     "glob": {"type": "string", "description": "Filename pattern such as *.py."},
-                    "max_results": {"type": "integer"},
+                    "max_results": {"type": "integer", "minimum": 1},
                 },
                 "required": ["pattern"],
+                "additionalProperties": False,
             },
             search_files,
             read_only=True,

@@ -62,6 +62,7 @@ def make_memory_tools(
             "old_text": {"type": "string"},
         },
         "required": ["action"],
+        "additionalProperties": False,
     }
     schema = {
         "type": "object",
@@ -80,6 +81,7 @@ def make_memory_tools(
             },
         },
         "required": ["target"],
+        "additionalProperties": False,
     }
     return [
         Tool(

@@ -1,8 +1,11 @@
 """Tool registry: each tool's JSON schema, handler and toolset, and one safe way to call it.
 
 A handler takes the parsed arguments and a ToolContext and returns a JSON-serialisable dict.
-`call()` turns every failure into a result the model reads (`success: false` and an error
-that says what to do), never an exception that would end the turn.
+`run()` is the one road every tool call takes: the arguments are validated against the tool's
+JSON schema (the model gets "field `timeout`: expected number, got string", and the handler
+never runs), every failure becomes a result the model reads (`success: false` and an error
+that says what to do), never an exception that would end the turn, and the result is redacted
+and capped (results.py) before anyone stores or shows it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from hermes_tui.core.events import Origin
 from hermes_tui.core.memory import FailureBudget
+from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
 
 Handler = Callable[[dict[str, Any], "ToolContext"], dict[str, Any]]
 # Asked before a dangerous command runs: (command, why it is dangerous) -> allowed?
@@ -71,9 +75,68 @@ class Tool:
         }
 
 
+JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+def _json_type(value: Any) -> str:
+    return JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _field(path: Iterable[Any]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def describe_schema_error(error: Any, tool: Tool) -> str:
+    """One line the model can act on, naming the field, for a jsonschema ValidationError."""
+    where = _field(error.absolute_path)
+    kind, expected, instance = error.validator, error.validator_value, error.instance
+    if kind == "required":
+        missing = [k for k in expected if isinstance(instance, dict) and k not in instance]
+        prefix = f"field `{where}`: " if where else ""
+        return f"{prefix}missing required field `{missing[0] if missing else expected}`"
+    if kind == "additionalProperties":
+        allowed = list((error.schema or {}).get("properties", {}))
+        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
+        inside = f" of `{where}`" if where else f" of {tool.name}"
+        return (
+            f"field `{_field([*error.absolute_path, extra[0]]) if extra else where}` is not a "
+            f"parameter{inside}; it takes {', '.join(allowed) or 'no parameters'}"
+        )
+    label = f"field `{where}`" if where else "the arguments"
+    if kind == "type":
+        names = expected if isinstance(expected, str) else " or ".join(expected)
+        return f"{label}: expected {names}, got {_json_type(instance)}"
+    if kind == "enum":
+        return f"{label}: expected one of {', '.join(map(str, expected))}, got {instance!r}"
+    if kind == "minLength" and expected == 1:
+        return f"{label}: must not be empty"
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {
+            "minimum": "at least",
+            "exclusiveMinimum": "more than",
+            "maximum": "at most",
+            "exclusiveMaximum": "less than",
+        }
+        return f"{label}: must be {words[kind]} {expected}, got {instance!r}"
+    return f"{label}: {error.message}"
+
+
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool] = (), *, limits: ResultLimits | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._validators: dict[str, Any] = {}
+        self.limits = limits or ResultLimits()
         for tool in tools:
             self.register(tool)
 
@@ -91,7 +154,46 @@ class ToolRegistry:
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self._tools.values()]
 
+    def validation_error(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """Why `arguments` do not match the tool's schema (every problem, one a line), or None."""
+        validator = self._validators.get(tool.name)
+        if validator is None:
+            # Imported on the first tool call, not when the registry is built.
+            from jsonschema import Draft202012Validator
+
+            validator = self._validators[tool.name] = Draft202012Validator(tool.parameters)
+        problems = sorted(
+            validator.iter_errors(arguments), key=lambda e: (list(map(str, e.path)), e.validator)
+        )
+        if not problems:
+            return None
+        lines = list(dict.fromkeys(describe_schema_error(e, tool) for e in problems))
+        return (
+            f"invalid arguments for {tool.name}: "
+            + "; ".join(lines)
+            + ". Fix them and call it again (the schema is in the tool list)."
+        )
+
+    def run(
+        self, name: str, arguments: dict[str, Any] | str, context: ToolContext
+    ) -> BoundedResult:
+        """Call the tool; the result redacted and capped, beside its uncut form for the faces."""
+        try:
+            raw = self._call(name, arguments, context)
+        except Exception as exc:  # a tool bug must not end the user's turn; the model sees it
+            raw = {
+                "success": False,
+                "error": f"{name} failed unexpectedly: {type(exc).__name__}: {exc}",
+            }
+        return bound_result(name, raw, self.limits, context.session_id)
+
     def call(
+        self, name: str, arguments: dict[str, Any] | str, context: ToolContext
+    ) -> dict[str, Any]:
+        """`run()`, keeping only what the model gets."""
+        return self.run(name, arguments, context).result
+
+    def _call(
         self, name: str, arguments: dict[str, Any] | str, context: ToolContext
     ) -> dict[str, Any]:
         tool = self._tools.get(name)
@@ -111,9 +213,10 @@ class ToolRegistry:
                 }
         if not isinstance(arguments, dict):
             return {"success": False, "error": f"the arguments for {name} must be a JSON object"}
-        missing = [
-            key for key in tool.parameters.get("required", []) if arguments.get(key) in (None, "")
-        ]
-        if missing:
-            return {"success": False, "error": f"{name} needs {', '.join(missing)}"}
+        # Some models send null for an optional parameter they mean to leave out.
+        required = set(tool.parameters.get("required", ()))
+        arguments = {k: v for k, v in arguments.items() if v is not None or k in required}
+        problem = self.validation_error(tool, arguments)
+        if problem:
+            return {"success": False, "error": problem}
         return tool.handler(arguments, context)

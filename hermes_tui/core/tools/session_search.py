@@ -73,9 +73,14 @@ def make_session_search_tools(sessions: SessionStore) -> list[Tool]:
                 "type": "integer",
                 "description": "Show the conversation around this message.",
             },
-            "limit": {"type": "integer", "description": "How many results (default 10)."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "How many results (default 10, at most 50).",
+            },
         },
         "required": [],
+        "additionalProperties": False,
     }
     return [
         Tool(

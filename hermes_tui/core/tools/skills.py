@@ -19,17 +19,23 @@ SKILLS_LIST_SCHEMA = {
     "type": "object",
     "properties": {"category": {"type": "string", "description": "Only skills in this category."}},
     "required": [],
+    "additionalProperties": False,
 }
 SKILL_VIEW_SCHEMA = {
     "type": "object",
     "properties": {
-        "name": {"type": "string", "description": "The skill's name, as in skills_list."},
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The skill's name, as in skills_list.",
+        },
         "file_path": {
             "type": "string",
             "description": "A linked file to read instead of SKILL.md, e.g. references/api.md.",
         },
     },
     "required": ["name"],
+    "additionalProperties": False,
 }
 SKILL_MANAGE_SCHEMA = {
     "type": "object",
@@ -37,6 +43,7 @@ SKILL_MANAGE_SCHEMA = {
         "action": {"type": "string", "enum": MANAGE_ACTIONS},
         "name": {
             "type": "string",
+            "minLength": 1,
             "description": "Skill name: lowercase letters, digits, '.', '_', '-'.",
         },
         "category": {"type": "string", "description": "create: folder to file the skill under."},
@@ -61,6 +68,7 @@ SKILL_MANAGE_SCHEMA = {
         },
     },
     "required": ["action", "name"],
+    "additionalProperties": False,
 }
 
 

@@ -1,7 +1,7 @@
 """The terminal toolset: run a shell command in a working directory that persists across calls.
 
-Output is captured through a temp file (no pipe can fill up and stall the command), capped
-with a note, and the exit code returned. Commands that can do lasting damage are passed to
+Output is captured through a temp file (no pipe can fill up and stall the command) and the
+exit code returned; the registry caps what the model sees. Commands that can do lasting damage are passed to
 the approver first (the TUI asks the user; the CLI refuses unless --yolo).
 """
 
@@ -20,7 +20,9 @@ from typing import Any
 
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
-MAX_OUTPUT = 30_000
+# A memory bound on what one command may return; what the model sees is capped centrally at
+# tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
+MAX_OUTPUT = 2_000_000
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
@@ -157,14 +159,17 @@ def make_terminal_tools() -> list[Tool]:
         "properties": {
             "command": {
                 "type": "string",
+                "minLength": 1,
                 "description": "A bash command. The working directory persists between calls.",
             },
             "timeout": {
                 "type": "number",
+                "exclusiveMinimum": 0,
                 "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}).",
             },
         },
         "required": ["command"],
+        "additionalProperties": False,
     }
     return [
         Tool(

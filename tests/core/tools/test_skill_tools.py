@@ -75,6 +75,7 @@ def test_failures_are_results_with_a_next_step(home: Path) -> None:
     bad_json = registry.call("skill_manage", '{"action": "create", "name": ', context)
     assert bad_json["success"] is False and "not valid JSON" in bad_json["error"]
     no_args = registry.call("skill_manage", {"action": "create"}, context)
-    assert no_args["error"] == "skill_manage needs name"
+    assert "missing required field `name`" in no_args["error"]
     unknown = registry.call("skill_manage", {"action": "rename", "name": "x"}, context)
-    assert "unknown action 'rename'" in unknown["error"]
+    assert "field `action`: expected one of create, patch" in unknown["error"]
+    assert "got 'rename'" in unknown["error"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hermes_tui.core.tools.files import make_file_tools
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
-from hermes_tui.core.tools.terminal import MAX_OUTPUT, danger, make_terminal_tools
+from hermes_tui.core.tools.terminal import danger, make_terminal_tools
 
 
 def _setup(tmp_path: Path, approver=None) -> tuple[ToolRegistry, ToolContext]:
@@ -33,9 +34,8 @@ def test_exit_code_timeout_and_output_cap(tmp_path: Path) -> None:
     slow = registry.call("terminal", {"command": "echo started; sleep 30", "timeout": 0.5}, context)
     assert "timed out" in slow["error"] and "started" in slow["output"]
     loud = registry.call("terminal", {"command": "yes hermes | head -c 200000"}, context)
-    assert (
-        len(loud["output"]) < MAX_OUTPUT + 200 and "characters of output left out" in loud["output"]
-    )
+    assert len(json.dumps(loud)) <= 30_000 and "characters left out" in loud["output"]
+    assert "`output` was cut" in loud["truncation"]
 
 
 def test_dangerous_commands_need_approval(tmp_path: Path) -> None:
