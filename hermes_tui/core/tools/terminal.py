@@ -1,8 +1,8 @@
 """The terminal toolset: run a shell command in a working directory that persists across calls.
 
 Output is captured through a temp file (no pipe can fill up and stall the command) and the
-exit code returned; the registry caps what the model sees. Commands that can do lasting damage are passed to
-the approver first (the TUI asks the user; the CLI refuses unless --yolo).
+exit code returned; the registry caps what the model sees. Commands that can do lasting damage
+are passed to the approver first (the TUI asks the user; the CLI refuses unless --yolo).
 """
 
 from __future__ import annotations
