@@ -11,6 +11,7 @@ and capped (results.py) before anyone stores or shows it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from typing import Any
 from hermes_tui.core.events import Origin
 from hermes_tui.core.memory import FailureBudget
 from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any], "ToolContext"], dict[str, Any]]
 # Asked before a dangerous command runs: (command, why it is dangerous) -> allowed?
@@ -132,6 +135,24 @@ def describe_schema_error(error: Any, tool: Tool) -> str:
     return f"{label}: {error.message}"
 
 
+def _validator_for(tool: Tool) -> Any:
+    """A validator for the tool's schema, in the draft it declares (2020-12 when it says none).
+
+    A schema that is itself invalid (an MCP server's, say) validates nothing rather than
+    failing every call; our own schemas are checked by the test suite.
+    """
+    # Imported on the first tool call, not when the registry is built.
+    from jsonschema import Draft202012Validator, SchemaError, validators
+
+    cls = validators.validator_for(tool.parameters, default=Draft202012Validator)
+    try:
+        cls.check_schema(tool.parameters)
+    except SchemaError as exc:
+        log.warning("tool %s has an invalid JSON schema (%s); not validating", tool.name, exc)
+        return None
+    return cls(tool.parameters)
+
+
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = (), *, limits: ResultLimits | None = None) -> None:
         self._tools: dict[str, Tool] = {}
@@ -156,12 +177,11 @@ class ToolRegistry:
 
     def validation_error(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """Why `arguments` do not match the tool's schema (every problem, one a line), or None."""
-        validator = self._validators.get(tool.name)
+        if tool.name not in self._validators:
+            self._validators[tool.name] = _validator_for(tool)
+        validator = self._validators[tool.name]
         if validator is None:
-            # Imported on the first tool call, not when the registry is built.
-            from jsonschema import Draft202012Validator
-
-            validator = self._validators[tool.name] = Draft202012Validator(tool.parameters)
+            return None
         problems = sorted(
             validator.iter_errors(arguments), key=lambda e: (list(map(str, e.path)), e.validator)
         )

@@ -149,3 +149,24 @@ def test_the_runtime_redacts_dotenv_values_and_provider_keys(home: Path) -> None
         "OPENAI_API_KEY]",
         "1",
     ]
+
+
+def test_a_foreign_schema_in_another_draft_or_broken_still_runs(tmp_path: Path) -> None:
+    def echo(args: dict, _context: ToolContext) -> dict:
+        return {"success": True, "got": args}
+
+    draft7 = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+    }
+    broken = {"type": "object", "properties": {"n": {"type": "not-a-type"}}}
+    registry = ToolRegistry(
+        [Tool("seven", "mcp", "", draft7, echo), Tool("broken", "mcp", "", broken, echo)]
+    )
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path)
+    assert (
+        "field `n`: expected integer, got string"
+        in registry.call("seven", {"n": "x"}, context)["error"]
+    )
+    assert registry.call("broken", {"n": "x"}, context) == {"success": True, "got": {"n": "x"}}
