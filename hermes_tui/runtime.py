@@ -159,10 +159,15 @@ class Runtime:
         from hermes_tui.core.tools.terminal import make_terminal_tools
 
         memory = self.config.memory
+        limits = self.result_limits()
         return ToolRegistry(
             [
                 *make_terminal_tools(),
-                *make_file_tools(),
+                *make_file_tools(
+                    allowed_roots=self.config.files.allowed_roots,
+                    hermes_home=self.home,
+                    limits=limits,
+                ),
                 *make_memory_tools(
                     self.memory,
                     memory_enabled=memory.memory_enabled,
@@ -172,7 +177,7 @@ class Runtime:
                 *make_session_search_tools(self.sessions),
                 *self._mcp_tools,
             ],
-            limits=self.result_limits(),
+            limits=limits,
         )
 
     def result_limits(self) -> ResultLimits:

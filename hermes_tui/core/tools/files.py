@@ -1,20 +1,35 @@
 """The files toolset: read with line numbers, write, fuzzy patch, and search by regex and glob.
 
 Relative paths are resolved against the conversation's working directory (the one the
-terminal tool keeps), so `cd` in the terminal and a later read_file agree.
+terminal tool keeps), so `cd` in the terminal and a later read_file agree. Every path is
+judged by path_policy.py before it is touched: inside the working directory or
+`files.allowed_roots` it is used; elsewhere, and for well-known secret files anywhere, the
+approver is asked (the TUI asks the user; `chat -q` refuses unless --yolo); the hermes home's
+own stores are never written here. The resolved path is the one opened.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.tools.path_policy import (
+    Access,
+    PathRules,
+    decide,
+    gather,
+    resolve_rules,
+    secret_file_ids,
+)
 from hermes_tui.core.tools.registry import Tool, ToolContext
+from hermes_tui.core.tools.results import ResultLimits
 
 DEFAULT_LIMIT = 500
 MAX_LINE = 2000
@@ -33,9 +48,8 @@ SKIP_DIRS = frozenset(
 )
 
 
-def _path(context: ToolContext, raw: str) -> Path:
-    path = Path(os.path.expanduser(raw))
-    return path if path.is_absolute() else context.cwd / path
+class PathRefused(Exception):
+    """The policy (or the user) said no; the message is what the model reads."""
 
 
 def _read_text(path: Path) -> str:
@@ -49,36 +63,89 @@ def _read_text(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def make_file_tools() -> list[Tool]:
+def make_file_tools(
+    *,
+    allowed_roots: Iterable[str | Path] = (),
+    hermes_home: Path | None = None,
+    limits: ResultLimits | None = None,
+) -> list[Tool]:
+    """The files tools; `allowed_roots` and `hermes_home` feed the path policy, `limits` the
+    size a read stops at (and the session's scratch folder, readable without asking)."""
+    limits = limits or ResultLimits()
+    roots = tuple(allowed_roots)
+
+    def rules_for(context: ToolContext, extra_read_roots: tuple[Path, ...] = ()) -> PathRules:
+        scratch = limits.scratch_dir(context.session_id)
+        return resolve_rules(
+            context.workdir,
+            allowed_roots=roots,
+            read_roots=(*((scratch,) if scratch is not None else ()), *extra_read_roots),
+            hermes_home=hermes_home,
+        )
+
+    def checked(tool: str, access: Access, raw: str, context: ToolContext) -> Path:
+        """The path to open for `raw`, after the policy (and maybe the user) allowed it."""
+        rules = rules_for(context)
+        facts = gather(raw, context.cwd, rules)
+        if facts.links > 1:  # maybe a hard link to a secret file under an innocent name
+            rules = dataclasses.replace(
+                rules, secret_ids=secret_file_ids(rules.user_home, rules.hermes_home)
+            )
+        verdict = decide(access, facts, rules)
+        if verdict.action == "allow":
+            return verdict.path
+        if verdict.action == "deny":
+            raise PathRefused(f"not done: {tool} {verdict.reason}.")
+        if context.approver(f"{tool} {verdict.path}", verdict.reason):
+            return verdict.path
+        raise PathRefused(
+            f"not done: {tool} {verdict.reason}, and the user did not approve it. Work inside "
+            "the working directory, or ask the user to add the folder to files.allowed_roots "
+            "or to share what you need."
+        )
+
     def read_file(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        path = _path(context, str(args["path"]))
         try:
+            path = checked("read_file", "read", str(args["path"]), context)
             text = _read_text(path)
+        except PathRefused as exc:
+            return {"success": False, "denied": True, "error": str(exc)}
         except (OSError, ValueError) as exc:
             return {"success": False, "error": str(exc)}
         lines = text.splitlines()
         offset = max(1, int(args.get("offset") or 1))
         limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
-        chosen = lines[offset - 1 : offset - 1 + limit]
-        numbered = "\n".join(
-            f"{n:>6}|{line[:MAX_LINE]}{' [line cut]' if len(line) > MAX_LINE else ''}"
-            for n, line in enumerate(chosen, offset)
-        )
+        # Stop at whole lines before the result cap, so paging by offset loses nothing.
+        budget = limits.max_chars - 1_000
+        shown: list[str] = []
+        used = 0
+        for n, line in enumerate(lines[offset - 1 : offset - 1 + limit], offset):
+            row = f"{n:>6}|{line[:MAX_LINE]}{' [line cut]' if len(line) > MAX_LINE else ''}"
+            used += len(row) + 2 + row.count("\\") + row.count('"')
+            if shown and used > budget:
+                break
+            shown.append(row)
         result: dict[str, Any] = {
             "success": True,
             "path": str(path),
-            "content": numbered,
+            "content": "\n".join(shown),
             "total_lines": len(lines),
         }
-        if offset - 1 + limit < len(lines):
+        last = offset + len(shown) - 1
+        if last < len(lines):
+            cut = " (stopped at tools.max_result_chars)" if len(shown) < limit else ""
             result["note"] = (
-                f"showing lines {offset}-{offset + len(chosen) - 1} of {len(lines)}; use offset to read on"
+                f"showing lines {offset}-{last} of {len(lines)}{cut}; "
+                f"read on with offset={last + 1}"
             )
         return result
 
     def write_file(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        path = _path(context, str(args["path"]))
         content = str(args.get("content", ""))
+        try:
+            path = checked("write_file", "write", str(args["path"]), context)
+        except PathRefused as exc:
+            return {"success": False, "denied": True, "error": str(exc)}
         try:
             existed = path.exists()
             atomic_write_text(path, content)
@@ -92,8 +159,8 @@ def make_file_tools() -> list[Tool]:
         }
 
     def patch(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        path = _path(context, str(args["path"]))
         try:
+            path = checked("patch", "write", str(args["path"]), context)
             text = _read_text(path)
             replaced = find_and_replace(
                 text,
@@ -102,6 +169,8 @@ def make_file_tools() -> list[Tool]:
                 replace_all=bool(args.get("replace_all")),
             )
             atomic_write_text(path, replaced.content)
+        except PathRefused as exc:
+            return {"success": False, "denied": True, "error": str(exc)}
         except FuzzyMatchError as exc:
             return {"success": False, "error": str(exc)}
         except (OSError, ValueError) as exc:
@@ -114,7 +183,10 @@ def make_file_tools() -> list[Tool]:
         }
 
     def search_files(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        root = _path(context, str(args.get("path") or "."))
+        try:
+            root = checked("search_files", "read", str(args.get("path") or "."), context)
+        except PathRefused as exc:
+            return {"success": False, "denied": True, "error": str(exc)}
         glob = str(args.get("glob") or "*")
         limit = min(int(args.get("max_results") or 50), 500)
         try:
@@ -124,10 +196,24 @@ def make_file_tools() -> list[Tool]:
         if not root.exists():
             return {"success": False, "error": f"{root} does not exist"}
         matches: list[str] = []
+        # Files found under an allowed (or approved) root are judged one by one, without
+        # asking: a secret file or a symlink out of the root is skipped and counted.
+        file_rules = rules_for(context, (root,))
+        skipped: list[str] = []
         files = [root] if root.is_file() else _walk(root)
         for file in files:
             if not fnmatch.fnmatch(file.name, glob):
                 continue
+            if file != root:
+                facts = gather(str(file), context.cwd, file_rules)
+                if facts.links > 1:
+                    file_rules = dataclasses.replace(
+                        file_rules,
+                        secret_ids=secret_file_ids(file_rules.user_home, file_rules.hermes_home),
+                    )
+                if decide("read", facts, file_rules).action != "allow":
+                    skipped.append(str(file.relative_to(root)))
+                    continue
             try:
                 text = _read_text(file)
             except (OSError, ValueError):
@@ -137,8 +223,8 @@ def make_file_tools() -> list[Tool]:
                     shown = file.relative_to(root) if file != root else file.name
                     matches.append(f"{shown}:{number}: {line.strip()[:200]}")
                     if len(matches) >= limit:
-                        return {"success": True, "matches": matches, "truncated": True}
-        return {"success": True, "matches": matches, "truncated": False}
+                        return _found(matches, True, skipped)
+        return _found(matches, False, skipped)
 
     path_prop = {
         "type": "string",
@@ -222,6 +308,19 @@ def make_file_tools() -> list[Tool]:
             preview=lambda r: f"{len(r.get('matches', []))} matches",
         ),
     ]
+
+
+def _found(matches: list[str], truncated: bool, skipped: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {"success": True, "matches": matches, "truncated": truncated}
+    if skipped:
+        shown = ", ".join(skipped[:10]) + (
+            f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
+        )
+        result["skipped"] = (
+            f"not searched: {shown} (secret files, or links out of the folder); read_file asks "
+            "the user for one if you need it"
+        )
+    return result
 
 
 def _walk(root: Path):

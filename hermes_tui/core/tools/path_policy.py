@@ -1,0 +1,256 @@
+"""Where the files tool may read and write: a pure verdict over resolved paths, with a reason.
+
+`decide(access, facts, rules)` is pure (no I/O): a path inside the working directory or
+`files.allowed_roots` is allowed; elsewhere it asks; a well-known secret file asks wherever it
+is (by its requested or resolved name, or because it is the same inode as one); and the hermes
+home's own stores are never written (the reason names the tool to use). `gather()` does the
+I/O that feeds it: `~` expansion, the working directory, `os.path.realpath` (symlinks, `..`,
+`/proc/self/root/...`) and one `stat` for the inode. Reasons are verb phrases ("reads
+~/.ssh/id_rsa, a secret file (SSH keys)") so the approval dialog and the refusal read alike.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+Access = Literal["read", "write"]
+Action = Literal["allow", "ask", "deny"]
+FileId = tuple[int, int]  # (st_dev, st_ino)
+
+# Secret files under the user's home, by path relative to it (casefolded): what they hold.
+HOME_SECRETS: tuple[tuple[str, str], ...] = (
+    (".ssh", "SSH keys and config"),
+    (".gnupg", "GnuPG keys"),
+    (".netrc", "machine passwords"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".git-credentials", "git passwords"),
+    (".npmrc", "npm tokens"),
+    (".pypirc", "PyPI tokens"),
+    (".aws/credentials", "AWS keys"),
+    (".aws/sso/cache", "AWS session tokens"),
+    (".config/gh/hosts.yml", "GitHub CLI tokens"),
+    (".config/hub", "GitHub tokens"),
+    (".docker/config.json", "registry passwords"),
+    (".kube/config", "Kubernetes credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
+    (".azure", "Azure credentials"),
+    (".password-store", "the password store"),
+    (".local/share/keyrings", "the desktop keyring"),
+    (".vault-token", "a Vault token"),
+    (".terraform.d/credentials.tfrc.json", "Terraform Cloud tokens"),
+    (".cargo/credentials", "crates.io tokens"),
+    (".cargo/credentials.toml", "crates.io tokens"),
+    (".gem/credentials", "RubyGems keys"),
+    (".config/rclone/rclone.conf", "cloud storage passwords"),
+)
+# Secret files anywhere, by name (casefolded).
+PRIVATE_KEY_NAME = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?")
+KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
+# .env templates are committed to repositories and hold placeholders, not secrets.
+ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+# The hermes home's own stores: never written through the files tool, and what to use instead.
+PROTECTED_IN_HOME: tuple[tuple[str, str], ...] = (
+    (".env", "the API keys; the user sets them (the app's provider setup, or an editor)"),
+    ("config.yaml", "the user's settings; ask the user to change them"),
+    ("SOUL.md", "the persona loaded into every system prompt; only the user edits it"),
+    ("sessions.db", "the conversation store, written by the app only"),
+    ("memories", "memory; use the memory tool (its writes are scanned and archived)"),
+    ("skills", "skills; use skill_manage (its writes are scanned and versioned)"),
+    ("pending", "writes waiting for the user's approval; the user decides them"),
+    ("logs", "the audit trail, written by the app only"),
+)
+
+
+@dataclass(frozen=True)
+class PathRules:
+    """What a conversation's file access is judged against; every path already resolved."""
+
+    workdir: Path
+    allowed_roots: tuple[Path, ...] = ()
+    read_roots: tuple[Path, ...] = ()  # readable without asking too (the session's scratch)
+    hermes_home: Path | None = None
+    user_home: Path | None = None
+    # Inodes of the well-known secret files that exist, for hard links to them.
+    secret_ids: frozenset[FileId] = frozenset()
+
+
+@dataclass(frozen=True)
+class PathFacts:
+    requested: str  # as the model wrote it
+    lexical: PurePosixPath  # absolute, `..` folded, symlinks not followed
+    resolved: PurePosixPath  # what the kernel would open
+    file_id: FileId | None = None  # None when the file does not exist (yet)
+    links: int = 1  # hard links to it: above 1 it may be a secret file under another name
+
+
+@dataclass(frozen=True)
+class PathVerdict:
+    action: Action
+    reason: str  # a verb phrase ("reads X, outside ..."); empty when allowed
+    path: Path  # the resolved path: the one to open, so a later symlink swap cannot redirect
+
+
+def _fold(path: PurePosixPath) -> tuple[str, ...]:
+    # Case and Unicode form differ on some filesystems (macOS: ~/.SSH is ~/.ssh), never trust them.
+    return tuple(unicodedata.normalize("NFC", part).casefold() for part in path.parts)
+
+
+def _within(path: PurePosixPath, root: PurePosixPath, *, folded: bool = False) -> bool:
+    if folded:
+        parts, base = _fold(path), _fold(root)
+    else:
+        parts, base = path.parts, root.parts
+    return parts[: len(base)] == base
+
+
+def _shown(path: PurePosixPath, user_home: Path | None) -> str:
+    if user_home is not None and _within(path, PurePosixPath(user_home)):
+        rest = path.relative_to(PurePosixPath(user_home))
+        return "~" if not rest.parts else f"~/{rest}"
+    return str(path)
+
+
+def secret_kind(path: PurePosixPath, user_home: Path | None) -> str | None:
+    """What secret the file at `path` holds, judged by its name and place, or None."""
+    name = unicodedata.normalize("NFC", path.name).casefold()
+    if user_home is not None:
+        home = PurePosixPath(user_home)
+        for relative, what in HOME_SECRETS:
+            if _within(path, home / relative, folded=True):
+                return what
+    if name == ".env" or (name.startswith(".env.") and name not in ENV_TEMPLATES):
+        return "environment secrets"
+    if name.endswith(".env") and len(name) > 4:  # production.env, app.env
+        return "environment secrets"
+    if PRIVATE_KEY_NAME.fullmatch(name) or name.endswith(KEY_SUFFIXES):
+        return "a private key"
+    parts = _fold(path)
+    if len(parts) > 2 and parts[1] == "proc" and parts[-1] in ("environ", "mem"):
+        return "a process's environment or memory, API keys included"
+    return None
+
+
+def _protected(path: PurePosixPath, home: Path | None) -> tuple[str, str] | None:
+    if home is None:
+        return None
+    root = PurePosixPath(home)
+    if not _within(path, root, folded=True):
+        return None
+    inside = _fold(path)[len(root.parts) :]
+    if not inside:
+        return None
+    for name, what in PROTECTED_IN_HOME:
+        first = inside[0]
+        if first == name.casefold() or (name == "sessions.db" and first.startswith("sessions.db")):
+            return name, what
+    return None
+
+
+def decide(access: Access, facts: PathFacts, rules: PathRules) -> PathVerdict:
+    """allow, ask or deny `access` to the path in `facts`, with the reason."""
+    path = facts.resolved
+    shown = _shown(path, rules.user_home)
+    verb = "reads" if access == "read" else "writes"
+    if access == "write":
+        for candidate in (path, facts.lexical):
+            protected = _protected(candidate, rules.hermes_home)
+            if protected is not None:
+                name, what = protected
+                return PathVerdict(
+                    "deny",
+                    f"writes {shown} in the hermes home's {name}: {what}; the files tool never "
+                    "writes there",
+                    Path(path),
+                )
+    for candidate in (path, facts.lexical, PurePosixPath(facts.requested)):
+        kind = secret_kind(candidate, rules.user_home)
+        if kind is not None:
+            return PathVerdict("ask", f"{verb} {shown}, a secret file ({kind})", Path(path))
+    if facts.file_id is not None and facts.file_id in rules.secret_ids:
+        return PathVerdict(
+            "ask", f"{verb} {shown}, which is a hard link to a secret file", Path(path)
+        )
+    roots = (rules.workdir, *rules.allowed_roots)
+    if access == "read":
+        roots = (*roots, *rules.read_roots)
+    if any(_within(path, PurePosixPath(root)) for root in roots):
+        return PathVerdict("allow", "", Path(path))
+    where = "outside the working directory " + _shown(PurePosixPath(rules.workdir), rules.user_home)
+    if rules.allowed_roots:
+        where += " and files.allowed_roots"
+    return PathVerdict("ask", f"{verb} {shown}, {where}", Path(path))
+
+
+# ---- the I/O half ------------------------------------------------------------------------
+
+
+def gather(requested: str, cwd: Path, rules: PathRules) -> PathFacts:
+    """Resolve `requested` as the kernel would: `~`, the working directory, `..`, symlinks."""
+    expanded = os.path.expanduser(requested)
+    absolute = expanded if os.path.isabs(expanded) else os.path.join(cwd, expanded)
+    lexical = PurePosixPath(os.path.normpath(absolute))
+    resolved = PurePosixPath(os.path.realpath(absolute))
+    try:
+        info = os.stat(resolved)
+    except OSError:
+        return PathFacts(requested, lexical, resolved)
+    return PathFacts(requested, lexical, resolved, (info.st_dev, info.st_ino), info.st_nlink)
+
+
+def secret_file_ids(user_home: Path | None, hermes_home: Path | None) -> frozenset[FileId]:
+    """Inodes of the well-known secret files that exist (to catch hard links to them)."""
+    candidates: list[Path] = []
+    if user_home is not None:
+        for relative, _what in HOME_SECRETS:
+            path = user_home / relative
+            candidates.extend(_files_under(path))
+    if hermes_home is not None:
+        candidates.append(hermes_home / ".env")
+    ids: set[FileId] = set()
+    for path in candidates:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        ids.add((info.st_dev, info.st_ino))
+    return frozenset(ids)
+
+
+def _files_under(path: Path, limit: int = 200) -> Iterable[Path]:
+    """The file itself, or the files directly inside a secret folder (~/.ssh/*), bounded."""
+    if not path.is_dir():
+        return [path]
+    try:
+        return [child for _, child in zip(range(limit), path.iterdir(), strict=False)]
+    except OSError:
+        return []
+
+
+def resolve_rules(
+    workdir: Path,
+    *,
+    allowed_roots: Iterable[str | Path] = (),
+    read_roots: Iterable[Path] = (),
+    hermes_home: Path | None = None,
+    user_home: Path | None = None,
+    with_secret_ids: bool = False,
+) -> PathRules:
+    def real(path: str | Path) -> Path:
+        return Path(os.path.realpath(os.path.expanduser(str(path))))
+
+    home = real(user_home) if user_home is not None else real(Path.home())
+    hermes = real(hermes_home) if hermes_home is not None else None
+    return PathRules(
+        workdir=real(workdir),
+        allowed_roots=tuple(real(root) for root in allowed_roots),
+        read_roots=tuple(real(root) for root in read_roots),
+        hermes_home=hermes,
+        user_home=home,
+        secret_ids=secret_file_ids(home, hermes) if with_secret_ids else frozenset(),
+    )
