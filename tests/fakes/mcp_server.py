@@ -59,6 +59,23 @@ def links() -> list:
     ]
 
 
+if MODE == "hostile":  # names that sanitise alike, a huge result, a bloated description
+
+    @server.tool(name="read.file")
+    def read_dot_file() -> str:
+        """Dotted name."""
+        return "dotted"
+
+    @server.tool(name="read_file")
+    def read_underscore_file() -> str:
+        """Underscored name."""
+        return "underscored"
+
+    @server.tool(description="Returns a lot. " + "padding " * 2_000)
+    def big(size: int) -> str:
+        return "x" * size
+
+
 if __name__ == "__main__":
     mode = MODE
     if mode == "slow-start":

@@ -18,6 +18,7 @@ import hashlib
 import ipaddress
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -75,6 +76,8 @@ def parse_source(text: str, cwd: Path | None = None) -> SourceSpec:
     location, _, fragment = text.partition("#")
     ref, _, subdir = fragment.partition(":")
     ref = ref or None
+    if ref and (ref.startswith("-") or any(c.isspace() for c in ref)):
+        raise InstallError(f"{ref!r} is not a git ref (a tag, branch or commit id)")
     subdir = subdir.strip("/") or None
     if subdir and (Path(subdir).is_absolute() or ".." in Path(subdir).parts):
         raise InstallError(f"subdirectory {subdir!r} must be a relative path inside the source")
@@ -149,7 +152,10 @@ class Candidate:
     def explain(self) -> str:
         if self.problems:
             return "; ".join(self.problems)
-        return self.report.summary()
+        return "; ".join(
+            f"{f.id} in {f.file}{f':{f.line}' if f.line else ''}: {f.description}"
+            for f in self.report.findings
+        )
 
 
 @dataclass(frozen=True)
@@ -204,7 +210,10 @@ def _clone(spec: SourceSpec, target: Path) -> str:
         # A commit id is not a branch or tag: fetch everything, then check it out.
         shutil.rmtree(target, ignore_errors=True)
         _run_git(["clone", "--quiet", "--", url, str(target)])
-        _run_git(["checkout", "--quiet", "--detach", spec.ref, "--"], cwd=target)
+        commit = _run_git(
+            ["rev-parse", "--verify", "--end-of-options", f"{spec.ref}^{{commit}}"], cwd=target
+        )
+        _run_git(["checkout", "--quiet", "--detach", commit], cwd=target)
     return _run_git(["rev-parse", "HEAD"], cwd=target)
 
 
@@ -331,6 +340,11 @@ def _vet(root: Path, directory: Path, category: str | None) -> Candidate:
                 f"{path.relative_to(directory)} is {path.stat().st_size:,} bytes "
                 f"(over {MAX_SUPPORT_BYTES:,})"
             )
+    report = guard.scan_directory(directory)
+    extra = shell_findings(directory)
+    if extra:
+        findings = (*report.findings, *extra)
+        report = guard.GuardReport(_worst(report.verdict, extra), findings)
     parent = Path(relative).parent.name if relative != "." else ""
     chosen = category or (parent if parent and not frontmatter.check_name(parent) else "")
     return Candidate(
@@ -340,8 +354,71 @@ def _vet(root: Path, directory: Path, category: str | None) -> Candidate:
         category=chosen or DEFAULT_CATEGORY,
         description=description,
         problems=tuple(problems),
-        report=guard.scan_directory(directory),
+        report=report,
     )
+
+
+_FENCE = re.compile(r"^```(?:bash|sh|shell|zsh|console)?[ \t]*\n(.*?)^```", re.M | re.S)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh")
+
+
+def shell_findings(directory: Path) -> list[guard.GuardFinding]:
+    """What the shell policy says of every command the skill would have the agent run.
+
+    A playbook's shell blocks and scripts are commands the agent will later run on the user's
+    machine, so they are judged now as the terminal would judge them: a command the policy
+    would ask about makes the skill "caution" (install needs --force), one it refuses makes it
+    "dangerous". The working directory assumed is a project folder the skill is used in.
+    """
+    from hermes_tui.core.tools.shell_policy import decide
+
+    workdir, home = "/home/user/project", "/home/user"
+    findings: list[guard.GuardFinding] = []
+    for path in sorted(directory.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        relative = str(path.relative_to(directory))
+        if path.suffix in _SCRIPT_SUFFIXES:
+            blocks = [(1, _read_text(path))]
+        elif path.suffix == ".md":
+            text = _read_text(path)
+            blocks = [
+                (text[: m.start(1)].count("\n") + 1, m.group(1)) for m in _FENCE.finditer(text)
+            ]
+        else:
+            continue
+        for line, block in blocks:
+            script = "\n".join(
+                row[2:] if row.startswith("$ ") else row for row in block.splitlines()
+            )  # console transcripts: the commands after the prompt
+            if not script.strip():
+                continue
+            verdict = decide(script, workdir, workdir, home)
+            if verdict.action == "allow":
+                continue
+            findings.append(
+                guard.GuardFinding(
+                    relative,
+                    line,
+                    "shell_policy_" + verdict.action,
+                    "command",
+                    "high" if verdict.action == "deny" else "medium",
+                    f"the terminal would {'refuse' if verdict.action == 'deny' else 'ask before'} "
+                    f"running this: {verdict.reason}"[:300],
+                )
+            )
+    return findings
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    return "" if b"\x00" in data[:8192] else data.decode("utf-8", errors="replace")
+
+
+def _worst(verdict: guard.Verdict, extra: list[guard.GuardFinding]) -> guard.Verdict:
+    if verdict == "dangerous" or any(f.severity in ("high", "critical") for f in extra):
+        return "dangerous"
+    return "caution"
 
 
 def tree_digest(directory: Path) -> str:

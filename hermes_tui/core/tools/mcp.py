@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -36,6 +37,8 @@ Status = Literal["disabled", "starting", "ready", "failed", "stopped"]
 NAME_RULE = re.compile(r"[^a-zA-Z0-9_-]")
 MAX_NAME = 64
 STDERR_TAIL = 2_000
+MAX_DESCRIPTION = 2_000  # sent with every request: a server must not bloat every prompt
+MAX_RESULT_CHARS = 200_000  # held in memory before the registry's own cap cuts it further
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -313,13 +316,27 @@ class McpManager:
             self.wait_settled()
         self._frozen_at = time.monotonic()
         tools: list[Tool] = []
+        taken: set[str] = set()
         for state in self.states.values():
             if state.status != "ready":
                 continue
             state.announced_late = True
             for remote in state.tools:
-                if state.config.wants(remote.name):
-                    tools.append(self._as_tool(state, remote))
+                if not state.config.wants(remote.name):
+                    continue
+                tool = self._as_tool(state, remote)
+                if tool.name in taken:
+                    # Two names that sanitise alike (`read.file`, `read_file`): keep both,
+                    # the later one with a suffix of its own name's hash.
+                    digest = hashlib.sha1(remote.name.encode()).hexdigest()[:6]
+                    tool = dataclasses.replace(tool, name=f"{tool.name[: MAX_NAME - 7]}_{digest}")
+                    if tool.name in taken:
+                        self.warnings.append(
+                            f"{state.name}: tool {remote.name!r} skipped (name clash)"
+                        )
+                        continue
+                taken.add(tool.name)
+                tools.append(tool)
         return tools
 
     def _as_tool(self, state: ServerState, remote: Any) -> Tool:
@@ -328,6 +345,8 @@ class McpManager:
         schema.setdefault("properties", {})
         server, name = state.name, remote.name
         description = (remote.description or f"{name} from the {server} MCP server").strip()
+        if len(description) > MAX_DESCRIPTION:
+            description = description[: MAX_DESCRIPTION - 1] + "…"
 
         def handle(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
             return self.call(server, name, args, context)
@@ -442,11 +461,16 @@ def convert_result(server: str, result: Any) -> dict[str, Any]:
         else:
             parts.append(f"[{kind or 'unknown'} content]")
     text = "\n".join(parts)
+    if len(text) > MAX_RESULT_CHARS:
+        text = (
+            text[:MAX_RESULT_CHARS]
+            + f"\n[… {len(text) - MAX_RESULT_CHARS:,} more characters from the MCP server cut]"
+        )
     outcome: dict[str, Any] = {"success": not getattr(result, "is_error", False), "server": server}
     if outcome["success"]:
         outcome["content"] = text
         structured = getattr(result, "structured_content", None)
-        if structured is not None:
+        if structured is not None and len(json.dumps(structured, default=str)) <= MAX_RESULT_CHARS:
             outcome["structured"] = structured
     else:
         outcome["error"] = text or "the MCP tool reported an error without a message"

@@ -338,3 +338,25 @@ def test_update_waits_for_the_skills_write_lock(repo: Path, library: SkillLibrar
         assert worker.is_alive() and results == []
     worker.join(60)
     assert [r.status for r in results] == ["updated"]
+
+
+def test_commands_the_terminal_would_ask_about_make_a_skill_need_force(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    skill = write_skill(
+        root,
+        "box-setup",
+        "ops",
+        skill_text("box-setup", body="```bash\nsudo apt-get install -y jq\n```\n"),
+    )
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "clean.sh").write_text("rm -rf /var/cache/box\n")
+    (candidate,) = find_candidates(root)
+    assert candidate.verdict == "caution"
+    ids = {(f.file, f.id) for f in candidate.report.findings}
+    assert ids == {("SKILL.md", "shell_policy_ask"), ("scripts/clean.sh", "shell_policy_ask")}
+    assert "the terminal would ask before running this" in candidate.explain()
+
+
+def test_a_ref_that_looks_like_an_option_is_refused(repo: Path) -> None:
+    with pytest.raises(InstallError, match="is not a git ref"):
+        parse_source(f"{repo}#--orphan=x")

@@ -269,3 +269,20 @@ def test_a_streamable_http_server_works_the_same(http_server: str) -> None:
         assert boom["success"] is False
     finally:
         manager.stop()
+
+
+def test_a_hostile_server_cannot_clash_names_or_flood_the_prompt_or_the_result() -> None:
+    manager = started({"h": fake("hostile")})
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        readers = sorted(n for n in tools if n.startswith("mcp__h__read_file"))
+        assert len(readers) == 2 and readers[0] == "mcp__h__read_file"
+        answers = {tools[n].handler({}, ToolContext())["content"] for n in readers}
+        assert answers == {"dotted", "underscored"}
+        assert len(tools["mcp__h__big"].description) <= 2_000 + len("[MCP server h] ")
+        result = tools["mcp__h__big"].handler({"size": 500_000}, ToolContext())
+        assert len(result["content"]) < 201_000
+        assert result["content"].endswith("more characters from the MCP server cut]")
+        assert "structured" not in result
+    finally:
+        manager.stop()
