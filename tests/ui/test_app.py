@@ -353,3 +353,25 @@ async def test_a_damaged_sessions_db_moved_aside_at_start_is_a_toast(home: Path)
         toasts = [n.message for n in app._notifications]
     moved = [toast for toast in toasts if "sessions.db could not be read" in toast]
     assert len(moved) == 1 and ".corrupt-" in moved[0]
+
+
+async def test_the_skills_browser_lists_a_duplicate_by_its_path(home: Path) -> None:
+    from helpers import write_skill
+
+    write_skill(home / "skills" / "ops", "deploy", text=skill_text("deploy", "First copy."))
+    write_skill(
+        home / "skills" / "vendor" / "old", "deploy", text=skill_text("deploy", "Second copy.")
+    )
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        app.action_pane("skills")
+        await pilot.pause()
+        pane = app.query_one(SkillsPane)
+        tree = pane.query_one("#skills-tree")
+        labels = [str(leaf.label) for node in tree.root.children for leaf in node.children]
+        assert "deploy" in labels and "⧉ vendor/old/deploy" in labels
+        pane.show("vendor/old/deploy")
+        await pilot.pause()
+        meta = str(pane.query_one("#skill-meta").render())
+        assert "DUPLICATE" in meta and "Second copy." in meta
