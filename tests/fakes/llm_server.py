@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ class Reply:
     # counts in message_delta), json_body (a whole JSON reply to a stream request)
     quirks: frozenset[str] = frozenset()
     reasoning: str = ""  # streamed before the text; Anthropic: a signed thinking block
+    chunk: int = 4  # characters of text per streamed delta
+    chars_per_second: float = 0  # pace of the text deltas; 0 sends them as fast as possible
     signature: str = "sig-fake-0001"
     tool_call_ids: tuple[str, ...] = ()  # ids to send instead of fresh ones (servers reuse them)
 
@@ -172,7 +175,7 @@ class FakeLLM:
                 if reply.fault == "error_frame":
                     frames = with_error_frame(frames, reply, anthropic)
                 try:
-                    self._stream(frames, reply.fault)
+                    self._stream(frames, reply.fault, reply)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up on a faulty stream
 
@@ -188,7 +191,7 @@ class FakeLLM:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def _stream(self, frames: list[str], fault: str | None) -> None:
+            def _stream(self, frames: list[str], fault: str | None, reply: Reply) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("transfer-encoding", "chunked")
@@ -198,7 +201,14 @@ class FakeLLM:
                     if self.path.endswith("/messages"):
                         junk = "event: content_block_delta\n" + junk
                     frames = frames[:2] + [junk] + frames[2:]
+                started = time.monotonic()
                 for index, frame in enumerate(frames):
+                    if reply.chars_per_second:
+                        # Each frame carries at most `chunk` characters: pace them on a schedule,
+                        # so that slow writes do not add up to a slower stream.
+                        delay = started + index * reply.chunk / reply.chars_per_second
+                        time.sleep(max(0.0, delay - time.monotonic()))
+                        self.wfile.flush()
                     if fault == "cut" and index == len(frames) // 2:
                         self.wfile.flush()
                         self.close_connection = True
@@ -317,7 +327,7 @@ def openai_frames(reply: Reply) -> list[str]:
     frames = [chunk({"role": "assistant", "content": ""})]
     field_name = "reasoning" if "reasoning_field" in reply.quirks else "reasoning_content"
     frames += [chunk({field_name: piece}) for piece in _pieces(reply.reasoning)]
-    frames += [chunk({"content": piece}) for piece in _pieces(reply.text)]
+    frames += [chunk({"content": piece}) for piece in _pieces(reply.text, reply.chunk)]
     for index, (name, arguments) in enumerate(reply.tool_calls):
         text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
         call_id = reply.call_id(index, "call_")
@@ -430,7 +440,7 @@ def anthropic_frames(reply: Reply) -> list[str]:
             frame(
                 "content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": p}}
             )
-            for p in _pieces(reply.text)
+            for p in _pieces(reply.text, reply.chunk)
         ]
         frames.append(frame("content_block_stop", {"index": index}))
         index += 1
