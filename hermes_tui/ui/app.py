@@ -1,13 +1,15 @@
 """HermesApp: the full-screen face over the same Runtime the CLI uses (DESIGN.md section 10).
 
-Core events arrive from worker threads through `post_message` as CoreEvent messages and are
-dispatched to the widgets here; user intent goes to the core through the session and the
+Core events arrive from worker threads into the EventForwarder's queue; the app takes them in
+batches, at most once a frame, and dispatches them to the widgets (ui/dispatch.py); user intent goes to the core through the session and the
 stores' public methods. Turns run in an exclusive thread worker; Esc cancels them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core import events as ev
@@ -32,28 +35,44 @@ from hermes_tui.ui.widgets.trace import TracePane
 PANES = {"trace": "Trace", "memory": "Memory", "skills": "Skills", "reviews": "Reviews"}
 
 
-class CoreEvent(Message):
-    """A core event, carried from whatever thread produced it to the UI thread."""
-
-    def __init__(self, event: ev.Event) -> None:
-        super().__init__()
-        self.event = event
+class EventsWaiting(Message):
+    """Core events are waiting in the forwarder: the app takes them all at once."""
 
 
 class EventForwarder:
-    """The runtime's sink: posts every core event to the app once the app exists."""
+    """The runtime's sink: queues core events from any thread and wakes the app to take them.
+
+    A fast provider streams thousands of deltas a second. One message each would queue them in
+    front of the user's keys, and the screen would be updated once per delta. Instead events
+    wait here, in order, and the app is woken once; it takes everything that arrived, at most
+    once a frame (`HermesApp.DELIVERY_INTERVAL`), so a key never waits behind more than one batch.
+    """
 
     def __init__(self) -> None:
         self.app: App | None = None
-        # Events from before the app existed (a damaged sessions.db moved aside at start-up),
-        # shown once it is mounted.
-        self.early: list[ev.Event] = []
+        self._lock = threading.Lock()
+        self._events: list[ev.Event] = []
+        self._woken = False
+        self.wakeups = 0  # messages posted to the app (tests check that deltas are batched)
 
     def __call__(self, event: ev.Event) -> None:
-        if self.app is not None:
-            self.app.post_message(CoreEvent(event))
-        else:
-            self.early.append(event)
+        with self._lock:
+            self._events.append(event)
+            app = self.app
+            # Events from before the app existed (a damaged sessions.db moved aside at start-up)
+            # wait until it is mounted.
+            if self._woken or app is None:
+                return
+            self._woken = True
+            self.wakeups += 1
+        app.post_message(EventsWaiting())
+
+    def take(self) -> list[ev.Event]:
+        """Everything that arrived since the last call, oldest first; the next event wakes again."""
+        with self._lock:
+            events, self._events = self._events, []
+            self._woken = False
+        return events
 
 
 class HermesApp(App):
@@ -75,6 +94,7 @@ class HermesApp(App):
     ]
     panel_width = var(44)
     turn_running = var(False)
+    DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
 
     def __init__(
         self,
@@ -94,6 +114,9 @@ class HermesApp(App):
         self.watch_files_enabled = watch_files
         self.resume_on_start = resume
         self._stop_watch = threading.Event()
+        self._last_delivery = 0.0
+        self._delivery_timer: Timer | None = None
+        self._delivering = asyncio.Lock()
 
     def notify(
         self,
@@ -152,9 +175,7 @@ class HermesApp(App):
         if wanted not in self.available_themes:
             self.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
         self._theme_ready = True
-        early, self.forwarder.early = self.forwarder.early, []
-        for event in early:
-            self.post_message(CoreEvent(event))
+        self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
         self._show_provider()
         bar = self.query_one(NudgeBar)
         bar.memory_interval = self.runtime.config.memory.nudge_interval
@@ -253,7 +274,8 @@ class HermesApp(App):
         finally:
             self.call_from_thread(self._turn_done)
 
-    def _turn_done(self) -> None:
+    async def _turn_done(self) -> None:
+        await self._deliver_events()  # the turn's last events first, then the input is free
         self.turn_running = False
 
     def ensure_session(self) -> Any:
@@ -301,11 +323,28 @@ class HermesApp(App):
 
     # ---- core events ---------------------------------------------------------------------
 
-    @on(CoreEvent)
-    async def _core_event(self, message: CoreEvent) -> None:
-        from hermes_tui.ui.dispatch import show_event
+    @on(EventsWaiting)
+    async def _events_waiting(self) -> None:
+        wait = self._last_delivery + self.DELIVERY_INTERVAL - time.monotonic()
+        if wait > 0:
+            if self._delivery_timer is None:
+                self._delivery_timer = self.set_timer(wait, self._deliver_events)
+            return
+        await self._deliver_events()
 
-        await show_event(self, message.event)
+    async def _deliver_events(self) -> None:
+        from hermes_tui.ui.dispatch import show_events
+
+        if self._delivery_timer is not None:
+            self._delivery_timer.stop()
+            self._delivery_timer = None
+        # call_from_thread callbacks run beside the message queue: one batch at a time, in order.
+        async with self._delivering:
+            try:
+                await show_events(self, self.forwarder.take())
+            finally:
+                # Counted from the end, so that keys always get a gap between two batches.
+                self._last_delivery = time.monotonic()
 
     @on(SkillsPane.EditSkill)
     def _edit_skill(self, message: SkillsPane.EditSkill) -> None:

@@ -21,6 +21,26 @@ def headline(summary: str) -> str:
     return summary[:1].upper() + summary[1:] if summary else "Nothing to save"
 
 
+async def show_events(app: Any, events: list[ev.Event]) -> None:
+    """A batch of events in order; a run of text (or reasoning) deltas is one write to the chat."""
+    run: list[ev.TextDelta | ev.ReasoningDelta] = []
+
+    async def flush() -> None:
+        if run:
+            await show_event(app, type(run[0])("".join(delta.text for delta in run)))
+            run.clear()
+
+    for event in events:
+        if isinstance(event, (ev.TextDelta, ev.ReasoningDelta)):
+            if run and type(run[0]) is not type(event):
+                await flush()
+            run.append(event)
+            continue
+        await flush()
+        await show_event(app, event)
+    await flush()
+
+
 async def show_event(app: Any, event: ev.Event) -> None:
     chat = app.query_one(ChatView)
     bar = app.query_one(NudgeBar)

@@ -8,15 +8,21 @@ button at the top mounts them back in batches, so a 2,000-message session stays 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.message import Message
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Markdown, Static
-from textual.widgets._markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal
@@ -73,39 +79,226 @@ class ToolRow(Collapsible):
         self.add_class("-ok" if ok else "-error")
 
 
+class RenderedMarkdown(Widget):
+    """Finished Markdown, drawn once: the lines its block widgets rendered, and nothing else.
+
+    Every layout pass walks every mounted widget, and a 20 KB reply is a thousand Markdown
+    widgets; as one widget of fixed lines it costs nothing while later replies stream. Its text
+    can still be selected and its links clicked. AssistantMessage draws it again on a new width
+    or theme.
+    """
+
+    DEFAULT_CSS = """
+    RenderedMarkdown { height: auto; width: 1fr; }
+    """
+    ALLOW_SELECT = True
+
+    def __init__(self, strips: list[Strip], width: int) -> None:
+        super().__init__()
+        self.rendered_width = width
+        self.strips = strips
+
+    @classmethod
+    def capture(
+        cls, markdown: Markdown, width: int, upto: Widget | None = None
+    ) -> RenderedMarkdown:
+        """`markdown`'s lines at `width` exactly as the screen draws them: all, or above `upto`.
+
+        Textual's own compositor lays the widget out and renders it, off screen.
+        """
+        from textual._compositor import Compositor
+
+        compositor = Compositor()
+        compositor.reflow(markdown, Size(width, 1))
+        layout = compositor.full_map
+        if upto is not None:  # `upto` keeps its top margin: it stays in the live widget
+            height = layout[upto].region.y - upto.styles.margin.top
+        else:
+            height = max(
+                (layout[b].region.bottom + b.styles.margin.bottom for b in markdown.children),
+                default=0,
+            )
+        size = Size(width, max(height, 0))
+        compositor.reflow(markdown, size)
+        return cls(compositor.render_strips(size) if height > 0 else [], width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.strips)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y >= len(self.strips):
+            return Strip.blank(width)
+        line = self.strips[y].apply_offsets(0, y)  # where a mouse selection starts (cached)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            end = line.cell_length if end == -1 else end
+            style = self.screen.get_component_rich_style("screen--selection")
+            line = Strip.join(
+                [
+                    line.crop(0, start),
+                    line.crop(start, end).apply_style(style),
+                    line.crop(end, line.cell_length),
+                ]
+            )
+        if line.cell_length != width:  # resized: shown cropped until it is drawn again
+            line = line.crop_extend(0, width, None)
+        return line
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        text = "\n".join(strip.text.rstrip() for strip in self.strips)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def action_link(self, href: str) -> None:
+        """A link in the reply was clicked (the Markdown widget opened links; so does this)."""
+        self.app.open_url(href)
+
+
 class AssistantMessage(Widget):
-    """A reply that grows as text streams in."""
+    """A reply: the settled part drawn once (RenderedMarkdown), the tail a live Markdown widget.
+
+    Text is fed to the Markdown widget one step per frame, each step sized to take about
+    STEP_BUDGET seconds, so a burst from a fast provider (or a long reply brought back on
+    scroll-back) never stalls the screen: keys are handled between steps, the rest waits. After each step the blocks that can no longer change (all but the last
+    KEEP_LIVE) are drawn once and leave the DOM once there are more than MAX_LIVE of them, so
+    layout costs the same for the hundredth reply as for the first. A finished reply is one
+    RenderedMarkdown and gets no parse or layout again, until a new width or theme redraws it.
+    """
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; }
     AssistantMessage Markdown { margin: 0; padding: 0 1; }
-    AssistantMessage.-interrupted Markdown { border-left: thick $warning; }
+    AssistantMessage.-interrupted { border-left: thick $warning; }
     """
+    STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
+    FEED_RANGE = (80, 4000)  # characters per step, at least and at most
+    MAX_LIVE = 5  # Markdown blocks alive before the settled ones are drawn once
+    KEEP_LIVE = 2  # blocks kept alive: the last one may still grow, the one before may merge
+    STEP_INTERVAL = 1 / 20  # seconds between two steps: a stream is redrawn 20 times a second
+    REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
-    def __init__(self, text: str = "") -> None:
+    class Grew(Message):
+        """More of the reply is on screen (the chat follows it to the bottom)."""
+
+        def __init__(self, reply: AssistantMessage) -> None:
+            super().__init__()
+            self.reply = reply
+
+        @property
+        def control(self) -> AssistantMessage:
+            return self.reply
+
+    def __init__(self, text: str = "", *, streaming: bool = False) -> None:
         super().__init__()
-        self.markdown = Markdown(neutralise(text))
         self.text = text
-        self._stream: MarkdownStream | None = None
+        self.streaming = streaming
+        self.markdown: Markdown | None = None
+        self.parts: list[RenderedMarkdown] = []
+        self._fed = 0  # characters of `text` handed to the Markdown widget
+        self._feed = 400  # characters for the next step, adjusted to STEP_BUDGET
+        self._step: Timer | None = None
+        self._last_step = 0.0
+        self._redraw: Timer | None = None
+        self.updates = 0  # steps that touched the Markdown widget (tests count them)
+
+    @property
+    def settled(self) -> bool:
+        """Finished and drawn once: nothing of it is parsed or laid out any more."""
+        return self.markdown is None and not self.streaming
 
     def compose(self) -> ComposeResult:
+        self.markdown = Markdown()
         yield self.markdown
 
-    async def write(self, fragment: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.markdown)
-        self.text += fragment
-        await self._stream.write(neutralise(fragment))
+    def on_mount(self) -> None:
+        self._pump_soon()
 
-    async def finish(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+    def write(self, fragment: str) -> None:
+        self.text += fragment
+        self.streaming = True
+        self._pump_soon()
+
+    def finish(self) -> None:
+        self.streaming = False
+        self._pump_soon()
 
     async def reset(self) -> None:
-        await self.finish()
         self.text = ""
-        await self.markdown.update("")
+        await self.redraw()
+
+    async def redraw(self) -> None:
+        """Draw the whole reply again from its text (a new width or theme, or a reset)."""
+        self._fed = 0
+        self.parts = []
+        self.markdown = Markdown()
+        with self.app.batch_update():
+            await self.remove_children()
+            await self.mount(self.markdown)
+        self._pump_soon()
+
+    def _pump_soon(self) -> None:
+        if self._step is None and self.is_mounted:
+            wait = self._last_step + self.STEP_INTERVAL - time.monotonic()
+            # After a refresh: the blocks a step captures were laid out on screen (their size).
+            self._step = self.set_timer(
+                max(wait, 0.001), lambda: self.call_after_refresh(self._pump)
+            )
+
+    async def _pump(self) -> None:
+        """One step: freeze the blocks that settled, then feed the next text."""
+        self._step = None
+        self._last_step = time.monotonic()
+        markdown = self.markdown
+        width = self.content_size.width
+        if markdown is None or not markdown.is_mounted:
+            return
+        if not width:  # not laid out yet
+            self._pump_soon()
+            return
+        if self._fed < len(self.text):
+            started = time.perf_counter()
+            await self._freeze_settled(markdown, width)
+            chunk = self.text[self._fed : self._fed + self._feed]
+            self._fed += len(chunk)
+            self.updates += 1
+            await markdown.append(neutralise(chunk))
+            self.post_message(self.Grew(self))
+            elapsed = max(time.perf_counter() - started, 0.001)
+            low, high = self.FEED_RANGE
+            self._feed = max(low, min(high, int(len(chunk) * self.STEP_BUDGET / elapsed)))
+            self._pump_soon()
+        elif not self.streaming:
+            await self._freeze_all(markdown, width)
+
+    async def _freeze_settled(self, markdown: Markdown, width: int) -> None:
+        blocks = list(markdown.query_children(MarkdownBlock))
+        if len(blocks) <= self.MAX_LIVE:
+            return
+        part = RenderedMarkdown.capture(markdown, width, upto=blocks[-self.KEEP_LIVE])
+        self.parts.append(part)
+        with self.app.batch_update():
+            await self.mount(part, before=markdown)
+            await markdown.remove_children(blocks[: -self.KEEP_LIVE])
+
+    async def _freeze_all(self, markdown: Markdown, width: int) -> None:
+        tail = RenderedMarkdown.capture(markdown, width)
+        strips = [strip for part in self.parts for strip in part.strips] + tail.strips
+        whole = RenderedMarkdown(strips, width)
+        old_parts, self.parts = self.parts, [whole]
+        with self.app.batch_update():
+            await self.mount(whole, before=old_parts[0] if old_parts else markdown)
+            await self.remove_children([*old_parts, markdown])
+        self.markdown = None
+
+    def on_resize(self) -> None:
+        if any(part.rendered_width != self.content_size.width for part in self.parts):
+            if self._redraw is not None:
+                self._redraw.stop()
+            self._redraw = self.set_timer(self.REDRAW_DELAY, self.redraw)
 
 
 class ErrorBlock(Static):
@@ -174,7 +367,7 @@ class _Turn:
 
 class ChatView(VerticalScroll):
     DEFAULT_CSS = """
-    ChatView { padding: 0 1; scrollbar-size-vertical: 1; }
+    ChatView { padding: 0 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     ChatView #earlier { width: 100%; margin: 1 0 0 0; }
     ChatView #earlier.-hidden { display: none; }
     """
@@ -190,6 +383,14 @@ class ChatView(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Button("Show earlier messages", id="earlier", classes="-hidden", variant="default")
+
+    def on_mount(self) -> None:
+        # One watcher for the whole conversation: frozen replies hold the old theme's colours.
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    async def _theme_changed(self) -> None:
+        for message in self.query_children(AssistantMessage):
+            await message.redraw()
 
     async def _add(self, widget: Widget) -> None:
         if self.thinking is not None:  # whatever comes next ends the reasoning
@@ -209,13 +410,13 @@ class ChatView(VerticalScroll):
 
     async def _assistant(self) -> AssistantMessage:
         if self.current is None:
-            self.current = AssistantMessage()
+            self.current = AssistantMessage(streaming=True)
             await self._add(self.current)
         return self.current
 
     async def stream(self, text: str) -> None:
         message = await self._assistant()
-        await message.write(text)
+        message.write(text)
         self.scroll_end(animate=False)
 
     async def reset_stream(self) -> None:
@@ -230,16 +431,21 @@ class ChatView(VerticalScroll):
         """Reasoning streamed by the model: into a collapsed block of its own, never the answer."""
         if self.thinking is None:
             if self.current is not None:
-                await self.current.finish()
+                self.current.finish()
                 self.current = None  # answer text after this reasoning goes into a new block
             block = ReasoningBlock()
             await self._add(block)
             self.thinking = block
         self.thinking.append(text)
 
+    @on(AssistantMessage.Grew)
+    def _reply_grew(self, message: AssistantMessage.Grew) -> None:
+        if message.control is self.current:
+            self.scroll_end(animate=False)
+
     async def tool_started(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if self.current is not None:
-            await self.current.finish()
+            self.current.finish()
             self.current = None  # text after the tool call goes into a new block
         row = ToolRow(call_id, name, arguments)
         self.tool_rows[call_id] = row
@@ -256,7 +462,7 @@ class ChatView(VerticalScroll):
             self.thinking.finish()
             self.thinking = None
         if self.current is not None:
-            await self.current.finish()
+            self.current.finish()
             if interrupted:
                 self.current.add_class("-interrupted")
         if interrupted:

@@ -1,0 +1,178 @@
+"""Streaming stays cheap: deltas are batched, finished replies are drawn once and left alone.
+
+Mechanism, not timing: the figures a user feels (key-to-screen latency, CPU) are in bench/tui.py.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app
+from textual.widgets import Markdown
+
+from hermes_tui.core import events as ev
+from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView, ErrorBlock, RenderedMarkdown
+
+SIZE = (100, 30)
+
+
+def long_reply(sections: int) -> str:
+    return "".join(
+        f"## Part {i}\n\nThe build reads **its configuration** from `pyproject.toml`, then runs "
+        f"the checks in order.\n\n- install with `pip install -e .`\n- run `pytest -x`\n\n"
+        f"```python\ndef step_{i}() -> int:\n    return {i}\n```\n\n"
+        for i in range(sections)
+    )
+
+
+async def settle(pilot, message: AssistantMessage) -> None:
+    """Wait until the reply is drawn once (bounded: a reply that never settles fails the test)."""
+    for _ in range(1200):
+        if message.settled:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"the reply never settled ({len(message.text)} characters)")
+
+
+async def test_deltas_from_a_thread_wake_the_app_once_and_reach_the_chat_as_one_text(
+    home: Path, llm: FakeLLM
+) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.query_one(ChatView).add_user("hello")
+        before = app.forwarder.wakeups
+        text = long_reply(16)
+        deltas = [text[i : i + 7] for i in range(0, len(text), 7)]
+        producer = threading.Thread(
+            target=lambda: [app.forwarder(ev.TextDelta(delta)) for delta in deltas]
+        )
+        producer.start()
+        producer.join()  # every delta is queued before the app runs again
+        app.forwarder(ev.TurnFinished())
+        await pilot.pause()
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        assert app.forwarder.wakeups - before == 1
+        assert message.text == text
+        assert message.updates < len(deltas) / 10
+
+
+async def test_a_long_streamed_reply_updates_the_screen_far_less_often_than_it_has_deltas(
+    home: Path, llm: FakeLLM
+) -> None:
+    text = long_reply(12)
+    llm.script(Reply(text=text, chunk=7))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.forwarder.wakeups
+        app.query_one("#chat-input").text = "explain the build"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        deltas = len(text) / 7
+        assert message.text == text
+        assert app.forwarder.wakeups - before < deltas / 10
+        assert message.updates < deltas / 10
+
+
+async def test_a_finished_reply_is_drawn_once_and_gets_no_layout_while_the_next_streams(
+    home: Path, llm: FakeLLM
+) -> None:
+    llm.script(Reply(text=long_reply(10), chunk=7), Reply(text=long_reply(10), chunk=7))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "first"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        first = app.query_one(AssistantMessage)
+        await settle(pilot, first)
+        assert not first.query(Markdown) and len(first.query_children(RenderedMarkdown)) == 1
+        rendered = first.query_one(RenderedMarkdown)
+        strips = rendered.strips
+        laid_out: list[int] = []
+        measure = rendered.get_content_height
+        rendered.get_content_height = lambda *args: laid_out.append(1) or measure(*args)
+
+        app.query_one("#chat-input").text = "second"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        second = app.query(AssistantMessage).last()
+        await settle(pilot, second)
+
+        assert second is not first and second.updates > 1
+        assert laid_out == []
+        assert first.query_one(RenderedMarkdown) is rendered and rendered.strips is strips
+        assert not first.query(Markdown)
+
+
+async def test_a_settled_reply_looks_exactly_as_its_markdown_did(home: Path, llm: FakeLLM) -> None:
+    text = "# Title\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n"
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        reference = Markdown(text, id="reference")
+        reference.styles.padding = (0, 1)  # as AssistantMessage styles its Markdown
+        await chat.mount(reference)
+        await pilot.pause()
+        expected = RenderedMarkdown.capture(reference, reference.outer_size.width).strips
+        await reference.remove()
+        await chat.add_user("show me")
+        await chat.stream(text)
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        lines = [strip.text for strip in message.query_one(RenderedMarkdown).strips]
+        assert lines == [strip.text for strip in expected]
+        assert any("Title" in line for line in lines) and any("quoted" in line for line in lines)
+
+
+async def test_a_restarted_stream_replaces_what_was_shown(home: Path, llm: FakeLLM) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        await chat.stream(long_reply(6))
+        await pilot.pause(0.3)
+        await chat.reset_stream()
+        await chat.stream("Fresh answer.")
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        lines = [strip.text.strip() for strip in message.query_one(RenderedMarkdown).strips]
+        assert message.text == "Fresh answer." and [line for line in lines if line] == [
+            "Fresh answer."
+        ]
+
+
+async def test_an_interrupted_reply_keeps_its_text_and_is_marked(home: Path, llm: FakeLLM) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        await chat.stream("Half of the ans")
+        await chat.turn_finished(interrupted=True)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        assert message.has_class("-interrupted") and message.text == "Half of the ans"
+        assert "Half of the ans" in message.query_one(RenderedMarkdown).strips[0].text
+        assert "Interrupted" in str(app.query(ErrorBlock).last().content)
+
+
+async def test_a_new_width_draws_a_settled_reply_again(home: Path, llm: FakeLLM) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        await chat.stream("word " * 60)
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        narrow = len(message.query_one(RenderedMarkdown).strips)
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause(AssistantMessage.REDRAW_DELAY + 0.2)
+        await settle(pilot, message)
+        wide = message.query_one(RenderedMarkdown)
+        assert wide.rendered_width == message.content_size.width and len(wide.strips) < narrow
