@@ -2,6 +2,8 @@
 
 1. Start-up: process start to app ready, for a home with 1,000 skills and a resumed
    2,000-message session, against an empty home (ratio). Target: under 1.5 s.
+   Also a home with 3 MCP servers configured (real stdio servers from tests/fakes), against the
+   empty home: the servers start behind the first screen, so the ratio should stay near 1.
 2. Key-to-screen latency: from a key's bytes being written to the pty to the first output frame
    that draws the character, during the 1st, 5th and 10th 20 KB Markdown reply of one session,
    streamed by the loopback server in 7-character chunks at full speed and at 1,000 chars/s;
@@ -69,6 +71,16 @@ def populate(home: Path) -> str:
             info.id, Message("assistant", f"answer {i}: run `make test` and read the **summary**.")
         )
     return info.id
+
+
+def mcp_home(home: Path) -> Path:
+    """A home whose config starts three MCP servers (the SDK's own server, over stdio)."""
+    import yaml
+
+    server = {"command": sys.executable, "args": [str(REPO / "tests" / "fakes" / "mcp_server.py")]}
+    config = {"mcp_servers": {name: dict(server) for name in ("one", "two", "three")}}
+    (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return home
 
 
 async def child_startup(home: Path, session_id: str | None, started: float) -> None:
@@ -380,6 +392,12 @@ def main() -> None:
             print(
                 f"start-up, 1,000 skills + 2,000-msg session  {loaded:6.2f} s   "
                 f"ratio {loaded / base:.2f} (target < 1.5 s)"
+            )
+        with tempfile.TemporaryDirectory() as with_mcp:
+            with_servers = startup(mcp_home(Path(with_mcp)), None)
+            print(
+                f"start-up, 3 MCP servers configured          {with_servers:6.2f} s   "
+                f"ratio {with_servers / base:.2f} (target: not delayed, ~1.0)"
             )
     full = session("full speed", 0, replies, measured)
     report(f"20 KB replies in {CHUNK}-char chunks at full speed (target: p95 < 50 ms)", full)

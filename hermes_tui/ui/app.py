@@ -75,6 +75,9 @@ class EventForwarder:
         return events
 
 
+MCP_START_DELAY = 0.5  # seconds after the first frame
+
+
 class HermesApp(App):
     TITLE = "hermes-tui"
     CSS_PATH = "app.tcss"
@@ -192,8 +195,10 @@ class HermesApp(App):
         if self.runtime.config.curator.enabled:
             self.curate_if_due()
         if self.runtime.config.mcp_servers:
-            # In the background: the first screen never waits for a server to start.
-            self.run_worker(self.runtime.start_mcp, thread=True, group="mcp", exit_on_error=False)
+            # Half a second after the first frame, on a thread: the first screen never waits
+            # for a server (their processes and the SDK's import would otherwise compete with it
+            # for the CPU); connecting takes seconds anyway.
+            self.call_after_refresh(self.set_timer, MCP_START_DELAY, self._start_mcp)
 
     def _show_provider(self) -> None:
         from hermes_tui.core.llm import select
@@ -406,6 +411,9 @@ class HermesApp(App):
                 self.query_one(MemoryPane).refresh_all()
             if any(skills in p.parents for p in paths):
                 self.query_one(SkillsPane).refresh_view()
+
+    def _start_mcp(self) -> None:
+        self.run_worker(self.runtime.start_mcp, thread=True, group="mcp", exit_on_error=False)
 
     def action_insights(self) -> None:
         from hermes_tui.ui.screens.insights import InsightsScreen
