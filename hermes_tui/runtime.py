@@ -28,6 +28,7 @@ from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
+from hermes_tui.core.threats import Scanner
 from hermes_tui.resources import bundled_skills_dir
 
 if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
@@ -52,6 +53,8 @@ class Runtime:
     skills: SkillLibrary
     pending: PendingStore
     sink: Sink = discard
+    # One per runtime: it builds the xaidr sensor on first use and caches verdicts.
+    scanner: Scanner = field(default_factory=Scanner)
     _provider: Provider | None = field(default=None, repr=False)
     _sessions: SessionStore | None = field(default=None, repr=False)
     _reviewer: ReviewManager | None = field(default=None, repr=False)
@@ -78,12 +81,14 @@ class Runtime:
         _check_home(home_path)
         config = load_config(home_path, overrides, environ)
         audit = AuditLog(home_path / "logs" / "audit.jsonl")
+        scanner = Scanner()
         memory = MemoryStore(
             home_path / "memories",
             memory_char_limit=config.memory.memory_char_limit,
             user_char_limit=config.memory.user_char_limit,
             audit=audit,
             sink=sink,
+            scanner=scanner,
         )
         skills_dir = home_path / "skills"
         skills = SkillLibrary(
@@ -104,6 +109,7 @@ class Runtime:
             pending=PendingStore(home_path / "pending"),
             _overrides=overrides,
             _environ=environ,
+            scanner=scanner,
         )
 
     # ---- lazily built parts: only what a command uses is opened ---------------------------
@@ -330,13 +336,16 @@ class Runtime:
         soul = self.home / "SOUL.md"
         return build_system_prompt(
             PromptInputs(
-                skills_index=self.skills.index(self.config.skills.index_max_chars),
+                skills_index=self.skills.index(
+                    self.config.skills.index_max_chars, screen=self.scanner.refused
+                ),
                 memory=self.memory.freeze(),
                 cwd=cwd,
                 today=datetime.date.today(),
                 soul=soul.read_text(encoding="utf-8", errors="replace") if soul.is_file() else None,
                 memory_enabled=self.config.memory.memory_enabled,
                 user_enabled=self.config.memory.user_profile_enabled,
+                scanner=self.scanner,
             )
         )
 

@@ -191,8 +191,10 @@ class MemoryStore:
         user_char_limit: int = 1375,
         audit: AuditLog | None = None,
         sink: Sink = discard,
+        scanner: threats.Scanner | None = None,
     ) -> None:
         self.directory = directory
+        self.scanner = scanner or threats.Scanner()
         self.limits: dict[str, int] = {"memory": memory_char_limit, "user": user_char_limit}
         self.audit = audit
         self.sink = sink
@@ -527,34 +529,36 @@ class MemoryStore:
         return "" if single else f"operation {index} ({op.get('action') or 'no action'})"
 
     def _scan(self, content: str, prefix: str = "") -> dict[str, Any] | None:
+        """The refusal for injection-shaped content, or None (held findings are the agent's
+        gate's business: core/agent/taint.py stages those writes for the user)."""
         if len(content) > threats.MAX_SCAN_CHARS:
             return _fail(
                 f"{prefix + ': ' if prefix else ''}content is too large to be a memory entry."
             )
-        findings = threats.scan(content)
-        if not findings:
+        verdict = self.scanner.assess(content)
+        if verdict.tier != "refuse":
             return None
+        refused = [f for f in verdict.findings if threats.tier_of(f) == "refuse"]
         return {
             "success": False,
             "error": (
-                f"{prefix + ': ' if prefix else ''}refused: the text matches threat pattern "
-                f"{threats.describe(findings)}. Memory is injected into every future system "
+                f"{prefix + ': ' if prefix else ''}refused ({verdict.id}): the text matches "
+                f"{threats.describe(refused)}. Memory is injected into every future system "
                 "prompt, so it may not hold instructions, secrets or hidden text. Save the fact "
                 "in plain declarative words instead."
             ),
-            "pattern_ids": [finding.id for finding in findings],
+            "pattern_ids": [finding.id for finding in refused],
         }
 
     def _sanitised(self, target: Target, entries: list[str] | tuple[str, ...]) -> list[str]:
         """Entries as the model may see them: ones that fail the scan are replaced by a marker."""
         shown = []
         for entry in entries:
-            findings = threats.scan(entry) if len(entry) <= threats.MAX_SCAN_CHARS else None
-            if findings is None or findings:
-                reason = (
-                    "is too large to scan"
-                    if findings is None
-                    else ("matched threat pattern(s) " + ", ".join(f.id for f in findings))
+            # Held findings stay: an entry on disk was written by the user or approved by them.
+            verdict = self.scanner.assess(entry)
+            if verdict.tier == "refuse":
+                reason = "matched threat pattern(s) " + ", ".join(
+                    f.id for f in verdict.findings if threats.tier_of(f) == "refuse"
                 )
                 shown.append(
                     f"[BLOCKED: a {FILENAMES[target]} entry {reason}; it is left out of the "

@@ -2,7 +2,9 @@
 
 stable (identity or SOUL.md, tool, memory and skill guidance, the skills index) → context
 (AGENTS.md of the working directory) → volatile (the frozen memory snapshot and today's date,
-without a time). The text is then stored with the session and sent byte-identical on every
+without a time). Every one of them is scanned on its way in: SOUL.md and AGENTS.md that fail
+are left out with a note, memory entries and index lines that fail are replaced by markers
+(memory.py, skills/index.py). The text is then stored with the session and sent byte-identical on every
 call of that session, the background review's included, so provider prefix caches keep hitting.
 """
 
@@ -56,33 +58,49 @@ class PromptInputs:
     soul: str | None = None
     memory_enabled: bool = True
     user_enabled: bool = True
+    scanner: threats.Scanner | None = None
 
 
-def agents_md(cwd: Path) -> str:
+def agents_md(cwd: Path, scanner: threats.Scanner | None = None) -> str:
     """The working directory's AGENTS.md for the context tier ('' if none or unsafe)."""
     path = cwd / "AGENTS.md"
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    findings = threats.scan(text[: threats.MAX_SCAN_CHARS])
-    if findings:
+    # Only refuse-tier findings count: AGENTS.md and SOUL.md are the user's own files.
+    ids = (scanner or threats.Scanner()).refused(text[: threats.MAX_SCAN_CHARS])
+    if ids:
         return (
             f"[{path} was not loaded: it matched threat pattern(s) "
-            f"{', '.join(f.id for f in findings)}. Tell the user if they expected it to apply.]"
+            f"{ids}. Tell the user if they expected it to apply.]"
         )
     return f"## Project instructions ({path})\n{text.strip()[:20_000]}"
 
 
+def identity(soul: str | None, scanner: threats.Scanner) -> str:
+    """SOUL.md when it is set and passes the scan; otherwise the default identity."""
+    if not soul or not soul.strip():
+        return IDENTITY
+    ids = scanner.refused(soul[: threats.MAX_SCAN_CHARS])
+    if ids:
+        return (
+            f"{IDENTITY}\n\n[SOUL.md was not loaded: it matched threat pattern(s) {ids}. "
+            "Tell the user if they expected their persona to apply.]"
+        )
+    return soul.strip()
+
+
 def build_system_prompt(inputs: PromptInputs) -> str:
-    identity = inputs.soul.strip() if inputs.soul and inputs.soul.strip() else IDENTITY
-    stable = [identity, TOOL_GUIDANCE]
+    scanner = inputs.scanner or threats.Scanner()
+    identity_text = identity(inputs.soul, scanner)
+    stable = [identity_text, TOOL_GUIDANCE]
     if inputs.memory_enabled or inputs.user_enabled:
         stable.append(MEMORY_GUIDANCE)
     stable.append(SKILL_GUIDANCE)
     if inputs.skills_index:
         stable.append("## Skills index (load one with skill_view)\n" + inputs.skills_index)
-    context = agents_md(inputs.cwd)
+    context = agents_md(inputs.cwd, scanner)
     volatile = []
     if inputs.memory_enabled and inputs.memory.memory:
         volatile.append(inputs.memory.memory)

@@ -8,7 +8,7 @@ session, then the most used, and folds the rest of each category into a line tha
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,12 @@ def _line(skill: Skill) -> str:
     if len(description) > DESCRIPTION_CHARS:
         description = description[: DESCRIPTION_CHARS - 1] + "…"
     return f"- {skill.address}: {description}"
+
+
+def _safe_name(name: str) -> str:
+    # A name that itself failed must not reach the prompt either: keep only plain characters.
+    plain = "".join(ch for ch in name if ch.isascii() and (ch.isalnum() or ch in "-_."))
+    return plain[:64] or "unnamed"
 
 
 def _fold(category: str, count: int, whole: bool) -> str:
@@ -70,17 +76,37 @@ def build_index(
     usage: Mapping[str, Mapping[str, Any]],
     max_chars: int,
     relevant: Iterable[str] = (),
+    screen: Callable[[str], str | None] | None = None,
 ) -> str:
+    """The index text. `screen(text)` names the finding that keeps a skill's name and
+    description out of the prompt (the line then reads `- name: [BLOCKED: id]`), or None."""
     usable = [s for s in skills if not s.broken]
     by_category: dict[str, list[_Entry]] = defaultdict(list)
     for skill in usable:
         by_category[skill.category or DEFAULT_CATEGORY].append(
             _Entry(skill.address, skill.category or DEFAULT_CATEGORY, _line(skill))
         )
+    descriptions = {s.name: s.description for s in usable}
+
+    def screened(kept: set[str]) -> str:
+        # Only the lines that reach the prompt are scanned (a thousand skills fold to a few
+        # dozen lines), and the whole description, not only the 60 characters shown, so a
+        # phrase cut at the edge cannot read as harmless.
+        if screen is not None:
+            for entries in by_category.values():
+                for index, entry in enumerate(entries):
+                    if entry.name not in kept:
+                        continue
+                    blocked = screen(f"{entry.name}: {descriptions[entry.name]}")
+                    if blocked:
+                        line = f"- {_safe_name(entry.name)}: [BLOCKED: {blocked}]"
+                        entries[index] = _Entry(entry.name, entry.category, line)
+        return _render(by_category, kept)
+
     everything = {e.name for entries in by_category.values() for e in entries}
     full = _render(by_category, everything)
     if len(full) <= max_chars:
-        return full
+        return screened(everything)
     relevant_names = set(relevant)
 
     def priority(entry: _Entry) -> tuple:
@@ -110,4 +136,4 @@ def build_index(
             shown[category] += 1
             shown_chars[category] += len(entry.line)
             kept.add(entry.name)
-    return _render(by_category, kept)
+    return screened(kept)

@@ -16,7 +16,7 @@ import dataclasses
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,12 @@ class SkillLibrary(SkillWrites):
         """Skills whose name another folder already has (for `doctor` and the skills list)."""
         return [skill for skill in self.scan() if skill.duplicate_of is not None]
 
-    def index(self, max_chars: int, relevant: Sequence[str] = ()) -> str:
+    def index(
+        self,
+        max_chars: int,
+        relevant: Sequence[str] = (),
+        screen: Callable[[str], str | None] | None = None,
+    ) -> str:
         """The system-prompt skills index; reused while no skill and no usage record changed."""
         skills = tuple(self.scan())
         try:
@@ -193,7 +198,7 @@ class SkillLibrary(SkillWrites):
             usage_key = ()
         # The tuple of Skill objects is part of the key: unchanged skills are the same cached
         # objects, and holding them keeps their identities from being reused.
-        key = (skills, usage_key, max_chars, tuple(relevant))
+        key = (skills, usage_key, max_chars, tuple(relevant), screen is not None)
         cached = self._index_cache
         if (
             cached is not None
@@ -202,7 +207,7 @@ class SkillLibrary(SkillWrites):
             and cached[0][1:] == key[1:]
         ):
             return cached[1]
-        text = build_index(skills, self.usage.all(), max_chars, relevant)
+        text = build_index(skills, self.usage.all(), max_chars, relevant, screen)
         self._index_cache = (key, text)
         return text
 
