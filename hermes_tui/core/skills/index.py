@@ -34,7 +34,7 @@ def _line(skill: Skill) -> str:
 
 def _safe_name(name: str) -> str:
     # A name that itself failed must not reach the prompt either: keep only plain characters.
-    plain = "".join(ch for ch in name if ch.isascii() and (ch.isalnum() or ch in "-_."))
+    plain = "".join(ch for ch in name if ch.isascii() and (ch.isalnum() or ch in "-_./"))
     return plain[:64] or "unnamed"
 
 
@@ -86,7 +86,7 @@ def build_index(
         by_category[skill.category or DEFAULT_CATEGORY].append(
             _Entry(skill.address, skill.category or DEFAULT_CATEGORY, _line(skill))
         )
-    descriptions = {s.name: s.description for s in usable}
+    descriptions = {s.address: f"{s.name}: {s.description}" for s in usable}
 
     def screened(kept: set[str]) -> str:
         # Only the lines that reach the prompt are scanned (a thousand skills fold to a few
@@ -97,7 +97,7 @@ def build_index(
                 for index, entry in enumerate(entries):
                     if entry.name not in kept:
                         continue
-                    blocked = screen(f"{entry.name}: {descriptions[entry.name]}")
+                    blocked = screen(descriptions[entry.name])
                     if blocked:
                         line = f"- {_safe_name(entry.name)}: [BLOCKED: {blocked}]"
                         entries[index] = _Entry(entry.name, entry.category, line)
