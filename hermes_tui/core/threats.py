@@ -294,7 +294,7 @@ PATTERNS: tuple[ThreatPattern, ...] = (
     ),
     _p(
         "read_secret_files",
-        "secret_access",
+        "exfiltration",
         "high",
         r"\b(?:cat|less|more|head|tail|read|print|type|grep|cp|scp|base64|xxd|upload|quote"
         r"|include)\s+(?:the\s+contents\s+of\s+)?[^\n]{0,80}?"
@@ -686,7 +686,15 @@ class Verdict:
         return describe(list(self.findings))
 
 
+# Findings held rather than refused although their category is refused: reading a credentials
+# file is how an exfiltration starts, but a note about one is often ordinary ("cat .env | grep
+# PORT"), so a person decides.
+HOLD_IDS = frozenset({"read_secret_files"})
+
+
 def tier_of(finding: Finding) -> Tier:
+    if finding.id in HOLD_IDS:
+        return "hold"
     return "refuse" if finding.category in REFUSE_CATEGORIES else "hold"
 
 
