@@ -354,7 +354,8 @@ def cmd_review(args: argparse.Namespace, open_runtime) -> int:
 def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
     import difflib
 
-    from hermes_tui.core.pending import PendingError
+    from hermes_tui.core.pending import PendingError, why_held
+    from hermes_tui.core.text import neutralise
 
     runtime = open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
     try:
@@ -366,9 +367,10 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
             if not records:
                 print("nothing pending")
             for record in records:
-                print(
-                    f"{record.id}  {record.kind} {record.target} {record.action} (review {record.review_id})"
-                )
+                made_by = f"review {record.review_id}" if record.review_id else record.origin
+                print(f"{record.id}  {record.kind} {record.target} {record.action} ({made_by})")
+                for line in why_held(record):
+                    print("    " + neutralise(line))
                 diff = difflib.unified_diff(
                     (record.before or "").splitlines(),
                     (record.after or "").splitlines(),

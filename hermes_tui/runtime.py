@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.agent.review import ReviewManager, ReviewStore
     from hermes_tui.core.agent.session import Reviewer, Session
     from hermes_tui.core.insights import Insights
+    from hermes_tui.core.agent.taint import WriteGate
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.llm.select import ProviderSpec
@@ -248,8 +249,21 @@ class Runtime:
                 retry=self.retry_policy(),
                 memory_approval=config.memory.write_approval,
                 skills_approval=config.skills.write_approval,
+                gate=self.write_gate(),
             )
         return self._reviewer
+
+    def write_gate(self) -> WriteGate:
+        """Holds tainted memory and skill writes (and ones the scanner holds) for approval."""
+        from hermes_tui.core.agent.taint import WriteGate
+
+        return WriteGate(
+            memory=self.memory,
+            skills=self.skills,
+            pending=self.pending,
+            scanner=self.scanner,
+            sink=self.sink,
+        )
 
     def wait_for_reviews(self, timeout: float) -> bool:
         return True if self._reviewer is None else self._reviewer.wait(timeout)
@@ -280,7 +294,10 @@ class Runtime:
         def apply(record: PendingWrite) -> dict:
             tool = registry.get(record.tool)
             assert tool is not None, record.tool
-            context = ToolContext(origin="review", viewed_skills={record.target})
+            # Replayed as whoever made it (the agent, a review) but past the gate: the user's
+            # approval is what the gate was waiting for.
+            origin = record.origin if record.origin in ("agent", "review", "curator") else "review"
+            context = ToolContext(origin=origin, viewed_skills={record.target})
             return tool.handler(dict(record.arguments), context)
 
         return self.pending.approve(pending_id, self.pending_target_text, apply)
@@ -425,6 +442,7 @@ class Runtime:
             record_usage=session.record_usage,
             nudges=nudges,
             on_compress=session.continue_compressed,
+            gate=self.write_gate(),
         )
         session.attach(agent)
         return session

@@ -142,6 +142,19 @@ class ReviewFinished:
     changes: tuple[ReviewChange, ...] = ()
 
 
+@dataclass(frozen=True)
+class WriteHeld:
+    """A memory or skill write staged in pending/ for the user (taint or the scanner)."""
+
+    pending_id: str
+    kind: str  # memory or skill
+    target: str
+    action: str
+    origin: Origin
+    reason: str
+    source: str = ""  # the tool call that tainted it, when taint is the reason
+
+
 Event = (
     MemoryChanged
     | SkillChanged
@@ -157,6 +170,7 @@ Event = (
     | NudgeCounters
     | ReviewStarted
     | ReviewFinished
+    | WriteHeld
 )
 Sink = Callable[[Event], None]
 

@@ -1,4 +1,7 @@
-"""Staged writes: with write approval on, a review's memory and skill writes wait here.
+"""Staged writes: memory and skill writes that wait for the user's approval.
+
+A review's writes wait here when write approval is on; any agent or review write waits here
+when its conversation read untrusted content (taint) or the scanner holds it (core/agent/taint.py).
 
 Each is `<home>/pending/<id>.json`: the tool call to replay, the text before and after, and a
 hash of the target as it was when staged. Approving re-checks that hash (the target must not
@@ -38,10 +41,24 @@ class PendingWrite:
     before: str | None
     after: str | None
     base_hash: str
+    # Why it waits (empty for write approval) and the untrusted tool results that tainted it.
+    reason: str = ""
+    sources: tuple[dict[str, str], ...] = ()
 
 
 def text_hash(text: str | None) -> str:
     return hashlib.sha256(("\x00absent" if text is None else text).encode("utf-8")).hexdigest()
+
+
+def why_held(record: PendingWrite) -> list[str]:
+    """Lines saying why a write waits and which tool results tainted it (both faces show them)."""
+    if not record.reason:
+        return []
+    lines = [f"held: {record.reason}"]
+    for source in record.sources:
+        lines.append(f"tainted by {source.get('tool')}: {source.get('call')}")
+        lines.append(f"  {source.get('reason')}; it returned: {source.get('excerpt')}")
+    return lines
 
 
 class PendingStore:
@@ -59,11 +76,14 @@ class PendingStore:
         arguments: dict[str, Any],
         before: str | None,
         after: str | None,
+        origin: str = "review",
+        reason: str = "",
+        sources: tuple[dict[str, str], ...] = (),
     ) -> PendingWrite:
         record = PendingWrite(
             uuid.uuid4().hex[:10],
             time.time(),
-            "review",
+            origin,
             review_id,
             kind,
             target,
@@ -73,6 +93,8 @@ class PendingStore:
             before,
             after,
             text_hash(before),
+            reason,
+            sources,
         )
         atomic_write_text(
             self.directory / f"{record.id}.json",

@@ -6,6 +6,7 @@ from typing import Any
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.memory import FILENAMES, parse_entries
+from hermes_tui.core.text import neutralise
 from hermes_tui.ui.widgets.chat import ChatView
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
@@ -88,6 +89,15 @@ async def show_event(app: Any, event: ev.Event) -> None:
             app.notify(
                 f"Skill {event.name}: {event.action} ({event.origin})", title="Learned", timeout=6
             )
+    elif isinstance(event, ev.WriteHeld):
+        why = f" — {event.source}" if event.source else ""
+        app.notify(
+            neutralise(f"{event.kind} {event.target} {event.action}: {event.reason}{why}")
+            + ". Review it with /pending.",
+            title="Held for your approval",
+            severity="warning",
+            timeout=12,
+        )
     elif isinstance(event, ev.Notice):
         app.notify(event.text, severity=SEVERITY[event.level], timeout=6)
     elif isinstance(event, ev.ErrorEvent):

@@ -2,7 +2,8 @@
 
 Per turn: append the user message, then repeat { stream a model call (retried on 429/5xx/cut
 streams), run its tool calls in order and append their results } until a reply has no tool
-calls. Past `agent.max_turns` model calls one grace call asks for a summary. Cancellation is
+calls. Every tool result is checked for untrusted content (taint.py); every memory or skill
+write passes the write gate first, which holds tainted ones for the user. Past `agent.max_turns` model calls one grace call asks for a summary. Cancellation is
 checked between chunks and between tools; a cancelled turn keeps what was streamed. Every
 message is persisted as it is produced, and events go to the sink for the faces.
 """
@@ -19,6 +20,7 @@ from typing import Any
 from hermes_tui.core.agent import compression
 from hermes_tui.core.agent.guardrails import LoopGuard
 from hermes_tui.core.agent.nudges import NudgeEngine
+from hermes_tui.core.agent.taint import TaintTracker, WriteGate, untrusted_tool_names
 from hermes_tui.core.events import (
     ErrorEvent,
     Notice,
@@ -45,6 +47,7 @@ from hermes_tui.core.llm.base import (
 )
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
+from hermes_tui.core.pending import PendingWrite
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import BoundedResult, bound_result
 
@@ -100,6 +103,7 @@ class Agent:
         nudges: NudgeEngine | None = None,
         allowed_tools: frozenset[str] | None = None,
         on_compress: Callable[[list[Message]], str] | None = None,
+        gate: WriteGate | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -114,6 +118,12 @@ class Agent:
         self.allowed_tools = allowed_tools
         self.on_compress = on_compress
         self.guard = LoopGuard()
+        self.gate = gate
+        # What untrusted content this conversation holds, read from the history it starts with
+        # (a resumed session, a review's fork) and from every tool result after that.
+        self.taint = TaintTracker(untrusted_tool_names(registry))
+        self.taint.replay(history, context)
+        self.held: list[PendingWrite] = []
         # The tools list is part of the cached prefix: the review sends the same list as its
         # parent and enforces its whitelist at run time instead (DESIGN.md section 8).
         self.tool_schemas = registry.schemas()
@@ -294,6 +304,7 @@ class Agent:
             started = time.monotonic()
             bounded = self._execute(call, arguments)
             outcome = bounded.result
+            self.taint.observe(call.name, arguments, outcome, self.context)
             tool = self.registry.get(call.name)
             ok = bool(outcome.get("success", True))
             warning = self.guard.check(call.name, arguments, outcome, bool(tool and tool.read_only))
@@ -336,6 +347,12 @@ class Agent:
                 "error": f"the arguments for {call.name} are not valid JSON: "
                 f"{call.arguments[:200]!r}. Send a JSON object matching the tool's schema.",
             }
+        if refusal is None and self.gate is not None and arguments is not None:
+            held = self.gate.check(call.name, arguments, self.context, self.taint.sources)
+            if held is not None:
+                refusal, record = held  # the gate's answer: staged, or why it could not be
+                if record is not None:
+                    self.held.append(record)
         if refusal is not None:
             return bound_result(call.name, refusal, self.registry.limits, self.context.session_id)
         return self.registry.run(call.name, arguments, self.context)

@@ -23,6 +23,7 @@ from typing import Any
 
 from hermes_tui.core.agent.loop import Agent, AgentSettings
 from hermes_tui.core.agent.nudges import Due
+from hermes_tui.core.agent.taint import WriteGate
 from hermes_tui.core.events import (
     Event,
     ReviewChange,
@@ -169,6 +170,7 @@ class ReviewManager:
         retry: RetryPolicy | None = None,
         memory_approval: bool = False,
         skills_approval: bool = False,
+        gate: WriteGate | None = None,
     ) -> None:
         self._provider = provider
         self._registry = registry
@@ -181,6 +183,8 @@ class ReviewManager:
         self.retry = retry or RetryPolicy()
         self.memory_approval = memory_approval
         self.skills_approval = skills_approval
+        # Holds writes of a review whose conversation read untrusted content (taint.py).
+        self.gate = gate
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
@@ -228,8 +232,20 @@ class ReviewManager:
                 ),
                 sink=self._forward,
                 allowed_tools=REVIEW_TOOLS,
+                gate=self.gate,
             )
             result = agent.run_turn(review_prompt(kind, focus, self._poor_skills()))
+            for held in agent.held:
+                record.changes.append(
+                    ReviewChange(
+                        held.kind,  # type: ignore[arg-type]
+                        held.target,
+                        held.action,
+                        held.before,
+                        held.after,
+                        held.id,
+                    )
+                )
             record.reply = result.text.strip()
             if result.error is not None:
                 record.status, record.error = "failed", result.error.user_message()

@@ -358,6 +358,7 @@ class McpManager:
             parameters=schema,
             handler=handle,
             preview=_preview,
+            untrusted=True,
         )
 
     # ---- calls ---------------------------------------------------------------------------

@@ -56,6 +56,9 @@ class Tool:
     handler: Handler
     read_only: bool = False
     preview: Callable[[dict[str, Any]], str] | None = None
+    # Its results carry text from outside (MCP servers): a conversation that reads one has its
+    # memory and skill writes held for approval (core/agent/taint.py).
+    untrusted: bool = False
 
     def summarise(self, result: dict[str, Any]) -> str:
         """One short line for the tool trace."""

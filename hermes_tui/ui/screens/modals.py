@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ListItem, ListView, Markdown, Static
 from textual_diff_view import DiffView
 
+from hermes_tui.core.pending import why_held
 from hermes_tui.core.text import neutralise
 
 Decision = Literal["once", "session", "deny"]
@@ -135,13 +136,14 @@ class PendingItem(ListItem):
 
 
 class PendingScreen(ModalScreen[None]):
-    """Writes staged by reviews (write approval on): diff, then accept or reject."""
+    """Staged writes (write approval, taint, scanner holds): why, diff, then accept or reject."""
 
     DEFAULT_CSS = """
     PendingScreen { align: center middle; }
     PendingScreen > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
     PendingScreen #pending-list { height: 8; }
     PendingScreen VerticalScroll { height: 1fr; }
+    PendingScreen .pending-why { color: $warning; margin-bottom: 1; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close"),
@@ -155,7 +157,7 @@ class PendingScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Pending writes from reviews — y accepts, n rejects")
+            yield Label("Pending writes (reviews, held or tainted writes) — y accepts, n rejects")
             yield ListView(id="pending-list")
             yield VerticalScroll(id="pending-diff")
 
@@ -176,6 +178,11 @@ class PendingScreen(ModalScreen[None]):
         await container.remove_children()
         if isinstance(event.item, PendingItem):
             record = event.item.record
+            why = why_held(record)
+            if why:
+                await container.mount(
+                    Static(neutralise("\n".join(why)), markup=False, classes="pending-why")
+                )
             await container.mount(
                 DiffView(
                     "now",
