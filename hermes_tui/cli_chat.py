@@ -14,7 +14,7 @@ import threading
 from typing import Any, TextIO
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.text import json_for_terminal
+from hermes_tui.core.text import json_for_terminal, neutralise
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
 EXIT_STOPPED = 130  # a second Ctrl-C: the turn was abandoned, as shells report SIGINT
@@ -70,6 +70,14 @@ class ConsoleSink:
             self._say(f"review: started ({event.kind} review of session {event.session_id})")
         elif isinstance(event, ev.ReviewFinished):
             self._say(f"review: {event.summary}")
+        elif isinstance(event, ev.WriteHeld):
+            why = f" — {event.source}" if event.source else ""
+            self._say(
+                neutralise(
+                    f"held for approval: {event.kind} {event.target} {event.action} "
+                    f"({event.reason}{why}); see `hermes-tui pending list`"
+                )
+            )
 
 
 def _summary(arguments: dict[str, Any]) -> str:
@@ -355,7 +363,6 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
     import difflib
 
     from hermes_tui.core.pending import PendingError, why_held
-    from hermes_tui.core.text import neutralise
 
     runtime = open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
     try:

@@ -51,6 +51,7 @@ def test_an_outside_instruction_written_to_memory_waits_with_its_source(
         home, "chat", "-q", "read my mail and remember what it asks", "--yolo", cwd=project
     )
     assert done.returncode == 0, done.stderr
+    assert "held for approval: memory memory add (tainted" in done.stderr
     assert not (home / "memories" / "MEMORY.md").exists()
 
     listing = hermes(home, "pending", "list", cwd=project)
