@@ -34,8 +34,8 @@ from hermes_tui.resources import bundled_skills_dir
 if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
     from hermes_tui.core.agent.review import ReviewManager, ReviewStore
     from hermes_tui.core.agent.session import Reviewer, Session
-    from hermes_tui.core.insights import Insights
     from hermes_tui.core.agent.taint import WriteGate
+    from hermes_tui.core.insights import Insights
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.llm.select import ProviderSpec
