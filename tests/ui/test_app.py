@@ -397,7 +397,8 @@ async def test_a_held_write_is_announced_at_once_and_the_pending_view_says_why(
         ),
         Reply(text="Noted."),
     )
-    app = make_app(home, llm.openai_url)
+    # The user let the files tools read there (path policy); its text is untrusted all the same.
+    app = make_app(home, llm.openai_url, files={"allowed_roots": [str(tmp_path)]})
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         original = app.notify
