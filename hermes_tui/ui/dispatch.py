@@ -24,6 +24,8 @@ def headline(summary: str) -> str:
 
 async def show_events(app: Any, events: list[ev.Event]) -> None:
     """A batch of events in order; a run of text (or reasoning) deltas is one write to the chat."""
+    if not app.query(ChatView):
+        return  # the app is closing (a worker's last events arrive after the screen went)
     run: list[ev.TextDelta | ev.ReasoningDelta] = []
 
     async def flush() -> None:

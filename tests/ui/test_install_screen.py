@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from helpers import make_app, skill_text, write_skill
@@ -32,9 +33,16 @@ async def look(app, pilot, source: Path) -> InstallScreen:
     assert isinstance(screen, InstallScreen)
     screen.query_one("#install-source", Input).value = str(source)
     await pilot.click("#install-look")
-    await screen.workers.wait_for_complete()
-    await pilot.pause()
+    await until(pilot, lambda: "Fetching" not in str(screen.query_one("#install-status").render()))
     return screen
+
+
+async def until(pilot, condition, seconds: float = 30.0) -> None:
+    """Wait for what a worker thread hands back to the UI (call_from_thread), not a fixed time."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the dialog"
+        await pilot.pause(0.05)
 
 
 async def test_the_dialog_lists_verdicts_and_installs_only_what_may_go_in(
@@ -63,9 +71,7 @@ async def test_the_dialog_lists_verdicts_and_installs_only_what_may_go_in(
 
         screen.query_one("#install-force", Checkbox).value = True
         screen.query_one("#install-go", Button).press()
-        await pilot.pause()
-        await screen.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: not isinstance(app.screen, InstallScreen))
         assert not isinstance(app.screen, InstallScreen)
         library = app.runtime.skills
         assert {library.provenance(library.require(n)) for n in ("lint-fix", "odd-one")} == {"hub"}
