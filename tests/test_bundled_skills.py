@@ -56,3 +56,12 @@ def test_our_library_loads_every_bundled_skill_as_bundled(tmp_path: Path) -> Non
     assert not [s for s in skills if s.broken]
     assert {s.name for s in skills} == {p.name for p in BUNDLED}
     assert {library.provenance(s) for s in skills} == {"bundled"}
+
+
+def test_every_bundled_skill_would_install_as_safe() -> None:
+    from hermes_tui.core.skills.install import find_candidates
+
+    verdicts = {
+        c.name: c.explain() for c in find_candidates(bundled_skills_dir()) if c.verdict != "safe"
+    }
+    assert verdicts == {}

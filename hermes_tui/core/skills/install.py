@@ -341,7 +341,9 @@ def _vet(root: Path, directory: Path, category: str | None) -> Candidate:
                 f"(over {MAX_SUPPORT_BYTES:,})"
             )
     report = guard.scan_directory(directory)
-    extra = shell_findings(directory)
+    extra = shell_findings(directory) + text_findings(directory, description)
+    seen = {(f.file, f.line, f.id) for f in report.findings}
+    extra = [f for f in extra if (f.file, f.line, f.id) not in seen]
     if extra:
         findings = (*report.findings, *extra)
         report = guard.GuardReport(_worst(report.verdict, extra), findings)
@@ -408,6 +410,48 @@ def shell_findings(directory: Path) -> list[guard.GuardFinding]:
                 )
             )
     return findings
+
+
+def text_findings(directory: Path, description: str) -> list[guard.GuardFinding]:
+    """The injection scanner (ours + xaidr, over decoded views) on what the agent will read.
+
+    The description goes into every session's skills index, so it gets the whole scanner, as
+    memory does. The Markdown is what the agent reads when it loads the skill: it gets our own
+    patterns over every decoded view, a paragraph at a time so a finding names its line (the
+    library reads prose about security, such as our own shell-safety skill, as attacks). A
+    finding the scanner would refuse in memory makes the skill dangerous, one it would hold
+    makes it "caution".
+    """
+    from hermes_tui.core.threats import Scanner, scan, tier_of
+
+    findings: list[guard.GuardFinding] = []
+    for finding in Scanner().assess(description).findings:
+        findings.append(_as_guard_finding("SKILL.md", None, finding, tier_of(finding)))
+    pieces: list[tuple[str, int, str]] = []
+    for path in sorted(directory.rglob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        relative = str(path.relative_to(directory))
+        line = 1
+        for paragraph in re.split(r"(\n[ \t]*\n)", _read_text(path)):
+            if paragraph.strip():
+                pieces.append((relative, line, paragraph))
+            line += paragraph.count("\n")
+    for relative, line, text in pieces:
+        for finding in scan(text):
+            findings.append(_as_guard_finding(relative, line, finding, tier_of(finding)))
+    return list(dict.fromkeys(findings))
+
+
+def _as_guard_finding(file: str, line: int | None, finding: Any, tier: str) -> guard.GuardFinding:
+    return guard.GuardFinding(
+        file,
+        line,
+        finding.id,
+        finding.category,
+        "high" if tier == "refuse" else "medium",
+        ("description: " if line is None else "") + finding.description,
+    )
 
 
 def _read_text(path: Path) -> str:
