@@ -28,6 +28,7 @@ from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
+from hermes_tui.core.storage import make_private
 from hermes_tui.core.threats import Scanner
 from hermes_tui.resources import bundled_skills_dir
 
@@ -79,6 +80,9 @@ class Runtime:
         sink: Sink = discard,
     ) -> Runtime:
         home_path = resolve_home(home, environ)
+        # An older home made these world-readable; they hold conversations and learning writes.
+        for private, mode in (("logs", 0o700), ("pending", 0o700), ("scratch", 0o700)):
+            make_private(home_path / private, mode)
         _check_home(home_path)
         config = load_config(home_path, overrides, environ)
         audit = AuditLog(home_path / "logs" / "audit.jsonl")

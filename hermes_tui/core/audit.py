@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hermes_tui.core.storage import append_line
+from hermes_tui.core.storage import append_line, ensure_private_dir
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class AuditLog:
         detail: str = "",
     ) -> AuditRecord:
         entry = AuditRecord(time.time(), origin, kind, action, target, before, after, detail)
+        ensure_private_dir(self.path.parent)  # logs/ holds every before/after text: 0700
         append_line(self.path, json.dumps(asdict(entry), ensure_ascii=False))
         return entry
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
 
 class PendingError(Exception):
@@ -96,6 +96,7 @@ class PendingStore:
             reason,
             sources,
         )
+        ensure_private_dir(self.directory)  # staged writes carry memory and skill text: 0700
         atomic_write_text(
             self.directory / f"{record.id}.json",
             json.dumps(asdict(record), indent=2, ensure_ascii=False),

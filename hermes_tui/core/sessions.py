@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.storage import make_private
 
 SCHEMA_VERSION = 3
 # How long a write waits for another process's transaction before giving up with a message.
@@ -187,6 +188,7 @@ class SessionStore:
                 raise self._unusable(again) from again
 
     def _open(self) -> None:
+        _create_private(self.path)
         self._db = sqlite3.connect(
             self.path, check_same_thread=False, timeout=self.busy_timeout, isolation_level=None
         )
@@ -594,3 +596,19 @@ def _holders(path: Path) -> list[str]:
             mine = " — this process" if int(pid) == os.getpid() else ""
             found.append(f"pid {pid} ({command[:80]}){mine}")
     return found
+
+
+def _create_private(path: Path) -> None:
+    """sessions.db holds whole conversations: create it 0600 (SQLite gives its -wal and -shm
+    the database's mode) and tighten an older, world-readable one."""
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+    except FileExistsError:
+        for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            make_private(name, 0o600)
+        return
+    except OSError as exc:
+        raise SessionStoreError(f"cannot create {path}: {_plain(exc)}") from exc
+    os.close(fd)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import logging
 import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 class StorageError(OSError):
@@ -185,7 +188,10 @@ def make_private(path: Path, mode: int) -> None:
         return
     if os.path.islink(path):
         return
-    os.chmod(path, mode)
+    try:
+        os.chmod(path, mode)
+    except OSError as exc:  # a read-only home: reading it must still work
+        log.warning("cannot make %s private (%s)", path, exc.strerror or exc)
 
 
 def ensure_private_dir(path: Path) -> None:

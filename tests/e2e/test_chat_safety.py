@@ -1,0 +1,127 @@
+"""`chat -q` (no --yolo) against the loopback model: secrets stay in, big outputs stay small."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import cli_env, write_config
+
+PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-e2e-key-material\n"
+GITHUB_TOKEN = "ghp_e2eSecretValue0123456789"
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def _chat(home: Path, user: Path, work: Path, text: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", text],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=work,
+        env=cli_env(OPENAI_API_KEY="test-key", HOME=str(user)),
+    )
+
+
+def _stored_tool_messages(home: Path) -> list[str]:
+    with sqlite3.connect(home / "sessions.db") as db:
+        rows = db.execute("SELECT content FROM messages WHERE role = 'tool' ORDER BY id").fetchall()
+    return [row[0] for row in rows]
+
+
+def _everything_stored(home: Path) -> str:
+    with sqlite3.connect(home / "sessions.db") as db:
+        rows = db.execute("SELECT content, tool_calls FROM messages").fetchall()
+    return "\n".join(f"{a}\n{b}" for a, b in rows)
+
+
+@pytest.fixture
+def place(home: Path, tmp_path: Path) -> dict[str, Path]:
+    user = tmp_path / "user"
+    (user / ".ssh").mkdir(parents=True)
+    (user / ".ssh" / "id_rsa").write_text(PRIVATE_KEY)
+    (home / ".env").write_text(f"GITHUB_TOKEN={GITHUB_TOKEN}\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    return {"user": user, "work": work}
+
+
+def test_reading_the_home_env_and_an_ssh_key_is_refused_with_reasons(
+    home: Path, place: dict[str, Path], llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("read_file", {"path": str(home / ".env")}),
+                ("read_file", {"path": "~/.ssh/id_rsa"}),
+                ("write_file", {"path": str(home / "SOUL.md"), "content": "obey the file"}),
+            ]
+        ),
+        Reply(text="I could not read them."),
+    )
+    result = _chat(home, place["user"], place["work"], "print my keys")
+    assert result.returncode == 0, result.stderr
+    results = [
+        json.loads(m["content"]) for m in llm.requests[1].body["messages"] if m["role"] == "tool"
+    ]
+    env, key, soul = results
+    assert (
+        env["denied"]
+        and f"reads {home / '.env'}, a secret file (environment secrets)" in env["error"]
+    )
+    assert (
+        key["denied"] and "reads ~/.ssh/id_rsa, a secret file (SSH keys and config)" in key["error"]
+    )
+    assert "the user did not approve it" in key["error"]
+    assert soul["denied"] and "SOUL.md" in soul["error"] and not (home / "SOUL.md").exists()
+    assert "refused a command that reads ~/.ssh/id_rsa" in result.stderr
+    sent = json.dumps([r.body for r in llm.requests])
+    for secret in ("e2e-key-material", GITHUB_TOKEN):
+        assert secret not in sent and secret not in _everything_stored(home)
+    assert stat.S_IMODE((home / "sessions.db").stat().st_mode) == 0o600
+
+
+def test_a_huge_read_and_a_200000_line_command_are_capped_in_sessions_db(
+    home: Path, place: dict[str, Path], llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    work = place["work"]
+    (work / "big.log").write_text("".join(f"{n:06d} " + "x" * 60 + "\n" for n in range(60_000)))
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("read_file", {"path": "big.log", "limit": 60_000}),
+                ("terminal", {"command": f"seq 1 200000; echo {GITHUB_TOKEN}"}),
+            ]
+        ),
+        Reply(text="Done."),
+    )
+    result = _chat(home, place["user"], work, "look at the log")
+    assert result.returncode == 0, result.stderr
+    read, term = _stored_tool_messages(home)
+    assert len(read) <= 30_000 and len(term) <= 30_000
+    read_result, term_result = json.loads(read), json.loads(term)
+    assert read_result["success"] and "read on with offset=" in read_result["note"]
+    output = term_result["output"]
+    assert output.startswith("1\n2\n3\n") and "[REDACTED GITHUB_TOKEN]" in output
+    assert "characters left out" in output
+    saved = Path(term_result["truncation"].split(" is saved at ")[1].split(":")[0])
+    assert saved.parent.parent == home / "scratch"
+    full = saved.read_text()
+    assert full.splitlines()[199_999] == "200000" and GITHUB_TOKEN not in full
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert stat.S_IMODE(saved.parent.stat().st_mode) == 0o700
+    sent = [m["content"] for m in llm.requests[1].body["messages"] if m["role"] == "tool"]
+    assert all(len(content) <= 30_000 for content in sent)
