@@ -182,8 +182,8 @@ def make_private(path: Path, mode: int) -> None:
     """
     try:
         info = os.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        return
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return  # nothing there to tighten, or not ours to look at; the opener reports it
     if info.st_uid != os.geteuid() or (info.st_mode & 0o777) & ~mode == 0:
         return
     if os.path.islink(path):
