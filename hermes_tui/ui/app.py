@@ -83,6 +83,9 @@ class HermesApp(App):
     CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", show=True, priority=False),
+        # Priority, so it reaches the app from the message box too; it still copies a selection.
+        Binding("ctrl+c", "interrupt", "Cancel · twice quits", show=False, priority=True),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+b", "toggle_panel", "Panel"),
         Binding("alt+left", "resize_panel(4)", "Wider panel", show=False),
         Binding("alt+right", "resize_panel(-4)", "Narrower panel", show=False),
@@ -98,6 +101,7 @@ class HermesApp(App):
     panel_width = var(44)
     turn_running = var(False)
     DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
+    QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
 
     def __init__(
         self,
@@ -120,6 +124,7 @@ class HermesApp(App):
         self._last_delivery = 0.0
         self._delivery_timer: Timer | None = None
         self._delivering = asyncio.Lock()
+        self._last_interrupt = 0.0
 
     def notify(
         self,
@@ -326,6 +331,32 @@ class HermesApp(App):
         elif isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()
 
+    async def action_interrupt(self) -> None:
+        """ctrl+c: copy a selection if there is one; else cancel the running turn; twice quits."""
+        focused = self.focused
+        selected = getattr(focused, "selected_text", "") if focused is not None else ""
+        if selected:
+            self.copy_to_clipboard(selected)
+            return
+        screen_selection = self.screen.get_selected_text()
+        if screen_selection:
+            self.copy_to_clipboard(screen_selection)
+            return
+        now = time.monotonic()
+        if self.turn_running and not self.cancel.is_set():
+            self._last_interrupt = now
+            self.cancel.set()
+            self.notify(
+                "Cancelling: the turn stops after the current chunk or tool (ctrl+c again quits)",
+                timeout=self.QUIT_WINDOW,
+            )
+            return
+        if now - self._last_interrupt <= self.QUIT_WINDOW:
+            await self.action_quit()
+            return
+        self._last_interrupt = now
+        self.notify("Press ctrl+c again to quit (or ctrl+q)", timeout=self.QUIT_WINDOW)
+
     # ---- core events ---------------------------------------------------------------------
 
     @on(EventsWaiting)
@@ -457,7 +488,16 @@ class HermesApp(App):
     def action_pane(self, pane: str) -> None:
         side = self.query_one("#side", TabbedContent)
         side.display = True
+        focus_in_panel = self.focused is not None and side in self.focused.ancestors
         side.active = pane
+        if focus_in_panel:
+            # Focus left in the pane being hidden would pull its tab straight back (TabbedContent
+            # shows the pane that holds the focus), so it follows into the chosen pane.
+            first = next((w for w in side.get_pane(pane).query("*") if w.focusable), None)
+            if first is not None:
+                first.focus()
+            else:
+                self.query_one(ChatInput).focus()
 
     def action_help(self) -> None:
         from hermes_tui.ui.screens.modals import HelpScreen

@@ -340,13 +340,13 @@ async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
 
 
 async def test_a_damaged_sessions_db_moved_aside_at_start_is_a_toast(home: Path) -> None:
-    from hermes_tui.config import Overrides
     from hermes_tui.runtime import Runtime
     from hermes_tui.ui.app import EventForwarder, HermesApp
 
     (home / "sessions.db").write_bytes(b"not a database at all" * 100)
     forwarder = EventForwarder()
-    runtime = Runtime.open(home, Overrides(provider="demo"), environ={}, sink=forwarder)
+    # No provider (the demo would open its own home, not this damaged one).
+    runtime = Runtime.open(home, environ={}, sink=forwarder)
     runtime.sessions  # noqa: B018 - opened before the app, as `hermes-tui` does
     app = HermesApp(runtime, forwarder, watch_files=False)
     async with app.run_test() as pilot:
@@ -416,3 +416,82 @@ async def test_a_held_write_is_announced_at_once_and_the_pending_view_says_why(
         assert isinstance(app.screen, PendingScreen)
         why = str(app.screen.query_one(".pending-why", Static).content)
         assert "tainted by read_file" in why and "outside the working directory" in why
+
+
+def test_help_lists_every_key_the_app_and_its_panes_bind() -> None:
+    import re
+
+    from hermes_tui.ui.app import HermesApp
+    from hermes_tui.ui.screens.modals import HELP
+    from hermes_tui.ui.widgets.memory_pane import MemoryPane
+    from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
+    from hermes_tui.ui.widgets.trace import TracePane
+
+    for binding in HermesApp.BINDINGS:
+        for key in binding.key.replace("escape", "esc").split(","):
+            assert re.search(rf"(^|[ |,]){re.escape(key)}([ |,]|$)", HELP, re.M), key
+    for pane in (TracePane, MemorySection, MemoryPane, SkillsPane, ReviewsPane):
+        for binding in pane.BINDINGS:
+            assert f"**{binding.key}**" in HELP, (pane.__name__, binding.key)
+
+
+async def test_ctrl_c_cancels_a_running_turn_and_twice_quits(home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(text="Waiting.", tool_calls=[("terminal", {"command": "sleep 30"})]),
+        Reply(text="never"),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "wait a while"
+        await pilot.press("enter")
+        while not app.query(ToolRow):
+            await pilot.pause(0.05)
+        await pilot.press("ctrl+c")  # the message box has focus: it still reaches the app
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Interrupted" in str(app.query(ErrorBlock).last().content)
+        assert app.is_running, "cancelling a turn does not quit"
+        await pilot.press("ctrl+c")  # a second press right after: quit
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_ctrl_c_when_idle_says_how_to_quit_then_quits(home: Path) -> None:
+    app = make_app(home)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        await pilot.press("ctrl+c")
+        assert app.is_running and notes == ["Press ctrl+c again to quit (or ctrl+q)"]
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_ctrl_c_copies_a_selection_in_the_message_box(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        box = app.query_one("#chat-input")
+        box.text = "copy me please"
+        box.select_all()
+        await pilot.press("ctrl+c")
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "copy me please"
+        assert app.is_running
+
+
+async def test_function_keys_switch_panes_while_the_reviews_list_has_focus(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.press("f4")
+        app.query_one("#review-list").focus()
+        await pilot.pause()
+        for key, pane in (("f1", "trace"), ("f2", "memory"), ("f3", "skills"), ("f4", "reviews")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.query_one("#side").active == pane
+            assert app.query_one(f"#{pane}") in app.focused.ancestors_with_self

@@ -228,9 +228,22 @@ class PendingScreen(ModalScreen[None]):
 
 HELP = """# hermes-tui
 
-**Enter** sends, **ctrl+j** (or shift+enter) adds a line, **up/down** on an empty line walk
-the input history, **esc** cancels a running turn, **ctrl+b** hides the side panel,
-**ctrl+p** opens the command palette, **f1**…**f4** switch panes, **f5** shows insights.
+| key | does |
+|---|---|
+| enter | send the message |
+| ctrl+j, shift+enter | new line in the message |
+| up, down (empty box) | earlier messages |
+| esc | cancel the running turn (what streamed is kept) |
+| ctrl+c | copy the selection; else cancel the running turn; twice quits |
+| ctrl+q | quit |
+| ctrl+n | new session |
+| ctrl+o | sessions: search and resume |
+| ctrl+p | command palette (themes, panes, actions) |
+| ctrl+b | hide or show the side panel |
+| alt+left, alt+right | widen, narrow the side panel |
+| f1, f2, f3, f4 | Trace, Memory, Skills, Reviews |
+| f5 | insights over time (d switches 7/30/90 days) |
+| f10 | this help |
 
 | command | does |
 |---|---|
@@ -246,6 +259,7 @@ the input history, **esc** cancels a running turn, **ctrl+b** hides the side pan
 | /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |
 | /help, /quit | this help, leave |
 
+Trace pane: **c** copies the selected call.
 Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.
 Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new.
 Reviews pane: **[** **]** choose a change, **z** undo it.
