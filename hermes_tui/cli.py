@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from hermes_tui import __version__
 from hermes_tui.core.text import json_for_terminal
@@ -341,6 +342,18 @@ def cmd_curator(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if report.errors else EXIT_OK
 
 
+def app_runtime(args: argparse.Namespace, sink) -> Any:
+    """The app's runtime: the demo's (in its own home) when chosen last time and still no provider."""
+    from hermes_tui.core.llm import select
+    from hermes_tui.runtime import demo_remembered
+
+    runtime = _open_runtime(args, sink)
+    if select.detect(runtime.config) is None and demo_remembered(runtime.home):
+        args.provider = "demo"
+        runtime = _open_runtime(args, sink)
+    return runtime
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     """The full-screen app (the default when no subcommand is given)."""
     from hermes_tui.ui.app import EventForwarder, HermesApp
@@ -348,7 +361,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     if args.demo:
         args.provider = "demo"
     forwarder = EventForwarder()
-    runtime = _open_runtime(args, forwarder)
+    runtime = app_runtime(args, forwarder)
     runtime.sessions  # noqa: B018 - opened before the screen takes over: an unusable one is said plainly
     from hermes_tui.cli_chat import chosen_session
 

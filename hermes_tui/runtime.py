@@ -47,6 +47,32 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.tools.results import ResultLimits
 
 
+DEMO_MARKER = "chosen"  # <home>/demo/chosen: the user picked the demo; kept until a provider is set
+
+
+def demo_home(home: Path) -> Path:
+    """Where the demo keeps its memory, skills and sessions: never the user's own stores."""
+    return home if is_demo_home(home) else home / "demo" / "home"
+
+
+def is_demo_home(home: Path) -> bool:
+    return home.name == "home" and home.parent.name == "demo"
+
+
+def remember_demo(home: Path, chosen: bool) -> None:
+    """Remember (or forget) that the demo was chosen, so the next start opens it again."""
+    marker = home / "demo" / DEMO_MARKER
+    if chosen:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text("the demo was chosen; setting up a provider forgets this\n")
+    else:
+        marker.unlink(missing_ok=True)
+
+
+def demo_remembered(home: Path) -> bool:
+    return (home / "demo" / DEMO_MARKER).exists()
+
+
 @dataclass
 class Runtime:
     config: Config
@@ -70,6 +96,15 @@ class Runtime:
     def home(self) -> Path:
         return self.config.home
 
+    @property
+    def is_demo(self) -> bool:
+        return is_demo_home(self.home)
+
+    @property
+    def user_home(self) -> Path:
+        """The user's own home: the demo's lives inside it at demo/home."""
+        return self.home.parent.parent if self.is_demo else self.home
+
     @classmethod
     def open(
         cls,
@@ -85,6 +120,15 @@ class Runtime:
             make_private(home_path / private, mode)
         _check_home(home_path)
         config = load_config(home_path, overrides, environ)
+        if config.model.provider == "demo" and not is_demo_home(home_path):
+            # The demo learns for show: in a home of its own, so the user's memory and skills
+            # never receive its facts and its skill.
+            home_path = demo_home(home_path)
+            demo = Overrides(
+                provider="demo",
+                model=overrides.model if overrides else None,
+            )
+            config = load_config(home_path, demo, environ)
         audit = AuditLog(home_path / "logs" / "audit.jsonl")
         scanner = Scanner()
         memory = MemoryStore(
@@ -402,7 +446,7 @@ class Runtime:
             # sees the agent learn within three messages.
             from hermes_tui.core.llm.demo import ensure_sandbox
 
-            cwd = ensure_sandbox(self.home / "demo")
+            cwd = ensure_sandbox(self.user_home / "demo")
             memory_interval = skills_interval = 1
         if session_id:
             info = self.sessions.get(session_id)

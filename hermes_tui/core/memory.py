@@ -256,20 +256,29 @@ class MemoryStore:
         return {target: self.read(target).drift for target in TARGETS}
 
     def archived(self, target: Target | None = None) -> list[ArchivedEntry]:
-        """Entries removed or replaced so far, newest first."""
+        """Entries removed or replaced so far and not restored since, newest first.
+
+        The archive is append-only: a restore appends `{"restored": id, ...}`, which hides the
+        record it names (older readers skip that line as an unknown shape).
+        """
         if not self.archive_path.exists():
             return []
         found: list[ArchivedEntry] = []
+        restored: set[str] = set()
         with self.archive_path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 try:
-                    record = ArchivedEntry(**json.loads(line))
+                    data = json.loads(line)
+                    if isinstance(data, dict) and "restored" in data:
+                        restored.add(str(data["restored"]))
+                        continue
+                    record = ArchivedEntry(**data)
                 except (json.JSONDecodeError, TypeError):
                     continue
                 if target is None or record.target == target:
                     found.append(record)
         found.reverse()
-        return found
+        return [record for record in found if record.id not in restored]
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -448,11 +457,38 @@ class MemoryStore:
         return working, archived
 
     def restore(self, archive_id: str, *, origin: Origin = "user") -> dict[str, Any]:
-        """Put an archived entry back (as an add, so limits and the scan still apply)."""
-        for record in self.archived():
-            if record.id == archive_id:
-                return self.add(record.target, record.entry, origin=origin)  # type: ignore[arg-type]
-        raise MemoryStoreError(f"no archived memory entry with id {archive_id!r}")
+        """Put an archived entry back (as an add, so limits and the scan still apply).
+
+        A restored record leaves the archive list; a second restore of it is an error. Restoring
+        an entry that was replaced puts it beside its replacement, and the result says so.
+        """
+        record = next((r for r in self.archived() if r.id == archive_id), None)
+        if record is None:
+            raise MemoryStoreError(
+                f"no archived memory entry with id {archive_id!r} (already restored?)"
+            )
+        target: Target = record.target  # type: ignore[assignment]
+        present = record.entry in self.read(target).entries
+        result = self.add(target, record.entry, origin=origin)
+        if not result.get("success"):
+            return result
+        append_line(
+            self.archive_path,
+            json.dumps({"restored": record.id, "time": time.time(), "origin": origin}),
+        )
+        name = FILENAMES[target]
+        result["message"] = (
+            f"The entry was already in {name}; it left the archive."
+            if present
+            else f"Restored to {name}."
+        )
+        if record.replaced_by and record.replaced_by in self.read(target).entries:
+            beside = (
+                f"Restored beside its replacement ({_preview(record.replaced_by)}); "
+                "edit or delete one of them."
+            )
+            result["warning"] = " ".join(filter(None, (beside, result.get("warning"))))
+        return result
 
     # ---- internals -----------------------------------------------------------------------
 

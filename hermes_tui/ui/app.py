@@ -197,6 +197,8 @@ class HermesApp(App):
             self.action_model()
         elif self.resume_on_start:
             self.resume(self.resume_on_start)
+        elif self.runtime.is_demo:
+            self._start_demo()
         if self.runtime.config.curator.enabled:
             self.curate_if_due()
         if self.runtime.config.mcp_servers:
@@ -214,8 +216,8 @@ class HermesApp(App):
             self.sub_title = "offline: no provider (/model to set one)"
             bar.provider = "offline"
         elif name == "demo":
-            self.sub_title = "DEMO: a scripted model, not a real LLM"
-            bar.provider = "demo (scripted)"
+            self.sub_title = "DEMO: a scripted model in its own home, not a real LLM"
+            bar.provider = "demo (scripted, own home)"
         else:
             model = self.runtime.config.model.name or select.DEFAULT_MODELS.get(name, "")
             self.sub_title = neutralise(f"{name} · {model}")
@@ -235,10 +237,14 @@ class HermesApp(App):
             )
 
     def watch_theme(self, theme: str) -> None:
-        if getattr(self, "_theme_ready", False) and theme != self.runtime.config.display.theme:
+        # Compared with what was last saved, not with the config read at start-up: switching
+        # away and back must save the way back too.
+        saved = getattr(self, "_saved_theme", self.runtime.config.display.theme)
+        if getattr(self, "_theme_ready", False) and theme != saved:
             from hermes_tui.config import set_config_value
 
-            set_config_value(self.runtime.home, "display", "theme", theme)
+            set_config_value(self.runtime.user_home, "display", "theme", theme)
+            self._saved_theme = theme
 
     # ---- sending -------------------------------------------------------------------------
 
@@ -559,17 +565,40 @@ class HermesApp(App):
 
         self.push_screen(WelcomeScreen(), self._provider_chosen)
 
-    def _provider_chosen(self, choice: Any) -> None:
+    async def _provider_chosen(self, choice: Any) -> None:
         from hermes_tui.ui.screens.welcome import apply_choice
 
         runtime = apply_choice(self, choice)
         if runtime is None:
             return
+        switched_home = runtime.home != self.runtime.home
         self.runtime = runtime
-        self.query_one(ReviewsPane).runtime = runtime
         self.session = None
         self._show_provider()
-        if choice.provider == "demo":
-            from hermes_tui.core.llm.demo import TASK
+        if switched_home:
+            # In or out of the demo's own home: every pane shows that home's stores.
+            await self.action_new_session_view()
+            self.query_one(ReviewsPane).runtime = runtime
+            self.query_one(MemoryPane).use_store(runtime.memory)
+            self.query_one(SkillsPane).use_library(runtime.skills)
+            self.query_one(ReviewsPane).refresh_reviews()
+            if self.watch_files_enabled:
+                self.watch_home()
+        if runtime.is_demo:
+            self._start_demo()
 
-            self.query_one(ChatInput).text = TASK
+    def _start_demo(self) -> None:
+        """The demo's task ready in the box, and where the demo keeps what it learns."""
+        from hermes_tui.core.llm.demo import TASK
+
+        box = self.query_one(ChatInput)
+        if not box.text.strip():
+            box.text = TASK
+            box.move_cursor(box.document.end)
+        self.notify(
+            f"The demo learns in its own home ({self.runtime.home}); your memory and skills are "
+            "untouched. Send the prepared task three times and watch the Trace, Skills and Memory "
+            "panes.",
+            title="Demo",
+            timeout=12,
+        )

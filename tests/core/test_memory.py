@@ -193,6 +193,33 @@ def test_replaced_and_removed_entries_are_archived_and_restorable(store: MemoryS
     assert store.entries("memory") == ["port is 9000", "temporary note"]
 
 
+def test_a_restored_entry_leaves_the_archive_and_cannot_be_restored_twice(
+    store: MemoryStore,
+) -> None:
+    from hermes_tui.core.memory import MemoryStoreError
+
+    store.add("memory", "temporary note")
+    store.remove("memory", "temporary", origin="user")
+    record = store.archived("memory")[0]
+    assert store.restore(record.id)["message"] == "Restored to MEMORY.md."
+    assert store.archived("memory") == []
+    with pytest.raises(MemoryStoreError, match="already restored"):
+        store.restore(record.id)
+    assert store.entries("memory") == ["temporary note"]
+    store.remove("memory", "temporary", origin="user")
+    assert [a.entry for a in store.archived("memory")] == ["temporary note"], "archived anew"
+
+
+def test_restoring_a_replaced_entry_says_it_sits_beside_its_replacement(
+    store: MemoryStore,
+) -> None:
+    store.add("memory", "old port is 8000")
+    store.replace("memory", "8000", "port is 9000", origin="review")
+    result = store.restore(store.archived("memory")[0].id)
+    assert result["success"] and "beside its replacement (port is 9000)" in result["warning"]
+    assert store.entries("memory") == ["port is 9000", "old port is 8000"]
+
+
 def test_every_write_emits_an_event_and_an_audit_record(
     store: MemoryStore, events: list, home: Path
 ) -> None:

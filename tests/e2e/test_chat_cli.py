@@ -178,6 +178,9 @@ def test_demo_provider_learns_across_three_runs(home: Path) -> None:
     assert "· skill deprecated-calls-report created" in runs[0].stderr
     assert "review: skill deprecated-calls-report patched" in runs[1].stderr
     assert (home / "demo" / "report.md").read_text().startswith("# Deprecated calls")
+    assert not list(home.glob("skills/**/deprecated-calls-report"))
+    assert (home / "demo" / "home" / "skills").is_dir(), "the demo learns in its own home"
+    assert not (home / "memories" / "MEMORY.md").exists()
 
 
 def test_second_turn_review_with_interval_two_denies_terminal_and_writes_as_review(

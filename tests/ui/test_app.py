@@ -495,3 +495,111 @@ async def test_function_keys_switch_panes_while_the_reviews_list_has_focus(home:
             await pilot.pause()
             assert app.query_one("#side").active == pane
             assert app.query_one(f"#{pane}") in app.focused.ancestors_with_self
+
+
+async def test_the_demo_learns_in_its_own_home_and_leaves_the_users_stores_alone(
+    home: Path,
+) -> None:
+    from hermes_tui.core.llm.demo import SKILL_NAME, TASK
+    from hermes_tui.core.memory import MemoryStore
+
+    MemoryStore(home / "memories").add("memory", "The user's own fact.")
+    app = make_app(home, provider="demo")  # what `hermes-tui --demo` opens
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.runtime.home == home / "demo" / "home"
+        assert "own home" in app.sub_title
+        assert app.query_one("#chat-input").text == TASK, "--demo pre-fills its task"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        assert app.runtime.wait_for_reviews(30)
+        await pilot.pause()
+        assert app.runtime.skills.get(SKILL_NAME) is not None
+        assert app.runtime.memory.entries("memory"), "the demo's review saved its fact"
+        shown = [item.entry for item in app.query_one("#memory-memory").query("EntryItem")]
+        assert shown == app.runtime.memory.entries("memory")
+    assert MemoryStore(home / "memories").entries("memory") == ["The user's own fact."]
+    assert not (home / "skills" / SKILL_NAME).exists()
+    assert (home / "demo" / "report.md").exists(), "the sandbox is <home>/demo"
+
+
+async def test_choosing_the_demo_is_remembered_until_a_provider_is_set_up(home: Path) -> None:
+    import argparse
+
+    from hermes_tui.cli import app_runtime
+
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await pilot.click("#demo")
+        await pilot.pause()
+        assert app.runtime.is_demo and app.query_one("#chat-input").text
+        assert app.query_one(SkillsPane).library is app.runtime.skills
+
+    def next_start():
+        args = argparse.Namespace(home=str(home), provider=None, model=None, base_url=None)
+        return app_runtime(args, lambda _event: None)
+
+    assert next_start().is_demo, "the next start opens the demo again"
+    app = make_app(home, provider="demo")
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_model()
+        await pilot.pause()
+        app.screen.query_one("#key").value = "sk-test-123"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert not app.runtime.is_demo and app.runtime.home == home
+    assert (home / ".env").read_text() == "OPENAI_API_KEY=sk-test-123\n"
+    assert not next_start().is_demo
+
+
+async def test_theme_switched_away_and_back_is_saved_both_times(home: Path) -> None:
+    import yaml
+
+    from hermes_tui.ui.slash import run_slash
+
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        for theme in ("hermes-light", "hermes-dark"):
+            await run_slash(app, f"/theme {theme}")
+            await pilot.pause()
+            saved = yaml.safe_load((home / "config.yaml").read_text())
+            assert saved["display"]["theme"] == theme
+
+
+async def test_memory_pane_selects_an_added_entry_and_restores_only_once(home: Path) -> None:
+    from hermes_tui.ui.widgets.memory_pane import MemoryPane
+
+    app = make_app(home)
+    app.runtime.memory.add("memory", "first fact", origin="user")
+    notes: list[tuple[str, str]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        original = app.notify
+        app.notify = lambda message, **kw: (
+            notes.append((str(message), kw.get("severity", "information")))
+            or original(message, **kw)
+        )
+        section = app.query_one("#memory-memory", MemorySection)
+        section.action_add()
+        await pilot.pause()
+        app.screen.query_one("#entry-text").text = "second fact"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert section._selected() == "second fact", "e edits what was just added"
+        section.action_delete()
+        await pilot.pause()
+        pane = app.query_one(MemoryPane)
+        app.query_one("#archive").collapsed = False
+        archive = app.query_one("#archive-list")
+        archive.index = 0
+        await pilot.pause()
+        pane.action_restore()
+        await pilot.pause()
+        assert notes[-1] == ("Restored to MEMORY.md.", "information")
+        assert len(archive.children) == 0, "a restored entry leaves the archive"
+        assert app.runtime.memory.entries("memory") == ["first fact", "second fact"]
+        pane.action_restore()
+        assert "select an entry" in notes[-1][0]

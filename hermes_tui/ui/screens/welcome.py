@@ -103,20 +103,16 @@ def apply_choice(app: Any, choice: ProviderChoice | None) -> Any:
     Returns the new Runtime, or None when the user chose to look around offline.
     """
     from hermes_tui.config import Overrides, save_env_var, set_config_value
-    from hermes_tui.runtime import Runtime
+    from hermes_tui.runtime import Runtime, remember_demo
 
     if choice is None or not choice.provider:
         app.notify("Offline: memory, skills and sessions work; /model sets a provider", timeout=6)
         return None
-    home = app.runtime.home
+    home = app.runtime.user_home  # never the demo's own home
     if choice.provider == "demo":
-        runtime = Runtime.open(home, Overrides(provider="demo"), sink=app.forwarder)
-        app.notify(
-            "Demo: send the prepared task three times and watch the Trace, Skills and Memory panes",
-            title="Demo",
-            timeout=10,
-        )
-        return runtime
+        remember_demo(home, True)
+        return Runtime.open(home, Overrides(provider="demo"), sink=app.forwarder)
+    remember_demo(home, False)
     if choice.key:
         save_env_var(home, choice.key_variable, choice.key)
     set_config_value(home, "model", "provider", choice.provider)

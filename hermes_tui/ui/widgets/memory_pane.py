@@ -110,7 +110,7 @@ class MemorySection(Vertical):
     def on_mount(self) -> None:
         self.refresh_entries()
 
-    def refresh_entries(self, fresh: set[str] | None = None) -> None:
+    def refresh_entries(self, fresh: set[str] | None = None, select: str | None = None) -> None:
         state = self.store.read(self.target)  # type: ignore[arg-type]
         usage = self.store.usage(self.target)  # type: ignore[arg-type]
         text, level = gauge(usage.chars, usage.limit)
@@ -124,7 +124,9 @@ class MemorySection(Vertical):
             listing.append(EntryItem(entry, fresh=bool(fresh and entry in fresh)))
         if state.drift:
             self.show_error(f"{state.drift}. Edits are refused until the file is fixed.")
-        if index is not None and state.entries:
+        if select is not None and select in state.entries:
+            listing.index = state.entries.index(select)
+        elif index is not None and state.entries:
             listing.index = min(index, len(state.entries) - 1)
 
     def show_error(self, text: str) -> None:
@@ -136,19 +138,20 @@ class MemorySection(Vertical):
         item = self.query_one(ListView).highlighted_child
         return item.entry if isinstance(item, EntryItem) else None
 
-    def _apply(self, result: dict[str, Any]) -> None:
+    def _apply(self, result: dict[str, Any], select: str | None = None) -> None:
+        """Show the store's answer; `select` is the entry to leave selected (an add's, an edit's)."""
         if result.get("success"):
             self.show_error("")
             if result.get("warning"):
                 self.app.notify(result["warning"], severity="warning")
         else:
             self.show_error(str(result.get("error", "not saved")))
-        self.refresh_entries()
+        self.refresh_entries(select=select.strip() if select else None)
 
     def action_add(self) -> None:
         def done(text: str | None) -> None:
             if text and text.strip():
-                self._apply(self.store.add(self.target, text, origin="user"))  # type: ignore[arg-type]
+                self._apply(self.store.add(self.target, text, origin="user"), select=text)  # type: ignore[arg-type]
 
         self.app.push_screen(EntryEditor(f"New {FILENAMES[self.target]} entry"), done)
 
@@ -159,7 +162,10 @@ class MemorySection(Vertical):
 
         def done(text: str | None) -> None:
             if text is not None and text.strip() and text.strip() != entry:
-                self._apply(self.store.replace(self.target, entry, text, origin="user"))  # type: ignore[arg-type]
+                self._apply(
+                    self.store.replace(self.target, entry, text, origin="user"),  # type: ignore[arg-type]
+                    select=text,
+                )
 
         self.app.push_screen(EntryEditor(f"Edit {FILENAMES[self.target]} entry", entry), done)
 
@@ -195,6 +201,13 @@ class MemoryPane(VerticalScroll):
     def on_mount(self) -> None:
         self.refresh_archive()
 
+    def use_store(self, store: MemoryStore) -> None:
+        """Show another home's memory (the demo's own, or back to the user's)."""
+        self.store = store
+        for section in self.query(MemorySection):
+            section.store = store
+        self.refresh_all()
+
     def refresh_all(self, target: str | None = None, fresh: set[str] | None = None) -> None:
         for section in self.query(MemorySection):
             if target is None or section.target == target:
@@ -215,9 +228,18 @@ class MemoryPane(VerticalScroll):
         if not isinstance(item, ArchiveItem):
             self.app.notify("Open the archive and select an entry to restore", timeout=3)
             return
-        result = self.store.restore(item.archive_id, origin="user")
+        from hermes_tui.core.memory import MemoryStoreError
+
+        try:
+            result = self.store.restore(item.archive_id, origin="user")
+        except MemoryStoreError as exc:
+            self.app.notify(str(exc), severity="error")
+            self.refresh_all()
+            return
         if result.get("success"):
-            self.app.notify("Entry restored")
+            self.app.notify(result["message"])
+            if result.get("warning"):
+                self.app.notify(result["warning"], severity="warning", timeout=10)
         else:
             self.app.notify(str(result.get("error")), severity="error")
         self.refresh_all()

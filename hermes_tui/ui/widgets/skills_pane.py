@@ -109,6 +109,12 @@ class SkillsPane(Vertical):
         )
         return [skills[index] for _text, _score, index in sorted(hits, key=lambda h: -h[1])]
 
+    def use_library(self, library: SkillLibrary) -> None:
+        """Show another home's skills (the demo's own, or back to the user's)."""
+        self.library = library
+        self.selected = None
+        self.refresh_view()
+
     def refresh_view(self) -> None:
         """Show a change; a pane never opened stays unbuilt until it is (on_show builds it)."""
         if self._built:
