@@ -603,3 +603,31 @@ async def test_memory_pane_selects_an_added_entry_and_restores_only_once(home: P
         assert app.runtime.memory.entries("memory") == ["first fact", "second fact"]
         pane.action_restore()
         assert "select an entry" in notes[-1][0]
+
+
+async def test_new_skill_dialog_names_the_frontmatter_and_files_it_where_the_tree_shows(
+    home: Path,
+) -> None:
+    app = make_app(home)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        app.query_one(SkillsPane).post_message(SkillsPane.EditSkill(None))
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, SkillEditor)
+        editor.query_one("#new-name").focus()
+        await pilot.press("a", "b", "c")
+        await pilot.pause()
+        area = editor.query_one("#skill-text")
+        assert "\nname: abc\n" in area.text
+        assert "valid" in str(editor.query_one("#problem-text").content)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (home / "skills" / "general" / "abc" / "SKILL.md").exists()
+        assert notes[-1] == "Created abc in skills/general/abc/SKILL.md"
+        assert app.runtime.skills.get("abc").category == "general"

@@ -6,6 +6,8 @@ disk since it was opened, the preview says so and diffs against what is on disk 
 
 from __future__ import annotations
 
+import re
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,10 +18,12 @@ from textual_diff_view import DiffView
 
 from hermes_tui.core.skills import frontmatter, guard
 from hermes_tui.core.skills.frontmatter import SkillFormatError
-from hermes_tui.core.skills.library import SkillError, SkillLibrary
+from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError, SkillLibrary
 from hermes_tui.core.text import is_clean, neutralise
 from hermes_tui.ui.text import literal
 
+TEMPLATE_NAME = "my-skill"
+FRONTMATTER_NAME = re.compile(r"\A---\n(?:.*\n)*?name:[ \t]*(\S*)[ \t]*$", re.M)
 TEMPLATE = """---
 name: {name}
 description: One line saying when to use this skill and what it achieves.
@@ -142,14 +146,15 @@ class SkillEditor(Screen):
                 yield Label("name: ")
                 yield Input(placeholder="my-skill", id="new-name")
                 yield Label("  category: ")
-                yield Input(placeholder="general", id="new-category")
+                yield Input(placeholder=DEFAULT_CATEGORY, id="new-category")
         with Horizontal(id="editor-body"):
-            text = neutralise(self.original) or TEMPLATE.format(name="my-skill", title="My skill")
+            text = neutralise(self.original) or TEMPLATE.format(name=TEMPLATE_NAME, title="My skill")
             yield TextArea.code_editor(text, language="markdown", id="skill-text", soft_wrap=True)
             yield VerticalScroll(Static("", id="problem-text", markup=False), id="problems")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._auto_name = TEMPLATE_NAME
         self._loaded = self.query_one(TextArea).text
         self._warned = False
         self._check()
@@ -175,9 +180,13 @@ class SkillEditor(Screen):
 
     @on(Input.Changed, "#new-name")
     def _renamed(self, event: Input.Changed) -> None:
+        """The frontmatter's name follows the name box, as long as the user has not changed it."""
         area = self.query_one(TextArea)
-        if event.value and "name: my-skill" in area.text:
-            area.text = area.text.replace("name: my-skill", f"name: {event.value}", 1)
+        wanted = event.value.strip() or TEMPLATE_NAME
+        match = FRONTMATTER_NAME.search(area.text)
+        if match and match.group(1) == self._auto_name and wanted != self._auto_name:
+            area.text = area.text[: match.start(1)] + wanted + area.text[match.end(1) :]
+            self._auto_name = wanted
         self._check()
 
     def _new_name(self) -> str:
@@ -199,17 +208,22 @@ class SkillEditor(Screen):
         try:
             if self.skill_name:
                 self.library.edit(self.skill_name, text, origin="user")
+                message = f"Saved {self.skill_name} (the previous version is in its history)"
             else:
                 name = self._new_name()
-                category = self.query_one("#new-category", Input).value.strip() or None
+                # The tree files an uncategorised skill under "general": so does the disk.
+                category = (
+                    self.query_one("#new-category", Input).value.strip() or DEFAULT_CATEGORY
+                )
                 self.library.create(name, text, category=category, origin="user")
                 self.skill_name = name
                 self.path = self.library.require(name).skill_md
+                message = f"Created {name} in skills/{category}/{name}/SKILL.md"
         except SkillError as exc:
             self.app.notify(str(exc), severity="error", timeout=10)
             return
         self.original = text
-        self.app.notify(f"Saved {self.skill_name} (the previous version is in its history)")
+        self.app.notify(message)
         self.dismiss(self.skill_name)
 
     def action_close(self) -> None:
