@@ -631,3 +631,62 @@ async def test_new_skill_dialog_names_the_frontmatter_and_files_it_where_the_tre
         assert (home / "skills" / "general" / "abc" / "SKILL.md").exists()
         assert notes[-1] == "Created abc in skills/general/abc/SKILL.md"
         assert app.runtime.skills.get("abc").category == "general"
+
+
+async def test_reviews_pane_marks_an_undo_and_asks_before_archiving_a_pinned_skill(
+    home: Path,
+) -> None:
+    import time
+
+    from textual.widgets import Static
+
+    from hermes_tui.core.agent.review import ReviewRecord
+    from hermes_tui.core.events import ReviewChange
+    from hermes_tui.ui.screens.modals import ConfirmScreen
+    from hermes_tui.ui.widgets.reviews_pane import ChangeView
+
+    app = make_app(home)
+    content = skill_text("made")
+    app.runtime.skills.create("made", content, origin="review")
+    app.runtime.reviews.save(
+        ReviewRecord(
+            "r1",
+            "s1",
+            "skills",
+            time.time(),
+            time.time(),
+            "done",
+            "skill made created",
+            "Saved a skill.",
+            changes=[ReviewChange("skill", "made", "create", None, content)],
+        )  # fmt: skip
+    )
+    app.runtime.skills.set_pinned("made", True)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        await pilot.press("f4")
+        await pilot.pause()
+        pane = app.query_one("#reviews-pane")
+        pane.refresh_reviews()  # a refresh racing the highlight must not show things twice
+        await pilot.pause()
+        said = [s for s in pane.query(Static) if "review said" in str(s.content)]
+        assert len(said) == 1
+        pane.action_undo()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen), "a pinned skill is not archived unasked"
+        assert "you pinned it" in app.screen.question
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.pause()
+        assert (
+            app.runtime.skills.get("made") is None
+            and "made" in app.runtime.skills.archived_skills()
+        )
+        view = pane.query_one(ChangeView)
+        assert view.undone and "undone" in str(view.query_one("Label").content)
+        pane.action_undo()
+        assert notes[-1] == "This change is already undone"
+        assert app.runtime.reviews.list()[0].undone == [0]

@@ -104,6 +104,7 @@ class ReviewRecord:
     reply: str = ""
     error: str | None = None
     changes: list[ReviewChange] = field(default_factory=list)
+    undone: list[int] = field(default_factory=list)  # indexes into changes the user undid
 
 
 def summarise(changes: list[ReviewChange]) -> str:
@@ -140,6 +141,16 @@ class ReviewStore:
             self.directory / f"{record.id}.json",
             json.dumps(asdict(record), indent=2, ensure_ascii=False),
         )
+
+    def mark_undone(self, review_id: str, index: int) -> ReviewRecord:
+        """Record that change `index` of a review was undone (shown, and not undone twice)."""
+        record = next((r for r in self.list() if r.id == review_id), None)
+        if record is None:
+            raise FileNotFoundError(f"no review record {review_id} in {self.directory}")
+        if index not in record.undone:
+            record.undone.append(index)
+            self.save(record)
+        return record
 
     def list(self) -> list[ReviewRecord]:
         records = []

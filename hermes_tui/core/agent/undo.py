@@ -15,12 +15,40 @@ class UndoError(Exception):
     """The change cannot be undone as it stands; the message says why."""
 
 
-def undo_change(change: ReviewChange, memory: MemoryStore, skills: SkillLibrary) -> str:
+class UndoNeedsConfirmation(UndoError):
+    """Undoing would also throw away something the user did since; ask, then pass force=True."""
+
+
+def undo_change(
+    change: ReviewChange, memory: MemoryStore, skills: SkillLibrary, *, force: bool = False
+) -> str:
     if change.pending_id:
         raise UndoError("this change was only staged; reject it in the pending list instead")
     if change.kind == "memory":
         return _undo_memory(change, memory)
+    if not force:
+        _check_user_work(change, skills)
     return _undo_skill(change, skills)
+
+
+def _check_user_work(change: ReviewChange, skills: SkillLibrary) -> None:
+    """Undoing a review's create archives the skill: say so if the user has pinned or edited it."""
+    if change.action != "create" or change.file:
+        return
+    skill = skills.get(change.target)
+    if skill is None:
+        return
+    reasons = []
+    if skills.usage.get(change.target).get("pinned"):
+        reasons.append("you pinned it")
+    current = skill.skill_md.read_text(encoding="utf-8") if skill.skill_md.exists() else None
+    if change.after is not None and current is not None and current != change.after:
+        reasons.append("it changed since the review created it")
+    if reasons:
+        raise UndoNeedsConfirmation(
+            f"undoing archives {change.target}, but {' and '.join(reasons)}; "
+            "archive it anyway? (it can be restored from 'archived')"
+        )
 
 
 def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:

@@ -148,7 +148,9 @@ class SkillEditor(Screen):
                 yield Label("  category: ")
                 yield Input(placeholder=DEFAULT_CATEGORY, id="new-category")
         with Horizontal(id="editor-body"):
-            text = neutralise(self.original) or TEMPLATE.format(name=TEMPLATE_NAME, title="My skill")
+            text = neutralise(self.original) or TEMPLATE.format(
+                name=TEMPLATE_NAME, title="My skill"
+            )
             yield TextArea.code_editor(text, language="markdown", id="skill-text", soft_wrap=True)
             yield VerticalScroll(Static("", id="problem-text", markup=False), id="problems")
         yield Footer()
@@ -212,9 +214,7 @@ class SkillEditor(Screen):
             else:
                 name = self._new_name()
                 # The tree files an uncategorised skill under "general": so does the disk.
-                category = (
-                    self.query_one("#new-category", Input).value.strip() or DEFAULT_CATEGORY
-                )
+                category = self.query_one("#new-category", Input).value.strip() or DEFAULT_CATEGORY
                 self.library.create(name, text, category=category, origin="user")
                 self.skill_name = name
                 self.path = self.library.require(name).skill_md

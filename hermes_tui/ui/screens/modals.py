@@ -226,6 +226,36 @@ class PendingScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question about something that would be lost; n or escape says no."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 80%; max-width: 90; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmScreen Horizontal { height: auto; align-horizontal: right; margin: 1 0 0 0; }
+    """
+    BINDINGS = [Binding("y", "yes", "Yes"), Binding("n,escape", "no", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(neutralise(self.question), markup=False)
+            with Horizontal():
+                yield Button("No (n)", id="no")
+                yield Button("Yes (y)", id="yes", variant="warning")
+
+    @on(Button.Pressed, "#yes")
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
 HELP = """# hermes-tui
 
 | key | does |

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, ListItem, ListView, Static
 from textual_diff_view import DiffView
 
-from hermes_tui.core.agent.undo import UndoError, undo_change
+from hermes_tui.core.agent.undo import UndoError, UndoNeedsConfirmation, undo_change
 from hermes_tui.core.events import ReviewChange
 from hermes_tui.core.text import neutralise
 
@@ -33,13 +34,15 @@ class ChangeView(Vertical):
     DEFAULT_CSS = """
     ChangeView { height: auto; margin: 0 0 1 0; border: round $panel; }
     ChangeView.-selected { border: round $accent; }
+    ChangeView.-undone Label { color: $text-muted; text-style: strike; }
     ChangeView Label { padding: 0 1; }
     """
 
-    def __init__(self, change: ReviewChange, index: int) -> None:
-        super().__init__()
+    def __init__(self, change: ReviewChange, index: int, undone: bool = False) -> None:
+        super().__init__(classes="-undone" if undone else "")
         self.change = change
         self.index = index
+        self.undone = undone
 
     def compose(self) -> ComposeResult:
         what = (
@@ -50,6 +53,7 @@ class ChangeView(Vertical):
             else self.change.target
         )
         staged = " (staged, awaiting approval)" if self.change.pending_id else ""
+        staged += " · undone" if self.undone else ""
         yield Label(
             neutralise(
                 f"{self.index + 1}. {self.change.kind} {what}: {self.change.action}{staged}"
@@ -83,6 +87,8 @@ class ReviewsPane(Vertical):
         super().__init__(**kwargs)
         self.runtime = runtime
         self.change_index = 0
+        self.record: Any = None
+        self._showing = asyncio.Lock()  # a highlight and a refresh must not interleave their mounts
 
     def compose(self) -> ComposeResult:
         yield ListView(id="review-list")
@@ -115,18 +121,26 @@ class ReviewsPane(Vertical):
         if isinstance(event.item, ReviewItem):
             await self._show_record(event.item.record)
 
-    async def _show_record(self, record: Any) -> None:
-        container = self.query_one("#review-changes", VerticalScroll)
-        await container.remove_children()
-        if record.error:
-            await container.mount(Static(neutralise(f"error: {record.error}"), markup=False))
-        if record.reply:
-            await container.mount(Static(neutralise(f"review said: {record.reply}"), markup=False))
-        await container.mount_all(
-            [ChangeView(change, i) for i, change in enumerate(record.changes)]
-        )
-        self.change_index = 0
-        self._mark()
+    async def _show_record(self, record: Any, keep_index: bool = False) -> None:
+        async with self._showing:
+            self.record = record
+            container = self.query_one("#review-changes", VerticalScroll)
+            await container.remove_children()
+            if record.error:
+                await container.mount(Static(neutralise(f"error: {record.error}"), markup=False))
+            if record.reply:
+                await container.mount(
+                    Static(neutralise(f"review said: {record.reply}"), markup=False)
+                )
+            await container.mount_all(
+                [
+                    ChangeView(change, i, undone=i in record.undone)
+                    for i, change in enumerate(record.changes)
+                ]
+            )
+            if not keep_index:
+                self.change_index = 0
+            self._mark()
 
     def _views(self) -> list[ChangeView]:
         return list(self.query(ChangeView))
@@ -146,12 +160,33 @@ class ReviewsPane(Vertical):
 
     def action_undo(self) -> None:
         views = self._views()
-        if not views:
+        if not views or self.record is None:
             return
-        change = views[min(self.change_index, len(views) - 1)].change
+        view = views[min(self.change_index, len(views) - 1)]
+        if view.undone:
+            self.app.notify("This change is already undone", severity="warning")
+            return
+        self._undo(view, force=False)
+
+    def _undo(self, view: ChangeView, force: bool) -> None:
+        from hermes_tui.ui.screens.modals import ConfirmScreen
+
+        record = self.record
         try:
-            message = undo_change(change, self.runtime.memory, self.runtime.skills)
+            message = undo_change(
+                view.change, self.runtime.memory, self.runtime.skills, force=force
+            )
+        except UndoNeedsConfirmation as exc:
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._undo(view, force=True)
+
+            self.app.push_screen(ConfirmScreen(str(exc)[:1].upper() + str(exc)[1:]), answered)
+            return
         except UndoError as exc:
             self.app.notify(str(exc), severity="error", timeout=8)
             return
-        self.app.notify(message)
+        updated = self.runtime.reviews.mark_undone(record.id, view.index)
+        self.app.notify(message[:1].upper() + message[1:])
+        self.call_after_refresh(self._show_record, updated, True)

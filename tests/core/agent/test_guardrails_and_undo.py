@@ -8,7 +8,7 @@ import pytest
 from helpers import skill_text
 
 from hermes_tui.core.agent.guardrails import LoopGuard
-from hermes_tui.core.agent.undo import UndoError, undo_change
+from hermes_tui.core.agent.undo import UndoError, UndoNeedsConfirmation, undo_change
 from hermes_tui.core.events import ReviewChange
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.skills.library import SkillLibrary
@@ -36,7 +36,7 @@ def test_undo_a_memory_change_and_a_created_skill(home: Path) -> None:
     assert memory.entries("user") == ["Old fact."]
     skills.create("made", skill_text("made"), origin="review")
     assert "archived made" in undo_change(
-        ReviewChange("skill", "made", "create", None, "x"), memory, skills
+        ReviewChange("skill", "made", "create", None, skill_text("made")), memory, skills
     )
     assert skills.get("made") is None
     with pytest.raises(UndoError, match="nothing to undo"):
@@ -59,3 +59,18 @@ def test_undo_a_support_file_written_by_a_review(home: Path) -> None:
         skills,
     )
     assert not (skills.require("s").directory / "references" / "new.md").exists()
+
+
+def test_undoing_a_create_asks_first_when_the_user_pinned_or_edited_the_skill(home: Path) -> None:
+    memory = MemoryStore(home / "memories")
+    skills = SkillLibrary(home / "skills")
+    created = skill_text("made")
+    skills.create("made", created, origin="review")
+    skills.edit("made", created.replace("Do it.", "Do it my way."), origin="user")
+    skills.set_pinned("made", True)
+    change = ReviewChange("skill", "made", "create", None, created)
+    with pytest.raises(UndoNeedsConfirmation, match="you pinned it and it changed since"):
+        undo_change(change, memory, skills)
+    assert skills.get("made") is not None, "nothing happens before the user says yes"
+    undo_change(change, memory, skills, force=True)
+    assert skills.get("made") is None and "made" in skills.archived_skills()
