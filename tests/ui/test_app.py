@@ -690,3 +690,17 @@ async def test_reviews_pane_marks_an_undo_and_asks_before_archiving_a_pinned_ski
         pane.action_undo()
         assert notes[-1] == "This change is already undone"
         assert app.runtime.reviews.list()[0].undone == [0]
+
+
+async def test_skill_filter_finds_typos_and_abbreviations_best_first(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.press("f3")
+        await pilot.pause()
+        tree = app.query_one("#skills-tree")
+        for query in ("sysdebug", "dbug", "debuging"):
+            app.query_one("#skills-filter").value = query
+            await pilot.pause()
+            first = tree.root.children[0].children[0]
+            assert str(first.label) == "systematic-debugging", query

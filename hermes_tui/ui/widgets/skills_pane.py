@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from rapidfuzz import fuzz, process
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,12 +18,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Markdown, Static, Tree
 
+from hermes_tui.core.skills.finder import rank
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, SkillLibrary
 from hermes_tui.core.skills.usage import parse_time
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal_text
-
-FILTER_CUTOFF = 55
 
 
 def _when(value: Any) -> str:
@@ -100,14 +98,7 @@ class SkillsPane(Vertical):
         self.rebuild()
 
     def _matching(self, skills: list[Skill]) -> list[Skill]:
-        query = self.query_one("#skills-filter", Input).value.strip()
-        if not query:
-            return skills
-        keys = {i: f"{s.category} {s.name} {s.description}" for i, s in enumerate(skills)}
-        hits = process.extract(
-            query, keys, scorer=fuzz.WRatio, limit=None, score_cutoff=FILTER_CUTOFF
-        )
-        return [skills[index] for _text, _score, index in sorted(hits, key=lambda h: -h[1])]
+        return rank(self.query_one("#skills-filter", Input).value, skills)
 
     def use_library(self, library: SkillLibrary) -> None:
         """Show another home's skills (the demo's own, or back to the user's)."""
@@ -127,7 +118,14 @@ class SkillsPane(Vertical):
         usage = self.library.usage.all()
         skills = self._matching(self.library.scan())
         categories: dict[str, Any] = {}
-        for skill in sorted(skills, key=lambda s: (s.category or DEFAULT_CATEGORY, s.name)):
+        filtering = bool(self.query_one("#skills-filter", Input).value.strip())
+        # Filtered: best match first (its category first too); else by category and name.
+        ordered = (
+            skills
+            if filtering
+            else sorted(skills, key=lambda s: (s.category or DEFAULT_CATEGORY, s.name))
+        )
+        for skill in ordered:
             category = skill.category or DEFAULT_CATEGORY
             if category not in categories:
                 categories[category] = tree.root.add(literal_text(category), expand=True)
