@@ -23,7 +23,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +130,16 @@ class SearchHit:
     snippet: str
     created_at: float
     score: float
+
+
+@dataclass(frozen=True)
+class SessionMatch:
+    """A session found by a search: its best hit and how many of its messages matched."""
+
+    session_id: str
+    title: str
+    best: SearchHit
+    hits: int
 
 
 class SessionError(LookupError):
@@ -452,7 +462,10 @@ class SessionStore:
             if self.has_fts:
                 rows = db.execute(
                     "SELECT m.id, m.session_id, m.role, m.created_at, s.title, "
-                    "snippet(messages_fts, -1, '[', ']', '…', 12) AS snippet, bm25(messages_fts) AS score "
+                    "snippet(messages_fts, 0, char(2), char(3), '…', 12) AS in_content, "
+                    "snippet(messages_fts, 1, char(2), char(3), '…', 12) AS in_calls, "
+                    "snippet(messages_fts, 2, char(2), char(3), '…', 12) AS in_tool, "
+                    "bm25(messages_fts) AS score "
                     "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
                     "JOIN sessions s ON s.id = m.session_id "
                     f"WHERE messages_fts MATCH ?{where} ORDER BY score LIMIT ?",
@@ -463,7 +476,7 @@ class SessionStore:
                 like = " AND ".join("(m.content LIKE ? OR m.tool_calls LIKE ?)" for _ in words)
                 like_params = [p for w in words for p in (f"%{w}%", f"%{w}%")]
                 rows = db.execute(
-                    "SELECT m.id, m.session_id, m.role, m.created_at, s.title, substr(m.content, 1, 120) AS snippet, "
+                    "SELECT m.id, m.session_id, m.role, m.created_at, s.title, substr(m.content, 1, 120) AS in_content, "
                     f"0.0 AS score FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {like}{where} "
                     "ORDER BY m.id DESC LIMIT ?",
                     (*like_params, *params, limit),
@@ -474,12 +487,60 @@ class SessionStore:
                 r["session_id"],
                 r["title"],
                 r["role"],
-                r["snippet"],
+                _readable_snippet(r),
                 r["created_at"],
                 r["score"],
             )
             for r in rows
         ]
+
+    def search_sessions(self, query: str, *, limit: int = 50) -> list[SessionMatch]:
+        """One result per session (its best hit and how many messages matched), best first."""
+        found: dict[str, SessionMatch] = {}
+        for hit in self.search(query, limit=limit * 10):
+            if hit.session_id in found:
+                best = found[hit.session_id]
+                found[hit.session_id] = replace(best, hits=best.hits + 1)
+            elif len(found) < limit:
+                found[hit.session_id] = SessionMatch(hit.session_id, hit.session_title, hit, 1)
+        return list(found.values())
+
+    def rename(self, session_id: str, title: str) -> None:
+        title = " ".join(title.split())
+        if not title:
+            raise SessionError("a session title cannot be empty")
+        self.get(session_id)
+        self.update(session_id, title=title)
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session and its messages for good (the user asked, in so many words)."""
+        info = self.get(session_id)
+        with self._transaction() as db:
+            db.execute("DELETE FROM messages WHERE session_id = ?", (info.id,))
+            db.execute("UPDATE sessions SET parent_id = NULL WHERE parent_id = ?", (info.id,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (info.id,))
+
+
+def _readable_snippet(row: sqlite3.Row) -> str:
+    """The matching text, not the JSON it is stored in: escaped newlines and quotes undone.
+
+    Matches in the message text come first; a match only in a tool call's JSON or a tool's
+    name says so. Match markers become `[` `]` only after the text is chosen and cleaned.
+    """
+    keys = row.keys()
+    found = row["in_content"] or ""
+    prefix = ""
+    for column, label in (("in_calls", "tool call: "), ("in_tool", "tool: ")):
+        if "\x02" not in found and column in keys and "\x02" in (row[column] or ""):
+            found, prefix = row[column], label
+    # Tool calls are JSON inside JSON: undo one level of backslashes, then the escapes.
+    text = found.replace("\\\\", "\\")
+    text = text.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
+    if prefix == "tool call: ":
+        text = re.sub(r'[{}\[\]]|"(?:id|name|arguments)":\s*|"call_[^"]*",?', " ", text)
+        text = text.replace('\\"', '"').replace('"', "")
+    text = " ".join(text.split()).replace("\x02", "[").replace("\x03", "]")
+    return prefix + text
 
 
 def _statements(script: str) -> list[str]:

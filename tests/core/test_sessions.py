@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.core.messages import Message, ToolCall
-from hermes_tui.core.sessions import SCHEMA_VERSION, SessionStore, SessionStoreError, fts_query
+from hermes_tui.core.sessions import (
+    SCHEMA_VERSION,
+    SessionError,
+    SessionStore,
+    SessionStoreError,
+    fts_query,
+)
 
 
 def _store(home: Path) -> SessionStore:
@@ -181,3 +187,38 @@ def test_a_lock_held_too_long_is_a_clear_error_naming_the_holder(home: Path) -> 
         blocker.close()
     store.append(session_id, Message("user", "after the lock"))
     assert store.get(session_id).message_count == 2
+
+
+def test_search_snippets_read_as_text_not_stored_json(home: Path) -> None:
+    store = _store(home)
+    info = store.create(provider="p", model="m", system_prompt="")
+    arguments = '{"command": "printf \'a\\nb\' && kubectl get pods"}'
+    store.append(info.id, Message("assistant", "", (ToolCall("call_1", "terminal", arguments),)))
+    snippet = store.search("kubectl")[0].snippet
+    assert snippet.startswith("tool call: terminal, command: printf")
+    assert "[kubectl] get" in snippet
+    assert "\\n" not in snippet and '"' not in snippet and "call_1" not in snippet
+
+
+def test_search_by_session_groups_hits_and_sessions_can_be_renamed_and_deleted(
+    home: Path,
+) -> None:
+    store = _store(home)
+    first = store.create(provider="p", model="m", system_prompt="")
+    second = store.create(provider="p", model="m", system_prompt="")
+    for text in ("deploy the api", "deploy again", "deploy once more"):
+        store.append(first.id, Message("user", text))
+    store.append(second.id, Message("user", "deploy the web app"))
+    matches = store.search_sessions("deploy")
+    assert sorted((m.session_id, m.hits) for m in matches) == sorted(
+        [(first.id, 3), (second.id, 1)]
+    )
+    store.rename(first.id, "  API   deploys ")
+    assert store.get(first.id).title == "API deploys"
+    with pytest.raises(SessionError, match="cannot be empty"):
+        store.rename(first.id, "   ")
+    store.delete(second.id)
+    assert [s.id for s in store.list()] == [first.id]
+    assert [m.session_id for m in store.search_sessions("deploy")] == [first.id]
+    with pytest.raises(SessionError):
+        store.get(second.id)

@@ -704,3 +704,47 @@ async def test_skill_filter_finds_typos_and_abbreviations_best_first(home: Path)
             await pilot.pause()
             first = tree.root.children[0].children[0]
             assert str(first.label) == "systematic-debugging", query
+
+
+async def test_sessions_dialog_one_line_per_session_enter_resumes_rename_and_delete(
+    home: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.core.messages import Message
+    from hermes_tui.ui.screens.modals import ConfirmScreen, SessionItem, SessionsScreen
+
+    app = make_app(home, llm.openai_url)
+    store = app.runtime.sessions
+    first = store.create(provider="openai", model="fake-model", system_prompt="S")
+    for text in ("deploy the api", "deploy it again"):
+        store.append(first.id, Message("user", text))
+    other = store.create(provider="openai", model="fake-model", system_prompt="S")
+    store.append(other.id, Message("user", "deploy the web app"))
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_sessions()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SessionsScreen)
+        dialog.query_one("#session-query").value = "deploy"
+        await pilot.pause()
+        items = list(dialog.query(SessionItem))
+        assert sorted(i.session_id for i in items) == sorted([first.id, other.id])
+        await pilot.press("down")
+        listing = dialog.query_one("#session-list")
+        listing.index = [i.session_id for i in items].index(other.id)
+        await pilot.press("ctrl+r")
+        rename = dialog.query_one("#session-rename")
+        rename.value = "Web deploys"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert store.get(other.id).title == "Web deploys"
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert [s.id for s in store.list()] == [first.id]
+        dialog.query_one("#session-query").focus()
+        await pilot.press("enter")  # enter in the search box resumes the best match
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session is not None and app.session.id == first.id

@@ -69,14 +69,22 @@ class SessionItem(ListItem):
 
 
 class SessionsScreen(ModalScreen[str | None]):
-    """Past sessions with full-text search; Enter resumes one."""
+    """Past sessions with full-text search, one line per session; Enter resumes one."""
 
     DEFAULT_CSS = """
     SessionsScreen { align: center middle; }
     SessionsScreen > Vertical { width: 90%; height: 85%; border: thick $primary; background: $surface; }
     SessionsScreen ListView { height: 1fr; }
+    SessionsScreen .hint { color: $text-muted; }
+    SessionsScreen #session-rename { display: none; }
+    SessionsScreen #session-rename.-visible { display: block; }
     """
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+r", "rename", "Rename"),
+        Binding("ctrl+d", "delete", "Delete"),
+        Binding("down", "to_list", "List", show=False),
+    ]
 
     def __init__(self, runtime: Any) -> None:
         super().__init__()
@@ -84,41 +92,118 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Sessions — type to search all messages, Enter resumes")
+            yield Label("Sessions — type to search all messages; enter resumes")
+            yield Static(
+                "ctrl+r renames, ctrl+d deletes the selected session; esc closes",
+                classes="hint",
+            )
             yield Input(placeholder="search (FTS5)…", id="session-query")
+            yield Input(placeholder="new title, enter saves", id="session-rename")
             yield ListView(id="session-list")
 
-    def on_mount(self) -> None:
-        self._fill("")
+    async def on_mount(self) -> None:
+        await self._fill("")
 
     @on(Input.Changed, "#session-query")
-    def _search(self, event: Input.Changed) -> None:
-        self._fill(event.value)
+    async def _search(self, event: Input.Changed) -> None:
+        await self._fill(event.value)
 
     @on(Input.Submitted, "#session-query")
-    def _focus_list(self) -> None:
-        self.query_one(ListView).focus()
+    def _resume_first(self) -> None:
+        """Enter in the search box resumes the highlighted (at first, the best) session."""
+        chosen = self._selected()
+        if chosen is not None:
+            self.dismiss(chosen)
 
-    def _fill(self, query: str) -> None:
+    def action_to_list(self) -> None:
+        if isinstance(self.focused, Input) and self.focused.id == "session-query":
+            self.query_one(ListView).focus()
+
+    async def _fill(self, query: str, select: str | None = None) -> None:
         listing = self.query_one(ListView)
-        listing.clear()
         store = self.runtime.sessions
+        items: list[ListItem] = []
         if query.strip():
-            for hit in store.search(query, limit=50):
-                listing.append(
-                    SessionItem(hit.session_id, f"{hit.session_id}  {hit.role}: {hit.snippet}")
+            for match in store.search_sessions(query, limit=50):
+                more = f" (+{match.hits - 1} more)" if match.hits > 1 else ""
+                title = match.title or "untitled"
+                items.append(
+                    SessionItem(
+                        match.session_id,
+                        f"{match.session_id}  {title}\n    {match.best.role}: "
+                        f"{match.best.snippet}{more}",
+                    )
                 )
+            if not items:
+                items.append(ListItem(Static("No session matches.")))
         else:
             for info in store.list(100):
-                listing.append(
+                items.append(
                     SessionItem(info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}")
                 )
-        listing.index = 0
+        await listing.clear()
+        await listing.extend(items)
+        ids = [getattr(item, "session_id", None) for item in items]
+        listing.index = ids.index(select) if select in ids else 0 if items else None
+
+    def _selected(self) -> str | None:
+        item = self.query_one(ListView).highlighted_child
+        return item.session_id if isinstance(item, SessionItem) else None
 
     @on(ListView.Selected)
     def _chosen(self, event: ListView.Selected) -> None:
         if isinstance(event.item, SessionItem):
             self.dismiss(event.item.session_id)
+
+    def action_rename(self) -> None:
+        chosen = self._selected()
+        if chosen is None:
+            return
+        box = self.query_one("#session-rename", Input)
+        box.value = self.runtime.sessions.get(chosen).title
+        box.add_class("-visible")
+        box.focus()
+
+    @on(Input.Submitted, "#session-rename")
+    async def _renamed(self, event: Input.Submitted) -> None:
+        from hermes_tui.core.sessions import SessionError
+
+        chosen = self._selected()
+        event.input.remove_class("-visible")
+        if chosen is None:
+            return
+        try:
+            self.runtime.sessions.rename(chosen, event.value)
+        except SessionError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        await self._refill(chosen)
+
+    def action_delete(self) -> None:
+        chosen = self._selected()
+        if chosen is None:
+            return
+        current = getattr(self.app, "session", None)
+        if current is not None and current.id == chosen:
+            self.app.notify(
+                "That is the open session: start a new one (ctrl+n) first", severity="warning"
+            )
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                self.runtime.sessions.delete(chosen)
+                self.app.notify(f"Deleted session {chosen}")
+                await self._refill(None)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete session {chosen} and all its messages? This cannot be undone."),
+            answered,
+        )
+
+    async def _refill(self, select: str | None) -> None:
+        await self._fill(self.query_one("#session-query", Input).value, select)
+        self.query_one(ListView).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -267,7 +352,7 @@ HELP = """# hermes-tui
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |
 | ctrl+n | new session |
-| ctrl+o | sessions: search and resume |
+| ctrl+o | sessions: search and resume (ctrl+r renames, ctrl+d deletes) |
 | ctrl+p | command palette (themes, panes, actions) |
 | ctrl+b | hide or show the side panel |
 | alt+left, alt+right | widen, narrow the side panel |
