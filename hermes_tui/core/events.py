@@ -92,6 +92,7 @@ class ToolCallFinished:
     # When the model's copy was cut: the file in the session's scratch folder holding the
     # uncut output (what the model was told to page through).
     full_output_path: str | None = None
+    output: str = ""  # the uncut result as a person reads it (a command's whole output)
 
 
 @dataclass(frozen=True)

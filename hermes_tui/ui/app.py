@@ -542,18 +542,44 @@ class HermesApp(App):
         except (SessionError, ProviderNotConfigured) as exc:
             self.forwarder(ev.Notice("error", str(exc)))
             return
-        items = [
-            (m.role, m.content)
-            for m in self.session.agent.history
-            if m.role in ("user", "assistant") and m.content
-        ]
-        self.call_from_thread(self._show_resumed, items)
+        self.call_from_thread(self._show_resumed, self._history_items())
 
-    async def _show_resumed(self, items: list[tuple[str, str]]) -> None:
+    def _history_items(self) -> list[tuple]:
+        """The resumed conversation as the chat draws it: messages and their tool rows."""
+        import json
+
+        from hermes_tui.core.agent.loop import tool_output
+        from hermes_tui.ui.widgets.chat import tool_spec
+
+        registry = self.runtime.tool_registry()
+        history = self.session.agent.history
+        results = {m.tool_call_id: m.content for m in history if m.role == "tool"}
+        items: list[tuple] = []
+        for message in history:
+            if message.role == "assistant" and getattr(message, "reasoning", ""):
+                items.append(("reasoning", message.reasoning))
+            if message.role in ("user", "assistant") and message.content:
+                items.append((message.role, message.content))
+            for call in message.tool_calls if message.role == "assistant" else ():
+                try:
+                    outcome = json.loads(results.get(call.id, "") or "{}")
+                except json.JSONDecodeError:
+                    outcome = {"output": results.get(call.id, "")}
+                if not isinstance(outcome, dict):
+                    outcome = {"output": str(outcome)}
+                tool = registry.get(call.name)
+                preview = tool.summarise(outcome) if tool else str(outcome.get("error", ""))
+                arguments = call.parsed_arguments() or {"_raw": call.arguments}
+                ok = bool(outcome.get("success", True))
+                items.append(tool_spec(call.name, arguments, ok, preview, tool_output(outcome)))
+        return items
+
+    async def _show_resumed(self, items: list[tuple]) -> None:
         await self.action_new_session_view()
         await self.query_one(ChatView).load_history(items)
         self._session_opened()
-        self.notify(f"Resumed {self.session.id} ({len(items)} messages)")
+        messages = sum(1 for item in items if item[0] != "tool")
+        self.notify(f"Resumed {self.session.id} ({messages} message{'' if messages == 1 else 's'})")
 
     async def action_new_session_view(self) -> None:
         chat = self.query_one(ChatView)

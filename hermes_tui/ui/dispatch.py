@@ -60,10 +60,10 @@ async def show_event(app: Any, event: ev.Event) -> None:
             await chat.tool_started(event.call_id, event.name, event.arguments)
     elif isinstance(event, ev.ToolCallFinished):
         app.query_one(TracePane).finished(
-            event.call_id, event.source, event.ok, event.duration, event.preview
+            event.call_id, event.source, event.ok, event.duration, event.preview, event.output
         )
         if event.source == "main":
-            chat.tool_finished(event.call_id, event.ok, event.duration, event.preview)
+            chat.tool_finished(event.call_id, event.ok, event.duration, event.preview, event.output)
     elif isinstance(event, ev.TurnFinished):
         await chat.turn_finished(event.interrupted)
         if event.last_input_tokens:

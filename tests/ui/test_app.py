@@ -748,3 +748,55 @@ async def test_sessions_dialog_one_line_per_session_enter_resumes_rename_and_del
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.session is not None and app.session.id == first.id
+
+
+async def test_a_tools_whole_output_shows_in_its_row_and_the_trace_and_copies(
+    home: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.ui.widgets.output import OutputLog
+
+    llm.script(Reply(tool_calls=[("terminal", {"command": "seq 200000"})]), Reply(text="Printed."))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await send(app, pilot, "count")
+        row = app.query_one(ToolRow)
+        assert "exit 0 · 200,000 lines" in str(row.title)
+        # The Trace detail followed the call from "running" to its output without a click.
+        trace_log = app.query_one("#trace-output", OutputLog)
+        assert trace_log.line_count == 200_000 and trace_log.lines[-1] == "200000"
+        assert "ok ·" in str(app.query_one("#trace-call").content)
+        row.collapsed = False
+        await pilot.pause()
+        row_log = row.query_one(OutputLog)
+        assert row_log.line_count == 200_000
+        row.query_one("CollapsibleTitle").focus()
+        await pilot.press("c")
+        assert app.clipboard.splitlines()[-1] == "200000"
+        assert len(app.clipboard.splitlines()) == 200_000
+        # The model was sent a capped output, not 200,000 lines.
+        tool_message = llm.requests[1].body["messages"][-1]
+        assert len(tool_message["content"]) < 40_000
+
+
+async def test_a_resumed_session_keeps_its_tool_rows(home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(text="Looking.", tool_calls=[("terminal", {"command": "echo resumed-output"})]),
+        Reply(text="Done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "run it")
+        session_id = app.session.id
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.resume(session_id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rows = list(app.query(ToolRow))
+        assert len(rows) == 1 and "✓ terminal echo resumed-output" in str(rows[0].title)
+        assert "exit 0 · 1 line" in str(rows[0].title)
+        assert [m.text for m in app.query(AssistantMessage)] == ["Looking.", "Done."]
+        rows[0].collapsed = False
+        await pilot.pause()
+        assert rows[0].query_one("OutputLog").lines == ["resumed-output"]

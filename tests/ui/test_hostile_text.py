@@ -71,7 +71,8 @@ async def test_hostile_text_from_every_source_is_shown_not_obeyed(home: Path, ll
 
         app.action_pane("trace")
         await pilot.pause()
-        assert "printf 'out" in assert_safe(app, "trace")
+        text = assert_safe(app, "trace")
+        assert "printf 'out" in text and "out ␛]0;owned␇␛[2J" in text
 
         app.action_pane("memory")
         app.query_one("#archive").collapsed = False

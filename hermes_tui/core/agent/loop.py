@@ -327,6 +327,7 @@ class Agent:
                     self.settings.source,
                     result=bounded.full_text,
                     full_output_path=str(bounded.saved_to) if bounded.saved_to else None,
+                    output=tool_output(full),
                 )
             )
             self._append(self._tool_message(call, outcome))
@@ -395,3 +396,17 @@ class Agent:
                 f"Context compressed: {before} messages → {len(compressed)}; continuing in a new session.",
             )
         )
+
+
+def tool_output(outcome: dict[str, Any]) -> str:
+    """What a person wants to read of a tool's uncut result (the faces show it, virtualised):
+    the output or content text (with the error under it), else the result as JSON."""
+    if isinstance(outcome.get("output"), str):
+        text = outcome["output"]
+    elif isinstance(outcome.get("content"), str):
+        text = outcome["content"]
+    else:
+        return json.dumps(outcome, indent=2, ensure_ascii=False, default=str)
+    if outcome.get("error"):
+        text = f"{text.rstrip()}\n[{outcome['error']}]" if text.strip() else str(outcome["error"])
+    return text

@@ -151,8 +151,8 @@ def make_terminal_tools() -> list[Tool]:
         return run_command(command, context, timeout)
 
     def preview(result: dict[str, Any]) -> str:
-        lines = result.get("output", "").count("\n")
-        return f"exit {result.get('exit_code')} · {lines} lines"
+        lines = len(result.get("output", "").splitlines())
+        return f"exit {result.get('exit_code')} · {lines:,} line{'' if lines == 1 else 's'}"
 
     schema = {
         "type": "object",

@@ -14,6 +14,7 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
@@ -49,7 +50,11 @@ class UserMessage(Static):
 
 
 class ToolRow(Collapsible):
-    """One tool call: name, argument summary, then duration, ok/error and a preview."""
+    """One tool call: name, argument summary, then duration, ok/error and a preview.
+
+    Expanded, it shows the arguments and the call's whole output in a virtualised log (built
+    when first opened, so a long session of closed rows costs nothing); `c` copies the output.
+    """
 
     DEFAULT_CSS = """
     ToolRow { margin: 0 0 0 2; padding: 0; border: none; background: transparent; }
@@ -57,10 +62,17 @@ class ToolRow(Collapsible):
     ToolRow.-error > CollapsibleTitle { color: $error; }
     ToolRow.-ok > CollapsibleTitle { color: $success; }
     ToolRow Static { color: $text-muted; padding: 0 0 0 2; }
+    ToolRow OutputLog { margin: 0 0 0 2; }
     """
+    BINDINGS = [Binding("c", "copy_output", "Copy output")]
 
     def __init__(
-        self, call_id: str, name: str, arguments: dict[str, Any], detail: str | None = None
+        self,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        detail: str | None = None,
+        output: str | None = None,
     ) -> None:
         self.call_id = call_id
         self.tool_name = name
@@ -71,12 +83,36 @@ class ToolRow(Collapsible):
             else json.dumps(arguments, indent=2, ensure_ascii=False)[:4000]
         )
         self.detail = Static(neutralise(text), markup=False)
+        self.output = output  # None while running
         super().__init__(self.detail, title=literal(f"⋯ {name} {self.summary}"), collapsed=True)
 
-    def finish(self, ok: bool, duration: float, preview: str) -> None:
+    def finish(self, ok: bool, duration: float, preview: str, output: str = "") -> None:
         mark = "✓" if ok else "✗"
         self.title = literal(f"{mark} {self.tool_name} {self.summary}  {duration:.2f}s · {preview}")
         self.add_class("-ok" if ok else "-error")
+        self.output = output or preview
+        if not self.collapsed:
+            self._show_output()
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        # Collapsible's own _watch_collapsed still runs; this only builds the output view.
+        if not collapsed and self.output is not None:
+            self._show_output()
+
+    def _show_output(self) -> None:
+        from hermes_tui.ui.widgets.output import OutputLog
+
+        contents = self.query_one(Collapsible.Contents)
+        if not contents.query(OutputLog):
+            contents.mount(OutputLog(self.output or ""))
+
+    def action_copy_output(self) -> None:
+        if self.output is None:
+            self.app.notify("The call is still running", timeout=2)
+            return
+        self.app.copy_to_clipboard(neutralise(self.output))
+        lines = len(self.output.splitlines())
+        self.app.notify(f"Copied {lines:,} line{'' if lines == 1 else 's'} of output", timeout=2)
 
 
 class RenderedMarkdown(Widget):
@@ -323,7 +359,15 @@ def summarise_arguments(arguments: dict[str, Any]) -> str:
 
 
 Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("reasoning", text)
-#   | ("tool", title, detail, classes) | ("error", text)
+#   | ("tool", title, detail, classes, output) | ("error", text)
+
+
+def tool_spec(name: str, arguments: dict[str, Any], ok: bool, preview: str, output: str) -> Spec:
+    """A finished call from a stored session, drawn as it was when it ran (minus its duration)."""
+    mark, state = ("✓", "-ok") if ok else ("✗", "-error")
+    detail = json.dumps(arguments, indent=2, ensure_ascii=False)[:4000]
+    title = f"{mark} {name} {summarise_arguments(arguments)}  · {preview}"
+    return ("tool", title, detail, f"-collapsed {state}", output)
 
 
 def snapshot(widget: Widget) -> Spec:
@@ -333,7 +377,13 @@ def snapshot(widget: Widget) -> Spec:
     if isinstance(widget, AssistantMessage):
         return ("assistant", widget.text, widget.has_class("-interrupted"))
     if isinstance(widget, ToolRow):
-        return ("tool", str(widget.title), str(widget.detail.content), " ".join(widget.classes))
+        return (
+            "tool",
+            str(widget.title),
+            str(widget.detail.content),
+            " ".join(widget.classes),
+            widget.output,
+        )
     if isinstance(widget, ReasoningBlock):
         return ("reasoning", widget.text)
     return ("error", str(widget.content) if isinstance(widget, Static) else "")
@@ -350,7 +400,7 @@ def rebuild(spec: Spec) -> Widget:
     if kind == "reasoning":
         return ReasoningBlock(spec[1], done=True)
     if kind == "tool":
-        row = ToolRow("", "", {}, detail=spec[2])
+        row = ToolRow("", "", {}, detail=spec[2], output=spec[4])
         row.title = literal(spec[1])
         row.set_classes(spec[3])
         return row
@@ -452,10 +502,12 @@ class ChatView(VerticalScroll):
         await self._add(row)
         self.scroll_end(animate=False)
 
-    def tool_finished(self, call_id: str, ok: bool, duration: float, preview: str) -> None:
+    def tool_finished(
+        self, call_id: str, ok: bool, duration: float, preview: str, output: str = ""
+    ) -> None:
         row = self.tool_rows.pop(call_id, None)
         if row is not None:
-            row.finish(ok, duration, preview)
+            row.finish(ok, duration, preview, output)
 
     async def turn_finished(self, interrupted: bool) -> None:
         if self.thinking is not None:
@@ -476,12 +528,12 @@ class ChatView(VerticalScroll):
         await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
         self.scroll_end(animate=False)
 
-    async def load_history(self, items: list[tuple[str, str]]) -> None:
-        """Render a resumed session: (role, text) pairs of user and assistant messages."""
-        for role, text in items:
-            if role == "user" or not self.turns:
+    async def load_history(self, items: list[Spec]) -> None:
+        """Render a resumed session: ("user", text), ("assistant", text) and tool_spec(...) items."""
+        for item in items:
+            if item[0] == "user" or not self.turns:
                 self.turns.append(_Turn())
-            spec: Spec = ("user", text) if role == "user" else ("assistant", text, False)
+            spec: Spec = ("assistant", item[1], False) if item[0] == "assistant" else item
             self.turns[-1].specs.append(spec)
         self.unmounted = len(self.turns)
         await self._remount(max(0, len(self.turns) - RESUME_MOUNTED))

@@ -1,4 +1,9 @@
-"""The Trace pane: every tool call of the main agent and of background reviews, with details."""
+"""The Trace pane: every tool call of the main agent and of background reviews, with details.
+
+The detail under the table shows the selected call's arguments and its whole output in a
+virtualised log (select with the mouse, ctrl+c copies the selection; `c` copies the call with
+all of its output). It follows the call it shows: a finished call updates without a click.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +17,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable, Static
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal_text
+from hermes_tui.ui.widgets.output import OutputLog
 
 
 @dataclass
@@ -28,18 +34,25 @@ class TraceEntry:
     ok: bool | None = None
     duration: float | None = None
     preview: str = ""
+    output: str = ""
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 class TracePane(Vertical):
     DEFAULT_CSS = """
-    TracePane DataTable { height: 2fr; }
-    TracePane TextArea { height: 1fr; border-top: solid $panel; }
+    TracePane DataTable { height: 1fr; }
+    TracePane #trace-call { height: auto; max-height: 8; border-top: solid $panel; overflow-y: auto; }
+    TracePane #trace-output { height: 1fr; max-height: 100%; }
     """
     BINDINGS = [Binding("c", "copy", "Copy call", show=True)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entries: dict[str, TraceEntry] = {}
+        self._shown: str | None = None  # the row key whose call the detail shows
         self._sequence = itertools.count(1)
         self._open_calls: dict[tuple[str, str], list[str]] = {}  # (source, call id) → row keys
 
@@ -47,9 +60,10 @@ class TracePane(Vertical):
         table = DataTable(cursor_type="row", zebra_stripes=True, id="trace-table")
         table.add_columns("time", "from", "tool", "secs", "result")
         yield table
-        yield TextArea(
-            "Select a call to see its arguments and result.", read_only=True, id="trace-detail"
+        yield Static(
+            "Select a call to see its arguments and output.", id="trace-call", markup=False
         )
+        yield OutputLog("", id="trace-output")
 
     def started(self, call_id: str, source: str, name: str, arguments: dict[str, Any]) -> None:
         # Rows are keyed by our own sequence: call ids are the server's, and servers reuse them.
@@ -67,31 +81,59 @@ class TracePane(Vertical):
         )
         table.move_cursor(row=table.row_count - 1)
 
-    def finished(self, call_id: str, source: str, ok: bool, duration: float, preview: str) -> None:
+    def finished(
+        self,
+        call_id: str,
+        source: str,
+        ok: bool,
+        duration: float,
+        preview: str,
+        output: str = "",
+    ) -> None:
         open_keys = self._open_calls.get((source, call_id))
         if not open_keys:
             return
         key = open_keys.pop(0)  # the oldest call still running under that id
         entry = self.entries[key]
-        entry.ok, entry.duration, entry.preview = ok, duration, preview
+        entry.ok, entry.duration, entry.preview, entry.output = ok, duration, preview, output
         table = self.query_one(DataTable)
         table.update_cell(key, table.ordered_columns[3].key, f"{duration:.2f}")
         table.update_cell(
             key, table.ordered_columns[4].key, literal_text(("✓ " if ok else "✗ ") + preview)
         )
+        if self._shown == key:  # the detail follows the call it shows, no click needed
+            self._show_entry(key)
 
     @on(DataTable.RowHighlighted)
     def show(self, event: DataTable.RowHighlighted) -> None:
-        entry = self.entries.get(str(event.row_key.value))
-        if entry is None:
-            return
-        status = "running" if entry.ok is None else ("ok" if entry.ok else "error")
-        text = (
-            f"{entry.name} ({'background review' if entry.source == 'review' else 'agent'}) — {status}\n"
-            f"arguments:\n{json.dumps(entry.arguments, indent=2, ensure_ascii=False)}\n\nresult: {entry.preview}"
-        )
-        self.query_one(TextArea).load_text(neutralise(text))
+        key = str(event.row_key.value)
+        if key in self.entries:
+            self._show_entry(key)
+
+    def _show_entry(self, key: str) -> None:
+        self._shown = key
+        entry = self.entries[key]
+        self.query_one("#trace-call", Static).update(neutralise(self._header(entry)))
+        running = entry.ok is None
+        self.query_one(OutputLog).show("(running…)" if running else entry.output or entry.preview)
+
+    @staticmethod
+    def _header(entry: TraceEntry) -> str:
+        who = "background review" if entry.source == "review" else "agent"
+        if entry.ok is None:
+            status = "running"
+        else:
+            status = f"{'ok' if entry.ok else 'error'} · {entry.duration:.2f}s · {entry.preview}"
+        arguments = json.dumps(entry.arguments, indent=2, ensure_ascii=False)
+        return f"{entry.name} ({who}) — {status}\narguments: {arguments}"
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.query_one(TextArea).text)
-        self.app.notify("Copied the selected call", timeout=2)
+        """The whole call: its arguments and all of its output (not only what is on screen)."""
+        entry = self.entries.get(self._shown or "")
+        if entry is None:
+            self.app.notify("Select a call first", timeout=2)
+            return
+        output = entry.output or entry.preview
+        self.app.copy_to_clipboard(neutralise(f"{self._header(entry)}\n\n{output}"))
+        lines = plural(len(output.splitlines()), "line")
+        self.app.notify(f"Copied the call and its {lines} of output", timeout=2)
