@@ -139,6 +139,10 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
 
+    if not args.query.strip():
+        return _outcome(
+            error="chat -q needs a message: the one given is empty", exit_code=EXIT_USAGE
+        )
     sink = ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
     try:
         runtime = open_runtime(args, sink)
@@ -354,8 +358,10 @@ def cmd_review(args: argparse.Namespace, open_runtime) -> int:
     record = runtime.reviewer().run(
         info.system_prompt, history, info.id, Path.cwd(), args.kind, args.focus
     )
+    # The outcome is what was written (the sink printed it); the model's own words can claim
+    # more than it did, so they are quoted as its words, not stated as the result.
     if record.reply:
-        print(record.reply)
+        print(f"the review said: {record.reply}")
     return EXIT_OK if record.status == "done" else EXIT_PROVIDER
 
 

@@ -384,6 +384,8 @@ class Runtime:
 
         wants_model = self.config.curator.consolidate if consolidate is None else consolidate
         merge = None
+        if consolidate and not dry_run:
+            self.provider()  # asked for by name: no model is an error, not a silent skip
         if wants_model and not dry_run:
 
             def merge(names: list[str]) -> list[CuratorAction]:

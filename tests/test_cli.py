@@ -218,3 +218,22 @@ def test_a_damaged_sessions_db_is_reported_moved_aside_and_told_once(home: Path)
     second = run("sessions", "list", home=home)
     assert second.returncode == 0 and second.stderr == ""
     assert "[ok  ] sessions.db: quick_check ok" in run("doctor", home=home).stdout
+
+
+def test_wording_an_empty_message_and_consolidation_without_a_model_are_errors(
+    home: Path,
+) -> None:
+    empty = run("chat", "-q", "  ", home=home)
+    assert empty.returncode == 2 and "chat -q needs a message" in empty.stderr
+    curator = run("curator", "run", "--consolidate", home=home)
+    assert curator.returncode == 2 and "--consolidate needs a model" in curator.stderr
+
+
+def test_the_app_and_memory_show_agree_on_the_percentage(home: Path) -> None:
+    from hermes_tui.core.memory import MemoryStore
+    from hermes_tui.ui.widgets.memory_pane import gauge
+
+    MemoryStore(home / "memories").add("memory", "x" * 1925)  # 87.5 %: rounding would say 88
+    shown = run("memory", "show", home=home).stdout
+    assert "MEMORY.md  87%" in shown
+    assert " 87% 1,925/2,200" in gauge(1925, 2200)[0]

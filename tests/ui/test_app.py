@@ -800,3 +800,36 @@ async def test_a_resumed_session_keeps_its_tool_rows(home: Path, llm: FakeLLM) -
         rows[0].collapsed = False
         await pilot.pause()
         assert rows[0].query_one("OutputLog").lines == ["resumed-output"]
+
+
+async def test_wording_skill_detail_and_approval_reason_read_as_text(home: Path) -> None:
+    from hermes_tui.core.skills.library import SkillError
+    from hermes_tui.ui.screens.modals import ApprovalScreen, PendingScreen
+
+    app = make_app(home)
+    text = skill_text("tagged").replace(
+        "description: Does a thing well.\n",
+        "description: Does a thing well.\nmetadata:\n  hermes:\n    tags: [deploy, k8s]\n",
+    )
+    app.runtime.skills.create("tagged", text, origin="user")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape")
+        app.action_pane("skills")
+        await pilot.pause()
+        pane = app.query_one(SkillsPane)
+        pane.show("tagged")
+        meta = str(pane.query_one("#skill-meta").content)
+        assert "metadata.hermes.tags: deploy, k8s" in meta and "{" not in meta
+        reason = "deletes recursively outside the working directory (rm -r)"
+        app.push_screen(ApprovalScreen("rm -rf /tmp/x", reason))
+        await pilot.pause()
+        assert f"that {reason}:" in "".join(str(s.content) for s in app.screen.query("Static"))
+        app.screen.dismiss("deny")
+        await pilot.pause()
+        app.push_screen(PendingScreen(app.runtime))
+        await pilot.pause()
+        assert any("Nothing is waiting" in str(s.content) for s in app.screen.query("Static"))
+    try:
+        app.runtime.skills.view("tagged", "references/none.md")
+    except SkillError as exc:
+        assert "linked files: none" in str(exc)

@@ -255,6 +255,11 @@ class SkillLibrary(SkillWrites):
             return "external"
         return str(self.usage.get(skill.name).get("created_by") or "user")
 
+    def describe_linked(self, skill: Skill) -> str:
+        """`references/a.md, scripts/run.sh`, or `none`: for messages a person reads."""
+        files = [f for found in self.linked_files(skill).values() for f in found]
+        return ", ".join(files) if files else "none"
+
     def linked_files(self, skill: Skill) -> dict[str, list[str]]:
         """Files in the skill's folder by support folder; anything else (a file at the root,
         `examples/`, `agents/`) under "other". Hidden files and nested skills are left out."""
@@ -290,7 +295,7 @@ class SkillLibrary(SkillWrites):
             raise SkillError(f"{file_path!r} resolves outside the skill directory")
         if not path.is_file():
             raise SkillError(
-                f"{skill.name} has no file {file_path!r}; its files: {self.linked_files(skill)}"
+                f"{skill.name} has no file {file_path!r}; its files: {self.describe_linked(skill)}"
             )
         return path
 

@@ -218,7 +218,7 @@ class SkillWrites:
         path = self._support_path(skill, file_path)
         if not path.is_file():
             raise SkillError(
-                f"{name} has no file {file_path!r}; linked files: {self.linked_files(skill)}"
+                f"{name} has no file {file_path!r}; linked files: {self.describe_linked(skill)}"
             )
         previous = path.read_bytes()
         try:

@@ -39,7 +39,7 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(
+            yield Static(
                 neutralise(f"The agent wants to run a command that {self.reason}:"), markup=False
             )
             yield Static(neutralise(self.command), classes="command", markup=False)
@@ -252,10 +252,15 @@ class PendingScreen(ModalScreen[None]):
     def _fill(self) -> None:
         listing = self.query_one(ListView)
         listing.clear()
-        for record in self.runtime.pending.list():
+        records = self.runtime.pending.list()
+        for record in records:
             listing.append(PendingItem(record))
-        if listing.children:
+        if records:
             listing.index = 0
+        else:
+            listing.append(
+                ListItem(Static("Nothing is waiting for approval (reviews wrote directly)."))
+            )
 
     @on(ListView.Highlighted)
     async def _show(self, event: ListView.Highlighted) -> None:

@@ -15,19 +15,23 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Static, TextArea
 
-from hermes_tui.core.memory import FILENAMES, MemoryStore
+from hermes_tui.core.memory import FILENAMES, MemoryStore, Usage
 from hermes_tui.core.text import neutralise
 
 GAUGE_WIDTH = 12
 
 
 def gauge(chars: int, limit: int) -> tuple[str, str]:
-    """The bar text and its severity class (-ok, -warn at 80 %, -full at 90 %)."""
-    share = min(1.0, chars / limit) if limit else 0.0
-    filled = round(share * GAUGE_WIDTH)
+    """The bar text and its severity class (-ok, -warn at 80 %, -full at 90 %).
+
+    The percentage is the store's own (`Usage.percent`, rounded down), so the app and
+    `memory show` never disagree by one.
+    """
+    percent = Usage(chars, limit).percent
+    filled = round(percent / 100 * GAUGE_WIDTH)
     bar = "█" * filled + "░" * (GAUGE_WIDTH - filled)
-    level = "-full" if share >= 0.9 else "-warn" if share >= 0.8 else "-ok"
-    return f"{bar} {share:4.0%} {chars:,}/{limit:,}", level
+    level = "-full" if percent >= 90 else "-warn" if percent >= 80 else "-ok"
+    return f"{bar} {percent:3d}% {chars:,}/{limit:,}", level
 
 
 class EntryEditor(ModalScreen[str | None]):

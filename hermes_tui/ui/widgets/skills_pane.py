@@ -30,6 +30,19 @@ def _when(value: Any) -> str:
     return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M") if moment else "never"
 
 
+def _flatten(values: dict[str, Any], prefix: str = "") -> list[str]:
+    """`metadata.hermes.tags: deploy, k8s` rather than a Python dict."""
+    shown: list[str] = []
+    for key, value in values.items():
+        if isinstance(value, dict):
+            shown += _flatten(value, f"{prefix}{key}.")
+        elif isinstance(value, list):
+            shown.append(f"{prefix}{key}: {', '.join(map(str, value)) or '—'}")
+        else:
+            shown.append(f"{prefix}{key}: {value}")
+    return shown
+
+
 class SkillsPane(Vertical):
     DEFAULT_CSS = """
     SkillsPane Input { margin: 0 0 0 0; }
@@ -197,7 +210,7 @@ class SkillsPane(Vertical):
             }
             lines.insert(1, f"description: {skill.description}")
             if extra:
-                lines.append("frontmatter: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
+                lines.append("frontmatter: " + ", ".join(_flatten(extra)))
         meta.update(neutralise("\n".join(lines)))
         meta.set_class(skill.broken, "-broken")
         body.update(neutralise(skill.document.body) if skill.document else "")
