@@ -101,6 +101,7 @@ class FakeLLM:
         self.responder: Callable[[Request], Reply | None] | None = None
         self.default = default or Reply(text="ok")
         self.requests: list[Request] = []
+        self.models: list[str] = ["fake-model", "fake-large"]  # what GET /v1/models lists
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -146,6 +147,36 @@ class FakeLLM:
 
             def log_message(self, *_args: object) -> None:
                 pass
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                """The model listing: OpenAI's shape, or Anthropic's when its SDK asks."""
+                if self.path.split("?")[0] != "/v1/models":
+                    self._json_error(404, None, f"no route {self.path}")
+                    return
+                fake.requests.append(Request(self.path, {}, b""))
+                if self.headers.get("anthropic-version"):
+                    data = [
+                        {
+                            "type": "model",
+                            "id": m,
+                            "display_name": m,
+                            "created_at": "2025-01-01T00:00:00Z",
+                        }
+                        for m in fake.models
+                    ]
+                    body = {"data": data, "has_more": False, "first_id": None, "last_id": None}
+                else:
+                    data = [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                        for m in fake.models
+                    ]
+                    body = {"object": "list", "data": data}
+                raw = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
