@@ -832,4 +832,4 @@ async def test_wording_skill_detail_and_approval_reason_read_as_text(home: Path)
     try:
         app.runtime.skills.view("tagged", "references/none.md")
     except SkillError as exc:
-        assert "linked files: none" in str(exc)
+        assert "files: none" in str(exc)

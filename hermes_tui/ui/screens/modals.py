@@ -381,7 +381,7 @@ HELP = """# hermes-tui
 
 Trace pane: **c** copies the selected call.
 Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.
-Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new.
+Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new, **i** install.
 Reviews pane: **[** **]** choose a change, **z** undo it.
 """
 
