@@ -586,10 +586,11 @@ class HermesApp(App):
         await chat.remove()
         await self.query_one("#chat-column").mount(ChatView(id="chat"), before=0)
 
-    def action_model(self) -> None:
+    def action_model(self, argument: str = "") -> None:
+        """The model picker; `argument` (from /model) preselects a provider or names a model."""
         from hermes_tui.ui.screens.welcome import WelcomeScreen
 
-        self.push_screen(WelcomeScreen(), self._provider_chosen)
+        self.push_screen(WelcomeScreen(self.runtime.config, argument), self._provider_chosen)
 
     async def _provider_chosen(self, choice: Any) -> None:
         from hermes_tui.ui.screens.welcome import apply_choice
@@ -601,10 +602,10 @@ class HermesApp(App):
         self.runtime = runtime
         self.session = None
         self._show_provider()
+        self.query_one(ReviewsPane).runtime = runtime
         if switched_home:
             # In or out of the demo's own home: every pane shows that home's stores.
             await self.action_new_session_view()
-            self.query_one(ReviewsPane).runtime = runtime
             self.query_one(MemoryPane).use_store(runtime.memory)
             self.query_one(SkillsPane).use_library(runtime.skills)
             self.query_one(ReviewsPane).refresh_reviews()

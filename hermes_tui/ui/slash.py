@@ -29,7 +29,7 @@ async def run_slash(app: Any, text: str) -> None:
     elif command in ("/memory", "/skills"):
         app.action_pane(command[1:])
     elif command == "/model":
-        app.action_model()
+        app.action_model(argument)
     elif command == "/pending":
         from hermes_tui.ui.screens.modals import PendingScreen
 

@@ -833,3 +833,58 @@ async def test_wording_skill_detail_and_approval_reason_read_as_text(home: Path)
         app.runtime.skills.view("tagged", "references/none.md")
     except SkillError as exc:
         assert "files: none" in str(exc)
+
+
+async def test_model_picker_lists_models_takes_an_argument_and_saves_the_model(
+    home: Path, llm: FakeLLM
+) -> None:
+    import yaml
+    from textual.widgets import OptionList, Select
+
+    from hermes_tui.ui.slash import run_slash
+
+    llm.models = ["qwen2.5-coder", "llama3.1"]
+    app = make_app(home, llm.openai_url)
+    notes: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
+        await run_slash(app, "/model anthropic")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, WelcomeScreen)
+        assert picker.query_one("#provider", Select).value == "anthropic"
+        lead = str(picker.query_one(".lead").content)
+        assert "No model is set up" not in lead and "openai · fake-model" in lead
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not any("Offline" in n for n in notes), "a working provider is not offline"
+        await run_slash(app, "/model gpt-4o")
+        await pilot.pause()
+        picker = app.screen
+        assert picker.query_one("#provider", Select).value == "openai"
+        assert picker.query_one("#model").value == "gpt-4o"
+        await pilot.click("#list-models")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        listing = picker.query_one("#model-list", OptionList)
+        assert [str(listing.get_option_at_index(i).prompt) for i in range(2)] == [
+            "llama3.1",
+            "qwen2.5-coder",
+        ]
+        listing.highlighted = 1
+        listing.action_select()
+        await pilot.pause()
+        assert picker.query_one("#model").value == "qwen2.5-coder"
+        await pilot.click("#test")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(picker.query_one("#welcome-error").content)
+        assert status.startswith("openai · qwen2.5-coder") and "answered in" in status, status
+        assert llm.requests[-1].body["model"] == "qwen2.5-coder"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert not isinstance(app.screen, WelcomeScreen)
+        saved = yaml.safe_load((home / "config.yaml").read_text())["model"]
+        assert saved["name"] == "qwen2.5-coder" and saved["base_url"] == llm.openai_url
+        assert "qwen2.5-coder" in app.sub_title

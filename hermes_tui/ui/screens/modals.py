@@ -373,7 +373,7 @@ HELP = """# hermes-tui
 | /refine [focus] | run a background review of this session now |
 | /curator [dry] | run the skill curator |
 | /pending | staged writes waiting for approval |
-| /model [provider] | choose a provider and paste a key |
+| /model [provider or model] | the model picker: provider, base URL, key, model list, test |
 | /theme NAME | switch theme (saved to config.yaml) |
 | /compress | summarise the middle of a long session |
 | /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |

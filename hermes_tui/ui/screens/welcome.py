@@ -1,7 +1,9 @@
-"""First run without a provider: pick one and paste a key (saved to <home>/.env, 0600), or try the demo.
+"""The model picker, also the first-run welcome: provider, base URL, key and model, or the demo.
 
-Memory, skills and sessions work without a provider, so "Look around first" closes this screen
-and leaves the app usable offline.
+The model list is fetched from the provider (`GET /v1/models`, Anthropic's models endpoint)
+and any name can be typed instead; "Test connection" makes one tiny real request
+(core/llm/ping.py). Saving writes the key to <home>/.env (0600) and the rest to config.yaml.
+Memory, skills and sessions work without a provider, so "Look around first" closes it.
 """
 
 from __future__ import annotations
@@ -9,84 +11,217 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+
+from hermes_tui.core.text import neutralise
 
 PROVIDERS = [
-    (
-        "openai",
-        "OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp)",
-        "OPENAI_API_KEY",
-    ),
+    ("openai", "OpenAI, or an OpenAI-compatible server (Ollama, vLLM, llama.cpp)", "OPENAI_API_KEY"),
     ("anthropic", "Anthropic (Claude)", "ANTHROPIC_API_KEY"),
     ("openrouter", "OpenRouter", "OPENROUTER_API_KEY"),
-]
+]  # fmt: skip
+NAMES = [name for name, _label, _var in PROVIDERS]
 
 
 @dataclass(frozen=True)
 class ProviderChoice:
-    provider: str  # openai, anthropic, openrouter, demo; "" = look around offline
+    provider: str  # openai, anthropic, openrouter, demo; "" = close without changes
     key_variable: str = ""
     key: str = ""
     base_url: str = ""
+    model: str = ""
 
 
 class WelcomeScreen(ModalScreen[ProviderChoice]):
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
-    WelcomeScreen > VerticalScroll { width: 90; max-width: 95%; height: auto; max-height: 100%; border: thick $primary; background: $surface; padding: 0 2; }
+    WelcomeScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%; border: thick $primary; background: $surface; padding: 0 1; }
     WelcomeScreen .lead { margin: 0 0 1 0; }
-    WelcomeScreen .error { color: $error; height: auto; }
-    WelcomeScreen Horizontal { height: auto; align-horizontal: right; margin: 1 0 0 0; }
-    WelcomeScreen RadioSet { width: 100%; }
+    WelcomeScreen #welcome-error { color: $warning; height: auto; }
+    WelcomeScreen #welcome-error.-ok { color: $success; }
+    WelcomeScreen #model-list { height: auto; max-height: 6; display: none; }
+    WelcomeScreen #model-list.-visible { display: block; }
+    WelcomeScreen .row { height: auto; }
+    WelcomeScreen .row Input { width: 1fr; }
+    WelcomeScreen #buttons { height: auto; align-horizontal: right; }
+    WelcomeScreen Button { min-width: 10; }
     """
-    BINDINGS = [Binding("escape", "later", "Look around first")]
+    BINDINGS = [Binding("escape", "later", "Close")]
+
+    def __init__(self, config: Any = None, argument: str = "") -> None:
+        """`config` prefills what is set up; `argument` is /model's: a provider or a model name."""
+        super().__init__()
+        self.config = config
+        self.argument = argument.strip()
+        from hermes_tui.core.llm import select
+
+        self.current = select.detect(config) if config is not None else None
+        self.models: list[str] = []
 
     def compose(self) -> ComposeResult:
+        model = self.config.model if self.config is not None else None
+        provider = self.current if self.current in NAMES else "openai"
+        model_name = (model.name if model else None) or ""
+        if self.argument in NAMES:
+            provider = self.argument
+            model_name = "" if provider != self.current else model_name
+        elif self.argument:
+            model_name = self.argument
         with VerticalScroll():
-            yield Label("Welcome to hermes-tui", classes="lead")
-            yield Static(
-                "An agent that keeps a small memory and writes its own skills, in the open. "
-                "No model is set up yet. Pick a provider and paste its key (stored in .env in "
-                "your hermes home, readable only by you), start the scripted demo to watch it "
-                "learn, or look around first: memory, skills and sessions work offline.",
-                classes="lead",
+            if self.current is None:
+                yield Label("Welcome to hermes-tui")
+                lead = (
+                    "An agent that keeps a small memory and writes its own skills, in the open. "
+                    "No model is set up yet: pick a provider, start the scripted demo, or look "
+                    "around first (memory, skills and sessions work offline)."
+                )
+            else:
+                from hermes_tui.core.llm.select import DEFAULT_MODELS
+
+                configured = (model.name if model else None) or DEFAULT_MODELS.get(
+                    self.current, "hermes-demo"
+                )
+                current = f"{self.current} · {configured}"
+                lead = f"Now: {current}. Change the provider, server, key or model."
+            yield Static(neutralise(lead), classes="lead", markup=False)
+            yield Select(
+                [(label, name) for name, label, _var in PROVIDERS],
+                value=provider,
+                allow_blank=False,
+                id="provider",
             )
-            with RadioSet(id="provider"):
-                for index, (_name, label, _var) in enumerate(PROVIDERS):
-                    yield RadioButton(label, value=index == 0)
-            yield Input(placeholder="API key", password=True, id="key")
             yield Input(
+                (model.base_url or "") if model is not None and provider == self.current else "",
                 placeholder="base URL (optional, e.g. http://localhost:11434/v1 for Ollama)",
                 id="base-url",
             )
-            yield Static("", classes="error", id="welcome-error")
-            with Horizontal():
-                yield Button("Look around first", id="later")
-                yield Button("Start the demo", id="demo", variant="success")
-                yield Button("Save and start", id="save", variant="primary")
+            yield Input(placeholder=self._key_placeholder(provider), password=True, id="key")
+            with Horizontal(classes="row"):
+                yield Input(model_name, placeholder="model (type one, or list them)", id="model")
+                yield Button("List models", id="list-models")
+            yield OptionList(id="model-list")
+            yield Static("", id="welcome-error", markup=False)
+            with Horizontal(id="buttons"):
+                yield Button("Look around" if self.current is None else "Cancel", id="later")
+                yield Button("Demo", id="demo", variant="success")
+                yield Button("Test connection", id="test")
+                yield Button("Save", id="save", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#key" if self.current is None else "#model", Input).focus()
+
+    def _key_placeholder(self, provider: str) -> str:
+        variable = dict((n, v) for n, _l, v in PROVIDERS)[provider]
+        if self.config is not None and self.config.env.get(variable):
+            return f"API key ({variable} is set; leave empty to keep it)"
+        return f"API key ({variable})"
 
     def _provider(self) -> tuple[str, str]:
-        index = self.query_one(RadioSet).pressed_index
-        name, _label, variable = PROVIDERS[max(0, index)]
-        return name, variable
+        name = str(self.query_one("#provider", Select).value)
+        return name, dict((n, v) for n, _l, v in PROVIDERS)[name]
 
-    @on(Button.Pressed, "#save")
-    @on(Input.Submitted)
-    def save(self) -> None:
+    @on(Select.Changed, "#provider")
+    def _provider_changed(self) -> None:
+        name, _variable = self._provider()
+        self.query_one("#key", Input).placeholder = self._key_placeholder(name)
+        self.query_one("#model-list", OptionList).remove_class("-visible")
+
+    def _say(self, text: str, ok: bool = False) -> None:
+        status = self.query_one("#welcome-error", Static)
+        status.update(neutralise(text))
+        status.set_class(ok, "-ok")
+
+    def _fields(self) -> tuple[str, str, str, str, str]:
         name, variable = self._provider()
         key = self.query_one("#key", Input).value.strip()
+        if not key and self.config is not None:
+            key = self.config.env.get(variable, "")
         base_url = self.query_one("#base-url", Input).value.strip()
-        if not key and not (name == "openai" and base_url):
-            self.query_one("#welcome-error", Static).update(
-                f"Paste a key for {name} ({variable}), or give a base URL."
-            )
+        model = self.query_one("#model", Input).value.strip()
+        return name, variable, key, base_url, model
+
+    # ---- the model list and the connection test (one request each, on a worker) ----------
+
+    @on(Button.Pressed, "#list-models")
+    def _list_models(self) -> None:
+        self._say("Asking the provider for its models…")
+        self.fetch_models(*self._fields())
+
+    @work(thread=True, exclusive=True, group="picker", exit_on_error=False)
+    def fetch_models(self, name: str, _var: str, key: str, base_url: str, _model: str) -> None:
+        from hermes_tui.core.llm.base import ProviderError, ProviderNotConfigured
+        from hermes_tui.core.llm.models import list_models
+
+        try:
+            models = list_models(name, base_url or None, key)
+        except (ProviderError, ProviderNotConfigured) as exc:
+            message = exc.user_message() if isinstance(exc, ProviderError) else str(exc)
+            self.app.call_from_thread(self._say, message)
             return
-        self.dismiss(ProviderChoice(name, variable, key, base_url))
+        self.app.call_from_thread(self._show_models, models)
+
+    def _show_models(self, models: list[str]) -> None:
+        self.models = models
+        listing = self.query_one("#model-list", OptionList)
+        listing.clear_options()
+        listing.add_options([neutralise(m) for m in models])
+        listing.set_class(bool(models), "-visible")
+        self.query_one("#model", Input).suggester = SuggestFromList(models, case_sensitive=False)
+        count = len(models)
+        self._say(
+            f"{count} model{'' if count == 1 else 's'}: pick one or type another name", ok=True
+        )
+
+    @on(OptionList.OptionSelected, "#model-list")
+    def _model_picked(self, event: OptionList.OptionSelected) -> None:
+        self.query_one("#model", Input).value = self.models[event.option_index]
+
+    @on(Button.Pressed, "#test")
+    def _test(self) -> None:
+        self._say("Sending one tiny request…")
+        self.test_connection(*self._fields())
+
+    @work(thread=True, exclusive=True, group="picker", exit_on_error=False)
+    def test_connection(self, name: str, _var: str, key: str, base_url: str, model: str) -> None:
+        from hermes_tui.core.llm import select
+        from hermes_tui.core.llm.base import ProviderNotConfigured
+        from hermes_tui.core.llm.ping import ping
+
+        if not key and not (name == "openai" and base_url):
+            self.app.call_from_thread(self._say, f"Paste a key for {name} first.")
+            return
+        spec = select.ProviderSpec(
+            name,
+            model or select.DEFAULT_MODELS[name],
+            base_url or (select.OPENROUTER_URL if name == "openrouter" else None),
+            key or "not-needed",
+        )
+        try:
+            if spec.base_url:
+                select.check_base_url(spec.base_url, name)
+            result = ping(select.open_provider(spec))
+        except ProviderNotConfigured as exc:
+            self.app.call_from_thread(self._say, str(exc))
+            return
+        self.app.call_from_thread(self._say, result.summary(), result.ok)
+
+    # ---- leaving -----------------------------------------------------------------------
+
+    @on(Button.Pressed, "#save")
+    @on(Input.Submitted, "#key,#base-url,#model")
+    def save(self) -> None:
+        name, variable, key, base_url, model = self._fields()
+        if not key and not (name == "openai" and base_url):
+            self._say(f"Paste a key for {name} ({variable}), or give a base URL.")
+            return
+        typed_key = self.query_one("#key", Input).value.strip()
+        self.dismiss(ProviderChoice(name, variable, typed_key, base_url, model))
 
     @on(Button.Pressed, "#demo")
     def demo(self) -> None:
@@ -98,15 +233,19 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
 
 
 def apply_choice(app: Any, choice: ProviderChoice | None) -> Any:
-    """Save the choice (key to .env at 0600, provider to config.yaml) and reopen the runtime.
+    """Save the choice (key to .env at 0600, the rest to config.yaml) and reopen the runtime.
 
-    Returns the new Runtime, or None when the user chose to look around offline.
+    Returns the new Runtime, or None when the screen was closed without a change.
     """
     from hermes_tui.config import Overrides, save_env_var, set_config_value
+    from hermes_tui.core.llm import select
     from hermes_tui.runtime import Runtime, remember_demo
 
     if choice is None or not choice.provider:
-        app.notify("Offline: memory, skills and sessions work; /model sets a provider", timeout=6)
+        if select.detect(app.runtime.config) is None:
+            app.notify(
+                "Offline: memory, skills and sessions work; /model sets a provider", timeout=6
+            )
         return None
     home = app.runtime.user_home  # never the demo's own home
     if choice.provider == "demo":
@@ -116,7 +255,9 @@ def apply_choice(app: Any, choice: ProviderChoice | None) -> Any:
     if choice.key:
         save_env_var(home, choice.key_variable, choice.key)
     set_config_value(home, "model", "provider", choice.provider)
-    if choice.base_url:
-        set_config_value(home, "model", "base_url", choice.base_url)
-    app.notify(f"{choice.provider} is set up; the key is in {home / '.env'}")
+    set_config_value(home, "model", "base_url", choice.base_url or None)
+    set_config_value(home, "model", "name", choice.model or None)
+    model = choice.model or select.DEFAULT_MODELS[choice.provider]
+    where = f"; the key is in {home / '.env'}" if choice.key else ""
+    app.notify(f"{choice.provider} · {model} is set up{where}")
     return Runtime.open(home, sink=app.forwarder)

@@ -15,7 +15,7 @@ SLASH_COMMANDS = {
     "/refine": "run a background review of this session now",
     "/curator": "run the skill curator (add 'dry' for a dry run)",
     "/pending": "writes waiting for your approval",
-    "/model": "choose a provider and paste a key",
+    "/model": "provider, server, key and model: /model [PROVIDER or MODEL]",
     "/theme": "switch theme: /theme NAME",
     "/compress": "summarise the middle of this session",
     "/mcp": "MCP servers and their tools (/mcp reload restarts them)",
