@@ -88,6 +88,7 @@ class ReviewConfig:
 class DisplayConfig:
     theme: str = "hermes-dark"
     memory_notifications: bool = True
+    panel_width: int = 44  # the side panel's columns (alt+←/→ change it; remembered here)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -37,6 +37,17 @@ PANES = {"trace": "Trace", "memory": "Memory", "skills": "Skills", "reviews": "R
 
 class EventsWaiting(Message):
     """Core events are waiting in the forwarder: the app takes them all at once."""
+
+
+class MainArea(Horizontal):
+    """The chat and the side panel. Says when its size changes: the app's own Resize event
+    stops inside Textual, so this is how the panel learns that the window grew."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
 
 
 class EventForwarder:
@@ -101,6 +112,7 @@ class HermesApp(App):
     panel_width = var(44)
     turn_running = var(False)
     DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
+    NARROW = 100  # below this many columns the side panel stacks under the chat
     QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
 
     def __init__(
@@ -148,7 +160,7 @@ class HermesApp(App):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        with Horizontal(id="main"):
+        with MainArea(id="main"):
             with Vertical(id="chat-column"):
                 yield ChatView(id="chat")
                 yield SlashHints(id="slash-hints")
@@ -185,6 +197,8 @@ class HermesApp(App):
         self._theme_ready = True
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
         self._show_provider()
+        self.panel_width = self.runtime.config.display.panel_width
+        self._fit_panel()
         bar = self.query_one(NudgeBar)
         bar.memory_interval = self.runtime.config.memory.nudge_interval
         bar.skills_interval = self.runtime.config.skills.creation_nudge_interval
@@ -226,15 +240,24 @@ class HermesApp(App):
     def watch_panel_width(self, width: int) -> None:
         self._fit_panel()
 
-    def on_resize(self, event: events.Resize) -> None:
+    @on(MainArea.Resized)
+    def _main_resized(self) -> None:
         self._fit_panel()
 
     def _fit_panel(self) -> None:
-        """The panel keeps its chosen width but never takes more than about half the screen."""
-        if self.is_mounted and self.query("#side"):
-            self.query_one("#side").styles.width = min(
-                self.panel_width, max(30, self.size.width // 2 - 4)
-            )
+        """Wide: the panel keeps its chosen width, at most about half the screen, and grows back
+        when the window does. Narrow: it stacks under the chat, hidden until asked for."""
+        if not (self.is_mounted and self.query("#side")):
+            return
+        side = self.query_one("#side")
+        narrow = self.size.width < self.NARROW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            side.display = not narrow  # entering narrow hides it; going wide shows it again
+        if narrow:
+            side.styles.width = None  # the stylesheet's full width
+        else:
+            side.styles.width = min(self.panel_width, max(30, self.size.width // 2 - 4))
 
     def watch_theme(self, theme: str) -> None:
         # Compared with what was last saved, not with the config read at start-up: switching
@@ -489,7 +512,10 @@ class HermesApp(App):
         side.display = not side.display
 
     def action_resize_panel(self, delta: int) -> None:
+        from hermes_tui.config import set_config_value
+
         self.panel_width = max(28, min(120, self.panel_width + delta))
+        set_config_value(self.runtime.user_home, "display", "panel_width", self.panel_width)
 
     def action_pane(self, pane: str) -> None:
         side = self.query_one("#side", TabbedContent)

@@ -888,3 +888,38 @@ async def test_model_picker_lists_models_takes_an_argument_and_saves_the_model(
         saved = yaml.safe_load((home / "config.yaml").read_text())["model"]
         assert saved["name"] == "qwen2.5-coder" and saved["base_url"] == llm.openai_url
         assert "qwen2.5-coder" in app.sub_title
+
+
+async def test_narrow_windows_stack_the_panel_and_it_grows_back_with_the_window(
+    home: Path,
+) -> None:
+    import yaml
+
+    app = make_app(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape")
+        side = app.query_one("#side")
+        assert app.has_class("-narrow") and not side.display, "the chat gets the whole width"
+        chat = app.query_one("#chat-column")
+        assert chat.size.width >= 78
+        await pilot.press("f2")
+        await pilot.pause()
+        assert side.display and side.size.width >= 78 and side.region.y > chat.region.y
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        assert not app.has_class("-narrow") and side.display
+        assert side.size.width == 44 - 1  # its border takes a column
+        await pilot.press("alt+left")
+        await pilot.pause()
+        assert side.size.width == 48 - 1
+        await pilot.resize_terminal(90, 30)
+        await pilot.pause()
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        assert side.display and side.size.width == 48 - 1, "re-grown to its chosen width"
+    saved = yaml.safe_load((home / "config.yaml").read_text())
+    assert saved["display"]["panel_width"] == 48, "the width is remembered"
+    app = make_app(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#side").size.width == 48 - 1
