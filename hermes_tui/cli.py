@@ -103,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         "export", help="one JSON object per message", parents=[common]
     )
     s_export.add_argument("id")
-    s_export.add_argument("--format", choices=["jsonl"], default="jsonl")
+    s_export.add_argument(
+        "--format",
+        choices=["jsonl", "markdown"],
+        default="jsonl",
+        help="jsonl: one JSON object per message; markdown: a readable transcript",
+    )
 
     review = commands.add_parser(
         "review", help="run a background review of a session now", parents=[common]

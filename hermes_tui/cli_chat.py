@@ -315,6 +315,11 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
             return EXIT_OK
         info = store.get(args.id)
         messages = store.messages(info.id)
+        if args.sessions_command == "export" and args.format == "markdown":
+            from hermes_tui.core.export import session_markdown
+
+            print(session_markdown(info, [s.message for s in messages]), end="")
+            return EXIT_OK
         if args.sessions_command == "export":
             for stored in messages:
                 print(json_for_terminal(stored.message.to_openai()))

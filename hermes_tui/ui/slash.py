@@ -46,6 +46,8 @@ async def run_slash(app: Any, text: str) -> None:
         curate(app, dry_run=argument.startswith("dry"))
     elif command == "/compress":
         compress(app)
+    elif command == "/export":
+        export(app, argument)
     elif command == "/mcp":
         from hermes_tui.ui.screens.mcp import McpScreen
 
@@ -103,3 +105,26 @@ def compress(app: Any) -> None:
         app.call_from_thread(app.notify, text)
 
     _worker(app, run, "compress")
+
+
+def export(app: Any, argument: str) -> None:
+    """The session as Markdown, to FILE or hermes-<session id>.md in the working directory."""
+    from pathlib import Path
+
+    from hermes_tui.core.export import session_markdown
+    from hermes_tui.core.storage import atomic_write_text
+
+    session = app.session
+    if session is None:
+        app.notify("Nothing to export yet: send a message first", severity="warning")
+        return
+    store = app.runtime.sessions
+    info = store.get(session.id)
+    text = session_markdown(info, [stored.message for stored in store.messages(info.id)])
+    path = Path(argument).expanduser() if argument else Path.cwd() / f"hermes-{info.id}.md"
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        app.notify(f"Could not write {path}: {exc}", severity="error")
+        return
+    app.notify(f"Exported the session to {path}")

@@ -923,3 +923,20 @@ async def test_narrow_windows_stack_the_panel_and_it_grows_back_with_the_window(
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
         assert app.query_one("#side").size.width == 48 - 1
+
+
+async def test_slash_export_writes_the_session_as_markdown(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.ui.slash import run_slash
+
+    llm.script(Reply(text="Hello **there**."))
+    app = make_app(home, llm.openai_url)
+    target = tmp_path / "notes" / "chat.md"
+    target.parent.mkdir()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "say hello")
+        await run_slash(app, f"/export {target}")
+        await pilot.pause()
+    text = target.read_text()
+    assert "## You\n\nsay hello" in text and "## Assistant\n\nHello **there**." in text

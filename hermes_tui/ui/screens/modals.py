@@ -376,6 +376,7 @@ HELP = """# hermes-tui
 | /model [provider or model] | the model picker: provider, base URL, key, model list, test |
 | /theme NAME | switch theme (saved to config.yaml) |
 | /compress | summarise the middle of a long session |
+| /export [FILE] | write this session as Markdown (default hermes-ID.md here) |
 | /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |
 | /help, /quit | this help, leave |
 

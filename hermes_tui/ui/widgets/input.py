@@ -18,6 +18,7 @@ SLASH_COMMANDS = {
     "/model": "provider, server, key and model: /model [PROVIDER or MODEL]",
     "/theme": "switch theme: /theme NAME",
     "/compress": "summarise the middle of this session",
+    "/export": "write this session as Markdown: /export [FILE]",
     "/mcp": "MCP servers and their tools (/mcp reload restarts them)",
     "/help": "keys and commands",
     "/quit": "leave",
