@@ -940,3 +940,35 @@ async def test_slash_export_writes_the_session_as_markdown(
         await pilot.pause()
     text = target.read_text()
     assert "## You\n\nsay hello" in text and "## Assistant\n\nHello **there**." in text
+
+
+async def test_a_large_paste_collapses_shows_its_tokens_and_is_sent_in_full(
+    home: Path, llm: FakeLLM
+) -> None:
+    from textual import events
+
+    from hermes_tui.ui.widgets.input import ChatInput
+
+    llm.script(Reply(text="Read it."))
+    app = make_app(home, llm.openai_url)
+    big = "\n".join(f"log line {i}" for i in range(3000))
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.query_one(ChatInput)
+        box.focus()
+        box.insert("why does this fail? ")
+        app.post_message(events.Paste(big))  # as the terminal delivers it: to the focused box
+        await pilot.pause()
+        assert box.text == "why does this fail? [Pasted 3,000 lines #1]"
+        assert box.border_subtitle == f"≈{(len(box.expanded()) + 3) // 4:,} tokens"
+        app.post_message(events.Paste("short"))
+        await pilot.pause()
+        assert box.text.endswith("#1]short"), "a short paste goes in as it is"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert llm.requests[0].last_user_text == f"why does this fail? {big}short"
+        assert [str(m.content) for m in app.query(UserMessage)][0].startswith("why does")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await pilot.press("alt+p")
+        assert box.text == big, "alt+p expands a collapsed paste in place"

@@ -353,6 +353,7 @@ HELP = """# hermes-tui
 | enter | send the message |
 | ctrl+j, shift+enter | new line in the message |
 | up, down (empty box) | earlier messages |
+| alt+p | expand collapsed pastes ([Pasted N lines #k]) in the message box |
 | esc | cancel the running turn (what streamed is kept) |
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |

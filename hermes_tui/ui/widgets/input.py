@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
+
+from hermes_tui.core.text import estimate_tokens
+
+PASTE_COLLAPSE_LINES = 20  # a paste this long shows as one line: [Pasted 3,000 lines #1]
+PASTE_COLLAPSE_CHARS = 4000
+PASTE_LABEL = re.compile(r"\[Pasted [\d,]+ lines? #(\d+)\]")
 
 SLASH_COMMANDS = {
     "/new": "start a new session",
@@ -49,10 +58,14 @@ class SlashHints(OptionList):
 
 
 class ChatInput(TextArea):
+    """The message box. A long paste collapses to `[Pasted N lines #k]` (alt+p expands it back)
+    and is put back in full when the message is sent; the border shows the tokens it will add."""
+
     DEFAULT_CSS = """
     ChatInput { height: auto; min-height: 3; max-height: 10; border: round $primary; }
     ChatInput:focus { border: round $accent; }
     """
+    BINDINGS = [Binding("alt+p", "expand_pastes", "Expand pastes", show=False)]
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:
@@ -63,15 +76,37 @@ class ChatInput(TextArea):
         super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)
         self.sent: list[str] = []
         self.recall_index: int | None = None
+        self.pastes: dict[str, str] = {}  # label number → the pasted text
+
+    def expanded(self, text: str | None = None) -> str:
+        """The message as it will be sent: every collapsed paste put back in full."""
+        text = self.text if text is None else text
+        return PASTE_LABEL.sub(lambda m: self.pastes.get(m.group(1), m.group(0)), text)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual runs TextArea's own handler after this one unless the default is prevented.
+        lines = event.text.count("\n") + 1
+        if lines < PASTE_COLLAPSE_LINES and len(event.text) < PASTE_COLLAPSE_CHARS:
+            return
+        event.prevent_default()
+        event.stop()
+        number = str(len(self.pastes) + 1)
+        self.pastes[number] = event.text
+        self.insert(f"[Pasted {lines:,} line{'' if lines == 1 else 's'} #{number}]")
+
+    def action_expand_pastes(self) -> None:
+        self.text = self.expanded()
+        self.move_cursor(self.document.end)
 
     def _submit(self) -> None:
-        text = self.text
+        text = self.expanded()
         if not text.strip():
             return
         if not self.sent or self.sent[-1] != text:
             self.sent.append(text)
         self.recall_index = None
         self.text = ""
+        self.pastes.clear()
         self.post_message(self.Submitted(text))
 
     def _recall(self, step: int) -> None:
@@ -118,3 +153,5 @@ class ChatInput(TextArea):
         hints = self.screen.query(SlashHints)
         if hints:
             hints.first().show_for(self.text)
+        text = self.expanded()
+        self.border_subtitle = f"≈{estimate_tokens(text):,} tokens" if text.strip() else ""
