@@ -10,7 +10,6 @@ from pathlib import Path
 
 from helpers import cli_env, skill_text
 
-from hermes_tui.config import Overrides
 from hermes_tui.core.agent.review import ReviewChange, ReviewRecord
 from hermes_tui.core.insights import DAY, sparkline
 from hermes_tui.core.messages import Message, ToolCall
@@ -26,7 +25,8 @@ def _tool(ok: bool) -> Message:
 
 
 def build_home(home: Path) -> Runtime:
-    runtime = Runtime.open(home, Overrides(provider="demo"), environ={})
+    # No provider: the stores need none (a demo runtime would live in its own home).
+    runtime = Runtime.open(home, environ={})
     sessions = runtime.sessions
     # Session 1: two turns, three tool calls, two of them failed, loads "deploy".
     one = sessions.create(provider="demo", model="m", system_prompt="s")
