@@ -6,14 +6,17 @@ from pathlib import Path
 
 from helpers import make_app
 
+from hermes_tui.config import Overrides
 from hermes_tui.core.llm.demo import TASK
+from hermes_tui.runtime import Runtime
 from hermes_tui.ui.screens.insights import InsightsScreen
 
 SIZE = (120, 36)
 
 
-def run_demo_three_times(app) -> None:
-    runtime = app.runtime
+def run_demo_three_times(home: Path) -> None:
+    # A runtime of its own: events from these runs must not reach the app being snapshotted.
+    runtime = Runtime.open(home, Overrides(provider="demo"), environ={})
     for _ in range(3):
         session = runtime.open_session(reviewer=runtime.reviewer())
         session.submit(TASK)
@@ -21,8 +24,8 @@ def run_demo_three_times(app) -> None:
 
 
 def test_insights_after_three_demo_runs(snap_compare, home: Path) -> None:
+    run_demo_three_times(home)
     app = make_app(home, provider="demo")
-    run_demo_three_times(app)
 
     async def run_before(pilot) -> None:
         await pilot.press("escape")  # the welcome screen, if any
