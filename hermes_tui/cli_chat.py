@@ -161,11 +161,12 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
 
     def approver(command: str, reason: str) -> bool:
         if args.yolo:
-            sink(ev.Notice("warning", f"--yolo: running a command that {reason}: {command}"))
+            sink(ev.Notice("warning", f"--yolo: running without approval ({reason}): {command}"))
             return True
         sink(
             ev.Notice(
-                "warning", f"refused a command that {reason} (run with --yolo to allow): {command}"
+                "warning",
+                f"refused (needs approval: {reason}; run with --yolo to allow): {command}",
             )
         )
         return False

@@ -108,7 +108,13 @@ class ToolsConfig:
 class TerminalConfig:
     # Command prefixes that run without asking; Hermes' `command_allowlist` maps here.
     allow: tuple[str, ...] = ()
+    # Command prefixes never run, wherever they appear in a command line.
     deny: tuple[str, ...] = ()
+    # bubblewrap around every command: auto (when bwrap is installed), on (required), off.
+    sandbox: str = "auto"
+    network: bool = True  # false: sandboxed commands get no network at all
+    # Variables children may see although their names look secret (*KEY*, *TOKEN*, ...).
+    env_passthrough: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,6 +172,8 @@ FALSE_WORDS = frozenset({"false", "no", "off", "0", "disabled"})
 # "off" | "on" | "verbose" in Hermes, a switch here.
 VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
     ("display", "memory_notifications"): {"verbose": True},
+    # YAML reads a bare on/off as a boolean; for the sandbox they are the mode names.
+    ("terminal", "sandbox"): {"true": "on", "false": "off", "yes": "on", "no": "off"},
 }
 # Hermes' spellings of "no turn limit" for agent.max_turns; we keep a cap (the loop needs one).
 UNLIMITED_WORDS = frozenset({"none", "unlimited", "inf", "infinite"})
@@ -372,6 +380,8 @@ def hermes_allowlist_to_prefixes(entries: Any) -> tuple[tuple[str, ...], list[st
 
 def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) -> Any:
     """A value of one of our keys, with Hermes' spellings of the same value accepted."""
+    if (section, key) == ("terminal", "sandbox") and isinstance(value, bool):
+        value = "on" if value else "off"
     if isinstance(value, str):
         alias = VALUE_ALIASES.get((section, key), {})
         if value.strip().lower() in alias:
@@ -442,6 +452,7 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
         result["terminal"]["allow"] = tuple(dict.fromkeys((*own, *loaded.hermes_allow)))
     _check_tool_limits(path, lines, result)
     _check_provider(path, lines, loaded)
+    _check_terminal(path, lines, loaded)
     return loaded
 
 
@@ -461,6 +472,27 @@ def _check_tool_limits(
                 f"{where}: files.allowed_roots entries must be absolute or start with ~, "
                 f"not {root!r}"
             )
+
+
+def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Loaded) -> None:
+    """terminal.sandbox is one of its modes; every allow/deny entry is a command prefix."""
+    from hermes_tui.core.tools.sandbox import SANDBOX_MODES
+    from hermes_tui.core.tools.shell_policy import PrefixError, parse_prefix
+
+    terminal = loaded.sections["terminal"]
+    sandbox = terminal.get("sandbox")
+    if sandbox is not None and sandbox not in SANDBOX_MODES:
+        where = f"{path}:{lines.get(('terminal', 'sandbox'), '?')}"
+        raise ConfigError(
+            f"{where}: terminal.sandbox {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}"
+        )
+    for key in ("allow", "deny"):
+        for entry in terminal.get(key, ()):
+            try:
+                parse_prefix(entry)
+            except PrefixError as exc:
+                where = f"{path}:{lines.get(('terminal', key), '?')}: terminal.{key}"
+                raise ConfigError(f"{where}: {exc}") from exc
 
 
 def _means_unlimited(value: Any) -> bool:

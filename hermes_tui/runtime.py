@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.tools.mcp import McpManager
-    from hermes_tui.core.tools.registry import Approver, Tool, ToolRegistry
+    from hermes_tui.core.tools.registry import Approver, CommandApprover, Tool, ToolRegistry
     from hermes_tui.core.tools.results import ResultLimits
 
 
@@ -211,13 +211,23 @@ class Runtime:
         from hermes_tui.core.tools.registry import ToolRegistry
         from hermes_tui.core.tools.session_search import make_session_search_tools
         from hermes_tui.core.tools.skills import make_skill_tools
-        from hermes_tui.core.tools.terminal import make_terminal_tools
+        from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
 
         memory = self.config.memory
         limits = self.result_limits()
+        terminal = self.config.terminal
         return ToolRegistry(
             [
-                *make_terminal_tools(),
+                *make_terminal_tools(
+                    TerminalSettings(
+                        allow=terminal.allow,
+                        deny=terminal.deny,
+                        sandbox=terminal.sandbox,  # type: ignore[arg-type]
+                        network=terminal.network,
+                        env_passthrough=terminal.env_passthrough,
+                        hermes_home=self.home,
+                    )
+                ),
                 *make_file_tools(
                     allowed_roots=self.config.files.allowed_roots,
                     hermes_home=self.home,
@@ -422,6 +432,7 @@ class Runtime:
         *,
         cwd: Path | None = None,
         approver: Approver | None = None,
+        command_approver: CommandApprover | None = None,
         reviewer: Reviewer | None = None,
     ) -> Session:
         """A new conversation, or the stored one with `session_id`, ready for `submit()`."""
@@ -476,7 +487,12 @@ class Runtime:
             reviewer=reviewer,
         )
         context = ToolContext(
-            origin="agent", cwd=cwd, workdir=cwd, approver=approver or deny_all, session_id=info.id
+            origin="agent",
+            cwd=cwd,
+            workdir=cwd,
+            approver=approver or deny_all,
+            command_approver=command_approver,
+            session_id=info.id,
         )
         agent = Agent(
             provider=self.provider(),

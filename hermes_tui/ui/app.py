@@ -320,7 +320,9 @@ class HermesApp(App):
     def ensure_session(self) -> Any:
         if self.session is None:
             self.session = self.runtime.open_session(
-                approver=self.approve, reviewer=self.runtime.reviewer()
+                approver=self.approve,
+                command_approver=self.approve_command,
+                reviewer=self.runtime.reviewer(),
             )
             self.call_from_thread(self._session_opened)
         return self.session
@@ -338,6 +340,19 @@ class HermesApp(App):
 
         if self.allowed_for_session:
             return True
+        decision = self._ask(ApprovalScreen(command, reason))
+        if decision == "session":
+            self.allowed_for_session = True
+        return decision in ("once", "session")
+
+    def approve_command(self, request: Any) -> str:
+        """The terminal's question (a CommandApproval): "once", "session" (allow its
+        prefixes for this conversation) or "deny"; blocks the turn's worker thread."""
+        from hermes_tui.ui.screens.modals import ApprovalScreen
+
+        return self._ask(ApprovalScreen(request.command, request.reason, request.prefixes))
+
+    def _ask(self, screen: Any) -> str:
         answered = threading.Event()
         answer: dict[str, str] = {}
 
@@ -345,13 +360,11 @@ class HermesApp(App):
             answer["decision"] = decision or "deny"
             answered.set()
 
-        self.call_from_thread(self.push_screen, ApprovalScreen(command, reason), done)
+        self.call_from_thread(self.push_screen, screen, done)
         while not answered.wait(0.1):
-            if self.cancel.is_set():
-                return False
-        if answer["decision"] == "session":
-            self.allowed_for_session = True
-        return answer["decision"] in ("once", "session")
+            if self.cancel.is_set() or not self.is_running:
+                return "deny"
+        return answer["decision"]
 
     def action_cancel_turn(self) -> None:
         if self.turn_running:
@@ -563,7 +576,10 @@ class HermesApp(App):
 
         try:
             self.session = self.runtime.open_session(
-                session_id, approver=self.approve, reviewer=self.runtime.reviewer()
+                session_id,
+                approver=self.approve,
+                command_approver=self.approve_command,
+                reviewer=self.runtime.reviewer(),
             )
         except (SessionError, ProviderNotConfigured) as exc:
             self.forwarder(ev.Notice("error", str(exc)))

@@ -145,7 +145,9 @@ def test_dangerous_command_is_refused_without_yolo(
         Reply(tool_calls=[("terminal", {"command": "sudo touch /root/x"})]), Reply(text="could not")
     )
     result = chat(home, "do it", cwd=tmp_path)
-    assert "refused a command that runs a command as root (sudo)" in result.stderr
+    assert "refused (needs approval: runs a command with root or another user's rights (sudo)" in (
+        result.stderr
+    )
     assert "not approved" in json.dumps(llm.requests[1].body["messages"])
 
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hermes_tui.core.events import Origin
 from hermes_tui.core.memory import FailureBudget
@@ -33,6 +33,20 @@ def deny_all(_command: str, _reason: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class CommandApproval:
+    """A terminal command waiting for the user: why it asks, and the prefixes that
+    "always allow for this session" would add (empty when no prefix can cover it)."""
+
+    command: str
+    reason: str
+    prefixes: tuple[str, ...] = ()
+
+
+CommandDecision = Literal["once", "session", "deny"]
+CommandApprover = Callable[[CommandApproval], CommandDecision]
+
+
 @dataclass
 class ToolContext:
     """What a tool call may know about who is calling; one per conversation (or review)."""
@@ -45,6 +59,10 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     memory_budget: FailureBudget = field(default_factory=FailureBudget)
     session_id: str | None = None
+    # Asks about a terminal command with its session prefixes; without it, `approver` is asked.
+    command_approver: CommandApprover | None = None
+    # Command prefixes the user allowed for the rest of this conversation.
+    allowed_prefixes: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,36 @@
 """The terminal toolset: run a shell command in a working directory that persists across calls.
 
-Output is captured through a temp file (no pipe can fill up and stall the command) and the
-exit code returned; the registry caps what the model sees. Commands that can do lasting damage
-are passed to the approver first (the TUI asks the user; the CLI refuses unless --yolo).
+Three steps per call: the shell policy (shell_policy/) decides allow / ask / deny with a
+reason; "ask" goes to the approver (the TUI's dialog, which can also allow a prefix for the
+session; the CLI refuses unless --yolo); then the command runs with a scrubbed environment,
+inside bubblewrap when the sandbox is on (sandbox.py). Output is captured through a temp
+file (no pipe can fill up and stall the command) and the exit code returned; the registry
+caps what the model sees.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shlex
 import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.tools.registry import Tool, ToolContext
+from hermes_tui.core.tools.registry import CommandApproval, Tool, ToolContext
+from hermes_tui.core.tools.sandbox import (
+    SandboxMode,
+    SandboxSpec,
+    SandboxStatus,
+    bwrap_argv,
+    probe,
+    scrubbed_env,
+)
 
 # A memory bound on what one command may return; what the model sees is capped centrally at
 # tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
@@ -26,59 +38,46 @@ MAX_OUTPUT = 2_000_000
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
-DANGEROUS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), reason)
-    for pattern, reason in (
-        (r"(?:^|[;&|]\s*|\s)sudo\b", "runs a command as root (sudo)"),
-        (r"\bmkfs(?:\.\w+)?\b", "formats a filesystem (mkfs)"),
-        (r"(?:^|[;&|]\s*)dd\b[^\n]*\bof=", "writes raw bytes with dd"),
-        (
-            r"\bchmod\s+(?:-\w*R\w*\s+)+0?777\b|\bchmod\s+0?777\s+-\w*R",
-            "makes a tree world-writable (chmod -R 777)",
-        ),
-        (
-            r"\bgit\s+push\b[^\n;&|]*(?:--force(?!-with-lease)\b|\s-\w*f\w*\b|\s\+\S+)",
-            "force-pushes over remote history",
-        ),
-        (
-            r"\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b",
-            "pipes a download into a shell",
-        ),
-        (r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}", "a fork bomb"),
-    )
-)
+
+@dataclass(frozen=True)
+class TerminalSettings:
+    """terminal.* from config, plus where the hermes home is (its files stay read-only)."""
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    sandbox: SandboxMode = "auto"
+    network: bool = True
+    env_passthrough: tuple[str, ...] = ()
+    hermes_home: Path | None = None
+    environ: Mapping[str, str] | None = field(default=None, repr=False)  # None: os.environ
 
 
-def _recursive_rm_outside(command: str, cwd: Path, workdir: Path) -> str | None:
-    for segment in re.split(r"[;&|]+|\n", command):
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            words = segment.split()
-        if not words or os.path.basename(words[0]) != "rm":
-            continue
-        flags = [w for w in words[1:] if w.startswith("-")]
-        if not any(
-            f == "--recursive" or (not f.startswith("--") and ("r" in f or "R" in f)) for f in flags
-        ):
-            continue
-        root = workdir.resolve()
-        for target in (w for w in words[1:] if not w.startswith("-")):
-            expanded = Path(os.path.expanduser(os.path.expandvars(target)))
-            resolved = (
-                (cwd / expanded).resolve() if not expanded.is_absolute() else expanded.resolve()
-            )
-            if resolved == root or root not in resolved.parents:
-                return f"recursively deletes {target}, outside the working directory {workdir}"
-    return None
+class Sandbox:
+    """Probes bubblewrap once, on the first command, and wraps commands while active."""
 
+    def __init__(self, settings: TerminalSettings) -> None:
+        self.settings = settings
+        self._status: SandboxStatus | None = None
 
-def danger(command: str, cwd: Path, workdir: Path) -> str | None:
-    """Why `command` needs approval, or None."""
-    for pattern, reason in DANGEROUS:
-        if pattern.search(command):
-            return reason
-    return _recursive_rm_outside(command, cwd, workdir)
+    @property
+    def status(self) -> SandboxStatus:
+        if self._status is None:
+            self._status = probe(self.settings.sandbox)
+        return self._status
+
+    def argv(self, argv: list[str], context: ToolContext) -> list[str]:
+        status = self.status
+        if not status.active or status.bwrap is None:
+            return argv
+        spec = SandboxSpec(
+            bwrap=status.bwrap,
+            workdir=context.workdir,
+            cwd=context.cwd,
+            hermes_home=self.settings.hermes_home or Path("/nonexistent"),
+            user_home=Path.home(),
+            network=self.settings.network,
+        )
+        return bwrap_argv(spec, argv, exists=os.path.lexists)
 
 
 def _cap(text: str) -> str:
@@ -89,7 +88,15 @@ def _cap(text: str) -> str:
     return f"{text[:head]}\n[... {omitted:,} characters of output left out ...]\n{text[-tail:]}"
 
 
-def run_command(command: str, context: ToolContext, timeout: float) -> dict[str, Any]:
+def run_command(
+    command: str,
+    context: ToolContext,
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    wrap: Any = None,
+) -> dict[str, Any]:
+    """Run `command` with bash in context.cwd; `wrap` turns the argv into a sandboxed one."""
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path = Path(scratch) / "out"
         cwd_path = Path(scratch) / "cwd"
@@ -97,9 +104,11 @@ def run_command(command: str, context: ToolContext, timeout: float) -> dict[str,
             f"{command}\n__hermes_rc=$?\npwd > {shlex.quote(str(cwd_path))}\nexit $__hermes_rc\n"
         )
         with out_path.open("wb") as out:
+            argv = ["bash", "-c", script]
             process = subprocess.Popen(
-                ["bash", "-c", script],
+                wrap(argv, context) if wrap is not None else argv,
                 cwd=context.cwd,
+                env=dict(env) if env is not None else None,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -136,19 +145,55 @@ def run_command(command: str, context: ToolContext, timeout: float) -> dict[str,
     return result
 
 
-def make_terminal_tools() -> list[Tool]:
+def _refusal(text: str) -> dict[str, Any]:
+    return {"success": False, "denied": True, "error": text}
+
+
+def _approved(command: str, verdict: Any, context: ToolContext) -> bool:
+    if context.command_approver is None:
+        return bool(context.approver(command, verdict.reason))
+    decision = context.command_approver(CommandApproval(command, verdict.reason, verdict.prefixes))
+    if decision == "session":
+        context.allowed_prefixes.update(verdict.prefixes)
+    return decision in ("once", "session")
+
+
+def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
+    settings = settings or TerminalSettings()
+    sandbox = Sandbox(settings)
+
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
+
         command = str(args["command"])
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
-        reason = danger(command, context.cwd, context.workdir)
-        if reason and not context.approver(command, reason):
+        verdict = decide(
+            command,
+            context.cwd,
+            context.workdir,
+            Path.home(),
+            PolicyConfig(settings.allow, settings.deny),
+            tuple(sorted(context.allowed_prefixes)),
+        )
+        if verdict.action == "deny":
+            return _refusal(
+                f"not run: {verdict.reason}, so it is never run. Do it another way, or ask the "
+                "user to run it themselves."
+            )
+        if verdict.action == "ask" and not _approved(command, verdict, context):
+            return _refusal(
+                f"not run: this command needs approval ({verdict.reason}) and it was not "
+                "approved. Find a safer way, or ask the user to run it themselves."
+            )
+        if settings.sandbox == "on" and not sandbox.status.active:
             return {
                 "success": False,
-                "denied": True,
-                "error": f"not run: the command {reason}, and it was not approved. Find a safer way "
-                "or ask the user to run it themselves.",
+                "error": f"not run: terminal.sandbox is on but the sandbox is unavailable: "
+                f"{sandbox.status.detail}. Tell the user; they can set terminal.sandbox: auto.",
             }
-        return run_command(command, context, timeout)
+        environ = os.environ if settings.environ is None else settings.environ
+        env = scrubbed_env(environ, settings.env_passthrough)
+        return run_command(command, context, timeout, env=env, wrap=sandbox.argv)
 
     def preview(result: dict[str, Any]) -> str:
         lines = len(result.get("output", "").splitlines())

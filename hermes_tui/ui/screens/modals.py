@@ -19,12 +19,18 @@ Decision = Literal["once", "session", "deny"]
 
 
 class ApprovalScreen(ModalScreen[Decision]):
-    """Asked from the turn's worker thread; the worker waits for the answer."""
+    """Asked from the turn's worker thread; the worker waits for the answer.
+
+    `prefixes` None: a generic question whose "a" allows everything for the session.
+    A terminal command passes the prefixes "a" would allow ("git push"); with none (the core
+    cannot tell what the command runs) there is no session answer, only once or no.
+    """
 
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > Vertical { width: 80%; max-width: 110; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
-    ApprovalScreen .command { background: $panel; padding: 0 1; margin: 1 0; }
+    ApprovalScreen > Vertical { width: 80%; max-width: 110; height: auto; max-height: 90%; border: thick $warning; background: $surface; padding: 1 2; }
+    ApprovalScreen .command { background: $panel; padding: 0 1; margin: 1 0; max-height: 12; overflow-y: auto; }
+    ApprovalScreen .reason { height: auto; }
     ApprovalScreen Horizontal { height: auto; align-horizontal: right; }
     """
     BINDINGS = [
@@ -33,19 +39,26 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("n,escape", "deny", "Deny"),
     ]
 
-    def __init__(self, command: str, reason: str) -> None:
+    def __init__(self, command: str, reason: str, prefixes: tuple[str, ...] | None = None) -> None:
         super().__init__()
-        self.command, self.reason = command, reason
+        self.command, self.reason, self.prefixes = command, reason, prefixes
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(
-                neutralise(f"The agent wants to run a command that {self.reason}:"), markup=False
-            )
+            yield Static("The agent wants to run:", markup=False)
             yield Static(neutralise(self.command), classes="command", markup=False)
+            yield Static(
+                neutralise(f"It needs your approval: {self.reason}."),
+                classes="reason",
+                markup=False,
+            )
             with Horizontal():
                 yield Button("Deny (n)", id="deny", variant="error")
-                yield Button("Allow for this session (a)", id="session")
+                if self.prefixes is None:
+                    yield Button("Allow for this session (a)", id="session")
+                elif self.prefixes:
+                    shown = ", ".join(f"{p} …" for p in self.prefixes)
+                    yield Button(f"Always allow {shown} this session (a)", id="session")
                 yield Button("Allow once (y)", id="once", variant="warning")
 
     @on(Button.Pressed)
@@ -56,7 +69,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.dismiss("once")
 
     def action_session(self) -> None:
-        self.dismiss("session")
+        if self.prefixes is None or self.prefixes:
+            self.dismiss("session")
 
     def action_deny(self) -> None:
         self.dismiss("deny")

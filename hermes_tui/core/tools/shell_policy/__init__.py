@@ -23,7 +23,15 @@ from hermes_tui.core.tools.shell_policy.model import (
     Rules,
 )
 
-__all__ = ["CANNOT_TELL", "Finding", "PolicyConfig", "Verdict", "decide", "parse_prefix"]
+__all__ = [
+    "CANNOT_TELL",
+    "Finding",
+    "PolicyConfig",
+    "PrefixError",
+    "Verdict",
+    "decide",
+    "parse_prefix",
+]
 
 Action = Literal["allow", "ask", "deny"]
 

@@ -363,6 +363,7 @@ class Script(Programs):
                         Finding("deny", f"matches the terminal.deny rule {' '.join(rule)!r}")
                     )
         own: list[Finding] = []
+        mark = len(self.analysis.findings)
         out = self.judge(base, path, args, scope, stdin, own)
         allowed = None
         if own and all(w is not None for w in words):
@@ -378,8 +379,9 @@ class Script(Programs):
         if allowed is not None:
             self.analysis.allowed_by.append(" ".join(allowed))
         else:
-            for finding in own:
-                self.analysis.add(finding)
+            # The command's own findings come before those of what it runs.
+            fresh = [f for f in own if f not in self.analysis.findings]
+            self.analysis.findings[mark:mark] = list(dict.fromkeys(fresh))
         return out
 
     def _network(self, why: str, own: list[Finding] | None = None, prefix: str | None = None):

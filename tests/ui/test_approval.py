@@ -1,0 +1,64 @@
+"""The terminal's approval dialog: the reason in full, and "always allow this prefix" for a session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app
+from textual.widgets import Button
+
+from hermes_tui.ui.screens.modals import ApprovalScreen
+
+SIZE = (130, 40)
+
+
+async def _next_dialog(app, pilot, after: ApprovalScreen | None = None) -> ApprovalScreen:
+    while (
+        not isinstance(app.screen, ApprovalScreen)
+        or app.screen is after
+        or not app.screen.query(".reason")
+    ):
+        await pilot.pause(0.05)
+    return app.screen
+
+
+def _tool_results(llm: FakeLLM) -> list[str]:
+    messages = llm.requests[-1].body["messages"]
+    return [m["content"] for m in messages if m["role"] == "tool"]
+
+
+async def test_always_allowing_a_prefix_covers_later_commands_of_the_session_only(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    gone_a, gone_b = tmp_path / "outside-a", tmp_path / "outside-b"
+    llm.script(
+        Reply(tool_calls=[("terminal", {"command": f"rm -rf {gone_a}"})]),
+        Reply(tool_calls=[("terminal", {"command": f"rm -rf {gone_b}"})]),
+        Reply(tool_calls=[("terminal", {"command": '"$HERMES_NOT_SET" --version'})]),
+        Reply(text="Done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "clean up"
+        await pilot.press("enter")
+        first = await _next_dialog(app, pilot)
+        reason = str(first.query_one(".reason").content)
+        assert f"recursively deletes {gone_a}, outside the working directory" in reason
+        assert reason.endswith(".") and "…" not in reason.split(":", 1)[1].rstrip(".")
+        assert "Always allow rm … this session" in str(first.query_one("#session", Button).label)
+        await pilot.press("a")
+        # The second rm runs without a dialog; the next one cannot be judged, so it asks,
+        # and offers no session answer.
+        third = await _next_dialog(app, pilot, after=first)
+        assert "$HERMES_NOT_SET" in str(third.query_one(".command").content)
+        assert "cannot tell what this runs" in str(third.query_one(".reason").content)
+        assert not third.query("#session")
+        await pilot.press("a")  # no session answer to give: nothing happens
+        assert app.screen is third
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+    results = [json.loads(text) for text in _tool_results(llm)]
+    assert [r.get("denied", False) for r in results] == [False, False, True]
+    assert "cannot tell what this runs" in results[2]["error"]
