@@ -94,6 +94,28 @@ def _sessions_db(path: Path) -> Check:
     )
 
 
+def _sandbox_check(terminal) -> Check:
+    """Whether terminal commands run inside bubblewrap, and why not."""
+    from hermes_tui.core.tools.sandbox import probe
+
+    status = probe(terminal.sandbox)
+    if status.active:
+        network = "network on" if terminal.network else "no network"
+        return Check("terminal sandbox", True, f"active: {status.detail}, {network}")
+    if terminal.sandbox == "on":
+        return Check(
+            "terminal sandbox", False, f"terminal.sandbox is on but unavailable: {status.detail}"
+        )
+    if terminal.sandbox == "off":
+        return Check("terminal sandbox", True, status.detail, warning=True)
+    return Check(
+        "terminal sandbox",
+        True,
+        f"inactive: {status.detail}; commands run with the shell policy only",
+        warning=True,
+    )
+
+
 def run_checks(args: argparse.Namespace) -> list[Check]:
     from hermes_tui.config import ConfigError, Overrides, resolve_home
     from hermes_tui.runtime import Runtime
@@ -129,6 +151,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
             )
         )
     checks.extend(_skill_checks(runtime.skills))
+    checks.append(_sandbox_check(config.terminal))
     has_fts5 = fts5_available()
     detail = f"SQLite {sqlite3.sqlite_version}"
     if not has_fts5:

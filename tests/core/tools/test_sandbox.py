@@ -1,0 +1,160 @@
+"""The second wall: what a terminal command can touch and see, whatever the policy said."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.sandbox import probe, scrubbed_env
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+
+needs_bwrap = pytest.mark.skipif(
+    not probe("auto").active, reason=f"no bubblewrap sandbox here: {probe('auto').detail}"
+)
+
+
+def _terminal(tmp_path: Path, **settings) -> tuple[ToolRegistry, ToolContext]:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    registry = ToolRegistry(make_terminal_tools(TerminalSettings(**settings)))
+    # Approve everything, as --yolo does: these tests are about the wall behind the policy.
+    return registry, ToolContext(cwd=work, workdir=work, approver=lambda _c, _r: True)
+
+
+def run(registry: ToolRegistry, context: ToolContext, command: str) -> dict:
+    return registry.call("terminal", {"command": command, "timeout": 30}, context)
+
+
+def test_children_lose_provider_keys_and_secret_looking_variables() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "OPENAI_API_KEY": "sk-live",
+        "ANTHROPIC_API_KEY": "sk-ant",
+        "GITHUB_TOKEN": "ghp_x",
+        "DB_PASSWORD": "hunter2",
+        "aws_secret_access_key": "abc",
+        "SSH_AUTH_SOCK": "/run/user/1/agent",
+    }
+    kept = scrubbed_env(environ, passthrough=("GITHUB_TOKEN",))
+    assert kept == {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghp_x", "SSH_AUTH_SOCK": "/run/user/1/agent"}
+
+
+def test_env_in_the_terminal_shows_no_provider_key(tmp_path: Path) -> None:
+    environ = {"PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-live-123", "MY_TOKEN": "t0k3n"}
+    registry, context = _terminal(tmp_path, environ=environ)
+    output = run(registry, context, "env")["output"]
+    assert "PATH=/usr/bin:/bin" in output
+    assert "sk-live-123" not in output and "t0k3n" not in output
+
+
+def test_sandbox_off_or_missing_says_why() -> None:
+    assert probe("off").detail == "off (terminal.sandbox: off)" and not probe("off").active
+    missing = probe("auto", which=lambda _name: None)
+    assert not missing.active and "install the bubblewrap package" in missing.detail
+
+
+def test_sandbox_on_without_bubblewrap_refuses_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    registry, context = _terminal(tmp_path, sandbox="on")
+    result = registry.call("terminal", {"command": "/bin/touch made"}, context)
+    assert "sandbox is unavailable" in result["error"] and "bubblewrap" in result["error"]
+    assert not (context.cwd / "made").exists()
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder outside both the working directory and /tmp (which stays writable)."""
+    root = Path("/var/tmp")
+    if not root.is_dir() or not shutil.os.access(root, shutil.os.W_OK):
+        pytest.skip("/var/tmp is not writable here")
+    victim = root / f"hermes-sandbox-test-{uuid.uuid4().hex[:8]}"
+    (victim / "keep").mkdir(parents=True)
+    yield victim
+    shutil.rmtree(victim, ignore_errors=True)
+
+
+@needs_bwrap
+def test_deleting_outside_the_working_directory_fails_even_when_approved(
+    tmp_path: Path, outside: Path
+) -> None:
+    registry, context = _terminal(tmp_path)
+    result = run(registry, context, f"rm -rf {outside} && echo gone")
+    assert result["exit_code"] != 0 and "Read-only file system" in result["output"]
+    assert (outside / "keep").is_dir()
+    inside = run(registry, context, "mkdir -p build/x && rm -rf build && echo done")
+    assert inside["success"] and "done" in inside["output"], "the working directory stays writable"
+
+
+@needs_bwrap
+def test_the_hermes_home_stays_read_only_even_inside_a_writable_place(tmp_path: Path) -> None:
+    home = tmp_path / "work" / ".hermes"
+    (home / "memories").mkdir(parents=True)
+    (home / ".env").write_text("OPENAI_API_KEY=sk\n")
+    (home / "memories" / "MEMORY.md").write_text("fact")
+    registry, context = _terminal(tmp_path, hermes_home=home)
+    for command in (
+        f"echo evil >> {home}/.env",
+        f"echo evil > {home}/memories/MEMORY.md",
+        f"rm -rf {home}/memories",
+        f"mv {home}/.env /tmp/stolen",
+    ):
+        assert run(registry, context, command)["exit_code"] != 0, command
+    assert (home / ".env").read_text() == "OPENAI_API_KEY=sk\n"
+    assert (home / "memories" / "MEMORY.md").read_text() == "fact"
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            connection.sendall(b"hello from the host\n")
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@needs_bwrap
+def test_network_false_blocks_a_loopback_connection(tmp_path: Path, loopback_server: int) -> None:
+    connect = (
+        "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', "
+        f"{loopback_server}), 3); print(s.recv(64).decode())\""
+    )
+    registry, context = _terminal(tmp_path, network=True)
+    assert "hello from the host" in run(registry, context, connect)["output"]
+    registry, context = _terminal(tmp_path, network=False)
+    blocked = run(registry, context, connect)
+    assert blocked["exit_code"] != 0 and "hello from the host" not in blocked["output"]
+    assert "Network is unreachable" in blocked["output"] or "refused" in blocked["output"]
+
+
+@needs_bwrap
+def test_sudo_cannot_gain_root_inside_the_sandbox(tmp_path: Path) -> None:
+    if shutil.which("sudo") is None:
+        pytest.skip("sudo is not installed")
+    registry, context = _terminal(tmp_path)
+    result = run(registry, context, "sudo -n true")
+    assert result["exit_code"] != 0
