@@ -43,7 +43,11 @@ def test_children_lose_provider_keys_and_secret_looking_variables() -> None:
         "SSH_AUTH_SOCK": "/run/user/1/agent",
     }
     kept = scrubbed_env(environ, passthrough=("GITHUB_TOKEN",))
-    assert kept == {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghp_x", "SSH_AUTH_SOCK": "/run/user/1/agent"}
+    assert kept == {
+        "PATH": "/usr/bin",
+        "GITHUB_TOKEN": "ghp_x",
+        "SSH_AUTH_SOCK": "/run/user/1/agent",
+    }
 
 
 def test_env_in_the_terminal_shows_no_provider_key(tmp_path: Path) -> None:
@@ -141,7 +145,7 @@ def loopback_server() -> Iterator[int]:
 def test_network_false_blocks_a_loopback_connection(tmp_path: Path, loopback_server: int) -> None:
     connect = (
         "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', "
-        f"{loopback_server}), 3); print(s.recv(64).decode())\""
+        f'{loopback_server}), 3); print(s.recv(64).decode())"'
     )
     registry, context = _terminal(tmp_path, network=True)
     assert "hello from the host" in run(registry, context, connect)["output"]
