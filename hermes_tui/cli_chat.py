@@ -138,6 +138,7 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
     from hermes_tui.config import ConfigError
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
+    from hermes_tui.core.tools.registry import CommandApproval, CommandDecision
 
     if not args.query.strip():
         return _outcome(
@@ -161,18 +162,41 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
 
     def approver(command: str, reason: str) -> bool:
         if args.yolo:
-            sink(ev.Notice("warning", f"--yolo: running without approval ({reason}): {command}"))
+            sink(ev.Notice("warning", f"--yolo: running a command that {reason}: {command}"))
             return True
         sink(
             ev.Notice(
-                "warning",
-                f"refused (needs approval: {reason}; run with --yolo to allow): {command}",
+                "warning", f"refused a command that {reason} (run with --yolo to allow): {command}"
             )
         )
         return False
 
+    def command_approver(request: CommandApproval) -> CommandDecision:
+        """The terminal's question; its reason may be "cannot tell what this runs: ..."."""
+        if args.yolo:
+            sink(
+                ev.Notice(
+                    "warning",
+                    f"--yolo: running without approval ({request.reason}): {request.command}",
+                )
+            )
+            return "once"
+        sink(
+            ev.Notice(
+                "warning",
+                f"refused (needs approval: {request.reason}; run with --yolo to allow): "
+                f"{request.command}",
+            )
+        )
+        return "deny"
+
     try:
-        session = runtime.open_session(session_id, approver=approver, reviewer=runtime.reviewer())
+        session = runtime.open_session(
+            session_id,
+            approver=approver,
+            command_approver=command_approver,
+            reviewer=runtime.reviewer(),
+        )
     except (ProviderNotConfigured, SessionError) as exc:
         return _outcome(error=str(exc), exit_code=EXIT_USAGE)
 
