@@ -823,7 +823,9 @@ async def test_wording_skill_detail_and_approval_reason_read_as_text(home: Path)
         reason = "deletes recursively outside the working directory (rm -r)"
         app.push_screen(ApprovalScreen("rm -rf /tmp/x", reason))
         await pilot.pause()
-        assert f"that {reason}:" in "".join(str(s.content) for s in app.screen.query("Static"))
+        assert f"It needs your approval: {reason}." in "".join(
+            str(s.content) for s in app.screen.query("Static")
+        )
         app.screen.dismiss("deny")
         await pilot.pause()
         app.push_screen(PendingScreen(app.runtime))
