@@ -29,6 +29,7 @@ class ConsoleSink:
         self.stream_text = stream_text
         self._lock = threading.Lock()
         self._mid_line = False
+        self._thinking = False  # said "thinking…" for the reasoning now streaming
 
     def _say(self, text: str) -> None:
         if self._mid_line and self.stream_text:
@@ -43,6 +44,15 @@ class ConsoleSink:
             self._handle(event)
 
     def _handle(self, event: Any) -> None:
+        if isinstance(event, ev.ReasoningDelta):
+            # The reasoning is not the answer (it is in --json and `sessions show`); a line on
+            # stderr says why nothing appears yet.
+            if not self._thinking:
+                self._thinking = True
+                self._say("thinking…")
+            return
+        if not isinstance(event, ev.Notice):
+            self._thinking = False
         if isinstance(event, ev.TextDelta):
             if self.stream_text:
                 self.out.write(event.text)

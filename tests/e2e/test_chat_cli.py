@@ -328,5 +328,6 @@ def test_reasoning_stays_out_of_stdout_and_is_kept_with_the_session(
     llm.script(Reply(reasoning="Think it over first.", text="Again."))
     plain = chat(home, "again", "--continue")
     assert plain.stdout.strip() == "Again.", "reasoning is not the answer"
+    assert plain.stderr.count("thinking…") == 1
     shown = hermes(home, "sessions", "show", data["session_id"])
     assert "(thought: Greet them back, briefly.)\nHello." in shown.stdout
