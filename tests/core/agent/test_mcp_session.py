@@ -66,3 +66,34 @@ def test_the_model_calls_an_mcp_tool_with_the_servers_schema_and_the_review_may_
         ("mcp__time__get_current_time", True),
         ("mcp__time__get_current_time", False),
     ]
+
+
+def test_a_memory_write_after_an_mcp_result_is_held_with_that_result_as_its_source(
+    home: Path, tmp_path: Path
+) -> None:
+    with FakeLLM() as llm:
+        runtime = open_runtime(
+            home,
+            llm.openai_url,
+            mcp_servers=TIME_SERVER,
+            memory={"nudge_interval": 0},
+            skills={"creation_nudge_interval": 0},
+        )
+        llm.script(
+            Reply(tool_calls=[("mcp__time__get_current_time", {"timezone": "UTC"})]),
+            Reply(
+                tool_calls=[
+                    ("memory", {"action": "add", "target": "memory", "content": "Servers run UTC."})
+                ]
+            ),
+            Reply(text="Noted."),
+        )
+        try:
+            session = runtime.open_session(cwd=tmp_path)
+            session.submit("what time is it on the servers? remember the zone")
+        finally:
+            runtime.stop_mcp()
+    assert runtime.memory.entries("memory") == []  # MCP output is untrusted: the write waits
+    (record,) = runtime.pending.list()
+    (source,) = record.sources
+    assert source["tool"] == "mcp__time__get_current_time"
