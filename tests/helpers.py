@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,6 +22,20 @@ def cli_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in LEAKY_VARIABLES}
     env.update(extra)
     return env
+
+
+def run_cli(
+    home: Path, *args: str, cwd: Path | None = None, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`hermes-tui --home HOME ARGS…` as a user runs it, without the machine's keys."""
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=cli_env(**env),
+    )
 
 
 def skill_text(

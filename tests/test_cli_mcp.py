@@ -8,19 +8,13 @@ import sys
 from pathlib import Path
 
 import yaml
-from helpers import cli_env
+from helpers import run_cli
 
 FAKE = str(Path(__file__).resolve().parent / "fakes" / "mcp_server.py")
 
 
 def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=120,
-    )
+    return run_cli(home, *args)
 
 
 def configure(home: Path) -> None:

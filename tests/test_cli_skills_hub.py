@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from helpers import cli_env, skill_text, write_skill
+from helpers import run_cli, skill_text, write_skill
 
 
 def run(*args: str, home: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=cwd,
-        timeout=60,
-    )
+    return run_cli(home, *args, cwd=cwd)
 
 
 def collection(root: Path) -> Path:
