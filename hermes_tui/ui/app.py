@@ -129,7 +129,8 @@ class HermesApp(App):
         forwarder.app = self
         self.session: Any = None
         self.cancel = threading.Event()
-        self.allowed_for_session = False
+        # Approval scopes the user allowed "for this session", and which session that was.
+        self.allowed_for_session: tuple[str | None, set[str]] = (None, set())
         self.watch_files_enabled = watch_files
         self.resume_on_start = resume
         self._stop_watch = threading.Event()
@@ -336,13 +337,18 @@ class HermesApp(App):
 
     def approve(self, command: str, reason: str) -> bool:
         """Called on the turn's worker thread; blocks until the user answers the modal."""
+        from hermes_tui.core.tools.registry import approval_scope
         from hermes_tui.ui.screens.modals import ApprovalScreen
 
-        if self.allowed_for_session:
+        session_id = getattr(self.session, "id", None)
+        if self.allowed_for_session[0] != session_id:
+            self.allowed_for_session = (session_id, set())
+        scope = approval_scope(command)
+        if scope in self.allowed_for_session[1]:
             return True
         decision = self._ask(ApprovalScreen(command, reason))
         if decision == "session":
-            self.allowed_for_session = True
+            self.allowed_for_session[1].add(scope)
         return decision in ("once", "session")
 
     def approve_command(self, request: Any) -> str:

@@ -62,3 +62,28 @@ async def test_always_allowing_a_prefix_covers_later_commands_of_the_session_onl
     results = [json.loads(text) for text in _tool_results(llm)]
     assert [r.get("denied", False) for r in results] == [False, False, True]
     assert "cannot tell what this runs" in results[2]["error"]
+
+
+async def test_a_session_answer_to_a_generic_request_covers_only_that_request(home: Path) -> None:
+    app = make_app(home)
+    answers = iter(["session", "deny", "session", "deny"])
+    asked: list[str] = []
+
+    def ask(screen) -> str:
+        asked.append(screen.command)
+        return next(answers)
+
+    async with app.run_test(size=SIZE):
+        app._ask = ask  # the dialog's answer, as a user would give it
+        assert app.approve("read_file /etc/hosts", "reads outside the working directory")
+        assert app.approve("read_file /etc/hosts", "reads outside the working directory")
+        assert not app.approve("read_file /etc/shadow", "reads outside the working directory")
+        assert app.approve('mcp gh.create_issue {"title": "a"}', "asks before every call")
+        assert app.approve('mcp gh.create_issue {"title": "b"}', "asks before every call")
+        assert not app.approve("mcp gh.delete_repo {}", "asks before every call")
+    assert asked == [
+        "read_file /etc/hosts",
+        "read_file /etc/shadow",
+        'mcp gh.create_issue {"title": "a"}',
+        "mcp gh.delete_repo {}",
+    ]

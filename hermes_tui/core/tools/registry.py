@@ -29,6 +29,15 @@ Handler = Callable[[dict[str, Any], "ToolContext"], dict[str, Any]]
 Approver = Callable[[str, str], bool]
 
 
+def approval_scope(request: str) -> str:
+    """What "allow for this session" covers of an approval request: the same MCP tool
+    (`mcp server.tool …`, whatever its arguments), else exactly the same request (the same
+    tool on the same resolved path). Never everything: a session answer is not --yolo."""
+    if request.startswith("mcp "):
+        return " ".join(request.split(" ", 2)[:2])
+    return request
+
+
 def deny_all(_command: str, _reason: str) -> bool:
     return False
 

@@ -55,7 +55,13 @@ class ApprovalScreen(ModalScreen[Decision]):
             with Horizontal():
                 yield Button("Deny (n)", id="deny", variant="error")
                 if self.prefixes is None:
-                    yield Button("Allow for this session (a)", id="session")
+                    # Generic requests (a file outside the roots, an ask-first MCP tool): the
+                    # session answer covers the same request again, never everything.
+                    from hermes_tui.core.tools.registry import approval_scope
+
+                    scope = approval_scope(self.command)
+                    what = f"{scope} …" if scope != self.command else "this again"
+                    yield Button(f"Allow {neutralise(what)} this session (a)", id="session")
                 elif self.prefixes:
                     shown = ", ".join(f"{p} …" for p in self.prefixes)
                     yield Button(f"Always allow {shown} this session (a)", id="session")
