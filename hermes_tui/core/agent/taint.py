@@ -118,6 +118,9 @@ def network_program(command: str) -> str | None:
     return None
 
 
+OUTSIDE_PROVENANCE = frozenset({"hub", "external"})
+
+
 def untrusted_reason(
     name: str,
     arguments: dict[str, Any],
@@ -140,6 +143,9 @@ def untrusted_reason(
         if not _inside(path, workdir):
             return f"a file outside the working directory ({path})"
         return None
+    if name == "skill_view" and result.get("provenance") in OUTSIDE_PROVENANCE:
+        # Installed from a hub or read from an external folder: written by someone else.
+        return f"a skill from outside ({result['provenance']}: {result.get('name')})"
     if name == "terminal":
         program = network_program(str(arguments.get("command") or ""))
         return f"output of a network command ({program})" if program else None

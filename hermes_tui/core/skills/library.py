@@ -324,7 +324,12 @@ class SkillLibrary(SkillWrites):
                 content = f"binary file, {len(data):,} bytes"
             if record:
                 self.usage.record_view(skill.name)
-            result = {"success": True, "name": skill.name, "file_path": file_path}
+            result = {
+                "success": True,
+                "name": skill.name,
+                "file_path": file_path,
+                "provenance": self.provenance(skill),
+            }
             return {**result, "content": content, **({"binary": True} if binary else {})}
         assert skill.document is not None
         if record:
@@ -338,6 +343,7 @@ class SkillLibrary(SkillWrites):
             "content": skill.document.body,
             "linked_files": self.linked_files(skill),
             "path": str(skill.skill_md),
+            "provenance": self.provenance(skill),
         }
         if skill.duplicate_of is not None:
             result["duplicate_of"] = str(skill.duplicate_of)

@@ -305,3 +305,34 @@ def test_a_resumed_session_is_still_tainted(home: Path, tmp_path: Path, llm: Fak
     resumed.submit("remember we use helm")
     [record] = runtime.pending.list()
     assert record.sources[0]["tool"] == "read_file"
+
+
+def test_a_skill_installed_from_outside_taints_the_turn_that_loads_it(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    from helpers import write_skill
+
+    from hermes_tui.core.skills.install import SkillInstaller, fetch, find_candidates, parse_source
+
+    runtime = open_runtime(home, llm.openai_url)
+    source = tmp_path / "hub"
+    write_skill(source, "deploy-notes", "ops")
+    with fetch(parse_source(str(source))) as fetched:
+        SkillInstaller(runtime.skills).install(fetched, find_candidates(fetched.root))
+    llm.script(
+        Reply(tool_calls=[("skill_view", {"name": "deploy-notes"})]),
+        Reply(tool_calls=[("memory", {"action": "add", "target": "memory", "content": "Deploy."})]),
+        Reply(text="Noted."),
+        Reply(tool_calls=[("skill_view", {"name": "systematic-debugging"})]),  # bundled: ours
+        Reply(
+            tool_calls=[("memory", {"action": "add", "target": "user", "content": "Likes logs."})]
+        ),
+        Reply(text="Noted."),
+    )
+    project = _project(tmp_path)
+    runtime.open_session(cwd=project).submit("load the deploy notes")
+    (record,) = runtime.pending.list()
+    assert record.sources[0]["tool"] == "skill_view"
+    assert "a skill from outside (hub: deploy-notes)" in record.sources[0]["reason"]
+    runtime.open_session(cwd=project).submit("load the debugging skill")
+    assert runtime.memory.entries("user") == ["Likes logs."]
