@@ -49,7 +49,24 @@ NETWORK_SUBCOMMANDS = {
 }
 # Interpreters handed a one-liner that fetches something.
 _FETCH_IN_CODE = re.compile(r"urllib|requests\.|httpx|http\.client|fetch\(|urlopen|LWP|Net::HTTP")
-_WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "command", "exec", "xargs", "nice"})
+_WRAPPERS = frozenset(
+    {
+        "sudo", "env", "time", "nohup", "command", "exec", "xargs", "nice", "ionice", "stdbuf",
+        "setsid", "unbuffer", "chrt", "taskset", "flock", "timeout", "watch", "builtin", "doas",
+    }
+)  # fmt: skip
+# Wrappers whose first plain argument is theirs, not the command's (`timeout 5 curl …`).
+_WRAPPER_ARGUMENT = frozenset({"timeout", "chrt", "taskset", "flock"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+# Programs that print a file they are given: reading one outside the working directory brings
+# its text into the conversation as surely as read_file does.
+READERS = frozenset(
+    {
+        "cat", "tac", "head", "tail", "less", "more", "nl", "grep", "egrep", "fgrep", "rg",
+        "sed", "awk", "jq", "yq", "base64", "xxd", "od", "hexdump", "strings", "cut", "sort",
+        "uniq", "column", "fold", "fmt", "tr", "diff", "cmp", "find", "ls", "tree", "file",
+    }
+)  # fmt: skip
 _SEGMENTS = re.compile(r"\|\|?|&&|;|\n|\$\(|`|\(|\)")
 
 
@@ -99,13 +116,16 @@ def network_program(command: str) -> str | None:
             words = shlex.split(segment, posix=True)
         except ValueError:
             words = segment.split()
-        while words and ("=" in words[0].split("/")[0] or words[0] in _WRAPPERS):
-            words.pop(0)
-            while words and words[0].startswith("-"):
-                words.pop(0)  # the wrapper's own options (sudo -u x is close enough)
+        words = _unwrapped(words)
         if not words:
             continue
         program = os.path.basename(words[0])
+        if program in _SHELLS and "-c" in words[1:-1]:
+            # The script may have been cut at a `|` above: read on to the segment's end.
+            inner = network_program(" ".join(words[words.index("-c", 1) + 1 :]).strip("'\""))
+            if inner:
+                return inner
+            continue
         if program in NETWORK_PROGRAMS:
             return program
         subcommands = NETWORK_SUBCOMMANDS.get(program)
@@ -115,6 +135,39 @@ def network_program(command: str) -> str | None:
             segment
         ):
             return f"{program} fetching a URL"
+    return None
+
+
+def _unwrapped(words: list[str]) -> list[str]:
+    """The command a run of wrappers and VAR=value prefixes runs (`timeout 5 env X=1 curl …`)."""
+    while words and ("=" in words[0].split("/")[0] or os.path.basename(words[0]) in _WRAPPERS):
+        wrapper = os.path.basename(words.pop(0))
+        while words and words[0].startswith("-"):
+            words.pop(0)  # the wrapper's own options (sudo -u x is close enough)
+        if wrapper in _WRAPPER_ARGUMENT and words:
+            words.pop(0)
+        while words and re.fullmatch(r"[\d.]+[smhd]?", words[0]):
+            words.pop(0)  # an option's value (`nice -n 5`, `timeout -k 1 5`)
+    return words
+
+
+def outside_read(command: str, workdir: Path, cwd: Path) -> str | None:
+    """A file outside the working directory that a terminal command prints, or None."""
+    for segment in _SEGMENTS.split(command):
+        try:
+            words = _unwrapped(shlex.split(segment, posix=True))
+        except ValueError:
+            continue
+        if not words or os.path.basename(words[0]) not in READERS:
+            continue
+        for word in words[1:]:
+            if word.startswith("-") or word in ("/dev/null", "-"):
+                continue
+            if word.startswith(("/", "~")) or word.startswith(".."):
+                path = Path(os.path.expanduser(word))
+                path = path if path.is_absolute() else cwd / path
+                if not _inside(path, workdir):
+                    return str(path)
     return None
 
 
@@ -132,6 +185,18 @@ def untrusted_reason(
     untrusted_tools: frozenset[str],
 ) -> str | None:
     """Why this tool result is untrusted input, or None when it is not."""
+    if name == "terminal":
+        # Checked whether or not the command failed: its output is there either way.
+        command = str(arguments.get("command") or "")
+        program = network_program(command)
+        if program:
+            return f"output of a network command ({program})"
+        outside = outside_read(command, workdir, cwd)
+        return (
+            f"a file outside the working directory ({outside}), printed by the terminal"
+            if outside
+            else None
+        )
     if result.get("success") is False:
         return None  # an error message is ours, not the outside world's
     if name in untrusted_tools:
@@ -146,9 +211,6 @@ def untrusted_reason(
     if name == "skill_view" and result.get("provenance") in OUTSIDE_PROVENANCE:
         # Installed from a hub or read from an external folder: written by someone else.
         return f"a skill from outside ({result['provenance']}: {result.get('name')})"
-    if name == "terminal":
-        program = network_program(str(arguments.get("command") or ""))
-        return f"output of a network command ({program})" if program else None
     if name == "session_search":
         foreign = [
             hit

@@ -33,6 +33,10 @@ def llm():
         ("echo $(curl -s https://x.example)", "curl"),
         ("python3 -c 'import urllib.request as u; print(u.urlopen(\"https://x\").read())'", None),
         ("ssh bastion cat /etc/motd", "ssh"),
+        ("timeout 5 curl -s https://x.example", "curl"),
+        ("bash -c 'curl -s https://x.example | head'", "curl"),
+        ("nice -n 5 stdbuf -oL wget -qO- https://x.example", "wget"),
+        ("xargs -n1 curl -s < urls.txt", "curl"),
     ],
 )
 def test_network_commands_are_recognised(command: str, program: str | None) -> None:
@@ -336,3 +340,29 @@ def test_a_skill_installed_from_outside_taints_the_turn_that_loads_it(
     assert "a skill from outside (hub: deploy-notes)" in record.sources[0]["reason"]
     runtime.open_session(cwd=project).submit("load the debugging skill")
     assert runtime.memory.entries("user") == ["Likes logs."]
+
+
+def test_a_failed_network_command_and_a_terminal_read_outside_still_taint(tmp_path: Path) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+
+    def reason(command: str, ok: bool = True) -> str | None:
+        return untrusted_reason(
+            "terminal",
+            {"command": command},
+            {"success": ok, "output": "text"},
+            workdir=work,
+            cwd=work,
+            session_id="s",
+            untrusted_tools=frozenset(),
+        )
+
+    assert reason("curl -s https://x.example; exit 3", ok=False) == (
+        "output of a network command (curl)"
+    )
+    assert reason(f"cat {tmp_path / 'outside.md'}") == (
+        f"a file outside the working directory ({tmp_path / 'outside.md'}), printed by the terminal"
+    )
+    assert reason("head -n 5 ../notes.txt") is not None
+    assert reason("cat README.md && grep -n x src/app.py") is None
+    assert reason("ls -la /dev/null") is None
