@@ -251,7 +251,9 @@ class AssistantMessage(Widget):
         yield self.markdown
 
     def on_mount(self) -> None:
-        self._pump_soon()
+        # Not `_pump_soon()` here: during on_mount `is_mounted` is still False, so a reply
+        # mounted with its text (a resumed session, scroll-back) would never be drawn.
+        self.call_after_refresh(self._pump_soon)
 
     def write(self, fragment: str) -> None:
         self.text += fragment

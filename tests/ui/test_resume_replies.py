@@ -1,0 +1,37 @@
+"""A resumed session shows its replies, not only the user's messages and the tool rows."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app
+
+from hermes_tui.ui.widgets.chat import AssistantMessage, RenderedMarkdown
+
+SIZE = (100, 30)
+
+
+async def test_a_resumed_session_draws_every_reply(home: Path, llm: FakeLLM) -> None:
+    llm.script(Reply(text="First answer here."), Reply(text="Second **answer**."))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        for question in ("one", "two"):
+            app.query_one("#chat-input").text = question
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+        session_id = app.session.id
+    again = make_app(home, llm.openai_url)
+    async with again.run_test(size=SIZE) as pilot:
+        again.resume(session_id)
+        await again.workers.wait_for_complete()
+        deadline = time.monotonic() + 30
+        while not all(m.settled for m in again.query(AssistantMessage)):
+            assert time.monotonic() < deadline, "the resumed replies were never drawn"
+            await pilot.pause(0.05)
+        drawn = [
+            "\n".join(strip.text for strip in m.query_one(RenderedMarkdown).strips)
+            for m in again.query(AssistantMessage)
+        ]
+    assert [" ".join(text.split()) for text in drawn] == ["First answer here.", "Second answer."]
