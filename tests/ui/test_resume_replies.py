@@ -35,3 +35,15 @@ async def test_a_resumed_session_draws_every_reply(home: Path, llm: FakeLLM) -> 
             for m in again.query(AssistantMessage)
         ]
     assert [" ".join(text.split()) for text in drawn] == ["First answer here.", "Second answer."]
+
+
+async def test_the_reviews_hint_shows_its_bracket_keys(home: Path) -> None:
+    from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
+
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        app.action_pane("reviews")
+        await pilot.pause()
+        hint = app.query_one(ReviewsPane).query_one(".hint")
+        assert "[ and ] pick a change" in str(hint.render())

@@ -92,7 +92,9 @@ class ReviewsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield ListView(id="review-list")
-        yield Static("Select a review; [ and ] pick a change, z undoes it.", classes="hint")
+        yield Static(
+            "Select a review; [ and ] pick a change, z undoes it.", classes="hint", markup=False
+        )
         yield VerticalScroll(id="review-changes")
 
     def on_mount(self) -> None:
