@@ -156,7 +156,6 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "valgrind": (frozenset(), 0),
     "catchsegv": (frozenset(), 0),
     "dbus-launch": (frozenset(), 0),
-    "systemd-run": (frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv"}), 0),
     "setpriv": (frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"}), 0),
     "sudo": (
         frozenset({"-u", "-g", "-U", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-R"})

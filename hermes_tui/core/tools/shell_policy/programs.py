@@ -491,6 +491,68 @@ class Programs:
             own.append(Finding("system", "shuts down or restarts the machine (systemctl)", prefix))
         return NONE
 
+    # Programs that hand a command to a process started outside this one (a terminal
+    # multiplexer's server, the session bus): it runs outside the sandbox, with the user's
+    # whole environment, so nothing here can vouch for it.
+    _TMUX_RUNNERS = frozenset(
+        {
+            "send-keys", "send", "new-session", "new", "new-window", "neww", "split-window",
+            "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell",
+            "run", "if-shell", "if", "pipe-pane", "pipep", "source-file", "source",
+            "command-prompt", "display-popup", "popup",
+        }
+    )  # fmt: skip
+
+    def _cmd_tmux(self, base, args, scope, stdin, own, prefix) -> Stream:
+        if any(a.value in self._TMUX_RUNNERS or a.value is None for a in args):
+            own.append(
+                Finding(
+                    "system",
+                    "runs a command in a tmux session, outside the sandbox and this terminal",
+                    prefix,
+                )
+            )
+        return NONE
+
+    def _cmd_screen(self, base, args, scope, stdin, own, prefix) -> Stream:
+        values = [a.value for a in args]
+        if "-X" in values or "-x" in values or any(v is None for v in values):
+            own.append(
+                Finding(
+                    "system", "sends a command to a screen session, outside the sandbox", prefix
+                )
+            )
+        return NONE
+
+    def _cmd_busctl(self, base, args, scope, stdin, own, prefix) -> Stream:
+        if any(a.value in ("call", "set-property", "emit") or a.value is None for a in args):
+            own.append(
+                Finding(
+                    "system",
+                    f"calls the system or session bus ({base}), which can start programs outside "
+                    "the sandbox",
+                    prefix,
+                )
+            )
+        return NONE
+
+    _cmd_gdbus = _cmd_busctl
+
+    def _cmd_dbus_send(self, base, args, scope, stdin, own, prefix) -> Stream:
+        if not any(a.value in ("--help", "-h") for a in args):
+            own.append(
+                Finding(
+                    "system", "sends a message on the bus (dbus-send), outside the sandbox", prefix
+                )
+            )
+        return NONE
+
+    def _cmd_systemd_run(self, base, args, scope, stdin, own, prefix) -> Stream:
+        own.append(
+            Finding("system", "starts a program through systemd, outside the sandbox", prefix)
+        )
+        return NONE
+
     def _cmd_init(self, base, args, scope, stdin, own, prefix) -> Stream:
         if any(a.value in ("0", "6") for a in args):
             own.append(Finding("system", "shuts down or restarts the machine (init)", prefix))
