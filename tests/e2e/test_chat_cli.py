@@ -301,6 +301,9 @@ def test_ctrl_c_prints_a_json_object_marked_interrupted(
         text=True,
         cwd=tmp_path,
         env=cli_env(OPENAI_API_KEY="test-key"),
+        # A suite started as a background job inherits SIGINT ignored, and so would the child:
+        # give it the default a user's terminal gives it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stderr is not None
     seen = []
