@@ -65,7 +65,17 @@ def agents_md(cwd: Path, scanner: threats.Scanner | None = None) -> str:
     """The working directory's AGENTS.md for the context tier ('' if none or unsafe)."""
     path = cwd / "AGENTS.md"
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        if not path.is_file():
+            return ""
+        target = path.resolve()
+        base = cwd.resolve()
+        if base not in target.parents:
+            # A link out of the project (to ~/.netrc, say) would send that file to the provider.
+            return (
+                f"[{path} was not loaded: it is a link to {target}, outside the working "
+                "directory. Copy the instructions into the project to use them.]"
+            )
+        text = target.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
     # Only refuse-tier findings count: AGENTS.md and SOUL.md are the user's own files.
