@@ -57,7 +57,11 @@ def _read_text(path: Path) -> str:
         raise FileNotFoundError(f"{path} does not exist")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory; use search_files or terminal `ls`")
-    data = path.read_bytes()[:MAX_READ_BYTES]
+    if not path.is_file():
+        # A FIFO would block the turn forever, a device could stream without end.
+        raise ValueError(f"{path} is not a regular file (a pipe, socket or device)")
+    with path.open("rb") as handle:  # at most the cap, whatever the file's size
+        data = handle.read(MAX_READ_BYTES)
     if b"\x00" in data[:8192]:
         raise ValueError(f"{path} looks like a binary file")
     return data.decode("utf-8", errors="replace")
@@ -327,4 +331,6 @@ def _walk(root: Path):
     for directory, subdirs, files in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
-            yield Path(directory) / name
+            path = Path(directory) / name
+            if path.is_file():  # not pipes, sockets or devices: reading one can block forever
+                yield path

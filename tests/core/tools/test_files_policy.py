@@ -158,3 +158,19 @@ def test_the_sessions_scratch_folder_is_readable_without_asking(place: dict[str,
         in registry.call("read_file", {"path": str(scratch / "out.txt")}, context)["content"]
     )
     assert asked == []
+
+
+def test_a_named_pipe_is_refused_and_skipped_instead_of_blocking(tmp_path: Path) -> None:
+    import os
+
+    from hermes_tui.core.tools.files import make_file_tools
+    from hermes_tui.core.tools.registry import ToolContext
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "notes.txt").write_text("needle\n")
+    tools = {t.name: t for t in make_file_tools()}
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path)
+    read = tools["read_file"].handler({"path": "pipe"}, context)
+    assert read["success"] is False and "not a regular file" in read["error"]
+    found = tools["search_files"].handler({"pattern": "needle"}, context)
+    assert found["success"] is not False and "notes.txt" in str(found)
