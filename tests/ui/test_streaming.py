@@ -176,3 +176,18 @@ async def test_a_new_width_draws_a_settled_reply_again(home: Path, llm: FakeLLM)
         await settle(pilot, message)
         wide = message.query_one(RenderedMarkdown)
         assert wide.rendered_width == message.content_size.width and len(wide.strips) < narrow
+
+
+async def test_a_burst_drawn_after_its_turn_ended_still_leaves_the_chat_at_its_end(
+    home: Path, llm: FakeLLM
+) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        await chat.stream(long_reply(12))  # arrives at once: drawn in steps after the turn ends
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        await pilot.pause(0.2)
+        assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y

@@ -492,7 +492,10 @@ class ChatView(VerticalScroll):
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
-        if message.control is self.current:
+        # Follow the newest reply while it is drawn, also after its turn ended (a burst from a
+        # fast provider is drawn in steps after the last event arrived).
+        newest = self.turns[-1].widgets[-1] if self.turns and self.turns[-1].widgets else None
+        if message.control is newest:
             self.scroll_end(animate=False)
 
     async def tool_started(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
