@@ -145,3 +145,11 @@ def test_deeply_nested_scripts_stop_with_a_reason() -> None:
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
     result = verdict(line)
     assert result.action == "ask" and "nested" in result.reason
+
+
+@pytest.mark.parametrize(
+    "command", ["git -C . push", "git -c x=y push -f origin", "git --no-pager push origin main"]
+)
+def test_a_git_deny_rule_sees_through_gits_global_options(command: str) -> None:
+    verdict = decide(command, "/w", "/w", "/h", PolicyConfig(deny=("git push",)))
+    assert verdict.action == "deny" and "terminal.deny rule 'git push'" in verdict.reason

@@ -27,6 +27,7 @@ from hermes_tui.core.tools.shell_policy.model import (
     Scope,
     Stream,
     fetcher_in,
+    git_without_globals,
     prefix_matches,
     suggest_prefix,
 )
@@ -357,8 +358,11 @@ class Script(Programs):
         rules = self.rules
         if all(w is not None for w in words):
             known = [w for w in words if w is not None]
+            forms = [known, [base, *known[1:]]]
+            if base == "git" and (plain := git_without_globals([base, *known[1:]])) is not None:
+                forms.append(plain)  # `git -C . push` is still `git push` to a deny rule
             for rule in rules.deny:
-                if prefix_matches(rule, known) or prefix_matches(rule, [base, *known[1:]]):
+                if any(prefix_matches(rule, form) for form in forms):
                     self.analysis.add(
                         Finding("deny", f"matches the terminal.deny rule {' '.join(rule)!r}")
                     )

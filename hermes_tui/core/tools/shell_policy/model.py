@@ -106,6 +106,17 @@ def git_subcommand(args: Sequence[Word]) -> str | None:
     return None
 
 
+def git_without_globals(words: Sequence[str]) -> list[str] | None:
+    """`git -C dir -c k=v push -f` as `git push -f`, so a prefix rule sees the subcommand."""
+    i = 1
+    while i < len(words):
+        text = words[i]
+        if not text.startswith("-"):
+            return [words[0], *words[i:]]
+        i += 2 if text in cmds.GIT_VALUE_OPTIONS else 1
+    return None
+
+
 @dataclass
 class Scope:
     """Where relative paths point: every directory the shell may be in at this point."""
