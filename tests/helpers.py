@@ -121,3 +121,11 @@ def spec_problems_of_created_skills(home: Path) -> dict[str, list[str]]:
         if folder.name in created and not hidden and (found := validate(folder)):
             problems[str(folder.relative_to(home))] = found
     return problems
+
+
+async def send(app, pilot, text: str) -> None:
+    """Type `text` in the app's message box, send it, and wait for the turn's workers."""
+    app.query_one("#chat-input").text = text
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()

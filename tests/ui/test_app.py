@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, skill_text
+from helpers import make_app, send, skill_text
 from textual.widgets import Static
 
 from hermes_tui.ui.screens.editor import DiffPreview, SkillEditor
@@ -17,13 +17,6 @@ from hermes_tui.ui.widgets.reviews_pane import ReviewItem
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
 SIZE = (130, 40)
-
-
-async def send(app, pilot, text: str) -> None:
-    app.query_one("#chat-input").text = text
-    await pilot.press("enter")
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def test_sending_a_message_streams_the_reply_and_shows_a_tool_row(

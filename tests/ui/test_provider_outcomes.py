@@ -5,20 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, send
 from textual.widgets._collapsible import CollapsibleTitle
 
 from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock, ToolRow
 from hermes_tui.ui.widgets.reasoning import ReasoningBlock
 
 SIZE = (130, 40)
-
-
-async def send(app, pilot, text: str) -> None:
-    app.query_one("#chat-input").text = text
-    await pilot.press("enter")
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def test_two_turns_whose_tool_calls_carry_the_same_id_are_both_shown(
