@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from hermes_tui.core.skills.usage import parse_time
+
 DAY = 86_400.0
 BLOCKS = " ▁▂▃▄▅▆▇█"
 
@@ -39,6 +41,7 @@ class SkillStats:
     failures: int
     patches: int
     patches_per_day: tuple[int, ...]  # oldest day first, one per day of the window
+    created_in_window: bool = False  # written (by the agent, a review or the user) lately
 
     @property
     def success_rate(self) -> float | None:
@@ -164,6 +167,7 @@ def _skill_stats(
                 failures=int(record.get("failure_count", 0) or 0),
                 patches=len(patches.get(skill.name, [])),
                 patches_per_day=tuple(per_day),
+                created_in_window=(parse_time(record.get("created_at")) or 0) >= since,
             )
         )
     stats.sort(key=lambda s: (-s.uses, -s.patches, s.name))
@@ -235,7 +239,7 @@ def render_text(insights: Insights, *, width: int = 100) -> str:
     if not insights.sessions:
         lines.append("  (no sessions yet)")
     lines += ["", "Skills: uses, success rate, ✎ patches (one block per day, last 30 days)"]
-    shown = [s for s in insights.skills if s.uses or s.patches][:15]
+    shown = [s for s in insights.skills if s.uses or s.patches or s.created_in_window][:15]
     for skill in shown:
         rate = "    –" if skill.success_rate is None else f"{skill.success_rate:>5.0%}"
         lines.append(
@@ -243,7 +247,7 @@ def render_text(insights: Insights, *, width: int = 100) -> str:
             f"{skill.patches:>2} ✎ {sparkline(skill.patches_per_day[-30:])}"
         )
     if not shown:
-        lines.append("  (no skill used or patched in this window)")
+        lines.append("  (no skill created, used or patched in this window)")
     lines += ["", "Memory fill after each write (full block = the limit)"]
     for target, values in insights.memory_fill.items():
         limit = insights.memory_limits.get(target, 0)

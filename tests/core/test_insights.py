@@ -142,3 +142,14 @@ def test_sparklines_scale_to_the_largest_value_or_a_given_top() -> None:
     assert sparkline([0, 1, 2, 4]) == "▁▃▅█"
     assert sparkline([1100, 2200], top=2200) == "▅█"
     assert sparkline([0, 0]) == "▁▁"
+
+
+def test_a_skill_created_in_the_window_is_shown_before_its_first_use(home: Path) -> None:
+    from hermes_tui.core.insights import render_text
+
+    runtime = Runtime.open(home, environ={})
+    runtime.skills.create("fresh-one", skill_text("fresh-one"), origin="review")
+    insights = runtime.insights(30)
+    (fresh,) = [s for s in insights.skills if s.name == "fresh-one"]
+    assert fresh.created_in_window and fresh.uses == 0
+    assert "fresh-one" in render_text(insights)
