@@ -89,6 +89,8 @@ class DisplayConfig:
     theme: str = "hermes-dark"
     memory_notifications: bool = True
     panel_width: int = 44  # the side panel's columns (alt+←/→ change it; remembered here)
+    # Model name -> core.pricing.ModelPrice (USD per million tokens), beside the built-in table.
+    prices: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -380,6 +382,13 @@ def hermes_allowlist_to_prefixes(entries: Any) -> tuple[tuple[str, ...], list[st
 
 def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) -> Any:
     """A value of one of our keys, with Hermes' spellings of the same value accepted."""
+    if (section, key) == ("display", "prices"):
+        from hermes_tui.core.pricing import parse_prices
+
+        try:
+            return parse_prices(value, where)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
     if (section, key) == ("terminal", "sandbox") and isinstance(value, bool):
         value = "on" if value else "off"
     if isinstance(value, str):

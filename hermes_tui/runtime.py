@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.llm.select import ProviderSpec
+    from hermes_tui.core.pricing import ModelPrice
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.tools.mcp import McpManager
@@ -426,6 +427,14 @@ class Runtime:
             )
         )
 
+    def price_of(self, provider: str, model: str) -> ModelPrice | None:
+        """What the model's tokens cost (display.prices first); the scripted demo is free."""
+        from hermes_tui.core.pricing import ModelPrice, price_for
+
+        if provider == "demo":
+            return ModelPrice(0.0, 0.0)
+        return price_for(model, self.config.display.prices)
+
     def open_session(
         self,
         session_id: str | None = None,
@@ -485,6 +494,8 @@ class Runtime:
             nudges=nudges,
             build_prompt=lambda: self.build_system_prompt(cwd),
             reviewer=reviewer,
+            model=spec.model,
+            price=self.price_of(spec.name, spec.model),
         )
         context = ToolContext(
             origin="agent",

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from hermes_tui.core.pricing import UsageTotals
+
 Origin = Literal["user", "agent", "review", "curator"]
 MemoryTarget = Literal["memory", "user"]
 NoticeLevel = Literal["info", "warning", "error"]
@@ -107,6 +109,16 @@ class TurnFinished:
 
 
 @dataclass(frozen=True)
+class UsageUpdated:
+    """The conversation's tokens so far and what they cost, after each of its model calls."""
+
+    session_id: str
+    model: str
+    totals: UsageTotals
+    cost_usd: float | None  # None: no price is known for the model (display.prices adds one)
+
+
+@dataclass(frozen=True)
 class NudgeCounters:
     memory: int
     memory_interval: int
@@ -168,6 +180,7 @@ Event = (
     | ToolCallStarted
     | ToolCallFinished
     | TurnFinished
+    | UsageUpdated
     | NudgeCounters
     | ReviewStarted
     | ReviewFinished

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.pricing import UsageTotals
 from hermes_tui.core.storage import make_private
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # How long a write waits for another process's transaction before giving up with a message.
 BUSY_TIMEOUT_S = 10.0
 _FTS_PARTS = frozenset({"messages_fts", "messages_ai", "messages_ad", "messages_au"})
@@ -92,6 +93,9 @@ _MIGRATIONS: dict[int, list[str]] = {
     # Version 3 keeps the model's reasoning with its message (issue 14): JSON with the text and
     # Anthropic's signed thinking blocks, or '' when there was none.
     3: ["ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''"],
+    # Version 4 keeps the prompt tokens written to the provider's cache (Anthropic bills them at
+    # 1.25 x input), so a resumed session's cost is the cost it ran up.
+    4: ["ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0"],
 }
 
 
@@ -111,6 +115,7 @@ class SessionInfo:
     nudge_memory: int
     nudge_skills: int
     message_count: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -380,14 +385,52 @@ class SessionStore:
             )
 
     def add_usage(
-        self, session_id: str, input_tokens: int, output_tokens: int, cached_tokens: int
+        self,
+        session_id: str,
+        input_tokens: int,
+        output_tokens: int,
+        cached_tokens: int,
+        cache_write_tokens: int = 0,
     ) -> None:
         with self._transaction() as db:
             db.execute(
                 "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
-                "cached_tokens = cached_tokens + ?, updated_at = ? WHERE id = ?",
-                (input_tokens, output_tokens, cached_tokens, time.time(), session_id),
+                "cached_tokens = cached_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
+                "updated_at = ? WHERE id = ?",
+                (
+                    input_tokens,
+                    output_tokens,
+                    cached_tokens,
+                    cache_write_tokens,
+                    time.time(),
+                    session_id,
+                ),
             )
+
+    def usage_totals(self, session_id: str) -> UsageTotals:
+        """Tokens the conversation has used so far: this session and the sessions it was
+        compressed from (a compression continues the conversation in a child session)."""
+        totals = UsageTotals()
+        seen: set[str] = set()
+        current: str | None = session_id
+        with self._using() as db:
+            while current and current not in seen:
+                seen.add(current)
+                row = db.execute(
+                    "SELECT parent_id, input_tokens, output_tokens, cached_tokens, "
+                    "cache_write_tokens FROM sessions WHERE id = ?",
+                    (current,),
+                ).fetchone()
+                if row is None:
+                    break
+                totals += UsageTotals(
+                    row["input_tokens"],
+                    row["output_tokens"],
+                    row["cached_tokens"],
+                    row["cache_write_tokens"],
+                )
+                current = row["parent_id"]
+        return totals
 
     # ---- messages ------------------------------------------------------------------------
 
@@ -571,6 +614,7 @@ def _info(row: sqlite3.Row) -> SessionInfo:
         nudge_memory=row["nudge_memory"] if "nudge_memory" in keys else 0,
         nudge_skills=row["nudge_skills"] if "nudge_skills" in keys else 0,
         message_count=row["message_count"] if "message_count" in keys else 0,
+        cache_write_tokens=row["cache_write_tokens"] if "cache_write_tokens" in keys else 0,
     )
 
 

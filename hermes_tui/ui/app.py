@@ -334,6 +334,7 @@ class HermesApp(App):
         snapshot = self.session.nudges.snapshot()
         bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
         bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
+        bar.usage = self.session.usage()  # a resumed session's totals so far
 
     def approve(self, command: str, reason: str) -> bool:
         """Called on the turn's worker thread; blocks until the user answers the modal."""
@@ -563,6 +564,7 @@ class HermesApp(App):
         chat = self.query_one(ChatView)
         await chat.remove()
         await self.query_one("#chat-column").mount(ChatView(id="chat"), before=0)
+        self.query_one(NudgeBar).usage = None
         self.title = "hermes-tui — new session"
         self.notify("New session: the next message starts it with a fresh memory snapshot")
 
@@ -649,6 +651,7 @@ class HermesApp(App):
         switched_home = runtime.home != self.runtime.home
         self.runtime = runtime
         self.session = None
+        self.query_one(NudgeBar).usage = None
         self._show_provider()
         self.query_one(ReviewsPane).runtime = runtime
         if switched_home:

@@ -71,6 +71,8 @@ async def show_event(app: Any, event: ev.Event) -> None:
                 1, app.runtime.config.model.context_length
             )
             bar.cached_share = event.last_cached_tokens / event.last_input_tokens
+    elif isinstance(event, ev.UsageUpdated):
+        bar.usage = event
     elif isinstance(event, ev.NudgeCounters):
         bar.memory, bar.memory_interval = event.memory, event.memory_interval
         bar.skills, bar.skills_interval = event.skills, event.skills_interval

@@ -14,8 +14,10 @@ from typing import Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
+from hermes_tui.core.events import UsageUpdated
 from hermes_tui.core.llm.base import Usage
 from hermes_tui.core.messages import Message
+from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
 
@@ -35,6 +37,8 @@ class Session:
         nudges: NudgeEngine,
         build_prompt: Callable[[], str],
         reviewer: Reviewer | None = None,
+        model: str = "",
+        price: ModelPrice | None = None,
     ) -> None:
         self.info = info
         self.sessions = sessions
@@ -44,6 +48,10 @@ class Session:
         self.reviewer = reviewer
         self.agent: Agent  # set by attach(); the agent needs this session's callbacks
         self._lock = threading.Lock()
+        self.model = model or info.model
+        self.price = price
+        # Totals of the whole conversation: a resumed one starts from what sessions.db holds.
+        self.totals = sessions.usage_totals(info.id)
 
     @property
     def id(self) -> str:
@@ -58,8 +66,24 @@ class Session:
 
     def record_usage(self, usage: Usage) -> None:
         self.sessions.add_usage(
-            self.info.id, usage.input_tokens, usage.output_tokens, usage.cached_tokens
+            self.info.id,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_tokens,
+            usage.cache_creation_tokens,
         )
+        self.totals += UsageTotals(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_tokens,
+            usage.cache_creation_tokens,
+        )
+        self.agent.sink(self.usage())
+
+    def usage(self) -> UsageUpdated:
+        """The conversation's tokens so far and their cost (None when the model has no price)."""
+        dollars = cost(self.totals, self.price) if self.price is not None else None
+        return UsageUpdated(self.info.id, self.model, self.totals, dollars)
 
     def continue_compressed(self, messages: list[Message]) -> str:
         """Start a child session holding the compressed history; return its new prompt."""
