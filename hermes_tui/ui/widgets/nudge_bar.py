@@ -50,7 +50,8 @@ class NudgeBar(Static):
             self.tooltip = None
 
     def spend(self, compact: bool) -> str:
-        """Tokens in and out so far and what they cost, or '' before the first model call."""
+        """Tokens in and out so far and what they cost (long: two parts, tab-separated), or ''
+        before the first model call."""
         usage = self.usage
         if usage is None or not (usage.totals.input_tokens or usage.totals.output_tokens):
             return ""
@@ -64,38 +65,50 @@ class NudgeBar(Static):
             return text + (f" {format_cost(usage.cost_usd)}" if usage.cost_usd is not None else "")
         text = f"tokens {tokens_in} in · {tokens_out} out"
         if usage.cost_usd is None:
-            return f"{text}  │  cost n/a (unknown model)"
-        return f"{text}  │  {format_cost(usage.cost_usd)}"
+            return f"{text}\tcost n/a"
+        return f"{text}\t{format_cost(usage.cost_usd)}"
 
     def render(self) -> Content:
-        compact = self.size.width < 100
+        """The long form when it fits (without the provider, which the header also shows, if
+        need be), else the short one."""
+        room = self.content_size.width or self.size.width
+        if room >= 100:
+            parts = self._long_parts()
+            bare = parts[:-1] if self.provider else parts
+            for text in ("  │  ".join(parts), "  │  ".join(bare), " │ ".join(bare)):
+                if len(text) <= room:
+                    return Content(text)
+        return Content(self._short())
 
-        def counter(value: int, interval: int, unit: str) -> str:
-            if not interval:
-                return "off"
-            return f"{value}/{interval}" if compact else f"{value}/{interval} {unit}"
+    def _counter(self, value: int, interval: int, unit: str = "") -> str:
+        if not interval:
+            return "off"
+        return f"{value}/{interval} {unit}".rstrip()
 
+    def _long_parts(self) -> list[str]:
         spinner = SPINNER[self.frame]
-        if compact:
-            review = f"{spinner} reviewing" if self.reviews_running else "idle"
-            spend = self.spend(compact=True)
-            return Content(
-                f"mem {counter(self.memory, self.memory_interval, '')} │ skills "
-                f"{counter(self.skills, self.skills_interval, '')} │ {review} │ ctx "
-                f"{self.context_share:.0%} cache {self.cached_share:.0%}"
-                + (f" │ {spend}" if spend else "")
-            )
         review = f"{spinner} review running" if self.reviews_running else "review idle"
         parts = [
-            f"memory {counter(self.memory, self.memory_interval, 'turns')}",
-            f"skills {counter(self.skills, self.skills_interval, 'iterations')}",
+            f"memory {self._counter(self.memory, self.memory_interval, 'turns')}",
+            f"skills {self._counter(self.skills, self.skills_interval, 'iterations')}",
             review,
             f"context {self.context_share:.0%}",
             f"cached {self.cached_share:.0%}",
         ]
         spend = self.spend(compact=False)
         if spend:
-            parts.append(spend)
+            parts.extend(spend.split("\t"))
         if self.provider:
             parts.append(self.provider)
-        return Content("  │  ".join(parts))
+        return parts
+
+    def _short(self) -> str:
+        spinner = SPINNER[self.frame]
+        review = f"{spinner} reviewing" if self.reviews_running else "idle"
+        spend = self.spend(compact=True)
+        return (
+            f"mem {self._counter(self.memory, self.memory_interval)} │ skills "
+            f"{self._counter(self.skills, self.skills_interval)} │ {review} │ ctx "
+            f"{self.context_share:.0%} cache {self.cached_share:.0%}"
+            + (f" │ {spend}" if spend else "")
+        )
