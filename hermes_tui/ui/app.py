@@ -8,6 +8,7 @@ stores' public methods. Turns run in an exclusive thread worker; Esc cancels the
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from pathlib import Path
@@ -87,6 +88,7 @@ class EventForwarder:
 
 
 MCP_START_DELAY = 0.5  # seconds after the first frame
+TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
 class HermesApp(App):
@@ -204,6 +206,10 @@ class HermesApp(App):
         bar.memory_interval = self.runtime.config.memory.nudge_interval
         bar.skills_interval = self.runtime.config.skills.creation_nudge_interval
         self.query_one(ChatInput).focus()
+        if not self.is_headless:
+            from hermes_tui.ui.terminal import watch_terminal
+
+            watch_terminal(sys.__stdin__.fileno(), self.terminal_gone)
         if self.watch_files_enabled:
             self.watch_home()
         from hermes_tui.core.llm import select
@@ -499,6 +505,16 @@ class HermesApp(App):
         from hermes_tui.ui.screens.insights import InsightsScreen
 
         self.push_screen(InsightsScreen(self.runtime))
+
+    def terminal_gone(self) -> None:
+        """The terminal hung up: stop the turn, reviews' wait and MCP servers, and leave."""
+        from hermes_tui.ui.terminal import exit_after
+
+        exit_after(5.0, TERMINAL_GONE)  # in case Textual's shutdown blocks on the dead terminal
+        self._stop_watch.set()
+        self.cancel.set()
+        self.runtime.stop_mcp()
+        self.exit(return_code=TERMINAL_GONE)
 
     async def action_quit(self) -> None:
         self._stop_watch.set()
