@@ -13,6 +13,14 @@ character at a time (so streamed fragments can be neutralised one by one):
 - Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which
   reorder what is displayed ("Trojan Source"), become `⟨U+202E⟩`. The plain direction marks
   (U+200E, U+200F, U+061C) only nudge neutral characters and stay, as right-to-left text needs them.
+- Characters that draw nothing but carry or hide text become `⟨U+200B⟩` too: the zero-width
+  space, word joiner and invisible operators (U+200B, U+2060–U+2064), the BOM (U+FEFF), the
+  line and paragraph separators (U+2028, U+2029, which some terminals draw as a line break and
+  some as nothing), Unicode tag characters (U+E0000–U+E007F: each one an invisible copy of an
+  ASCII character, the carrier of "ASCII smuggling" injections) and the variation selectors
+  supplement (U+E0100–U+E01EF, the carrier of "emoji smuggling"). The zero-width joiner and
+  non-joiner (U+200D, U+200C) stay: emoji sequences (👩‍💻) and Persian and Indic scripts need
+  them, and one character at a time cannot tell those from a joiner inside a word.
 
 The escape sequence's parameters stay as plain text after its glyph (`␛[2J`), so a user sees
 exactly what the text tried to do.
@@ -25,8 +33,9 @@ import re
 from typing import Any
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-_C1_OR_DEL = re.compile("[\x7f-\x9f]")
+_HIDDEN = "\u200b\u2028\u2029\u2060-\u2064\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_HIDDEN}]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{_HIDDEN}]")
 
 
 def _stand_in(match: re.Match[str]) -> str:
@@ -56,13 +65,22 @@ def is_clean(text: str) -> bool:
 
 
 def json_for_terminal(value: Any, **kwargs: Any) -> str:
-    """JSON with C1 controls and DEL written as `\\u` escapes, which `json.dumps` leaves raw.
+    """JSON with C1 controls, DEL, bidi controls and hidden characters written as `\\u` escapes,
+    which `json.dumps` leaves raw.
 
     Machine-readable output stays exact (the escapes decode to the same string) while a person
     who prints it to a terminal is not attacked by it. C0 controls are already escaped by json.
     """
     text = json.dumps(value, ensure_ascii=False, **kwargs)
-    return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(m.group()), text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # astral: a UTF-16 surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 class NeutralisedStream:
