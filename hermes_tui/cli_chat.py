@@ -421,7 +421,13 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
                 print("nothing pending")
             for record in records:
                 made_by = f"review {record.review_id}" if record.review_id else record.origin
-                print(f"{record.id}  {record.kind} {record.target} {record.action} ({made_by})")
+                # Neutralised here too, not only by main()'s stream wrapper: a held write is
+                # exactly the text an attacker chose (the diff of a tainted memory or skill write).
+                print(
+                    neutralise(
+                        f"{record.id}  {record.kind} {record.target} {record.action} ({made_by})"
+                    )
+                )
                 for line in why_held(record):
                     print("    " + neutralise(line))
                 diff = difflib.unified_diff(
@@ -432,7 +438,7 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
                     lineterm="",
                 )
                 for line in diff:
-                    print("    " + line)
+                    print("    " + neutralise(line))
             return EXIT_OK
         if args.pending_command == "approve":
             result = runtime.approve_pending(args.id)
