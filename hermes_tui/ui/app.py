@@ -26,6 +26,7 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.widgets.chat import ChatView
+from hermes_tui.ui.widgets.copyable import CopyableMessage
 from hermes_tui.ui.widgets.input import ChatInput, SlashHints
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
@@ -110,6 +111,7 @@ class HermesApp(App):
         Binding("ctrl+n", "new_session", "New"),
         Binding("ctrl+o", "sessions", "Sessions"),
         Binding("f10", "help", "Help"),
+        Binding("alt+up", "focus_messages", "Messages", show=False),
     ]
     panel_width = var(44)
     turn_running = var(False)
@@ -566,6 +568,18 @@ class HermesApp(App):
                 first.focus()
             else:
                 self.query_one(ChatInput).focus()
+
+    def action_focus_messages(self) -> None:
+        """alt+↑: the newest message takes the focus (↑/↓ move, c copies, esc comes back)."""
+        if not self.query_one(ChatView).focus_message():
+            self.notify("No messages yet", timeout=2)
+
+    @on(CopyableMessage.Leave)
+    def _back_to_input(self, message: CopyableMessage.Leave) -> None:
+        box = self.query_one(ChatInput)
+        box.focus()
+        if message.character:
+            box.insert(message.character)
 
     def action_help(self) -> None:
         from hermes_tui.ui.screens.modals import HelpScreen

@@ -375,6 +375,7 @@ HELP = """# hermes-tui
 | up, down (empty box) | earlier messages |
 | alt+p | expand collapsed pastes ([Pasted N lines #k]) in the message box |
 | esc | cancel the running turn (what streamed is kept) |
+| alt+up | focus the newest message (up, down move; **c** copies the whole message; esc back) |
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |
 | ctrl+n | new session |

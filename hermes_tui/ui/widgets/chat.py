@@ -27,6 +27,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal
+from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
 from hermes_tui.ui.widgets.reasoning import ReasoningBlock
 
 MAX_MOUNTED = 60
@@ -34,19 +35,23 @@ REMOUNT_BATCH = 30
 RESUME_MOUNTED = 20  # a resumed session shows its last turns at once; the rest on request
 
 
-class UserMessage(Static):
+class UserMessage(CopyableMessage, Static):
     DEFAULT_CSS = """
     UserMessage {
+        height: auto;
         margin: 1 0 0 0;
         padding: 0 1;
         border-left: thick $primary;
         background: $boost;
         color: $text;
     }
+    UserMessage:focus { border-left: thick $accent; background: $primary 20%; }
     """
+    COPY_WHAT = "your message"
 
     def __init__(self, text: str) -> None:
         super().__init__(neutralise(text), markup=False)
+        self.text = text
 
 
 class ToolRow(Collapsible):
@@ -110,9 +115,7 @@ class ToolRow(Collapsible):
         if self.output is None:
             self.app.notify("The call is still running", timeout=2)
             return
-        self.app.copy_to_clipboard(neutralise(self.output))
-        lines = len(self.output.splitlines())
-        self.app.notify(f"Copied {lines:,} line{'' if lines == 1 else 's'} of output", timeout=2)
+        copy_text(self, self.output, "output")
 
 
 class RenderedMarkdown(Widget):
@@ -194,7 +197,7 @@ class RenderedMarkdown(Widget):
         self.app.open_url(href)
 
 
-class AssistantMessage(Widget):
+class AssistantMessage(CopyableMessage):
     """A reply: the settled part drawn once (RenderedMarkdown), the tail a live Markdown widget.
 
     Text is fed to the Markdown widget one step per frame, each step sized to take about
@@ -209,7 +212,9 @@ class AssistantMessage(Widget):
     AssistantMessage { height: auto; margin: 1 0 0 0; }
     AssistantMessage Markdown { margin: 0; padding: 0 1; }
     AssistantMessage.-interrupted { border-left: thick $warning; }
+    AssistantMessage:focus { background: $boost; outline-left: thick $accent; }
     """
+    COPY_WHAT = "the reply"
     STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
     FEED_RANGE = (80, 4000)  # characters per step, at least and at most
     MAX_LIVE = 5  # Markdown blocks alive before the settled ones are drawn once
@@ -375,7 +380,7 @@ def tool_spec(name: str, arguments: dict[str, Any], ok: bool, preview: str, outp
 def snapshot(widget: Widget) -> Spec:
     """What is needed to draw `widget` again after it left the DOM."""
     if isinstance(widget, UserMessage):
-        return ("user", str(widget.content))
+        return ("user", widget.text)
     if isinstance(widget, AssistantMessage):
         return ("assistant", widget.text, widget.has_class("-interrupted"))
     if isinstance(widget, ToolRow):
@@ -571,6 +576,30 @@ class ChatView(VerticalScroll):
             f"Show {min(REMOUNT_BATCH, self.unmounted)} earlier turns ({self.unmounted} hidden)"
         )
         earlier.set_class(self.unmounted == 0, "-hidden")
+
+    def focus_message(self, origin: Widget | None = None, step: int = -1) -> bool:
+        """Focus the message `step` away from `origin` (or the newest one); False past the end."""
+        messages = [w for w in self.query_children(CopyableMessage) if w.display]
+        if not messages:
+            return False
+        if origin is None or origin not in messages:
+            target = messages[-1]
+        else:
+            index = messages.index(origin) + step
+            if not 0 <= index < len(messages):
+                return False
+            target = messages[index]
+        target.focus()
+        return True
+
+    @on(CopyableMessage.Move)
+    def _move_focus(self, message: CopyableMessage.Move) -> None:
+        message.stop()
+        if not self.focus_message(message.origin, message.step):
+            if message.step > 0:  # past the newest message: back to the box
+                self.post_message(CopyableMessage.Leave())
+            else:
+                self.scroll_home(animate=False)  # the "earlier turns" button is up there
 
     @on(Button.Pressed, "#earlier")
     async def show_earlier(self) -> None:
