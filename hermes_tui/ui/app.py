@@ -118,6 +118,7 @@ class HermesApp(App):
     DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
     NARROW = 100  # below this many columns the side panel stacks under the chat
     QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
+    CURATOR_CHECK_INTERVAL = 15 * 60  # seconds between two looks at whether the curator is due
 
     def __init__(
         self,
@@ -142,6 +143,7 @@ class HermesApp(App):
         self._delivery_timer: Timer | None = None
         self._delivering = asyncio.Lock()
         self._last_interrupt = 0.0
+        self._curator_deferred = False  # fell due during a turn: runs when the turn ends
 
     def notify(
         self,
@@ -224,6 +226,8 @@ class HermesApp(App):
             self._start_demo()
         if self.runtime.config.curator.enabled:
             self.curate_if_due()
+        # A session left open for days still gets its curator pass when it falls due.
+        self.set_interval(self.CURATOR_CHECK_INTERVAL, self.check_curator)
         if self.runtime.config.mcp_servers:
             # Half a second after the first frame, on a thread: the first screen never waits
             # for a server (their processes and the SDK's import would otherwise compete with it
@@ -465,6 +469,22 @@ class HermesApp(App):
             HistoryScreen(self.runtime.skills, message.name),
             lambda _: self.query_one(SkillsPane).refresh_view(),
         )
+
+    def check_curator(self) -> None:
+        """The curator's schedule inside a long-lived app: run a pass when one is due, but never
+        beside a running turn (it would change skills the turn may be loading): then it waits
+        for the turn to end."""
+        if not self.runtime.config.curator.enabled:
+            return
+        if self.turn_running:
+            self._curator_deferred = True
+            return
+        self._curator_deferred = False
+        self.curate_if_due()
+
+    def watch_turn_running(self, running: bool) -> None:
+        if not running and self._curator_deferred:
+            self.check_curator()
 
     @work(thread=True, exclusive=True, group="curator", exit_on_error=False)
     def curate_if_due(self) -> None:
