@@ -29,12 +29,13 @@ def _tool_results(llm: FakeLLM) -> list[str]:
     return [m["content"] for m in messages if m["role"] == "tool"]
 
 
-async def test_always_allowing_a_prefix_covers_later_commands_of_the_session_only(
+async def test_allowing_for_the_session_covers_the_approved_target_only(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
     gone_a, gone_b = tmp_path / "outside-a", tmp_path / "outside-b"
     llm.script(
         Reply(tool_calls=[("terminal", {"command": f"rm -rf {gone_a}"})]),
+        Reply(tool_calls=[("terminal", {"command": f"rm -rf {gone_a}/sub"})]),
         Reply(tool_calls=[("terminal", {"command": f"rm -rf {gone_b}"})]),
         Reply(tool_calls=[("terminal", {"command": '"$HERMES_NOT_SET" --version'})]),
         Reply(text="Done."),
@@ -47,21 +48,25 @@ async def test_always_allowing_a_prefix_covers_later_commands_of_the_session_onl
         reason = str(first.query_one(".reason").content)
         assert f"recursively deletes {gone_a}, outside the working directory" in reason
         assert reason.endswith(".") and "…" not in reason.split(":", 1)[1].rstrip(".")
-        assert "Always allow rm … this session" in str(first.query_one("#session", Button).label)
+        label = str(first.query_one("#session", Button).label)
+        assert f"Always allow rm on {gone_a} this session" in label
         await pilot.press("a")
-        # The second rm runs without a dialog; the next one cannot be judged, so it asks,
-        # and offers no session answer.
+        # Inside the approved folder runs without a dialog; another folder asks again.
         third = await _next_dialog(app, pilot, after=first)
-        assert "$HERMES_NOT_SET" in str(third.query_one(".command").content)
-        assert "cannot tell what this runs" in str(third.query_one(".reason").content)
-        assert not third.query("#session")
+        assert str(gone_b) in str(third.query_one(".reason").content)
+        await pilot.press("n")
+        # The next one cannot be judged, so it asks, and offers no session answer.
+        fourth = await _next_dialog(app, pilot, after=third)
+        assert "$HERMES_NOT_SET" in str(fourth.query_one(".command").content)
+        assert "cannot tell what this runs" in str(fourth.query_one(".reason").content)
+        assert not fourth.query("#session")
         await pilot.press("a")  # no session answer to give: nothing happens
-        assert app.screen is third
+        assert app.screen is fourth
         await pilot.press("n")
         await app.workers.wait_for_complete()
     results = [json.loads(text) for text in _tool_results(llm)]
-    assert [r.get("denied", False) for r in results] == [False, False, True]
-    assert "cannot tell what this runs" in results[2]["error"]
+    assert [r.get("denied", False) for r in results] == [False, False, True, True]
+    assert "cannot tell what this runs" in results[3]["error"]
 
 
 async def test_a_session_answer_to_a_generic_request_covers_only_that_request(home: Path) -> None:

@@ -44,8 +44,8 @@ def deny_all(_command: str, _reason: str) -> bool:
 
 @dataclass(frozen=True)
 class CommandApproval:
-    """A terminal command waiting for the user: why it asks, and the prefixes that
-    "always allow for this session" would add (empty when no prefix can cover it)."""
+    """A terminal command waiting for the user: why it asks, and what "allow for this
+    session" would cover, in words (empty when nothing can be granted)."""
 
     command: str
     reason: str
@@ -70,8 +70,9 @@ class ToolContext:
     session_id: str | None = None
     # Asks about a terminal command with its session prefixes; without it, `approver` is asked.
     command_approver: CommandApprover | None = None
-    # Command prefixes the user allowed for the rest of this conversation.
-    allowed_prefixes: set[str] = field(default_factory=set)
+    # What the user allowed for the rest of this conversation (shell_policy.Grant: a
+    # command prefix with the category and target of the approved finding).
+    command_grants: set[Any] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def _approved(command: str, verdict: Any, context: ToolContext) -> bool:
         return bool(context.approver(command, verdict.reason))
     decision = context.command_approver(CommandApproval(command, verdict.reason, verdict.prefixes))
     if decision == "session":
-        context.allowed_prefixes.update(verdict.prefixes)
+        context.command_grants.update(verdict.grants)
     return decision in ("once", "session")
 
 
@@ -173,7 +173,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             context.workdir,
             Path.home(),
             PolicyConfig(settings.allow, settings.deny),
-            tuple(sorted(context.allowed_prefixes)),
+            tuple(context.command_grants),
         )
         if verdict.action == "deny":
             return _refusal(

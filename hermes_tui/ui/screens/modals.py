@@ -22,7 +22,7 @@ class ApprovalScreen(ModalScreen[Decision]):
     """Asked from the turn's worker thread; the worker waits for the answer.
 
     `prefixes` None: a generic question whose "a" allows everything for the session.
-    A terminal command passes the prefixes "a" would allow ("git push"); with none (the core
+    A terminal command passes what "a" would allow ("rm on /srv/x"); with none (the core
     cannot tell what the command runs) there is no session answer, only once or no.
     """
 
@@ -63,7 +63,9 @@ class ApprovalScreen(ModalScreen[Decision]):
                     what = f"{scope} …" if scope != self.command else "this again"
                     yield Button(f"Allow {neutralise(what)} this session (a)", id="session")
                 elif self.prefixes:
-                    shown = ", ".join(f"{p} …" for p in self.prefixes)
+                    # The core's words for what it grants: the same prefix, kind of risk
+                    # and target ("rm on /srv/x"), never the bare program name.
+                    shown = ", ".join(self.prefixes)
                     yield Button(f"Always allow {shown} this session (a)", id="session")
                 yield Button("Allow once (y)", id="once", variant="warning")
 

@@ -3,8 +3,9 @@
 `decide()` is pure (no I/O besides parsing): it parses the line with tree-sitter-bash
 (analyze.py walks every simple command, unwrapping wrappers and nested scripts), then:
 deny if any command matches a `terminal.deny` prefix; ask if anything can do lasting
-damage or cannot be known before it runs, unless a `terminal.allow` (or session) prefix
-covers that command; allow otherwise. The terminal tool applies the verdict; the sandbox
+damage, reach a secret or cannot be known before it runs, unless a `terminal.allow` prefix
+covers that command or a session grant covers that finding (model.Grant: the same prefix,
+category and target); allow otherwise. The terminal tool applies the verdict; the sandbox
 (sandbox.py) limits what an allowed or approved command can touch.
 """
 
@@ -20,12 +21,14 @@ from hermes_tui.core.tools.shell_policy.model import (
     CANNOT_TELL,
     Analysis,
     Finding,
+    Grant,
     Rules,
 )
 
 __all__ = [
     "CANNOT_TELL",
     "Finding",
+    "Grant",
     "PolicyConfig",
     "PrefixError",
     "Verdict",
@@ -69,9 +72,13 @@ class Verdict:
     action: Action
     reason: str
     findings: tuple[Finding, ...] = ()
-    # Prefixes that would cover every finding, for "always allow this prefix for the
-    # session"; empty when some finding cannot be allowed by prefix ("cannot tell").
-    prefixes: tuple[str, ...] = ()
+    # What "allow for this session" would grant, one per finding; empty when some finding
+    # cannot be granted ("cannot tell"). `prefixes` says the same in words, for the dialog.
+    grants: tuple[Grant, ...] = ()
+
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(g.describe() for g in self.grants))
 
 
 def decide(
@@ -80,15 +87,16 @@ def decide(
     workdir: str | PurePosixPath,
     home: str | PurePosixPath,
     policy: PolicyConfig = PolicyConfig(),
-    session_allow: tuple[str, ...] = (),
+    grants: tuple[Grant, ...] = (),
 ) -> Verdict:
     """The verdict on running `command` (bash) in `cwd`, for a conversation rooted at
     `workdir`, with `home` as the user's $HOME."""
     rules = Rules(
         workdir=str(PurePosixPath(workdir)),
         home=str(PurePosixPath(home)),
-        allow=tuple(parse_prefix(p) for p in (*policy.allow, *session_allow)),
+        allow=tuple(parse_prefix(p) for p in policy.allow),
         deny=tuple(parse_prefix(p) for p in policy.deny),
+        grants=grants,
     )
     analysis = Analysis(rules)
     if not command.strip():
@@ -100,10 +108,12 @@ def decide(
         return Verdict("deny", "; ".join(f.reason for f in denied), findings)
     if findings:
         reasons = list(dict.fromkeys(f.reason for f in findings))
-        prefixes: tuple[str, ...] = ()
+        grants: tuple[Grant, ...] = ()
         if all(f.prefix for f in findings):
-            prefixes = tuple(dict.fromkeys(f.prefix for f in findings if f.prefix))
-        return Verdict("ask", "; and ".join(reasons), findings, prefixes)
+            grants = tuple(
+                dict.fromkeys(Grant(f.prefix, f.category, f.target) for f in findings if f.prefix)
+            )
+        return Verdict("ask", "; and ".join(reasons), findings, grants)
     if analysis.allowed_by:
         rules_used = ", ".join(repr(r) for r in dict.fromkeys(analysis.allowed_by))
         return Verdict("allow", f"allowed by the prefix rule {rules_used}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from hermes_tui.core.tools.shell_policy import commands as cmds
 from hermes_tui.core.tools.shell_policy.model import (
@@ -32,6 +33,7 @@ from hermes_tui.core.tools.shell_policy.model import (
     suggest_prefix,
 )
 from hermes_tui.core.tools.shell_policy.programs import Programs
+from hermes_tui.core.tools.shell_policy.secrets import judge_redirect, judge_words
 from hermes_tui.core.tools.shell_policy.words import Node, Resolver, Word, literal, node_text, parse
 
 
@@ -227,6 +229,8 @@ class Script(Programs):
                 continue
             self.statement(destination, scope.copy(), NONE)
             word = self.resolver.word(destination)
+            for finding in judge_redirect(word, operator, scope.cwds, self.rules.home):
+                self.analysis.add(finding)
             for value in word.values or ():
                 kind = cmds.device_kind(value)
                 if kind == "network":
@@ -366,7 +370,10 @@ class Script(Programs):
                     self.analysis.add(
                         Finding("deny", f"matches the terminal.deny rule {' '.join(rule)!r}")
                     )
-        own: list[Finding] = []
+        own: list[Finding] = _Targeted(" ".join([path, *(a.text for a in args)]))
+        if cmds.unwrap(base, args) is None:
+            # A wrapper's words are the command it runs: judged when that one is.
+            own += judge_words(base, args, scope.cwds, self.rules.home, suggest_prefix(base, args))
         mark = len(self.analysis.findings)
         out = self.judge(base, path, args, scope, stdin, own)
         allowed = None
@@ -380,6 +387,10 @@ class Script(Programs):
                 ),
                 None,
             )
+        if allowed is None and own and rules.grants:
+            own = self._ungranted(base, path, args, own)
+            if not own:
+                return out
         if allowed is not None:
             self.analysis.allowed_by.append(" ".join(allowed))
         else:
@@ -387,6 +398,25 @@ class Script(Programs):
             fresh = [f for f in own if f not in self.analysis.findings]
             self.analysis.findings[mark:mark] = list(dict.fromkeys(fresh))
         return out
+
+    def _ungranted(
+        self, base: str, path: str, args: list[Word], own: list[Finding]
+    ) -> list[Finding]:
+        """`own` without the findings a session grant covers (noting the grants used)."""
+        if any(a.value is None for a in args):
+            return own
+        known = [a.value or "" for a in args]
+        forms = [[path, *known], [base, *known]]
+        if base == "git" and (plain := git_without_globals([base, *known])) is not None:
+            forms.append(plain)
+        left: list[Finding] = []
+        for finding in own:
+            grant = next((g for g in self.rules.grants if g.covers(finding, forms)), None)
+            if grant is None:
+                left.append(finding)
+            else:
+                self.analysis.allowed_by.append(grant.describe())
+        return left
 
     def _network(self, why: str, own: list[Finding] | None = None, prefix: str | None = None):
         finding = Finding("network", why, prefix)
@@ -414,6 +444,7 @@ class Script(Programs):
                     "privilege",
                     f"runs a command with root or another user's rights ({base})",
                     prefix,
+                    _runs_as_root(base, args),
                 )
             )
             if base in ("su", "sg"):
@@ -552,7 +583,14 @@ class Script(Programs):
         self, base: str, family: str, stdin: Stream, scope: Scope, own: list[Finding]
     ) -> None:
         if stdin.kind == "network":
-            own.append(Finding("network", f"feeds what {stdin.source} downloads into {base}", base))
+            own.append(
+                Finding(
+                    "network",
+                    f"feeds what {stdin.source} downloads into {base}",
+                    base,
+                    f"{stdin.target or stdin.source} | {base}",
+                )
+            )
         elif stdin.kind == "literal":
             if family == "shell":
                 self.nested(stdin.text, scope, f"in the script fed to {base}")
@@ -562,6 +600,43 @@ class Script(Programs):
                     self._unknown(f"the {base} code fed on stdin uses {hit}")
         elif stdin.kind == "unknown":
             self._unknown(f"{base} reads its program from {stdin.source or 'a pipe'}")
+
+
+class _Targeted(list):
+    """A command's own findings; one added without a target gets the whole command as its
+    target, so a session grant for it covers that same command again and nothing else."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__()
+        self.command = command
+
+    def append(self, finding: Finding) -> None:
+        if finding.target is None and finding.prefix is not None:
+            finding = replace(finding, target=self.command)
+        super().append(finding)
+
+    def __iadd__(self, findings):  # type: ignore[override]
+        for finding in findings:
+            self.append(finding)
+        return self
+
+
+def _runs_as_root(base: str, args: Sequence[Word]) -> str | None:
+    """The program `sudo …` runs, as a grant's target: the same program again is covered,
+    unless it runs any text it is given (a shell, an interpreter, a wrapper), then None and
+    the whole command is the target."""
+    unwrapped = cmds.unwrap(base, args)
+    if unwrapped is None or not unwrapped.argv or unwrapped.argv[0].value is None:
+        return None
+    program = posixpath.basename(unwrapped.argv[0].value)
+    if (
+        program in cmds.SHELLS
+        or cmds.interpreter_family(program)
+        or cmds.unwrap(program, unwrapped.argv[1:]) is not None
+        or program in ("eval", "exec", "xargs", "find", "source", ".")
+    ):
+        return None
+    return f"{program} as root"
 
 
 def _has_fetch(node: Node) -> str | None:

@@ -20,6 +20,8 @@ Category = Literal[
     "git",
     "fork bomb",
     "system",
+    "secret",
+    "persistence",
     "unknown",
     "deny",
 ]
@@ -34,6 +36,9 @@ class Finding:
     category: Category
     reason: str
     prefix: str | None = None  # words the user may allow for the session; None: not allowable
+    # What it acts on: an absolute path (a session grant covers it and what lies under it),
+    # or any other text (a URL, refs, a command) a grant covers only when equal; None: nothing.
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,9 +48,48 @@ class Stream:
     kind: Literal["none", "network", "literal", "unknown"] = "none"
     text: str = ""
     source: str = ""
+    target: str = ""  # what a download fetches (its URL), for session grants
 
 
 NONE = Stream()
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What "allow for this session" gave: one approved finding's command prefix, category
+    and target. It covers a later finding of a command with that prefix in the same category
+    whose target is the same, or (for a path) lies under it; never a stronger category, a
+    path the approved command did not name, another download or another program as root."""
+
+    prefix: str
+    category: Category
+    target: str | None = None
+
+    def covers(self, finding: Finding, forms: Sequence[Sequence[str]]) -> bool:
+        if finding.category != self.category or not any(
+            prefix_matches(tuple(self.prefix.split()), form) for form in forms
+        ):
+            return False
+        if self.target is None or finding.target is None:
+            return self.target == finding.target
+        if self.target.startswith("/") and finding.target.startswith("/"):
+            return finding.target == self.target or cmds.inside(finding.target, self.target)
+        return finding.target == self.target
+
+    def describe(self) -> str:
+        """In words, for the approval dialog's session button."""
+        target = self.target
+        if target is None:
+            return self.prefix
+        if target.startswith("/"):
+            return f"{self.prefix} on {target}"
+        if target.endswith(" as root"):
+            return f"{self.prefix} ({target})"
+        if " | " in target:
+            return target  # a download fed to a program: that URL into that program
+        if target.startswith(("?", "printed")):
+            return f"this {self.prefix} command again"
+        return f"exactly `{target}`"
 
 
 @dataclass
@@ -54,6 +98,7 @@ class Rules:
     home: str
     allow: tuple[tuple[str, ...], ...] = ()
     deny: tuple[tuple[str, ...], ...] = ()
+    grants: tuple[Grant, ...] = ()
 
 
 @dataclass

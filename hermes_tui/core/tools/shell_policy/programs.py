@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from hermes_tui.core.tools.shell_policy import commands as cmds
 from hermes_tui.core.tools.shell_policy.model import NONE, Finding, Scope, Stream, fetcher_in
@@ -231,14 +232,11 @@ class Programs:
                             if where == workdir
                             else f"outside the working directory {workdir}"
                         )
+                        # One finding per place, each its own grant target: a session
+                        # answer must not cover a path it was never shown.
                         own.append(
-                            Finding(
-                                "deletion",
-                                f"{verb.format(shown)}, {place}",
-                                prefix,
-                            )
+                            Finding("deletion", f"{verb.format(shown)}, {place}", prefix, where)
                         )
-                        return
 
     def _cmd_rsync(self, base, args, scope, stdin, own, prefix) -> Stream:
         self._cmd_rsync_shell(args, scope)
@@ -276,7 +274,7 @@ class Programs:
             )
         for finding in own:
             if finding.category == "deletion":
-                own[own.index(finding)] = Finding("permissions", finding.reason, finding.prefix)
+                own[own.index(finding)] = replace(finding, category="permissions")
         return NONE
 
     _cmd_chown = _cmd_chmod
@@ -641,7 +639,8 @@ class Programs:
                 self.analysis.downloaded.add("*")
             elif target.value != "-":
                 self.analysis.downloaded.add(target.value or "*")
-        return Stream("network", source=base)
+        urls = [a.value or a.text for a in args if not (a.value or "").startswith("-")]
+        return Stream("network", source=base, target=" ".join([base, *urls]))
 
 
 for _fetcher_name in cmds.FETCHERS:
