@@ -39,6 +39,23 @@ PROTECTED_IN_HOME = (
 )
 # Per-user caches package managers and build tools write to; read-only they break installs.
 WRITABLE_CACHES = (".cache", ".npm", ".cargo", ".rustup", "go", ".m2", ".gradle", ".yarn")
+# Inside those caches, what runs later outside the sandbox: folders on PATH, files the shell
+# start-up sources, configs and init scripts every build reads. Bound read-only again.
+PERSISTENT_IN_CACHES = (
+    ".cargo/bin",
+    ".cargo/env",
+    ".cargo/config",
+    ".cargo/config.toml",
+    "go/bin",
+    ".gradle/init.d",
+    ".gradle/init.gradle",
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+)
+# In the working directory: git hooks run later, outside the sandbox, when the user runs
+# git. (.git/config stays writable, for `git config user.name`, `push -u`, `remote add`;
+# gitguard.py undoes a command's change to it that would make git run a program.)
+PERSISTENT_IN_WORKDIR = (".git/hooks",)
 
 
 def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
@@ -122,8 +139,10 @@ def bwrap_argv(spec: SandboxSpec, argv: list[str], exists: Callable[[Path], bool
         if exists(path):
             args += ["--bind", str(path), str(path)]
     # Bound after the writable places, so these stay read-only even inside them.
-    for name in PROTECTED_IN_HOME:
-        path = spec.hermes_home / name
+    read_only = [spec.hermes_home / name for name in PROTECTED_IN_HOME]
+    read_only += [spec.user_home / name for name in PERSISTENT_IN_CACHES]
+    read_only += [spec.workdir / name for name in PERSISTENT_IN_WORKDIR]
+    for path in dict.fromkeys(read_only):
         if exists(path):
             args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(spec.cwd), "--", *argv]

