@@ -33,7 +33,13 @@ from hermes_tui.core.tools.shell_policy.model import (
     suggest_prefix,
 )
 from hermes_tui.core.tools.shell_policy.programs import Programs
-from hermes_tui.core.tools.shell_policy.secrets import judge_redirect, judge_words
+from hermes_tui.core.tools.shell_policy.secrets import (
+    LISTERS,
+    code_secret,
+    judge_redirect,
+    judge_words,
+    listed_secrets,
+)
 from hermes_tui.core.tools.shell_policy.words import Node, Resolver, Word, literal, node_text, parse
 
 
@@ -158,6 +164,11 @@ class Script(Programs):
             )
         if kind == "function_definition":
             return self.function(node, scope)
+        if kind == "for_statement":
+            values = [self.resolver.word(v) for v in node.children_by_field_name("value")]
+            # `for f in ~/.ssh/*; do cat "$f"; done`: the loop hands those paths to its body.
+            for finding in judge_words("for", values, scope.cwds, self.rules.home, "for"):
+                self.analysis.add(replace(finding, prefix=None))
         if kind == "variable_assignment":
             self.assignment(node, scope)
             return NONE
@@ -376,6 +387,10 @@ class Script(Programs):
             own += judge_words(base, args, scope.cwds, self.rules.home, suggest_prefix(base, args))
         mark = len(self.analysis.findings)
         out = self.judge(base, path, args, scope, stdin, own)
+        if base in LISTERS:
+            folder = listed_secrets(args, scope.cwds, self.rules.home)
+            if folder is not None:
+                out = replace(out, names=folder)
         allowed = None
         if own and all(w is not None for w in words):
             known = [w for w in words if w is not None]
@@ -542,6 +557,11 @@ class Script(Programs):
             else:
                 self._unknown(f"the {base} code is only known when it runs")
             return
+        what = code_secret(code.value)
+        if what is not None:
+            self.analysis.add(
+                Finding("secret", f"the inline {base} code names a secret file ({what})")
+            )
         extra = " ".join(a.value for a in args if a.value and a.value.startswith("-M"))
         hit = cmds.risky_code(family, code.value + " " + extra)
         if hit is not None:

@@ -49,6 +49,7 @@ class Stream:
     text: str = ""
     source: str = ""
     target: str = ""  # what a download fetches (its URL), for session grants
+    names: str = ""  # a folder holding secrets whose entries' names flow here (find ~/.aws)
 
 
 NONE = Stream()

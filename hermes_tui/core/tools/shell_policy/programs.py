@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from hermes_tui.core.tools.shell_policy import commands as cmds
 from hermes_tui.core.tools.shell_policy.model import NONE, Finding, Scope, Stream, fetcher_in
+from hermes_tui.core.tools.shell_policy.secrets import METADATA_ONLY
 from hermes_tui.core.tools.shell_policy.words import Word, literal
 
 
@@ -78,6 +79,16 @@ class Programs:
         takes += ("--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace")
         takes += ("--eof", "--max-chars", "--process-slot-var")
         options, rest = cmds.split_options(args, takes)
+        if stdin.names and rest and rest[0].value not in METADATA_ONLY:
+            own.append(
+                Finding(
+                    "secret",
+                    f"runs {rest[0].text} on the names it is fed from {stdin.names}, which "
+                    "holds secret files",
+                    prefix,
+                    stdin.names,
+                )
+            )
         replace = None
         for name, value in options:
             if name in ("-I", "-i", "--replace"):

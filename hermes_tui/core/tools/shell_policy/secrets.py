@@ -139,6 +139,26 @@ def _home_secrets(home: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     )
 
 
+_NAME_HINT = re.compile(r"\.env|env$|^id_|\.(pem|key|p12|pfx|jks|keystore|ppk)$|^mem$|^environ$")
+
+
+@cache
+def _home_depth_and_firsts(home: str) -> tuple[int, frozenset[str]]:
+    depth = len(home.casefold().split("/"))
+    return depth, frozenset(parts[depth] for parts, _what in _home_secrets(home))
+
+
+def _may_be_secret(parts: Sequence[str], home: str) -> bool:
+    """A quick no for most words (src/app.py, origin, -la): neither near a home secret
+    nor named like a secret. Only a yes goes on to the full checks."""
+    depth, firsts = _home_depth_and_firsts(home)
+    if _NAME_HINT.search(parts[-1]):
+        return True
+    if len(parts) <= depth:
+        return True  # the home or above it: holds secrets
+    return parts[depth] in firsts and parts[:depth] == home.casefold().split("/")
+
+
 def shown(path: str, home: str) -> str:
     if path == home:
         return "~"
@@ -190,6 +210,8 @@ def secret_at(path: str, home: str, glob: bool) -> PathHit | None:
         hit = secret_at(folder, home, False)
         return PathHit(folder + "/" + cmds.FOUND, hit.what) if hit else None
     parts = path.rstrip("/").casefold().split("/")
+    if not glob and not _may_be_secret(parts, home):
+        return None
     for secret_parts, what in _home_secrets(home):
         common = min(len(parts), len(secret_parts))
         if all(
@@ -337,7 +359,38 @@ READERS = frozenset(
     | {"cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "bat", "batcat", "nl", "od", "xxd"}
     | {"hexdump", "strings", "sort", "uniq", "cut", "jq", "yq", "source", "_", "echo", "printf"}
     | {"git", "ls", "stat", "test", "[", "du", "file", "tree", "realpath", "readlink", "find"}
+    | {"for"}
 )
+
+
+LISTERS = frozenset({"find", "ls", "fd", "fdfind", "tree", "du"})
+_CODE_SECRET = re.compile(
+    r"(?:^|[^\w.])(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|\.env|\.netrc|\.pgpass|"
+    r"\.git-credentials|\.npmrc|\.pypirc|\.vault-token|environ)(?![\w.-])"
+    r"|/\.(?:ssh|gnupg|aws|azure|kube|docker|password-store|config/gh|config/gcloud)(?:[/'\"\s)]|$)"
+)
+
+
+def code_secret(code: str) -> str | None:
+    """What secret file a one-line program's text names, if any (`open('~/.netrc')`)."""
+    match = _CODE_SECRET.search(code)
+    if match is None:
+        return None
+    return f"{match.group().strip(' /(=' + chr(34) + chr(39))}"
+
+
+def listed_secrets(args: Sequence[Word], cwds: tuple[str, ...] | None, home: str) -> str | None:
+    """The folder holding secrets whose entries a lister (`find ~/.aws`) prints, if any."""
+    where = cwds if cwds is not None else (home,)
+    for word in args:
+        for value in word.values or ():
+            if value.startswith("-") and value != "-":
+                continue
+            for path in joined(value, where):
+                hit = secret_at(path, home, word.glob)
+                if hit is not None:
+                    return shown(path, home)
+    return None
 
 
 def printed_secret(base: str, args: Sequence[Word]) -> str | None:
