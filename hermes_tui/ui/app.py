@@ -202,6 +202,14 @@ class HermesApp(App):
         if wanted not in self.available_themes:
             self.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
         self._theme_ready = True
+        from hermes_tui.ui.screens.welcome import NAMES as PROVIDER_NAMES
+
+        self.query_one(ChatInput).argument_choices = {
+            "/theme": sorted(self.available_themes),
+            "/model": PROVIDER_NAMES,
+            "/curator": ["dry"],
+            "/mcp": ["reload"],
+        }
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
         self._show_provider()
         self.panel_width = self.runtime.config.display.panel_width
@@ -210,6 +218,7 @@ class HermesApp(App):
         bar.memory_interval = self.runtime.config.memory.nudge_interval
         bar.skills_interval = self.runtime.config.skills.creation_nudge_interval
         self.query_one(ChatInput).focus()
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._lift_toasts)
         if not self.is_headless:
             from hermes_tui.ui.terminal import watch_terminal
 
@@ -271,6 +280,18 @@ class HermesApp(App):
             side.styles.width = None  # the stylesheet's full width
         else:
             side.styles.width = min(self.panel_width, max(30, self.size.width // 2 - 4))
+
+    def _lift_toasts(self, screen: Any) -> None:
+        """Toasts stand just above the message box: Textual docks them at the very bottom of
+        the screen, over the box and the nudge bar. Follows the box as it grows or moves."""
+        racks = screen.query("ToastRack")
+        boxes = screen.query(ChatInput)
+        if not racks or not boxes:
+            return
+        lift = max(1, screen.size.height - boxes.first().region.y)
+        rack = racks.first()
+        if rack.styles.margin.bottom != lift:
+            rack.styles.margin = (0, 0, lift, 0)
 
     def watch_theme(self, theme: str) -> None:
         # Compared with what was last saved, not with the config read at start-up: switching
@@ -386,11 +407,14 @@ class HermesApp(App):
         return answer["decision"]
 
     def action_cancel_turn(self) -> None:
+        """esc: cancel the running turn; from a pane or the chat, back to the message box."""
         if self.turn_running:
             self.cancel.set()
             self.notify("Cancelling: the turn stops after the current chunk or tool", timeout=3)
-        elif isinstance(self.focused, ChatInput):
+        if isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()
+        else:
+            self.query_one(ChatInput).focus()
 
     async def action_interrupt(self) -> None:
         """ctrl+c: copy a selection if there is one; else cancel the running turn; twice quits."""
@@ -567,27 +591,29 @@ class HermesApp(App):
 
     def action_toggle_panel(self) -> None:
         side = self.query_one("#side")
+        self.query_one(ChatView).keep_view()
         side.display = not side.display
 
     def action_resize_panel(self, delta: int) -> None:
         from hermes_tui.config import set_config_value
 
+        self.query_one(ChatView).keep_view()
         self.panel_width = max(28, min(120, self.panel_width + delta))
         set_config_value(self.runtime.user_home, "display", "panel_width", self.panel_width)
 
     def action_pane(self, pane: str) -> None:
+        """Show a pane and focus its content (its keys then work at once); the same key again,
+        from inside that pane, goes back to the message box."""
         side = self.query_one("#side", TabbedContent)
-        side.display = True
         focus_in_panel = self.focused is not None and side in self.focused.ancestors
+        if focus_in_panel and side.display and side.active == pane:
+            self.query_one(ChatInput).focus()
+            return
+        if not side.display:
+            self.query_one(ChatView).keep_view()
+        side.display = True
         side.active = pane
-        if focus_in_panel:
-            # Focus left in the pane being hidden would pull its tab straight back (TabbedContent
-            # shows the pane that holds the focus), so it follows into the chosen pane.
-            first = next((w for w in side.get_pane(pane).query("*") if w.focusable), None)
-            if first is not None:
-                first.focus()
-            else:
-                self.query_one(ChatInput).focus()
+        self.query_one(f"#{pane}-pane").focus_content()
 
     def action_focus_messages(self) -> None:
         """alt+↑: the newest message takes the focus (↑/↓ move, c copies, esc comes back)."""
@@ -669,7 +695,8 @@ class HermesApp(App):
                     outcome = {"output": str(outcome)}
                 tool = registry.get(call.name)
                 preview = tool.summarise(outcome) if tool else str(outcome.get("error", ""))
-                arguments = call.parsed_arguments() or {"_raw": call.arguments}
+                parsed = call.parsed_arguments()  # {} for a call without arguments
+                arguments = parsed if parsed is not None else {"_raw": call.arguments}
                 ok = bool(outcome.get("success", True))
                 items.append(tool_spec(call.name, arguments, ok, preview, tool_output(outcome)))
         return items

@@ -124,6 +124,7 @@ async def test_pin_and_unpin_from_the_skills_browser(home: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
         app.action_pane("skills")
+        await pilot.pause()  # the pane opens on its first skill
         pane = app.query_one(SkillsPane)
         pane.show("deploy")
         pane.action_pin()
@@ -751,7 +752,7 @@ async def test_a_tools_whole_output_shows_in_its_row_and_the_trace_and_copies(
     llm.script(Reply(tool_calls=[("terminal", {"command": "seq 200000"})]), Reply(text="Printed."))
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f1")
+        await pilot.press("f1", "escape")  # the trace shows; esc goes back to the message box
         await send(app, pilot, "count")
         row = app.query_one(ToolRow)
         assert "exit 0 · 200,000 lines" in str(row.title)

@@ -47,3 +47,40 @@ async def test_the_reviews_hint_shows_its_bracket_keys(home: Path) -> None:
         await pilot.pause()
         hint = app.query_one(ReviewsPane).query_one(".hint")
         assert "[ and ] pick a change" in str(hint.render())
+
+
+async def test_resumed_tool_rows_show_empty_odd_and_huge_arguments_plainly(
+    home: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.ui.widgets.chat import ToolRow
+
+    huge = "x" * 50_000
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("skills_list", {}),
+                ("skills_list", "not json at all"),
+                ("read_file", {"path": "notes.txt", "padding": huge}),
+            ]
+        ),
+        Reply(text="Done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "go"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        session_id = app.session.id
+    again = make_app(home, llm.openai_url)
+    async with again.run_test(size=SIZE) as pilot:
+        again.resume(session_id)
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        empty, odd, big = list(again.query(ToolRow))
+        assert str(empty.title).startswith("✓ skills_list  ·"), str(empty.title)
+        assert str(empty.detail.content) == "(no arguments)"
+        assert "_raw" not in str(odd.title) and "not json at all" in str(odd.title)
+        assert str(odd.detail.content) == "(not JSON) not json at all"
+        assert "read_file notes.txt" in str(big.title)
+        assert len(str(big.detail.content)) < 4100
+        assert str(big.detail.content).endswith("more characters)")

@@ -65,7 +65,14 @@ def test_skills_browser(snap_compare, home: Path) -> None:
         app.action_pane("skills")
         app.action_resize_panel(40)
         await pilot.pause()
-        app.query_one(SkillsPane).show("flask-k8s-deploy")
+        tree = app.query_one(SkillsPane).query_one("#skills-tree")
+        (node,) = [
+            leaf
+            for category in tree.root.children
+            for leaf in category.children
+            if leaf.data == ("skill", "flask-k8s-deploy")
+        ]
+        tree.move_cursor(node)  # the pane has focus on its tree (f3): the cursor picks
         await pilot.pause()
         _steady(app)
 

@@ -160,7 +160,8 @@ class SkillEditor(Screen):
         self._loaded = self.query_one(TextArea).text
         self._warned = False
         self._check()
-        self.query_one(TextArea).focus()
+        # A new skill starts with its name (the frontmatter follows it); an edit, in the body.
+        self.query_one("#new-name" if not self.skill_name else "#skill-text").focus()
 
     @on(TextArea.Changed)
     def _check(self) -> None:

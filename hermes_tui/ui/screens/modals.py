@@ -376,7 +376,8 @@ HELP = """# hermes-tui
 | ctrl+j, shift+enter | new line in the message |
 | up, down (empty box) | earlier messages |
 | alt+p | expand collapsed pastes ([Pasted N lines #k]) in the message box |
-| esc | cancel the running turn (what streamed is kept) |
+| tab | complete a slash command, or its argument (/theme NAME, /model PROVIDER) |
+| esc | cancel the running turn (what streamed is kept); from a pane, back to the message box |
 | alt+up | focus the newest message (up, down move; **c** copies the whole message; esc back) |
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |
@@ -385,7 +386,7 @@ HELP = """# hermes-tui
 | ctrl+p | command palette (themes, panes, actions) |
 | ctrl+b | hide or show the side panel |
 | alt+left, alt+right | widen, narrow the side panel |
-| f1, f2, f3, f4 | Trace, Memory, Skills, Reviews |
+| f1, f2, f3, f4 | Trace, Memory, Skills, Reviews: the pane takes the focus, so its keys work at once; the same key again goes back to the message box |
 | f5 | insights over time (d switches 7/30/90 days) |
 | f10 | this help |
 

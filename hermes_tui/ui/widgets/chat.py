@@ -82,18 +82,15 @@ class ToolRow(Collapsible):
         self.call_id = call_id
         self.tool_name = name
         self.summary = summarise_arguments(arguments)
-        text = (
-            detail
-            if detail is not None
-            else json.dumps(arguments, indent=2, ensure_ascii=False)[:4000]
-        )
+        text = detail if detail is not None else arguments_detail(arguments)
         self.detail = Static(neutralise(text), markup=False)
         self.output = output  # None while running
-        super().__init__(self.detail, title=literal(f"⋯ {name} {self.summary}"), collapsed=True)
+        self.call_label = f"{name} {self.summary}".strip()
+        super().__init__(self.detail, title=literal(f"⋯ {self.call_label}"), collapsed=True)
 
     def finish(self, ok: bool, duration: float, preview: str, output: str = "") -> None:
         mark = "✓" if ok else "✗"
-        self.title = literal(f"{mark} {self.tool_name} {self.summary}  {duration:.2f}s · {preview}")
+        self.title = literal(f"{mark} {self.call_label}  {duration:.2f}s · {preview}")
         self.add_class("-ok" if ok else "-error")
         self.output = output or preview
         if not self.collapsed:
@@ -153,8 +150,14 @@ class RenderedMarkdown(Widget):
         if upto is not None:  # `upto` keeps its top margin: it stays in the live widget
             height = layout[upto].region.y - upto.styles.margin.top
         else:
+            # A block Markdown is still removing (closing) is among the children but not laid
+            # out: a redraw for a new width while the last one was being fed leaves some.
             height = max(
-                (layout[b].region.bottom + b.styles.margin.bottom for b in markdown.children),
+                (
+                    layout[b].region.bottom + b.styles.margin.bottom
+                    for b in markdown.children
+                    if b in layout
+                ),
                 default=0,
             )
         size = Size(width, max(height, 0))
@@ -251,6 +254,15 @@ class AssistantMessage(CopyableMessage):
         """Finished and drawn once: nothing of it is parsed or laid out any more."""
         return self.markdown is None and not self.streaming
 
+    @property
+    def redrawing(self) -> bool:
+        """A finished reply waiting to be, or being, drawn again at a new width: its height
+        is not final yet (it collapses and grows back over a few frames)."""
+        if self.streaming:
+            return False
+        width = self.content_size.width
+        return self.markdown is not None or any(p.rendered_width != width for p in self.parts)
+
     def compose(self) -> ComposeResult:
         self.markdown = Markdown()
         yield self.markdown
@@ -270,6 +282,7 @@ class AssistantMessage(CopyableMessage):
         self._pump_soon()
 
     async def reset(self) -> None:
+        self.styles.min_height = None
         self.text = ""
         await self.redraw()
 
@@ -335,13 +348,20 @@ class AssistantMessage(CopyableMessage):
         with self.app.batch_update():
             await self.mount(whole, before=old_parts[0] if old_parts else markdown)
             await self.remove_children([*old_parts, markdown])
+            self.styles.min_height = None
         self.markdown = None
 
     def on_resize(self) -> None:
         if any(part.rendered_width != self.content_size.width for part in self.parts):
             if self._redraw is not None:
                 self._redraw.stop()
-            self._redraw = self.set_timer(self.REDRAW_DELAY, self.redraw)
+            self._redraw = self.set_timer(self.REDRAW_DELAY, self._redraw_at_new_width)
+
+    async def _redraw_at_new_width(self) -> None:
+        # Keeps its height until drawn again (`_freeze_all`): collapsing for a few frames would
+        # shrink the chat under the reader and throw the view to the top.
+        self.styles.min_height = self.size.height
+        await self.redraw()
 
 
 class ErrorBlock(Static):
@@ -350,8 +370,35 @@ class ErrorBlock(Static):
     """
 
 
+RAW = "_raw"  # the core's key for arguments that were not a JSON object (agent/loop.py)
+DETAIL_CHARS = 4000
+
+
+def raw_arguments(arguments: dict[str, Any]) -> str | None:
+    """The model's argument text when it was not a JSON object, else None."""
+    return str(arguments[RAW]) if set(arguments) == {RAW} else None
+
+
+def arguments_detail(arguments: dict[str, Any], limit: int | None = DETAIL_CHARS) -> str:
+    """A call's arguments as a row or the trace shows them: JSON, what the model sent when it
+    was not JSON, or that there were none; cut at `limit` characters."""
+    raw = raw_arguments(arguments)
+    if not arguments or raw is not None and not raw.strip():
+        text = "(no arguments)"
+    elif raw is not None:
+        text = f"(not JSON) {raw}"
+    else:
+        text = json.dumps(arguments, indent=2, ensure_ascii=False)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return text
+
+
 def summarise_arguments(arguments: dict[str, Any]) -> str:
-    if "command" in arguments:
+    raw = raw_arguments(arguments)
+    if raw is not None:
+        text = raw
+    elif "command" in arguments:
         text = str(arguments["command"])
     elif "path" in arguments:
         text = str(arguments["path"])
@@ -372,8 +419,8 @@ Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("reasoning"
 def tool_spec(name: str, arguments: dict[str, Any], ok: bool, preview: str, output: str) -> Spec:
     """A finished call from a stored session, drawn as it was when it ran (minus its duration)."""
     mark, state = ("✓", "-ok") if ok else ("✗", "-error")
-    detail = json.dumps(arguments, indent=2, ensure_ascii=False)[:4000]
-    title = f"{mark} {name} {summarise_arguments(arguments)}  · {preview}"
+    detail = arguments_detail(arguments)
+    title = f"{mark} {f'{name} {summarise_arguments(arguments)}'.strip()}  · {preview}"
     return ("tool", title, detail, f"-collapsed {state}", output)
 
 
@@ -437,6 +484,11 @@ class ChatView(VerticalScroll):
         self.tool_rows: dict[str, ToolRow] = {}
         self.thinking: ReasoningBlock | None = None  # the reasoning block still streaming
         self._remounting = False
+        # What the view showed before the panel changed its size: "bottom", or a widget and
+        # its offset from the top of the view. Held until the new size took effect and the
+        # replies are drawn again, the user scrolls, or new content arrives.
+        self._kept: str | tuple[Widget, float] | None = None
+        self._resized_since_kept = False
 
     def compose(self) -> ComposeResult:
         yield Button("Show earlier messages", id="earlier", classes="-hidden", variant="default")
@@ -445,11 +497,59 @@ class ChatView(VerticalScroll):
         # One watcher for the whole conversation: frozen replies hold the old theme's colours.
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
+    def keep_view(self) -> None:
+        """Keep what is on screen while the chat changes size (the panel hidden, shown or
+        resized): on the bottom if it was there, else on the reply it showed. A new width
+        draws every reply again and their heights collapse meanwhile, which would otherwise
+        leave the view near the top."""
+        if self.scroll_y >= self.max_scroll_y - 1:
+            self._kept = "bottom"
+        else:
+            first = next(
+                (w for w in self.children if w.display and w.virtual_region.bottom > self.scroll_y),
+                None,
+            )
+            self._kept = None if first is None else (first, first.virtual_region.y - self.scroll_y)
+        self._resized_since_kept = False
+        self.call_after_refresh(self._restore_view)
+
+    def _restore_view(self) -> None:
+        kept = self._kept
+        if kept == "bottom":
+            self.scroll_end(animate=False, immediate=True)
+        elif kept is not None:
+            widget, offset = kept
+            if widget.parent is self:
+                self.scroll_to(y=widget.virtual_region.y - offset, animate=False, immediate=True)
+        if self._resized_since_kept and not any(
+            reply.redrawing for reply in self.query_children(AssistantMessage)
+        ):
+            self._kept = None
+
+    def watch_virtual_size(self) -> None:
+        if self._kept is not None:
+            self.call_after_refresh(self._restore_view)
+
+    def on_resize(self) -> None:
+        if self._kept is not None:
+            self._resized_since_kept = True
+            self.call_after_refresh(self._restore_view)
+
+    def on_mouse_scroll_up(self) -> None:
+        self._kept = None  # the user takes over
+
+    def on_mouse_scroll_down(self) -> None:
+        self._kept = None
+
+    def on_mouse_down(self) -> None:
+        self._kept = None  # the scrollbar grabbed, or a row clicked
+
     async def _theme_changed(self) -> None:
         for message in self.query_children(AssistantMessage):
             await message.redraw()
 
     async def _add(self, widget: Widget) -> None:
+        self._kept = None  # new content: it scrolls as it always does
         if self.thinking is not None:  # whatever comes next ends the reasoning
             self.thinking.finish()
             self.thinking = None
@@ -472,6 +572,7 @@ class ChatView(VerticalScroll):
         return self.current
 
     async def stream(self, text: str) -> None:
+        self._kept = None
         message = await self._assistant()
         message.write(text)
         self.scroll_end(animate=False)
@@ -499,6 +600,9 @@ class ChatView(VerticalScroll):
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
         # Follow the newest reply while it is drawn, also after its turn ended (a burst from a
         # fast provider is drawn in steps after the last event arrived).
+        if self._kept is not None:  # drawn again at a new width: the view stays where it was
+            self.call_after_refresh(self._restore_view)
+            return
         newest = self.turns[-1].widgets[-1] if self.turns and self.turns[-1].widgets else None
         if message.control is newest:
             self.scroll_end(animate=False)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping, Sequence
 
 from textual import events
 from textual.binding import Binding
@@ -34,10 +36,18 @@ SLASH_COMMANDS = {
 }
 
 
-def completions(text: str) -> list[str]:
-    if not text.startswith("/") or " " in text:
+def completions(text: str, arguments: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """What `text` may complete to: command names, or after `/theme ` (any command listed in
+    `arguments`) that command with one of its arguments."""
+    if not text.startswith("/") or "\n" in text:
         return []
-    return [name for name in SLASH_COMMANDS if name.startswith(text)]
+    command, space, argument = text.partition(" ")
+    if not space:
+        return [name for name in SLASH_COMMANDS if name.startswith(text)]
+    if " " in argument:
+        return []
+    choices = (arguments or {}).get(command, ())
+    return [f"{command} {choice}" for choice in choices if choice.startswith(argument)]
 
 
 class SlashHints(OptionList):
@@ -46,11 +56,10 @@ class SlashHints(OptionList):
     SlashHints.-visible { display: block; }
     """
 
-    def show_for(self, text: str) -> None:
-        names = completions(text)
+    def show_for(self, names: list[str]) -> None:
         self.clear_options()
         for name in names:
-            self.add_option(f"{name}  {SLASH_COMMANDS[name]}")
+            self.add_option(f"{name}  {SLASH_COMMANDS[name]}" if name in SLASH_COMMANDS else name)
         self.set_class(bool(names), "-visible")
 
     def hide(self) -> None:
@@ -77,6 +86,8 @@ class ChatInput(TextArea):
         self.sent: list[str] = []
         self.recall_index: int | None = None
         self.pastes: dict[str, str] = {}  # label number → the pasted text
+        # Arguments tab completes after a command (the app sets them: `/theme` → theme names).
+        self.argument_choices: dict[str, list[str]] = {}
 
     def expanded(self, text: str | None = None) -> str:
         """The message as it will be sent: every collapsed paste put back in full."""
@@ -85,13 +96,15 @@ class ChatInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs TextArea's own handler after this one unless the default is prevented.
-        lines = event.text.count("\n") + 1
-        if lines < PASTE_COLLAPSE_LINES and len(event.text) < PASTE_COLLAPSE_CHARS:
+        # Terminals send a pasted line break as a carriage return (tmux, xterm): read as newlines.
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + 1
+        if lines < PASTE_COLLAPSE_LINES and len(text) < PASTE_COLLAPSE_CHARS:
             return
         event.prevent_default()
         event.stop()
         number = str(len(self.pastes) + 1)
-        self.pastes[number] = event.text
+        self.pastes[number] = text
         self.insert(f"[Pasted {lines:,} line{'' if lines == 1 else 's'} #{number}]")
 
     def action_expand_pastes(self) -> None:
@@ -109,6 +122,17 @@ class ChatInput(TextArea):
         self.pastes.clear()
         self.post_message(self.Submitted(text))
 
+    def _complete(self, names: list[str]) -> None:
+        """One match: take it. Several: as far as they agree (the hints list shows them)."""
+        if len(names) == 1:
+            is_command = " " not in names[0]
+            text = names[0] + (" " if is_command else "")
+        else:
+            text = os.path.commonprefix(names)
+        if len(text) > len(self.text):
+            self.text = text
+            self.move_cursor(self.document.end)
+
     def _recall(self, step: int) -> None:
         if not self.sent:
             return
@@ -119,6 +143,15 @@ class ChatInput(TextArea):
         self.move_cursor(self.document.end)
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key.startswith("alt+") and event.is_printable:
+            # A terminal that sends Alt as ESC (tmux, xterm) makes alt+p a key that carries the
+            # character "p", which TextArea would type before any binding saw it. An alt chord
+            # is never text; this box's own one runs here (the binding serves kitty-style keys).
+            event.stop()
+            event.prevent_default()
+            if event.key == "alt+p":
+                self.action_expand_pastes()
+            return
         row, _ = self.cursor_location
         handled = True
         if event.key == "enter":
@@ -130,9 +163,9 @@ class ChatInput(TextArea):
                 self._submit()
         elif event.key in ("shift+enter", "ctrl+j"):
             self.insert("\n")
-        elif event.key == "tab" and completions(self.text):
-            self.text = completions(self.text)[0] + " "
-            self.move_cursor(self.document.end)
+        elif event.key == "tab" and self.text.startswith("/") and "\n" not in self.text:
+            # A command in progress keeps the tab, whether or not it completes anything.
+            self._complete(completions(self.text, self.argument_choices))
         elif event.key == "up" and row == 0 and (not self.text or self.recall_index is not None):
             self._recall(-1)
         elif (
@@ -152,6 +185,6 @@ class ChatInput(TextArea):
     def on_text_area_changed(self) -> None:
         hints = self.screen.query(SlashHints)
         if hints:
-            hints.first().show_for(self.text)
+            hints.first().show_for(completions(self.text, self.argument_choices))
         text = self.expanded()
         self.border_subtitle = f"≈{estimate_tokens(text):,} tokens" if text.strip() else ""

@@ -205,6 +205,10 @@ class MemoryPane(VerticalScroll):
     def on_mount(self) -> None:
         self.refresh_archive()
 
+    def focus_content(self) -> None:
+        """Focus MEMORY.md's entries (f2; tab reaches USER.md's), so a, e, d work at once."""
+        self.query_one("#memory-memory ListView", ListView).focus()
+
     def use_store(self, store: MemoryStore) -> None:
         """Show another home's memory (the demo's own, or back to the user's)."""
         self.store = store

@@ -90,6 +90,10 @@ class ReviewsPane(Vertical):
         self.record: Any = None
         self._showing = asyncio.Lock()  # a highlight and a refresh must not interleave their mounts
 
+    def focus_content(self) -> None:
+        """Focus the list of reviews (f4)."""
+        self.query_one("#review-list", ListView).focus()
+
     def compose(self) -> ComposeResult:
         yield ListView(id="review-list")
         yield Static(

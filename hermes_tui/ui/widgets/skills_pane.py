@@ -103,6 +103,15 @@ class SkillsPane(Vertical):
         if not self._built:
             self.rebuild()
 
+    def focus_content(self) -> None:
+        """Focus the tree (f3), on the first skill when none is chosen: p, e, h act on it."""
+        if not self._built:
+            self.rebuild()
+        tree = self.query_one(Tree)
+        if tree.cursor_line < 0 and tree.last_line >= 0:
+            tree.cursor_line = 1 if tree.last_line >= 1 else 0  # line 0 is a category
+        tree.focus()
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < 70, "-narrow")
 

@@ -8,7 +8,6 @@ all of its output). It follows the call it shows: a finished call updates withou
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal_text
+from hermes_tui.ui.widgets.chat import DETAIL_CHARS, arguments_detail
 from hermes_tui.ui.widgets.output import OutputLog
 
 
@@ -64,6 +64,10 @@ class TracePane(Vertical):
             "Select a call to see its arguments and output.", id="trace-call", markup=False
         )
         yield OutputLog("", id="trace-output")
+
+    def focus_content(self) -> None:
+        """Focus the list of calls (f1), so the pane's keys work at once."""
+        self.query_one(DataTable).focus()
 
     def started(self, call_id: str, source: str, name: str, arguments: dict[str, Any]) -> None:
         # Rows are keyed by our own sequence: call ids are the server's, and servers reuse them.
@@ -118,13 +122,13 @@ class TracePane(Vertical):
         self.query_one(OutputLog).show("(running…)" if running else entry.output or entry.preview)
 
     @staticmethod
-    def _header(entry: TraceEntry) -> str:
+    def _header(entry: TraceEntry, limit: int | None = DETAIL_CHARS) -> str:
         who = "background review" if entry.source == "review" else "agent"
         if entry.ok is None:
             status = "running"
         else:
             status = f"{'ok' if entry.ok else 'error'} · {entry.duration:.2f}s · {entry.preview}"
-        arguments = json.dumps(entry.arguments, indent=2, ensure_ascii=False)
+        arguments = arguments_detail(entry.arguments, limit)
         return f"{entry.name} ({who}) — {status}\narguments: {arguments}"
 
     def action_copy(self) -> None:
@@ -134,6 +138,7 @@ class TracePane(Vertical):
             self.app.notify("Select a call first", timeout=2)
             return
         output = entry.output or entry.preview
-        self.app.copy_to_clipboard(neutralise(f"{self._header(entry)}\n\n{output}"))
+        whole = self._header(entry, limit=None)
+        self.app.copy_to_clipboard(neutralise(f"{whole}\n\n{output}"))
         lines = plural(len(output.splitlines()), "line")
         self.app.notify(f"Copied the call and its {lines} of output", timeout=2)

@@ -1,0 +1,77 @@
+"""The chat keeps its place when the side panel is hidden, shown or resized (ctrl+b, alt+←/→).
+
+A new width draws every reply again over a few frames; the view used to fall to the top.
+Tests wait for the replies to be drawn (a condition, not a time) and then look.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import make_app
+
+from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
+
+SIZE = (130, 40)
+
+
+def conversation(turns: int = 15) -> list[tuple]:
+    items: list[tuple] = []
+    for i in range(turns):
+        reply = "\n\n".join(f"Part {i}.{j}: " + "word " * (20 + 12 * j) for j in range(4))
+        items += [("user", f"question {i}"), ("assistant", reply)]
+    return items
+
+
+async def drawn(pilot, chat: ChatView) -> None:
+    """Until every reply is drawn at the chat's current width."""
+    await pilot.pause()
+    while any(reply.redrawing for reply in chat.query(AssistantMessage)):
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def test_hiding_the_panel_keeps_the_bottom_and_a_place_in_the_middle(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        chat = app.query_one(ChatView)
+        await chat.load_history(conversation())
+        await drawn(pilot, chat)
+        chat.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert chat.max_scroll_y > 100
+        await pilot.press("ctrl+b")
+        await drawn(pilot, chat)
+        assert chat.scroll_y == chat.max_scroll_y, "at the bottom it stays at the bottom"
+        # Somewhere in the middle: the reply at the top of the view stays there.
+        chat.scroll_to(y=chat.max_scroll_y // 2, animate=False, immediate=True)
+        await pilot.pause()
+        replies = list(chat.query(AssistantMessage))
+        shown = next(r for r in replies if r.virtual_region.bottom > chat.scroll_y)
+        offset = shown.virtual_region.y - chat.scroll_y
+        await pilot.press("ctrl+b")
+        await drawn(pilot, chat)
+        assert shown.virtual_region.y - chat.scroll_y == offset
+        assert 0 < chat.scroll_y < chat.max_scroll_y
+        await pilot.press("alt+left")
+        await drawn(pilot, chat)
+        assert shown.virtual_region.y - chat.scroll_y == offset
+
+
+async def test_toggling_the_panel_again_while_replies_are_redrawn_keeps_the_bottom(
+    home: Path,
+) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        chat = app.query_one(ChatView)
+        await chat.load_history(conversation())
+        await drawn(pilot, chat)
+        chat.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        for _ in range(3):
+            await pilot.press("ctrl+b")
+            await pilot.pause(AssistantMessage.REDRAW_DELAY + 0.05)  # mid-redraw, not a check
+        await drawn(pilot, chat)
+        assert chat.scroll_y == chat.max_scroll_y
