@@ -22,7 +22,9 @@ def _due_with_an_old_skill(home: Path, app: HermesApp) -> None:
     stamp = time.time() - 100 * DAY
     library.usage.update("old-trick", lambda r: r.update(created_at=stamp, last_used_at=stamp))
     last = datetime.fromtimestamp(time.time() - 8 * DAY, UTC).isoformat(timespec="seconds")
-    (app.runtime.home / "skills" / ".curator_state").write_text(json.dumps({"last_run_at": last}) + "\n")
+    (app.runtime.home / "skills" / ".curator_state").write_text(
+        json.dumps({"last_run_at": last}) + "\n"
+    )
 
 
 async def test_the_app_checks_the_curator_schedule_while_it_stays_open(home: Path) -> None:
