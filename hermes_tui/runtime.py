@@ -6,6 +6,7 @@ stores, so every face sees the same files with the same limits.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import time
 from collections.abc import Callable
@@ -25,10 +26,11 @@ from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.pending import PendingStore, PendingWrite
+from hermes_tui.core.scan_cache import VerdictCache, cache_path
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
-from hermes_tui.core.storage import make_private
+from hermes_tui.core.storage import ensure_private_dir, make_private
 from hermes_tui.core.threats import Scanner
 from hermes_tui.resources import bundled_skills_dir
 
@@ -131,7 +133,13 @@ class Runtime:
             )
             config = load_config(home_path, demo, environ)
         audit = AuditLog(home_path / "logs" / "audit.jsonl")
-        scanner = Scanner()
+        verdicts = cache_path(home_path)
+        # Made now, before any terminal command can run: the sandbox keeps an existing cache/
+        # read-only, and one a command created itself could hold forged verdicts. In a
+        # read-only home nothing is remembered and every start scans.
+        with contextlib.suppress(OSError):
+            ensure_private_dir(verdicts.parent)
+        scanner = Scanner(remembered=VerdictCache(verdicts))
         memory = MemoryStore(
             home_path / "memories",
             memory_char_limit=config.memory.memory_char_limit,
@@ -412,20 +420,25 @@ class Runtime:
         from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt
 
         soul = self.home / "SOUL.md"
-        return build_system_prompt(
-            PromptInputs(
-                skills_index=self.skills.index(
-                    self.config.skills.index_max_chars, screen=self.scanner.refused
-                ),
-                memory=self.memory.freeze(),
-                cwd=cwd,
-                today=datetime.date.today(),
-                soul=soul.read_text(encoding="utf-8", errors="replace") if soul.is_file() else None,
-                memory_enabled=self.config.memory.memory_enabled,
-                user_enabled=self.config.memory.user_profile_enabled,
-                scanner=self.scanner,
+        with self.scanner.batch():  # every text it scans, remembered in one write
+            return build_system_prompt(
+                PromptInputs(
+                    skills_index=self.skills.index(
+                        self.config.skills.index_max_chars, screen=self.scanner.refused
+                    ),
+                    memory=self.memory.freeze(),
+                    cwd=cwd,
+                    today=datetime.date.today(),
+                    soul=(
+                        soul.read_text(encoding="utf-8", errors="replace")
+                        if soul.is_file()
+                        else None
+                    ),
+                    memory_enabled=self.config.memory.memory_enabled,
+                    user_enabled=self.config.memory.user_profile_enabled,
+                    scanner=self.scanner,
+                )
             )
-        )
 
     def price_of(self, provider: str, model: str) -> ModelPrice | None:
         """What the model's tokens cost (display.prices first); the scripted demo is free."""

@@ -25,8 +25,12 @@ import unicodedata
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from hermes_tui.core.scan_cache import VerdictCache
 
 Severity = Literal["low", "medium", "high", "critical"]
 Tier = Literal["allow", "hold", "refuse"]
@@ -701,18 +705,26 @@ def tier_of(finding: Finding) -> Tier:
 class Scanner:
     """Our patterns and the xaidr sensor over every decoded view of a text.
 
-    One per runtime: the sensor is built on the first scan (its import costs ~0.2 s, which
+    One per runtime: the sensor is built on the first scan (its import costs ~0.3 s, which
     `memory show` and `--help` never pay) and verdicts are cached by text, since the same
-    entries and skill descriptions are scanned at every session start.
+    entries and skill descriptions are scanned at every session start. With `remembered`
+    (core/scan_cache.py) they are also kept on disk, so a start where nothing changed never
+    builds the sensor; inside `batch()` the disk is written once, when the batch ends.
     """
 
     CACHE_SIZE = 2048
 
-    def __init__(self, sensor_factory: Callable[[], Any] = _build_sensor) -> None:
+    def __init__(
+        self,
+        sensor_factory: Callable[[], Any] = _build_sensor,
+        remembered: VerdictCache | None = None,
+    ) -> None:
         self._sensor_factory = sensor_factory
         self._sensor: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Verdict] = OrderedDict()
+        self._remembered = remembered
+        self._batching = 0
 
     def assess(self, text: str) -> Verdict:
         with self._lock:
@@ -720,11 +732,30 @@ class Scanner:
             if cached is not None:
                 self._cache.move_to_end(text)
                 return cached
-            verdict = self._assess(text)
+            verdict = self._remembered.get(text) if self._remembered is not None else None
+            if verdict is None:
+                verdict = self._assess(text)
+                if self._remembered is not None and len(text) <= MAX_SCAN_CHARS:
+                    self._remembered.put(text, verdict)
+                    if not self._batching:
+                        self._remembered.flush()
             self._cache[text] = verdict
             if len(self._cache) > self.CACHE_SIZE:
                 self._cache.popitem(last=False)
             return verdict
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Scan many texts (a system prompt's) and write the new verdicts to disk once."""
+        with self._lock:
+            self._batching += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching -= 1
+                if not self._batching and self._remembered is not None:
+                    self._remembered.flush()
 
     def refused(self, text: str) -> str | None:
         """The ids of the findings that keep `text` out of a prompt, or None if it may go in."""

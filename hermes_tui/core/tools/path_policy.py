@@ -64,6 +64,7 @@ PROTECTED_IN_HOME: tuple[tuple[str, str], ...] = (
     ("skills", "skills; use skill_manage (its writes are scanned and versioned)"),
     ("pending", "writes waiting for the user's approval; the user decides them"),
     ("logs", "the audit trail, written by the app only"),
+    ("cache", "the scanner's remembered verdicts, written by the app only"),
 )
 
 

@@ -36,6 +36,7 @@ PROTECTED_IN_HOME = (
     "memories",
     "skills",
     "pending",
+    "cache",  # the scanner's remembered verdicts: a forged "allow" would skip its scan
 )
 # Per-user caches package managers and build tools write to; read-only they break installs.
 WRITABLE_CACHES = (".cache", ".npm", ".cargo", ".rustup", "go", ".m2", ".gradle", ".yarn")

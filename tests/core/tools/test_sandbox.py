@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_tui.core.threats import Verdict
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import probe, scrubbed_env
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
@@ -114,6 +115,35 @@ def test_the_hermes_home_stays_read_only_even_inside_a_writable_place(tmp_path: 
         assert run(registry, context, command)["exit_code"] != 0, command
     assert (home / ".env").read_text() == "OPENAI_API_KEY=sk\n"
     assert (home / "memories" / "MEMORY.md").read_text() == "fact"
+
+
+@needs_bwrap
+def test_a_command_cannot_forge_the_scanners_remembered_verdicts(tmp_path: Path) -> None:
+    from hermes_tui.core.scan_cache import VerdictCache, cache_path
+    from hermes_tui.runtime import Runtime
+
+    # The home inside the working directory, opened as the app opens it (which makes cache/
+    # before any command runs), with one verdict remembered.
+    home = tmp_path / "work" / ".hermes"
+    home.mkdir(parents=True)
+    Runtime.open(home)
+    path = cache_path(home)
+    remembered = VerdictCache(path)
+    remembered.put("a fact", Verdict("allow", ()))
+    remembered.flush()
+    before = path.read_bytes()
+    registry, context = _terminal(tmp_path, hermes_home=home)
+    forged = '{"format":1,"scanner":"x","verdicts":{}}'
+    for command in (
+        f"echo '{forged}' > {path}",
+        f"rm -f {path}",
+        f"mv {path} {path}.old",
+        f"echo '{forged}' > {path.parent}/new.json",
+        f"rm -rf {path.parent}",
+    ):
+        assert run(registry, context, command)["exit_code"] != 0, command
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, path.name + ".lock"]
 
 
 @pytest.fixture

@@ -1,0 +1,253 @@
+"""Scan verdicts remembered on disk, so a cold start rescans only the texts that changed.
+
+Every session start scans what enters the system prompt (SOUL.md, memory entries, the skills
+index); the verdicts rarely change, and reaching them the first time costs the xaidr import.
+`VerdictCache` keeps them in `<home>/cache/scan_verdicts.json`, keyed by the sha256 of the
+scanned text, under an identity of the scanner that judged them: our threats.py source, the
+xaidr version and files (read without importing it), Python and its Unicode tables. Another
+identity discards the whole file; an unreadable or malformed file, or entry, is a miss, so the
+text is scanned again. Refusals and holds are remembered too; a verdict the scanner could not
+reach (xaidr failed) is not. Writes are atomic under the file's lock, at most MAX_ENTRIES
+entries, the least recently used dropped first. Terminal commands see `cache/` read-only and
+the files tool never writes it (core/tools/sandbox.py, path_policy.py): a cached "allow" is
+the scanner's word, and nothing the agent runs may forge it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import threading
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core import threats
+from hermes_tui.core.storage import atomic_write_bytes, ensure_private_dir, file_lock
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+MAX_ENTRIES = 4096
+CACHE_DIR = "cache"  # under the hermes home; protected like memories/ and skills/
+FILENAME = "scan_verdicts.json"
+# Verdicts not worth remembering: a failed library is a transient state, not a judgement, and
+# a text too large to scan is refused without scanning anything.
+_NOT_REMEMBERED = frozenset({"scanner_error", "too_large"})
+_TIERS = frozenset({"allow", "hold", "refuse"})
+
+
+def cache_path(home: Path) -> Path:
+    return home / CACHE_DIR / FILENAME
+
+
+def text_key(text: str) -> str:
+    # surrogatepass: a text read with surrogateescape still gets a key of its own.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _xaidr_fingerprint() -> str:
+    """xaidr's version and the size and mtime of each of its files, without importing it.
+
+    The version names a release; the files catch an edited or editable install and its rule
+    data (xaidr/rules/*.json), which a version number would not.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("xaidr")
+    if spec is None or not spec.submodule_search_locations:
+        return "xaidr absent"
+    package = Path(next(iter(spec.submodule_search_locations)))
+    digest = hashlib.sha256()
+    version = None
+    for info in sorted(package.parent.glob("xaidr-*.dist-info")):
+        try:
+            metadata = (info / "METADATA").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        version = next(
+            (line[9:].strip() for line in metadata.splitlines() if line.startswith("Version: ")),
+            None,
+        )
+        break
+    if version is None:  # not installed beside its package (an editable install)
+        from importlib import metadata
+
+        try:
+            version = metadata.version("xaidr")
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+    digest.update(f"version {version}\n".encode())
+    for root, folders, files in os.walk(package):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            relative = os.path.relpath(path, package)
+            digest.update(f"{relative} {info.st_size} {info.st_mtime_ns}\n".encode())
+    return f"xaidr {version} {digest.hexdigest()}"
+
+
+def scanner_identity() -> str | None:
+    """Who judged a verdict: a change to any part means every text is scanned again.
+
+    None when it cannot be told (our source is not readable as a file): nothing is remembered.
+    """
+    digest = hashlib.sha256()
+    digest.update(f"format {FORMAT}\npython {sys.version}\n".encode())
+    digest.update(f"unicode {unicodedata.unidata_version}\n".encode())
+    try:
+        # threats.py holds the whole of our half: patterns, decoded views, tiers, the
+        # library's noise filter and sensor settings. Any edit to it is a new scanner.
+        digest.update(Path(threats.__file__).read_bytes())
+        digest.update(_xaidr_fingerprint().encode())
+    except (OSError, ImportError, ValueError) as exc:
+        log.info("scan verdicts are not remembered: cannot identify the scanner (%s)", exc)
+        return None
+    return digest.hexdigest()
+
+
+def _encode(verdict: threats.Verdict) -> list[Any]:
+    return [
+        verdict.tier,
+        [
+            [f.id, f.category, f.severity, f.description, f.excerpt, f.view, f.source]
+            for f in verdict.findings
+        ],
+    ]
+
+
+def _decode(value: Any) -> threats.Verdict | None:
+    """The verdict in a cache entry, or None when the entry is not one we wrote."""
+    if not (isinstance(value, list) and len(value) == 2):
+        return None
+    tier, raw = value
+    if tier not in _TIERS or not isinstance(raw, list):
+        return None
+    findings = []
+    for item in raw:
+        if not (
+            isinstance(item, list) and len(item) == 7 and all(isinstance(v, str) for v in item)
+        ):
+            return None
+        if item[2] not in threats.SEVERITY_RANK:
+            return None
+        findings.append(threats.Finding(*item))
+    # An entry must say what the scanner would say of its findings: an "allow" carrying a
+    # refusal, or a refusal with nothing to refuse, was not written by us.
+    tiers = {threats.tier_of(f) for f in findings}
+    expected = "refuse" if "refuse" in tiers else "hold" if tiers else "allow"
+    if tier != expected:
+        return None
+    return threats.Verdict(tier, tuple(findings))
+
+
+class VerdictCache:
+    """The scanner's verdicts on disk. Thread-safe; reads lazily, writes on `flush()`."""
+
+    def __init__(
+        self,
+        path: Path,
+        identity: Callable[[], str | None] = scanner_identity,
+        max_entries: int = MAX_ENTRIES,
+    ) -> None:
+        self.path = path
+        self._identity_source = identity
+        self._identity: str | None = None
+        self._identified = False
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._entries: dict[str, Any] | None = None  # key -> encoded verdict, as on disk
+        self._new: dict[str, list[Any]] = {}
+        self._used: set[str] = set()
+
+    @property
+    def identity(self) -> str | None:
+        if not self._identified:
+            self._identity = self._identity_source()
+            self._identified = True
+        return self._identity
+
+    def get(self, text: str) -> threats.Verdict | None:
+        key = text_key(text)
+        with self._lock:
+            if self._entries is None:
+                self._entries = self._read()
+            value = self._new.get(key) or self._entries.get(key)
+            if value is None:
+                return None
+            verdict = _decode(value)
+            if verdict is not None:
+                self._used.add(key)
+            return verdict
+
+    def put(self, text: str, verdict: threats.Verdict) -> None:
+        if any(f.id in _NOT_REMEMBERED for f in verdict.findings):
+            return
+        key = text_key(text)
+        with self._lock:
+            if self.identity is None:
+                return
+            self._new[key] = _encode(verdict)
+            self._used.add(key)
+
+    def flush(self) -> None:
+        """Write the verdicts reached since the last flush, merged with what other processes
+        wrote meanwhile; the ones read back since move to the young end. Nothing new, nothing
+        written. A failure (a read-only home, a full disk) costs the next start a rescan,
+        never this one its turn."""
+        with self._lock:
+            if not self._new:
+                return
+            new, used = self._new, self._used
+            self._new, self._used = {}, set()
+            try:
+                ensure_private_dir(self.path.parent)
+                with file_lock(self.path):
+                    entries = self._read()
+                    entries.update(new)
+                    # Most recently used last, so trimming drops the least recently used.
+                    for key in sorted(used & entries.keys()):
+                        entries[key] = entries.pop(key)
+                    while len(entries) > self.max_entries:
+                        del entries[next(iter(entries))]
+                    document = {"format": FORMAT, "scanner": self.identity, "verdicts": entries}
+                    data = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+                    atomic_write_bytes(self.path, data.encode("utf-8"), mode=0o600)
+                self._entries = entries
+            except OSError as exc:
+                # Not a warning: it would print across the TUI at every start of a read-only
+                # home, where sessions.db already says what is wrong.
+                log.info("cannot remember scan verdicts in %s: %s", self.path, exc)
+
+    def _read(self) -> dict[str, Any]:
+        """The file's verdicts when it is ours and for this scanner; otherwise none."""
+        if self.identity is None:
+            return {}
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            log.info("cannot read scan verdicts in %s: %s", self.path, exc)
+            return {}
+        try:
+            document = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            log.info("%s is not valid JSON; every text is scanned again", self.path)
+            return {}
+        if (
+            not isinstance(document, dict)
+            or document.get("format") != FORMAT
+            or document.get("scanner") != self.identity
+            or not isinstance(document.get("verdicts"), dict)
+        ):
+            return {}
+        return document["verdicts"]
