@@ -486,7 +486,6 @@ def _check_tool_limits(
 def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Loaded) -> None:
     """terminal.sandbox is one of its modes; every allow/deny entry is a command prefix."""
     from hermes_tui.core.tools.sandbox import SANDBOX_MODES
-    from hermes_tui.core.tools.shell_policy import PrefixError, parse_prefix
 
     terminal = loaded.sections["terminal"]
     sandbox = terminal.get("sandbox")
@@ -497,6 +496,9 @@ def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
         )
     for key in ("allow", "deny"):
         for entry in terminal.get(key, ()):
+            # The parser (tree-sitter-bash) is imported only when there is a prefix to check.
+            from hermes_tui.core.tools.shell_policy import PrefixError, parse_prefix
+
             try:
                 parse_prefix(entry)
             except PrefixError as exc:

@@ -8,13 +8,10 @@ indentation, line endings and Unicode characters; an ambiguous match is refused.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
-
-from rapidfuzz import fuzz
 
 Span = tuple[int, int]
 
@@ -177,6 +174,10 @@ def _unescape(text: str) -> str:
 
 
 def _similar_windows(content: str, old: str, anchored: bool) -> list[tuple[float, Span]]:
+    # Imported here: the last two strategies and the no-match hint need it, and every
+    # session's agent loop imports this module (a one-shot turn should not pay for it).
+    from rapidfuzz import fuzz
+
     lines = _lines(content)
     target = [line.strip() for line in _old_lines(old)]
     n = len(target)
@@ -232,6 +233,8 @@ def find(content: str, old: str) -> tuple[str, list[Span]]:
 
 def closest_match(content: str, old: str) -> tuple[int, str] | None:
     """(1-based line, text) of the window of lines most like `old`, for a no-match error."""
+    from rapidfuzz import fuzz
+
     lines = _lines(content)
     n = max(1, len(_old_lines(old)))
     if not lines:
@@ -273,6 +276,8 @@ def _keep_unicode(region: str, old: str, new: str) -> str:
     norm_old, _ = _mapped(old, _unicode_rule)
     if norm_region != norm_old:
         return new
+    import difflib
+
     pieces = []
     matcher = difflib.SequenceMatcher(None, norm_old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
