@@ -1,5 +1,5 @@
 """`python -m hermes_tui` runs the same entry point as the `hermes-tui` script."""
 
-from hermes_tui.cli import main
+from hermes_tui.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -405,9 +405,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> int:
+    """Run one command. `whole_process`: this call is the process (see `entry`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.whole_process = whole_process
     if args.command is None:
         return _run(args)
     # Replies, tool output, memory and skills reach these streams: a terminal must not obey them.
@@ -419,6 +421,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+def entry() -> None:
+    """The process entry point (`hermes-tui`, `python -m hermes_tui`).
+
+    main() owning the whole process may tune it: `chat -q` keeps the garbage collector out of
+    its start-up (cli_chat.QuietStart), which a caller of main() in its own process (the tests)
+    must not have done to it.
+    """
+    raise SystemExit(main(whole_process=True))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -8,9 +8,11 @@ between chunks and tools; what was streamed is kept.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from hermes_tui.core import events as ev
@@ -132,9 +134,36 @@ def _outcome(**fields: Any) -> dict[str, Any]:
     return outcome
 
 
+class QuietStart:
+    """The cyclic garbage collector kept out of a one-shot start-up.
+
+    Start-up (the SDK import, config, stores, the system prompt) makes a few hundred thousand
+    objects that live until the process ends. With the collector on, every full pass walks
+    them again, and so does the one at interpreter exit: about a quarter of a cold `chat -q`.
+    So it is off until the session is open; then what exists is frozen (`gc.freeze`: never
+    walked again, never collected) and collection resumes for the turn and any review. Only
+    when the process is ours (`cli.entry`): a host's objects must not be frozen by a call.
+    """
+
+    def __init__(self, whole_process: bool) -> None:
+        self._pending = whole_process and gc.isenabled()
+        if self._pending:
+            gc.disable()
+
+    def end(self) -> None:
+        if self._pending:
+            self._pending = False
+            gc.freeze()
+            gc.enable()
+
+
 def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     """Run one turn; with --json print one JSON object in every outcome, and never a traceback."""
-    outcome = _run_chat(args, open_runtime)
+    quiet = QuietStart(getattr(args, "whole_process", False))
+    try:
+        outcome = _run_chat(args, open_runtime, quiet.end)
+    finally:
+        quiet.end()
     if outcome["error"] and outcome["exit_code"] != EXIT_PROVIDER:  # the sink showed those
         print(f"hermes-tui: {outcome['error']}", file=sys.stderr)
     if args.json:
@@ -144,7 +173,9 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     return outcome["exit_code"]
 
 
-def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
+def _run_chat(
+    args: argparse.Namespace, open_runtime, started: Callable[[], None]
+) -> dict[str, Any]:
     from hermes_tui.config import ConfigError
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
@@ -209,6 +240,7 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
         )
     except (ProviderNotConfigured, SessionError) as exc:
         return _outcome(error=str(exc), exit_code=EXIT_USAGE)
+    started()
 
     cancel, finished = threading.Event(), threading.Event()
     done: dict[str, Any] = {}
@@ -238,8 +270,10 @@ def _run_chat(args: argparse.Namespace, open_runtime) -> dict[str, Any]:
         )
     if not args.json and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
-    if not stopped:
-        _wait_for_background(runtime, sink, cancel)
+    if not stopped and _wait_for_background(runtime, sink, cancel):
+        # Closed by hand, not left to a finalizer: QuietStart froze the runtime out of the
+        # collector, and a clean close folds sessions.db-wal back into the database.
+        runtime.sessions.close()
     return _outcome(
         session_id=session.id,
         text=result.text,
@@ -278,7 +312,9 @@ def _wait(finished: threading.Event, cancel: threading.Event, sink: ConsoleSink)
     return False
 
 
-def _wait_for_background(runtime: Any, sink: ConsoleSink, cancel: threading.Event) -> None:
+def _wait_for_background(runtime: Any, sink: ConsoleSink, cancel: threading.Event) -> bool:
+    """Wait for the reviews this turn started, then run a due curator; True when nothing of
+    ours is still running."""
     try:
         if not runtime.wait_for_reviews(runtime.config.review.timeout_s):
             sink(
@@ -288,10 +324,13 @@ def _wait_for_background(runtime: Any, sink: ConsoleSink, cancel: threading.Even
                     "it stops with this process",
                 )
             )
+            return False
         if not cancel.is_set() and runtime.config.curator.enabled and runtime.curator().due():
             runtime.run_curator(consolidate=False)
     except KeyboardInterrupt:
         sink(ev.Notice("warning", "stopped waiting for the background review"))
+        return False
+    return True
 
 
 def _log_crash(home: Any) -> str:

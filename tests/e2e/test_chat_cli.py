@@ -334,3 +334,28 @@ def test_reasoning_stays_out_of_stdout_and_is_kept_with_the_session(
     assert plain.stderr.count("thinking…") == 1
     shown = hermes(home, "sessions", "show", data["session_id"])
     assert "(thought: Greet them back, briefly.)\nHello." in shown.stdout
+
+
+def test_a_finished_chat_closes_sessions_db_cleanly(home: Path, llm: FakeLLM) -> None:
+    # The process freezes its start-up out of the garbage collector (cli_chat.QuietStart), so
+    # nothing may wait for a finalizer: the store is closed by hand and its WAL folded back.
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="Hello."))
+    assert chat(home, "hi").returncode == 0
+    assert sorted(p.name for p in home.glob("sessions.db*")) == ["sessions.db"]
+
+
+def test_chat_called_in_process_leaves_the_garbage_collector_alone(
+    home: Path, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    from hermes_tui.cli import main
+
+    write_config(home, llm.openai_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    llm.script(Reply(text="Hello."))
+    frozen = gc.get_freeze_count()
+    assert main(["--home", str(home), "chat", "-q", "hi"]) == 0
+    assert "Hello." in capsys.readouterr().out
+    assert gc.isenabled() and gc.get_freeze_count() == frozen, "only the process entry tunes it"
