@@ -145,3 +145,20 @@ async def test_a_toast_never_covers_the_message_box_or_the_nudge_bar(home: Path)
         for toast in toasts:
             for widget in (box, app.query_one("#nudge-bar")):
                 assert not toast.region.overlaps(widget.region), widget
+
+
+async def test_esc_in_the_skill_editors_body_closes_it(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, SkillEditor)
+        assert app.focused is editor.query_one("#skill-text")
+        await pilot.press("escape")  # unchanged: closes at once
+        await pilot.pause()
+        assert not isinstance(app.screen, SkillEditor)
+        assert app.focused is app.query_one("#skills-tree")

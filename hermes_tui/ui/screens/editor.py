@@ -119,7 +119,8 @@ class SkillEditor(Screen):
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save…"),
-        Binding("escape", "close", "Close"),
+        # Priority: the body is a code editor, which takes esc to mean "focus the next widget".
+        Binding("escape", "close", "Close", priority=True),
         Binding("ctrl+e", "external", "$EDITOR"),
     ]
 

@@ -98,7 +98,7 @@ class ChatInput(TextArea):
         # Textual runs TextArea's own handler after this one unless the default is prevented.
         # Terminals send a pasted line break as a carriage return (tmux, xterm): read as newlines.
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + 1
+        lines = len(text.splitlines()) or 1  # a final line break starts no line
         if lines < PASTE_COLLAPSE_LINES and len(text) < PASTE_COLLAPSE_CHARS:
             return
         event.prevent_default()
