@@ -95,6 +95,7 @@ class ToolCallFinished:
     # uncut output (what the model was told to page through).
     full_output_path: str | None = None
     output: str = ""  # the uncut result as a person reads it (a command's whole output)
+    diff: str = ""  # a file edit as a unified diff (write_file, patch); the model never sees it
 
 
 @dataclass(frozen=True)

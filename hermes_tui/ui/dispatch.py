@@ -63,7 +63,9 @@ async def show_event(app: Any, event: ev.Event) -> None:
             event.call_id, event.source, event.ok, event.duration, event.preview, event.output
         )
         if event.source == "main":
-            chat.tool_finished(event.call_id, event.ok, event.duration, event.preview, event.output)
+            chat.tool_finished(
+                event.call_id, event.ok, event.duration, event.preview, event.output, event.diff
+            )
     elif isinstance(event, ev.TurnFinished):
         await chat.turn_finished(event.interrupted)
         if event.last_input_tokens:

@@ -328,6 +328,7 @@ class Agent:
                     result=bounded.full_text,
                     full_output_path=str(bounded.saved_to) if bounded.saved_to else None,
                     output=tool_output(full),
+                    diff=str(bounded.display.get("diff", "")),
                 )
             )
             self._append(self._tool_message(call, outcome))

@@ -29,8 +29,9 @@ from hermes_tui.core.tools.path_policy import (
     secret_file_ids,
 )
 from hermes_tui.core.tools.registry import Tool, ToolContext
-from hermes_tui.core.tools.results import ResultLimits
+from hermes_tui.core.tools.results import DISPLAY_KEY, ResultLimits
 
+DIFF_MAX_LINES = 2000  # a diff longer than this is cut (the faces say how much was left out)
 DEFAULT_LIMIT = 500
 MAX_LINE = 2000
 MAX_READ_BYTES = 5 * 1024 * 1024
@@ -46,6 +47,29 @@ SKIP_DIRS = frozenset(
         ".pytest_cache",
     }
 )
+
+
+def edit_diff(path: Path, before: str, after: str, workdir: Path) -> str:
+    """The edit as a unified diff with three lines of context, for the faces (not the model)."""
+    import difflib
+
+    try:
+        name = str(path.relative_to(workdir))
+    except ValueError:
+        name = str(path)
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(),
+            after.splitlines(),
+            fromfile=f"a/{name}" if before else "/dev/null",
+            tofile=f"b/{name}",
+            lineterm="",
+        )
+    )
+    if len(lines) > DIFF_MAX_LINES:
+        left = len(lines) - DIFF_MAX_LINES
+        lines = [*lines[:DIFF_MAX_LINES], f"… {left:,} more diff lines not shown"]
+    return "\n".join(lines)
 
 
 class PathRefused(Exception):
@@ -152,6 +176,10 @@ def make_file_tools(
             return {"success": False, "denied": True, "error": str(exc)}
         try:
             existed = path.exists()
+            try:
+                before = _read_text(path) if existed else ""
+            except (OSError, ValueError):
+                before = ""  # binary or unreadable: the diff shows the new text whole
             atomic_write_text(path, content)
         except OSError as exc:
             return {"success": False, "error": f"cannot write {path}: {exc.strerror or exc}"}
@@ -160,6 +188,7 @@ def make_file_tools(
             "success": True,
             "path": str(path),
             "message": f"{verb} {path} ({len(content):,} chars)",
+            DISPLAY_KEY: {"diff": edit_diff(path, before, content, context.workdir)},
         }
 
     def patch(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -182,6 +211,7 @@ def make_file_tools(
         return {
             "success": True,
             "path": str(path),
+            DISPLAY_KEY: {"diff": edit_diff(path, text, replaced.content, context.workdir)},
             "match_strategy": replaced.strategy,
             "message": f"patched {path} ({replaced.count} replacement(s), {replaced.strategy} match)",
         }

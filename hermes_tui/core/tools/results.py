@@ -119,6 +119,13 @@ class BoundedResult:
     full: dict[str, Any]  # redacted, not capped
     full_text: str  # `full` as JSON text
     saved_to: Path | None = None  # where the uncut output was written, when it was cut
+    # What only the faces show (a file edit's diff), never sent to the model: a tool puts it
+    # under DISPLAY_KEY in its raw result and it is taken out here.
+    display: dict[str, Any] = field(default_factory=dict)
+
+
+# A tool's raw result may hold this key for the faces alone (redacted like the rest).
+DISPLAY_KEY = "_display"
 
 
 def to_json(value: Any) -> str:
@@ -129,10 +136,14 @@ def bound_result(
     tool_name: str, raw: dict[str, Any], limits: ResultLimits, session_id: str | None
 ) -> BoundedResult:
     """Redact `raw`, and cut it to `limits.max_chars` of JSON with a note on how to page."""
+    display: dict[str, Any] = {}
+    if DISPLAY_KEY in raw:
+        raw = dict(raw)
+        display = limits.redactor.value(raw.pop(DISPLAY_KEY)) or {}
     full = limits.redactor.value(raw)
     full_text = to_json(full)
     if len(full_text) <= limits.max_chars:
-        return BoundedResult(full, full, full_text)
+        return BoundedResult(full, full, full_text, display=display)
     path, leaf = _largest_leaf(full)
     saved_text = leaf if isinstance(leaf, str) and path else json.dumps(full, indent=1)
     try:
@@ -151,7 +162,7 @@ def bound_result(
     if tool_name == "read_file":
         where = "Read the rest with read_file and a smaller limit or a later offset. " + where
     cut = _cut_to_fit(full, path, leaf, limits.max_chars, where)
-    return BoundedResult(cut, full, full_text, saved_to)
+    return BoundedResult(cut, full, full_text, saved_to, display)
 
 
 def _cut_to_fit(

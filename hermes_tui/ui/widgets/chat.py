@@ -70,6 +70,7 @@ class ToolRow(Collapsible):
     ToolRow OutputLog { margin: 0 0 0 2; }
     """
     BINDINGS = [Binding("c", "copy_output", "Copy output")]
+    OPEN_DIFF_LINES = 16  # an edit's diff up to this many lines shows without a click
 
     def __init__(
         self,
@@ -78,6 +79,7 @@ class ToolRow(Collapsible):
         arguments: dict[str, Any],
         detail: str | None = None,
         output: str | None = None,
+        diff: str = "",
     ) -> None:
         self.call_id = call_id
         self.tool_name = name
@@ -85,14 +87,25 @@ class ToolRow(Collapsible):
         text = detail if detail is not None else arguments_detail(arguments)
         self.detail = Static(neutralise(text), markup=False)
         self.output = output  # None while running
+        self.diff = diff  # a file edit's unified diff: shown instead of arguments and output
         self.call_label = f"{name} {self.summary}".strip()
         super().__init__(self.detail, title=literal(f"⋯ {self.call_label}"), collapsed=True)
 
-    def finish(self, ok: bool, duration: float, preview: str, output: str = "") -> None:
+    def finish(
+        self, ok: bool, duration: float, preview: str, output: str = "", diff: str = ""
+    ) -> None:
         mark = "✓" if ok else "✗"
+        if diff:
+            from hermes_tui.ui.widgets.diff import diff_stat
+
+            added, removed = diff_stat(diff)
+            preview = f"+{added} −{removed}"
         self.title = literal(f"{mark} {self.call_label}  {duration:.2f}s · {preview}")
         self.add_class("-ok" if ok else "-error")
         self.output = output or preview
+        self.diff = diff
+        if diff and diff.count("\n") < self.OPEN_DIFF_LINES:
+            self.collapsed = False  # a small edit is shown at once
         if not self.collapsed:
             self._show_output()
 
@@ -105,14 +118,23 @@ class ToolRow(Collapsible):
         from hermes_tui.ui.widgets.output import OutputLog
 
         contents = self.query_one(Collapsible.Contents)
-        if not contents.query(OutputLog):
+        if self.diff:
+            from hermes_tui.ui.widgets.diff import DiffBlock
+
+            if not contents.query(DiffBlock):
+                self.detail.display = False  # the arguments repeat the new text: the diff says it
+                contents.mount(DiffBlock(self.diff))
+        elif not contents.query(OutputLog):
             contents.mount(OutputLog(self.output or ""))
 
     def action_copy_output(self) -> None:
         if self.output is None:
             self.app.notify("The call is still running", timeout=2)
             return
-        copy_text(self, self.output, "output")
+        if self.diff:
+            copy_text(self, self.diff, "the diff")
+        else:
+            copy_text(self, self.output, "output")
 
 
 class RenderedMarkdown(Widget):
@@ -413,7 +435,7 @@ def summarise_arguments(arguments: dict[str, Any]) -> str:
 
 
 Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("reasoning", text)
-#   | ("tool", title, detail, classes, output) | ("error", text)
+#   | ("tool", title, detail, classes, output[, diff]) | ("error", text)
 
 
 def tool_spec(name: str, arguments: dict[str, Any], ok: bool, preview: str, output: str) -> Spec:
@@ -437,6 +459,7 @@ def snapshot(widget: Widget) -> Spec:
             str(widget.detail.content),
             " ".join(widget.classes),
             widget.output,
+            widget.diff,
         )
     if isinstance(widget, ReasoningBlock):
         return ("reasoning", widget.text)
@@ -454,7 +477,9 @@ def rebuild(spec: Spec) -> Widget:
     if kind == "reasoning":
         return ReasoningBlock(spec[1], done=True)
     if kind == "tool":
-        row = ToolRow("", "", {}, detail=spec[2], output=spec[4])
+        row = ToolRow(
+            "", "", {}, detail=spec[2], output=spec[4], diff=spec[5] if len(spec) > 5 else ""
+        )
         row.title = literal(spec[1])
         row.set_classes(spec[3])
         return row
@@ -617,11 +642,17 @@ class ChatView(VerticalScroll):
         self.scroll_end(animate=False)
 
     def tool_finished(
-        self, call_id: str, ok: bool, duration: float, preview: str, output: str = ""
+        self,
+        call_id: str,
+        ok: bool,
+        duration: float,
+        preview: str,
+        output: str = "",
+        diff: str = "",
     ) -> None:
         row = self.tool_rows.pop(call_id, None)
         if row is not None:
-            row.finish(ok, duration, preview, output)
+            row.finish(ok, duration, preview, output, diff)
 
     async def turn_finished(self, interrupted: bool) -> None:
         if self.thinking is not None:
