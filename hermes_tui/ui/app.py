@@ -29,6 +29,7 @@ from hermes_tui.ui.widgets.chat import ChatView
 from hermes_tui.ui.widgets.copyable import CopyableMessage
 from hermes_tui.ui.widgets.input import ChatInput, SlashHints
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
+from hermes_tui.ui.widgets.mentions import MentionHints
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
@@ -171,6 +172,7 @@ class HermesApp(App):
             with Vertical(id="chat-column"):
                 yield ChatView(id="chat")
                 yield SlashHints(id="slash-hints")
+                yield MentionHints(id="mention-hints")
                 yield ChatInput(id="chat-input")
             with TabbedContent(id="side", initial="memory"):
                 with TabPane(PANES["trace"], id="trace"):
@@ -320,9 +322,55 @@ class HermesApp(App):
                 "A turn is running: wait for it or press esc to cancel it", severity="warning"
             )
             return
-        await self.query_one(ChatView).add_user(text)
+        shown, text = text, self._attach_mentions(text)
+        if text is None:
+            return
+        await self.query_one(ChatView).add_user(shown)
         self.turn_running = True
         self.run_turn(text)
+
+    def workdir(self) -> tuple[Path, Path]:
+        """The conversation's working directory and current directory (where `@` looks)."""
+        if self.session is not None:
+            context = self.session.agent.context
+            return Path(context.workdir), Path(context.cwd)
+        if self.runtime.is_demo:
+            folder = self.runtime.user_home / "demo"
+            return folder, folder
+        return Path.cwd(), Path.cwd()
+
+    def _attach_mentions(self, text: str) -> str | None:
+        """The message with its @-mentioned files attached; None (and the text back in the box)
+        when the files tools' path policy refused one: the user decides what to send."""
+        from hermes_tui.core.mentions import MENTION, attach
+        from hermes_tui.core.tools.path_policy import resolve_rules
+
+        if not MENTION.search(text):
+            return text
+        workdir, cwd = self.workdir()
+        rules = resolve_rules(
+            workdir,
+            allowed_roots=self.runtime.config.files.allowed_roots,
+            hermes_home=self.runtime.home,
+        )
+        result = attach(text, rules, cwd)
+        blocked = [reason for reason in result.refused if "not attached" in reason]
+        if blocked:
+            box = self.query_one(ChatInput)
+            box.text = text
+            box.move_cursor(box.document.end)
+            self.notify(
+                "\n".join(blocked) + "\nNot sent: remove the mention, or share what is needed.",
+                title="Mention refused",
+                severity="error",
+                timeout=10,
+            )
+            return None
+        for note in result.refused:
+            self.notify(note, severity="warning", timeout=6)
+        if result.files:
+            self.notify("Attached " + ", ".join(result.files), timeout=4)
+        return result.text
 
     @work(thread=True, exclusive=True, group="turn", exit_on_error=False)
     def run_turn(self, text: str) -> None:
@@ -413,6 +461,7 @@ class HermesApp(App):
             self.notify("Cancelling: the turn stops after the current chunk or tool", timeout=3)
         if isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()
+            self.query_one(MentionHints).hide()
         else:
             self.query_one(ChatInput).focus()
 

@@ -142,6 +142,21 @@ class ChatInput(TextArea):
         self.text = self.sent[index] if index < len(self.sent) else ""
         self.move_cursor(self.document.end)
 
+    def _mention_hints(self):
+        from hermes_tui.ui.widgets.mentions import MentionHints
+
+        found = self.screen.query(MentionHints)
+        return found.first() if found else None
+
+    def _complete_mention(self, path: str) -> None:
+        """Replace the `@partial` before the cursor with `@path ` (spaces escaped)."""
+        from hermes_tui.ui.widgets.mentions import mention_at
+
+        row, column = self.cursor_location
+        partial = mention_at(self.document.get_line(row)[:column]) or ""
+        start = (row, column - len(partial))
+        self.replace(path.replace(" ", "\\ ") + " ", start, (row, column))
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key.startswith("alt+") and event.is_printable:
             # A terminal that sends Alt as ESC (tmux, xterm) makes alt+p a key that carries the
@@ -151,6 +166,25 @@ class ChatInput(TextArea):
             event.prevent_default()
             if event.key == "alt+p":
                 self.action_expand_pastes()
+            return
+        hints = self._mention_hints()
+        if hints is not None and hints.visible and event.key in ("tab", "enter", "up", "down"):
+            chosen = hints.chosen()
+            if event.key in ("up", "down"):
+                hints.move(-1 if event.key == "up" else 1)
+            elif chosen is not None:
+                self._complete_mention(chosen)
+                hints.hide()
+            else:
+                hints.hide()
+                if event.key == "tab":  # nothing to complete: tab does nothing here
+                    event.stop()
+                    event.prevent_default()
+                    return
+                await self._on_key(event)
+                return
+            event.stop()
+            event.prevent_default()
             return
         row, _ = self.cursor_location
         handled = True
@@ -186,5 +220,15 @@ class ChatInput(TextArea):
         hints = self.screen.query(SlashHints)
         if hints:
             hints.first().show_for(completions(self.text, self.argument_choices))
+        mentions = self._mention_hints()
+        if mentions is not None:
+            from hermes_tui.ui.widgets.mentions import mention_at
+
+            row, column = self.cursor_location
+            partial = mention_at(self.document.get_line(row)[:column])
+            if partial is None:
+                mentions.hide()
+            else:
+                mentions.show_for(partial, self.app.workdir()[1])
         text = self.expanded()
         self.border_subtitle = f"≈{estimate_tokens(text):,} tokens" if text.strip() else ""
