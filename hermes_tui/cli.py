@@ -373,8 +373,16 @@ def cmd_app(args: argparse.Namespace) -> int:
     resume = chosen_session(runtime, args.resume, args.continue_)
     if resume is False:
         return EXIT_USAGE
-    app = HermesApp(runtime, forwarder, resume=resume)
-    app.run()
+    from hermes_tui.ui.collector import Collector
+
+    # Full garbage collections at quiet moments (ui/collector.py): only when the process is ours.
+    collector = Collector() if args.whole_process else None
+    app = HermesApp(runtime, forwarder, resume=resume, collector=collector)
+    try:
+        app.run()
+    finally:
+        if collector is not None:
+            collector.stop()
     return app.return_code or EXIT_OK  # non-zero when the app stopped on an error
 
 

@@ -25,7 +25,8 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.widgets.chat import ChatView
+from hermes_tui.ui.collector import Collector
+from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
 from hermes_tui.ui.widgets.copyable import CopyableMessage
 from hermes_tui.ui.widgets.input import ChatInput, SlashHints
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
@@ -128,8 +129,12 @@ class HermesApp(App):
         *,
         watch_files: bool = True,
         resume: str | None = None,
+        collector: Collector | None = None,
     ) -> None:
         super().__init__()
+        # Full garbage collections at quiet moments (ui/collector.py). The process that runs
+        # the app owns the collector's settings, so the CLI passes one and tests mostly do not.
+        self.collector = collector
         self.runtime = runtime
         self.forwarder = forwarder
         forwarder.app = self
@@ -239,6 +244,8 @@ class HermesApp(App):
             self.curate_if_due()
         # A session left open for days still gets its curator pass when it falls due.
         self.set_interval(self.CURATOR_CHECK_INTERVAL, self.check_curator)
+        if self.collector is not None:  # once the first screen is up: its objects stay for good
+            self.call_after_refresh(self.collector.start)
         if self.runtime.config.mcp_servers:
             # Half a second after the first frame, on a thread: the first screen never waits
             # for a server (their processes and the SDK's import would otherwise compete with it
@@ -398,6 +405,16 @@ class HermesApp(App):
     async def _turn_done(self) -> None:
         await self._deliver_events()  # the turn's last events first, then the input is free
         self.turn_running = False
+        self._collect_if_settled()
+
+    @on(AssistantMessage.Settled)
+    def _collect_if_settled(self) -> None:
+        """A full garbage collection once the turn is over and its reply is drawn."""
+        if self.collector is None or self.turn_running:
+            return
+        if any(not reply.settled for reply in self.query(AssistantMessage)):
+            return  # the last reply posts Settled when it is drawn
+        self.call_after_refresh(self.collector.settled)  # after the reply's last frame is out
 
     def ensure_session(self) -> Any:
         if self.session is None:

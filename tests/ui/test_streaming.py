@@ -191,3 +191,27 @@ async def test_a_burst_drawn_after_its_turn_ended_still_leaves_the_chat_at_its_e
         await settle(pilot, message)
         await pilot.pause(0.2)
         assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y
+
+
+async def test_keys_that_arrive_together_are_applied_in_the_order_they_were_typed(
+    home: Path, llm: FakeLLM
+) -> None:
+    """A busy app takes keys in bursts. Textual runs an editing key's binding (backspace, the
+    arrows) only after the key has bubbled up through the DOM, so a letter typed just after it
+    was inserted first and then deleted instead: during a fast stream a typed character vanished.
+    """
+    from textual import events
+
+    from hermes_tui.ui.widgets.input import ChatInput
+
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.query_one(ChatInput)
+        box.focus()
+        burst = ["a", "b", "backspace", "c", "left", "x", "end", "d", "backspace", "backspace", "e"]
+        for key in burst:  # all queued before the app runs again, as a busy app sees them
+            character = key if len(key) == 1 else None
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert box.text == "axe"

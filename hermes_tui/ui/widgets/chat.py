@@ -186,6 +186,11 @@ class RenderedMarkdown(Widget):
         compositor.reflow(markdown, size)
         return cls(compositor.render_strips(size) if height > 0 else [], width)
 
+    def extend(self, strips: list[Strip]) -> None:
+        """More settled lines below these (drawn at the same width)."""
+        self.strips.extend(strips)
+        self.refresh(layout=True)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.strips)
 
@@ -225,12 +230,14 @@ class RenderedMarkdown(Widget):
 class AssistantMessage(CopyableMessage):
     """A reply: the settled part drawn once (RenderedMarkdown), the tail a live Markdown widget.
 
-    Text is fed to the Markdown widget one step per frame, each step sized to take about
+    Text is fed to the Markdown widget one step per STEP_INTERVAL, each step sized to take about
     STEP_BUDGET seconds, so a burst from a fast provider (or a long reply brought back on
-    scroll-back) never stalls the screen: keys are handled between steps, the rest waits. After each step the blocks that can no longer change (all but the last
-    KEEP_LIVE) are drawn once and leave the DOM once there are more than MAX_LIVE of them, so
-    layout costs the same for the hundredth reply as for the first. A finished reply is one
-    RenderedMarkdown and gets no parse or layout again, until a new width or theme redraws it.
+    scroll-back) never stalls the screen: keys are handled between steps, the rest waits. After
+    each step the blocks that can no longer change (all but the last KEEP_LIVE) are drawn once
+    and leave the DOM once there are more than MAX_LIVE of them; their lines go to the reply's
+    one RenderedMarkdown, so layout costs the same for the hundredth reply as for the first and
+    no widget is made (and thrown away) per step. A finished reply is that one RenderedMarkdown
+    and gets no parse or layout again, until a new width or theme redraws it.
     """
 
     DEFAULT_CSS = """
@@ -244,7 +251,7 @@ class AssistantMessage(CopyableMessage):
     FEED_RANGE = (80, 4000)  # characters per step, at least and at most
     MAX_LIVE = 5  # Markdown blocks alive before the settled ones are drawn once
     KEEP_LIVE = 2  # blocks kept alive: the last one may still grow, the one before may merge
-    STEP_INTERVAL = 1 / 20  # seconds between two steps: a stream is redrawn 20 times a second
+    STEP_INTERVAL = 1 / 10  # seconds between two steps: a stream is redrawn 10 times a second
     REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
     class Grew(Message):
@@ -258,12 +265,15 @@ class AssistantMessage(CopyableMessage):
         def control(self) -> AssistantMessage:
             return self.reply
 
+    class Settled(Grew):
+        """The reply is finished and drawn once: nothing of it is parsed or laid out any more."""
+
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
         super().__init__()
         self.text = text
         self.streaming = streaming
         self.markdown: Markdown | None = None
-        self.parts: list[RenderedMarkdown] = []
+        self.drawn: RenderedMarkdown | None = None  # the settled lines, above the live tail
         self._fed = 0  # characters of `text` handed to the Markdown widget
         self._feed = 400  # characters for the next step, adjusted to STEP_BUDGET
         self._step: Timer | None = None
@@ -283,7 +293,9 @@ class AssistantMessage(CopyableMessage):
         if self.streaming:
             return False
         width = self.content_size.width
-        return self.markdown is not None or any(p.rendered_width != width for p in self.parts)
+        return self.markdown is not None or (
+            self.drawn is not None and self.drawn.rendered_width != width
+        )
 
     def compose(self) -> ComposeResult:
         self.markdown = Markdown()
@@ -311,7 +323,7 @@ class AssistantMessage(CopyableMessage):
     async def redraw(self) -> None:
         """Draw the whole reply again from its text (a new width or theme, or a reset)."""
         self._fed = 0
-        self.parts = []
+        self.drawn = None
         self.markdown = Markdown()
         with self.app.batch_update():
             await self.remove_children()
@@ -357,24 +369,29 @@ class AssistantMessage(CopyableMessage):
         if len(blocks) <= self.MAX_LIVE:
             return
         part = RenderedMarkdown.capture(markdown, width, upto=blocks[-self.KEEP_LIVE])
-        self.parts.append(part)
-        with self.app.batch_update():
-            await self.mount(part, before=markdown)
+        with self.app.batch_update():  # no frame shows a block twice, or not at all
+            await self._settle(part, markdown)
             await markdown.remove_children(blocks[: -self.KEEP_LIVE])
 
     async def _freeze_all(self, markdown: Markdown, width: int) -> None:
-        tail = RenderedMarkdown.capture(markdown, width)
-        strips = [strip for part in self.parts for strip in part.strips] + tail.strips
-        whole = RenderedMarkdown(strips, width)
-        old_parts, self.parts = self.parts, [whole]
+        lines = RenderedMarkdown.capture(markdown, width)
         with self.app.batch_update():
-            await self.mount(whole, before=old_parts[0] if old_parts else markdown)
-            await self.remove_children([*old_parts, markdown])
+            await self._settle(lines, markdown)
+            await markdown.remove()
             self.styles.min_height = None
         self.markdown = None
+        self.post_message(self.Settled(self))
+
+    async def _settle(self, lines: RenderedMarkdown, markdown: Markdown) -> None:
+        """Add captured lines to the reply's one settled widget: no widget is made per step."""
+        if self.drawn is None:
+            self.drawn = lines
+            await self.mount(lines, before=markdown)
+        else:
+            self.drawn.extend(lines.strips)
 
     def on_resize(self) -> None:
-        if any(part.rendered_width != self.content_size.width for part in self.parts):
+        if self.drawn is not None and self.drawn.rendered_width != self.content_size.width:
             if self._redraw is not None:
                 self._redraw.stop()
             self._redraw = self.set_timer(self.REDRAW_DELAY, self._redraw_at_new_width)

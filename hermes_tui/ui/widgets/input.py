@@ -210,11 +210,25 @@ class ChatInput(TextArea):
             self._recall(1)
         else:
             handled = False
+        if not handled:
+            handled = await self._run_own_binding(event.key)
         if handled:
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run this box's binding for `key` (backspace, the arrows, …) now, in typing order.
+
+        Textual runs a widget's (non-priority) binding only after the key has bubbled up to the
+        app, by which time the keys typed after it, queued here, have already been handled: in a
+        busy moment backspace then `c` inserted `c` and then deleted it.
+        """
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def on_text_area_changed(self) -> None:
         hints = self.screen.query(SlashHints)

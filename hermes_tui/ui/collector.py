@@ -1,0 +1,58 @@
+"""Python's full garbage collections, moved to the moments when nobody is waiting for the screen.
+
+Drawing a streamed reply allocates heavily (Textual makes strips, segments and caches for every
+frame), so CPython's automatic collector runs a full, oldest-generation collection every second
+or so. That pass walks every object the app holds, and with a long conversation on screen it
+stops the event loop for 150-900 ms: keys typed meanwhile appear late, whatever the frame
+costs. Measured with `bench/tui.py`, those passes were most of the app's CPU time while a
+reply streamed.
+
+The app therefore takes the objects alive after start-up out of collection altogether
+(`gc.freeze`: modules, classes, styles; they live as long as the process) and raises the
+oldest generation's threshold so that CPython collects it only as a last resort. The young
+generations are still collected as usual (a few milliseconds each). Full collections happen
+here instead: `settled()` is called when a turn has ended and its reply is drawn, and runs one
+after the next frame. Nothing is leaked: every full collection still sees everything but the
+start-up objects, and the raised threshold bounds how long a collection can wait.
+"""
+
+from __future__ import annotations
+
+import gc
+
+# The oldest generation is collected after this many collections of the middle one (CPython's
+# default is 10). Each middle collection follows 10 young ones, each after 700 allocations, so
+# the last resort comes after about 7 million allocations: a couple of minutes of drawing.
+LAST_RESORT = 1000
+
+
+class Collector:
+    """Owns the process's collector settings while the app runs; restores them on `stop()`."""
+
+    def __init__(self) -> None:
+        self._saved: tuple[int, int, int] | None = None
+        self.full_collections = 0  # run by `settled()` (tests read it)
+
+    def start(self) -> None:
+        """After start-up: freeze what exists, and keep full collections for quiet moments."""
+        if self._saved is not None:
+            return
+        gc.collect()  # only live objects go into the permanent generation
+        gc.freeze()
+        self._saved = gc.get_threshold()
+        young, middle, _ = self._saved
+        gc.set_threshold(young, middle, LAST_RESORT)
+
+    def settled(self) -> None:
+        """Nothing is being drawn and no turn runs: a full collection now costs nobody a key."""
+        if self._saved is None:
+            return
+        gc.collect()
+        self.full_collections += 1
+
+    def stop(self) -> None:
+        if self._saved is None:
+            return
+        gc.set_threshold(*self._saved)
+        gc.unfreeze()
+        self._saved = None
