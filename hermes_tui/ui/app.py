@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -118,6 +118,7 @@ class HermesApp(App):
     panel_width = var(44)
     turn_running = var(False)
     DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
+    COLLECT_AFTER_PAUSE = 1.0  # seconds without a key or click before a full garbage collection
     NARROW = 100  # below this many columns the side panel stacks under the chat
     QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
     CURATOR_CHECK_INTERVAL = 15 * 60  # seconds between two looks at whether the curator is due
@@ -135,6 +136,8 @@ class HermesApp(App):
         # Full garbage collections at quiet moments (ui/collector.py). The process that runs
         # the app owns the collector's settings, so the CLI passes one and tests mostly do not.
         self.collector = collector
+        self._last_input = 0.0
+        self._collection_timer: Timer | None = None
         self.runtime = runtime
         self.forwarder = forwarder
         forwarder.app = self
@@ -409,12 +412,28 @@ class HermesApp(App):
 
     @on(AssistantMessage.Settled)
     def _collect_if_settled(self) -> None:
-        """A full garbage collection once the turn is over and its reply is drawn."""
-        if self.collector is None or self.turn_running:
+        """A full garbage collection once the turn is over, its reply is drawn and the user
+        has paused: it stops the app for a moment (up to a second after a long reply)."""
+        if self.collector is None or self.turn_running or self._collection_timer is not None:
             return
         if any(not reply.settled for reply in self.query(AssistantMessage)):
             return  # the last reply posts Settled when it is drawn
+        typed = time.monotonic() - self._last_input
+        if typed < self.COLLECT_AFTER_PAUSE:  # the user is typing: ask again after a pause
+            self._collection_timer = self.set_timer(
+                self.COLLECT_AFTER_PAUSE - typed, self._collect_after_pause
+            )
+            return
         self.call_after_refresh(self.collector.settled)  # after the reply's last frame is out
+
+    def _collect_after_pause(self) -> None:
+        self._collection_timer = None
+        self._collect_if_settled()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollUp, events.Paste)):
+            self._last_input = time.monotonic()  # see _collect_if_settled
+        await super().on_event(event)
 
     def ensure_session(self) -> Any:
         if self.session is None:

@@ -351,11 +351,12 @@ class AssistantMessage(CopyableMessage):
             return
         if self._fed < len(self.text):
             started = time.perf_counter()
-            await self._freeze_settled(markdown, width)
             chunk = self.text[self._fed : self._fed + self._feed]
             self._fed += len(chunk)
             self.updates += 1
-            await markdown.append(neutralise(chunk))
+            with self.app.batch_update():  # one frame per step, not one per change in it
+                await self._freeze_settled(markdown, width)
+                await markdown.append(neutralise(chunk))
             self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
             low, high = self.FEED_RANGE
@@ -538,6 +539,9 @@ class ChatView(VerticalScroll):
     def on_mount(self) -> None:
         # One watcher for the whole conversation: frozen replies hold the old theme's colours.
         self.watch(self.app, "theme", self._theme_changed, init=False)
+        # At the bottom, the layout that grows a reply also keeps the view on its end: no second
+        # frame (a scroll, redrawing the whole chat) per step of a streaming reply.
+        self.anchor()
 
     def keep_view(self) -> None:
         """Keep what is on screen while the chat changes size (the panel hidden, shown or

@@ -1,0 +1,92 @@
+"""Full garbage collections wait for quiet moments (ui/collector.py).
+
+Mechanism only: what it buys (no 150-900 ms pauses while a reply streams) is in bench/tui.py.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app
+
+from hermes_tui.ui.collector import LAST_RESORT, Collector
+from hermes_tui.ui.widgets.chat import AssistantMessage
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def collector():
+    collector = Collector()
+    yield collector
+    collector.stop()  # whatever a test did, the test process gets its collector back
+
+
+def test_start_freezes_what_exists_and_leaves_full_collections_as_a_last_resort(
+    collector: Collector,
+) -> None:
+    before = gc.get_threshold()
+    collector.start()
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == (before[0], before[1], LAST_RESORT)
+    collector.stop()
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
+
+
+def test_a_quiet_moment_collects_the_cycles_made_since_start(collector: Collector) -> None:
+    class Node:
+        pass
+
+    collector.start()
+    for _ in range(1000):  # garbage that only the cyclic collector can free
+        node = Node()
+        node.me = node
+    del node
+    assert any(type(o) is Node for o in gc.get_objects())
+    collector.settled()
+    assert not any(type(o) is Node for o in gc.get_objects())
+    assert collector.full_collections == 1
+
+
+def test_a_collector_that_never_started_does_nothing(collector: Collector) -> None:
+    before = gc.get_threshold()
+    collector.settled()
+    collector.stop()
+    assert collector.full_collections == 0
+    assert gc.get_threshold() == before
+
+
+async def test_the_app_collects_once_a_reply_is_drawn_and_the_user_has_paused(
+    home: Path, llm: FakeLLM, collector: Collector
+) -> None:
+    text = "".join(f"## Part {i}\n\nSome **text** for part {i}.\n\n- a\n- b\n\n" for i in range(30))
+    llm.script(Reply(text=text, chunk=7))
+    app = make_app(home, llm.openai_url)
+    app.collector = collector
+    app.COLLECT_AFTER_PAUSE = 0.3
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() > 0  # started behind the first screen
+        app.query_one("#chat-input").text = "explain"
+        await pilot.press("enter")  # a key: the collection waits for a pause after it
+        await app.workers.wait_for_complete()
+        reply = app.query_one(AssistantMessage)
+        for _ in range(600):  # the user types while the reply is drawn
+            if reply.settled:
+                break
+            assert collector.full_collections == 0  # never while the reply is being drawn
+            await pilot.press("x")
+            await pilot.pause(0.02)
+        assert reply.settled and reply.text == text
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        assert collector.full_collections == 0  # drawn, but the user is still typing
+        for _ in range(100):
+            if collector.full_collections:
+                break
+            await pilot.pause(0.05)
+        assert collector.full_collections == 1
