@@ -539,9 +539,6 @@ class ChatView(VerticalScroll):
     def on_mount(self) -> None:
         # One watcher for the whole conversation: frozen replies hold the old theme's colours.
         self.watch(self.app, "theme", self._theme_changed, init=False)
-        # At the bottom, the layout that grows a reply also keeps the view on its end: no second
-        # frame (a scroll, redrawing the whole chat) per step of a streaming reply.
-        self.anchor()
 
     def keep_view(self) -> None:
         """Keep what is on screen while the chat changes size (the panel hidden, shown or
