@@ -119,6 +119,7 @@ class HermesApp(App):
     turn_running = var(False)
     DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
     COLLECT_AFTER_PAUSE = 1.0  # seconds without a key or click before a full garbage collection
+    COLLECT_DEADLINE = 3.0  # seconds after a reply is drawn: collected then even if typing goes on
     NARROW = 100  # below this many columns the side panel stacks under the chat
     QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
     CURATOR_CHECK_INTERVAL = 15 * 60  # seconds between two looks at whether the curator is due
@@ -138,6 +139,7 @@ class HermesApp(App):
         self.collector = collector
         self._last_input = 0.0
         self._collection_timer: Timer | None = None
+        self._collection_due: float | None = None  # since when a full collection waits
         self.runtime = runtime
         self.forwarder = forwarder
         forwarder.app = self
@@ -418,12 +420,17 @@ class HermesApp(App):
             return
         if any(not reply.settled for reply in self.query(AssistantMessage)):
             return  # the last reply posts Settled when it is drawn
-        typed = time.monotonic() - self._last_input
-        if typed < self.COLLECT_AFTER_PAUSE:  # the user is typing: ask again after a pause
-            self._collection_timer = self.set_timer(
-                self.COLLECT_AFTER_PAUSE - typed, self._collect_after_pause
-            )
+        now = time.monotonic()
+        if self._collection_due is None:
+            self._collection_due = now
+        typed, waited = now - self._last_input, now - self._collection_due
+        if typed < self.COLLECT_AFTER_PAUSE and waited < self.COLLECT_DEADLINE:
+            # The user is typing: after a pause, or at the deadline (garbage must not pile up
+            # over many turns: the pause would grow with it).
+            wait = min(self.COLLECT_AFTER_PAUSE - typed, self.COLLECT_DEADLINE - waited)
+            self._collection_timer = self.set_timer(wait, self._collect_after_pause)
             return
+        self._collection_due = None
         self.call_after_refresh(self.collector.settled)  # after the reply's last frame is out
 
     def _collect_after_pause(self) -> None:

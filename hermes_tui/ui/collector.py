@@ -11,9 +11,10 @@ The app therefore takes the objects alive after start-up out of collection altog
 (`gc.freeze`: modules, classes, styles; they live as long as the process) and raises the
 oldest generation's threshold so that CPython collects it only as a last resort. The young
 generations are still collected as usual (a few milliseconds each). Full collections happen
-here instead: `settled()` is called when a turn has ended and its reply is drawn, and runs one
-after the next frame. Nothing is leaked: every full collection still sees everything but the
-start-up objects, and the raised threshold bounds how long a collection can wait.
+here instead: the app calls `settled()` when a turn has ended, its reply is drawn and the user
+has paused (or, at the latest, a few seconds later), and what survives is frozen as well.
+Nothing is leaked for long: every tenth such collection walks everything but the start-up
+objects again, and the raised threshold bounds how long a collection can wait.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import gc
 # default is 10). Each middle collection follows 10 young ones, each after 700 allocations, so
 # the last resort comes after about 7 million allocations: a couple of minutes of drawing.
 LAST_RESORT = 1000
+FULL_EVERY = 10  # every so many quiet-moment collections, one also walks what earlier ones froze
 
 
 class Collector:
@@ -31,6 +33,7 @@ class Collector:
 
     def __init__(self) -> None:
         self._saved: tuple[int, int, int] | None = None
+        self._since_full = 0  # quiet-moment collections since one walked everything
         self.full_collections = 0  # run by `settled()` (tests read it)
 
     def start(self) -> None:
@@ -44,10 +47,21 @@ class Collector:
         gc.set_threshold(young, middle, LAST_RESORT)
 
     def settled(self) -> None:
-        """Nothing is being drawn and no turn runs: a full collection now costs nobody a key."""
+        """Nothing is being drawn and no turn runs: a full collection now costs nobody a key.
+
+        What survives it is frozen too, so the next one walks only what the next turn made
+        and its pause stays the size of one reply, however long the session. Every
+        FULL_EVERY-th one walks everything again (`unfreeze`), which frees what left the
+        screen since (turns pruned from the chat, closed dialogs).
+        """
         if self._saved is None:
             return
+        self._since_full += 1
+        if self._since_full >= FULL_EVERY:
+            self._since_full = 0
+            gc.unfreeze()
         gc.collect()
+        gc.freeze()
         self.full_collections += 1
 
     def stop(self) -> None:

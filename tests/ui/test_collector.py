@@ -12,7 +12,7 @@ import pytest
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
 
-from hermes_tui.ui.collector import LAST_RESORT, Collector
+from hermes_tui.ui.collector import FULL_EVERY, LAST_RESORT, Collector
 from hermes_tui.ui.widgets.chat import AssistantMessage
 
 SIZE = (100, 30)
@@ -50,6 +50,32 @@ def test_a_quiet_moment_collects_the_cycles_made_since_start(collector: Collecto
     collector.settled()
     assert not any(type(o) is Node for o in gc.get_objects())
     assert collector.full_collections == 1
+
+
+def test_what_survives_a_quiet_moment_is_frozen_and_every_tenth_walks_it_again(
+    collector: Collector,
+) -> None:
+    class Node:
+        pass
+
+    def alive_anywhere() -> bool:  # get_objects() leaves frozen objects out
+        gc.unfreeze()
+        try:
+            return any(type(o) is Node for o in gc.get_objects())
+        finally:
+            gc.freeze()
+
+    collector.start()
+    kept = Node()
+    kept.me = kept
+    collector.settled()
+    assert not any(type(o) is Node for o in gc.get_objects())  # frozen: not walked again
+    del kept  # garbage now, in a cycle: only a collection that walks it can free it
+    for _ in range(FULL_EVERY - 2):
+        collector.settled()
+    assert alive_anywhere()
+    collector.settled()  # the tenth walks everything again
+    assert not alive_anywhere()
 
 
 def test_a_collector_that_never_started_does_nothing(collector: Collector) -> None:

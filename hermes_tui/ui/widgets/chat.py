@@ -372,7 +372,11 @@ class AssistantMessage(CopyableMessage):
         part = RenderedMarkdown.capture(markdown, width, upto=blocks[-self.KEEP_LIVE])
         with self.app.batch_update():  # no frame shows a block twice, or not at all
             await self._settle(part, markdown)
-            await markdown.remove_children(blocks[: -self.KEEP_LIVE])
+            settled = blocks[: -self.KEEP_LIVE]
+            for block in settled:  # their drawn lines, dropped now rather than by the collector
+                for widget in block.walk_children(with_self=True):
+                    widget.refresh()
+            await markdown.remove_children(settled)
 
     async def _freeze_all(self, markdown: Markdown, width: int) -> None:
         lines = RenderedMarkdown.capture(markdown, width)
