@@ -251,7 +251,7 @@ class AssistantMessage(CopyableMessage):
     FEED_RANGE = (80, 4000)  # characters per step, at least and at most
     MAX_LIVE = 5  # Markdown blocks alive before the settled ones are drawn once
     KEEP_LIVE = 2  # blocks kept alive: the last one may still grow, the one before may merge
-    STEP_INTERVAL = 1 / 10  # seconds between two steps: a stream is redrawn 10 times a second
+    STEP_INTERVAL = 1 / 20  # seconds between two steps: a stream is redrawn 20 times a second
     REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
     class Grew(Message):
