@@ -86,34 +86,61 @@ def test_a_collector_that_never_started_does_nothing(collector: Collector) -> No
     assert gc.get_threshold() == before
 
 
+async def draw_a_reply(app, pilot, collector: Collector, *, typing: bool) -> AssistantMessage:
+    """Send a message and wait until the turn is over and its reply drawn (typing meanwhile);
+    no full collection may happen before."""
+    app.query_one("#chat-input").text = "explain"
+    await pilot.press("enter")
+    replies = app.query(AssistantMessage)
+    for _ in range(600):
+        if not app.turn_running and replies and replies.first().settled:
+            break
+        assert collector.full_collections == 0  # never while a reply is being drawn
+        if typing:
+            await pilot.press("x")
+        await pilot.pause(0.02)
+        replies = app.query(AssistantMessage)
+    reply = replies.first()
+    assert reply.settled and reply.text == TEXT
+    return reply
+
+
+async def wait_for_collection(pilot, collector: Collector) -> None:
+    for _ in range(200):
+        if collector.full_collections:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("no full collection")
+
+
+TEXT = "".join(f"## Part {i}\n\nSome **text** for part {i}.\n\n- a\n- b\n\n" for i in range(30))
+
+
 async def test_the_app_collects_once_a_reply_is_drawn_and_the_user_has_paused(
     home: Path, llm: FakeLLM, collector: Collector
 ) -> None:
-    text = "".join(f"## Part {i}\n\nSome **text** for part {i}.\n\n- a\n- b\n\n" for i in range(30))
-    llm.script(Reply(text=text, chunk=7))
+    llm.script(Reply(text=TEXT, chunk=7))
     app = make_app(home, llm.openai_url)
     app.collector = collector
-    app.COLLECT_AFTER_PAUSE = 0.5
+    app.COLLECT_AFTER_PAUSE = 0.2
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_freeze_count() > 0  # started behind the first screen
-        app.query_one("#chat-input").text = "explain"
-        await pilot.press("enter")
-        replies = app.query(AssistantMessage)
-        for _ in range(600):  # the user types while the turn runs and the reply is drawn
-            if not app.turn_running and replies and replies.first().settled:
-                break
-            assert collector.full_collections == 0  # never while a reply is being drawn
-            await pilot.press("x")
-            await pilot.pause(0.02)
-            replies = app.query(AssistantMessage)
-        reply = replies.first()
-        assert reply.settled and reply.text == text
-        await pilot.press("x")
-        await pilot.pause(0.1)
-        assert collector.full_collections == 0  # drawn, but the user is still typing
-        for _ in range(100):
-            if collector.full_collections:
-                break
-            await pilot.pause(0.05)
+        await draw_a_reply(app, pilot, collector, typing=False)
+        await wait_for_collection(pilot, collector)
+        assert collector.full_collections == 1
+
+
+async def test_while_the_user_types_the_collection_waits_until_its_deadline(
+    home: Path, llm: FakeLLM, collector: Collector
+) -> None:
+    llm.script(Reply(text=TEXT, chunk=7))
+    app = make_app(home, llm.openai_url)
+    app.collector = collector
+    app.COLLECT_AFTER_PAUSE = 60  # the user never pauses long enough
+    app.COLLECT_DEADLINE = 2.0
+    async with app.run_test(size=SIZE) as pilot:
+        await draw_a_reply(app, pilot, collector, typing=True)
+        assert collector.full_collections == 0  # drawn, but the user is typing
+        await wait_for_collection(pilot, collector)  # garbage must not pile up: the deadline
         assert collector.full_collections == 1
