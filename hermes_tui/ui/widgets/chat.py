@@ -354,9 +354,8 @@ class AssistantMessage(CopyableMessage):
             chunk = self.text[self._fed : self._fed + self._feed]
             self._fed += len(chunk)
             self.updates += 1
-            with self.app.batch_update():  # one frame per step, not one per change in it
-                await self._freeze_settled(markdown, width)
-                await markdown.append(neutralise(chunk))
+            await self._freeze_settled(markdown, width)
+            await markdown.append(neutralise(chunk))
             self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
             low, high = self.FEED_RANGE
