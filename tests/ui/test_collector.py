@@ -116,13 +116,19 @@ async def wait_for_collection(pilot, collector: Collector) -> None:
 TEXT = "".join(f"## Part {i}\n\nSome **text** for part {i}.\n\n- a\n- b\n\n" for i in range(30))
 
 
-async def test_the_app_collects_once_a_reply_is_drawn_and_the_user_has_paused(
-    home: Path, llm: FakeLLM, collector: Collector
-) -> None:
+def app_with(collector: Collector, home: Path, llm: FakeLLM, *, pause: float, deadline: float):
+    """The app with `collector`, a reply scripted, and its pause and deadline (seconds)."""
     llm.script(Reply(text=TEXT, chunk=7))
     app = make_app(home, llm.openai_url)
     app.collector = collector
-    app.COLLECT_AFTER_PAUSE = 0.2
+    app.COLLECT_AFTER_PAUSE, app.COLLECT_DEADLINE = pause, deadline
+    return app
+
+
+async def test_the_app_collects_once_a_reply_is_drawn_and_the_user_has_paused(
+    home: Path, llm: FakeLLM, collector: Collector
+) -> None:
+    app = app_with(collector, home, llm, pause=0.2, deadline=3.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_freeze_count() > 0  # started behind the first screen
@@ -134,11 +140,7 @@ async def test_the_app_collects_once_a_reply_is_drawn_and_the_user_has_paused(
 async def test_while_the_user_types_the_collection_waits_until_its_deadline(
     home: Path, llm: FakeLLM, collector: Collector
 ) -> None:
-    llm.script(Reply(text=TEXT, chunk=7))
-    app = make_app(home, llm.openai_url)
-    app.collector = collector
-    app.COLLECT_AFTER_PAUSE = 60  # the user never pauses long enough
-    app.COLLECT_DEADLINE = 2.0
+    app = app_with(collector, home, llm, pause=60, deadline=2.0)  # the user never pauses enough
     async with app.run_test(size=SIZE) as pilot:
         await draw_a_reply(app, pilot, collector, typing=True)
         assert collector.full_collections == 0  # drawn, but the user is typing
