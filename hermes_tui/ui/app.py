@@ -12,15 +12,17 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core import events as ev
@@ -35,6 +37,8 @@ from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 from hermes_tui.ui.widgets.trace import TracePane
+
+W = TypeVar("W", bound=Widget)
 
 PANES = {"trace": "Trace", "memory": "Memory", "skills": "Skills", "reviews": "Reviews"}
 
@@ -155,6 +159,16 @@ class HermesApp(App):
         self._delivering = asyncio.Lock()
         self._last_interrupt = 0.0
         self._curator_deferred = False  # fell due during a turn: runs when the turn ends
+        self._chat_box: ChatInput | None = None  # found once: toasts are lifted above it
+        self._parts: dict[type, Any] = {}
+
+    def part(self, kind: type[W]) -> W:
+        """The main screen's one widget of `kind` (the chat, the bar, a pane), found once:
+        events arrive many times a second while a reply streams, and a query walks the DOM."""
+        found = self._parts.get(kind)
+        if found is None or not found.is_attached:
+            found = self._parts[kind] = self.query_one(kind)
+        return found
 
     def notify(
         self,
@@ -298,12 +312,20 @@ class HermesApp(App):
     def _lift_toasts(self, screen: Any) -> None:
         """Toasts stand just above the message box: Textual docks them at the very bottom of
         the screen, over the box and the nudge bar. Follows the box as it grows or moves."""
-        racks = screen.query("ToastRack")
-        boxes = screen.query(ChatInput)
-        if not racks or not boxes:
+        # Runs on every layout of the screen (during a stream, many a second): no DOM walks.
+        from textual.widgets._toast import ToastRack
+
+        try:
+            rack = screen.get_child_by_type(ToastRack)
+        except NoMatches:
             return
-        lift = max(1, screen.size.height - boxes.first().region.y)
-        rack = racks.first()
+        box = self._chat_box
+        if box is None or box.screen is not screen or not box.is_attached:
+            boxes = screen.query(ChatInput)
+            if not boxes:
+                return
+            box = self._chat_box = boxes.first()
+        lift = max(1, screen.size.height - box.region.y)
         if rack.styles.margin.bottom != lift:
             rack.styles.margin = (0, 0, lift, 0)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.css.query import NoMatches
+
 from hermes_tui.core import events as ev
 from hermes_tui.core.memory import FILENAMES, parse_entries
 from hermes_tui.core.text import neutralise
@@ -24,7 +26,9 @@ def headline(summary: str) -> str:
 
 async def show_events(app: Any, events: list[ev.Event]) -> None:
     """A batch of events in order; a run of text (or reasoning) deltas is one write to the chat."""
-    if not app.query(ChatView):
+    try:
+        app.part(ChatView)
+    except NoMatches:
         return  # the app is closing (a worker's last events arrive after the screen went)
     run: list[ev.TextDelta | ev.ReasoningDelta] = []
 
@@ -45,8 +49,8 @@ async def show_events(app: Any, events: list[ev.Event]) -> None:
 
 
 async def show_event(app: Any, event: ev.Event) -> None:
-    chat = app.query_one(ChatView)
-    bar = app.query_one(NudgeBar)
+    chat = app.part(ChatView)
+    bar = app.part(NudgeBar)
     if isinstance(event, ev.TextDelta):
         await chat.stream(event.text)
     elif isinstance(event, ev.ReasoningDelta):
@@ -55,11 +59,11 @@ async def show_event(app: Any, event: ev.Event) -> None:
         await chat.reset_stream()
         app.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
     elif isinstance(event, ev.ToolCallStarted):
-        app.query_one(TracePane).started(event.call_id, event.source, event.name, event.arguments)
+        app.part(TracePane).started(event.call_id, event.source, event.name, event.arguments)
         if event.source == "main":
             await chat.tool_started(event.call_id, event.name, event.arguments)
     elif isinstance(event, ev.ToolCallFinished):
-        app.query_one(TracePane).finished(
+        app.part(TracePane).finished(
             event.call_id, event.source, event.ok, event.duration, event.preview, event.output
         )
         if event.source == "main":
@@ -85,11 +89,11 @@ async def show_event(app: Any, event: ev.Event) -> None:
         bar.reviews_running = max(0, bar.reviews_running - 1)
         severity = "error" if event.status == "failed" else "information"
         app.notify(headline(event.summary), title="Review finished", severity=severity, timeout=8)
-        app.query_one(ReviewsPane).refresh_reviews()
+        app.part(ReviewsPane).refresh_reviews()
     elif isinstance(event, ev.MemoryChanged):
         _memory_changed(app, event)
     elif isinstance(event, ev.SkillChanged):
-        app.query_one(SkillsPane).refresh_view()
+        app.part(SkillsPane).refresh_view()
         # A review's changes are announced together when it finishes; the user's own are not news.
         if event.origin in ("agent", "curator") and event.action not in ("pin", "unpin"):
             app.notify(
@@ -114,6 +118,6 @@ def _memory_changed(app: Any, event: ev.MemoryChanged) -> None:
     fresh = None
     if event.origin != "user":
         fresh = set(parse_entries(event.after)) - set(parse_entries(event.before))
-    app.query_one(MemoryPane).refresh_all(event.target, fresh)
+    app.part(MemoryPane).refresh_all(event.target, fresh)
     if event.origin == "agent" and app.runtime.config.display.memory_notifications:
         app.notify(f"{FILENAMES[event.target]}: {event.action} (agent)", title="Learned", timeout=6)

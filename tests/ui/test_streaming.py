@@ -10,9 +10,10 @@ from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
-from textual.widgets import Markdown
 
 from hermes_tui.core import events as ev
+from hermes_tui.ui import markdown_lines
+from hermes_tui.ui.markdown_lines import markdown_style
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView, ErrorBlock, RenderedMarkdown
 
 SIZE = (100, 30)
@@ -78,7 +79,7 @@ async def test_a_long_streamed_reply_updates_the_screen_far_less_often_than_it_h
         assert message.updates < deltas / 10
 
 
-async def test_a_finished_reply_is_drawn_once_and_gets_no_layout_while_the_next_streams(
+async def test_a_finished_reply_is_not_drawn_again_while_the_next_streams(
     home: Path, llm: FakeLLM
 ) -> None:
     llm.script(Reply(text=long_reply(10), chunk=7), Reply(text=long_reply(10), chunk=7))
@@ -89,12 +90,14 @@ async def test_a_finished_reply_is_drawn_once_and_gets_no_layout_while_the_next_
         await app.workers.wait_for_complete()
         first = app.query_one(AssistantMessage)
         await settle(pilot, first)
-        assert not first.query(Markdown) and len(first.query_children(RenderedMarkdown)) == 1
         rendered = first.query_one(RenderedMarkdown)
-        strips = rendered.strips
+        lines, settled = rendered.lines, list(rendered.lines.settled)
+        assert len(first.children) == 1 and not lines.live  # one widget of finished lines
         laid_out: list[int] = []
-        measure = rendered.get_content_height
+        drawn: list[int] = []
+        measure, draw = rendered.get_content_height, rendered.render_line
         rendered.get_content_height = lambda *args: laid_out.append(1) or measure(*args)
+        rendered.render_line = lambda y: drawn.append(y) or draw(y)
 
         app.query_one("#chat-input").text = "second"
         await pilot.press("enter")
@@ -103,29 +106,61 @@ async def test_a_finished_reply_is_drawn_once_and_gets_no_layout_while_the_next_
         await settle(pilot, second)
 
         assert second is not first and second.updates > 1
-        assert laid_out == []
-        assert first.query_one(RenderedMarkdown) is rendered and rendered.strips is strips
-        assert not first.query(Markdown)
+        assert laid_out == [] and drawn == []  # scrolled by, from the screen's cache
+        assert rendered.lines is lines and all(
+            a is b for a, b in zip(lines.settled, settled, strict=True)
+        )
 
 
-async def test_a_settled_reply_looks_exactly_as_its_markdown_did(home: Path, llm: FakeLLM) -> None:
-    text = "# Title\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n"
+async def test_each_step_draws_only_the_tail_of_a_long_reply(home: Path, llm: FakeLLM) -> None:
+    """Drawing costs what the last few blocks cost, not the whole reply so far: over a whole
+    stream, the text drawn adds up to a small multiple of the reply, not its square."""
+    text = long_reply(40)
+    drawn: list[int] = []
+    real = markdown_lines.render
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
         chat = app.query_one(ChatView)
-        reference = Markdown(text, id="reference")
-        reference.styles.padding = (0, 1)  # as AssistantMessage styles its Markdown
-        await chat.mount(reference)
-        await pilot.pause()
-        expected = RenderedMarkdown.capture(reference, reference.outer_size.width).strips
-        await reference.remove()
+        await chat.add_user("hi")
+        markdown_lines.render = lambda source, *args: (
+            drawn.append(len(source)) or real(source, *args)
+        )
+        try:
+            for start in range(0, len(text), 200):  # 200 characters a step, as a stream is
+                await chat.stream(text[start : start + 200])
+                await pilot.pause(AssistantMessage.STEP_INTERVAL)
+            await chat.turn_finished(interrupted=False)
+            message = app.query_one(AssistantMessage)
+            await settle(pilot, message)
+        finally:
+            markdown_lines.render = real
+        assert message.updates > 20
+        assert max(drawn) < len(text) / 10
+        assert sum(drawn) < 4 * len(text)
+
+
+async def test_a_reply_drawn_in_steps_looks_exactly_as_its_whole_text_drawn_at_once(
+    home: Path, llm: FakeLLM
+) -> None:
+    text = (
+        "# Title\n\nSome **bold** and `code`, a [link](https://example.com).\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n---\n\n"
+        "1. one\n2. two\n   - nested\n\n```python\nx = 1\n```\n"
+    ) + long_reply(6)
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
         await chat.add_user("show me")
-        await chat.stream(text)
+        for start in range(0, len(text), 37):
+            await chat.stream(text[start : start + 37])
+            await pilot.pause(0.01)
         await chat.turn_finished(interrupted=False)
         message = app.query_one(AssistantMessage)
         await settle(pilot, message)
-        lines = [strip.text for strip in message.query_one(RenderedMarkdown).strips]
-        assert lines == [strip.text for strip in expected]
+        body = message.query_one(RenderedMarkdown)
+        expected = markdown_lines.render(text, body.content_size.width, markdown_style(app))
+        assert [list(strip) for strip in body.strips] == [list(strip) for strip in expected]
+        lines = [strip.text for strip in body.strips]
         assert any("Title" in line for line in lines) and any("quoted" in line for line in lines)
 
 
@@ -175,7 +210,7 @@ async def test_a_new_width_draws_a_settled_reply_again(home: Path, llm: FakeLLM)
         await pilot.pause(AssistantMessage.REDRAW_DELAY + 0.2)
         await settle(pilot, message)
         wide = message.query_one(RenderedMarkdown)
-        assert wide.rendered_width == message.content_size.width and len(wide.strips) < narrow
+        assert wide.rendered_width == wide.content_size.width and len(wide.strips) < narrow
 
 
 async def test_a_burst_drawn_after_its_turn_ended_still_leaves_the_chat_at_its_end(

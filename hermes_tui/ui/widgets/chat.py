@@ -1,6 +1,6 @@
 """The conversation: user messages, streamed assistant replies, inline tool rows, errors.
 
-One Markdown widget per assistant reply, fed through `Markdown.get_stream`. Past MAX_MOUNTED
+One widget of lines per assistant reply, drawn by `MarkdownLines` a step at a time. Past MAX_MOUNTED
 turns the oldest widgets are removed from the DOM (the messages stay in the session) and a
 button at the top mounts them back in batches, so a 2,000-message session stays responsive.
 """
@@ -12,20 +12,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.style import Style
 from textual import on
+from textual._arrange import DockArrangeResult
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets import Button, Collapsible, Static
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui.markdown_lines import MarkdownLines, markdown_style
 from hermes_tui.ui.text import literal
 from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
 from hermes_tui.ui.widgets.reasoning import ReasoningBlock
@@ -138,67 +140,85 @@ class ToolRow(Collapsible):
 
 
 class RenderedMarkdown(Widget):
-    """Finished Markdown, drawn once: the lines its block widgets rendered, and nothing else.
+    """A reply's lines, as its MarkdownLines drew them: one widget however long the reply.
 
-    Every layout pass walks every mounted widget, and a 20 KB reply is a thousand Markdown
-    widgets; as one widget of fixed lines it costs nothing while later replies stream. Its text
-    can still be selected and its links clicked. AssistantMessage draws it again on a new width
-    or theme.
+    Every layout pass walks every mounted widget, and Textual's Markdown widget is a thousand
+    of them for a 20 KB reply; this is one widget of lines, so it costs nothing while later
+    replies stream. Its text can still be selected and its links clicked.
     """
 
     DEFAULT_CSS = """
-    RenderedMarkdown { height: auto; width: 1fr; }
+    RenderedMarkdown { height: auto; width: 1fr; padding: 0 1 1 1; }
     """
     ALLOW_SELECT = True
 
-    def __init__(self, strips: list[Strip], width: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.rendered_width = width
-        self.strips = strips
+        self.lines: MarkdownLines | None = None
+        self._grown: tuple[int, int] | None = None  # (old, new) height during a resize
+        self._base: Style | None = None  # the widget's own colours, under the reply's
 
-    @classmethod
-    def capture(
-        cls, markdown: Markdown, width: int, upto: Widget | None = None
-    ) -> RenderedMarkdown:
-        """`markdown`'s lines at `width` exactly as the screen draws them: all, or above `upto`.
+    @property
+    def strips(self) -> list[Strip]:
+        lines = self.lines
+        return [] if lines is None else [*lines.settled, *lines.live]
 
-        Textual's own compositor lays the widget out and renders it, off screen.
-        """
-        from textual._compositor import Compositor
+    @property
+    def rendered_width(self) -> int | None:
+        return None if self.lines is None else self.lines.width
 
-        compositor = Compositor()
-        compositor.reflow(markdown, Size(width, 1))
-        layout = compositor.full_map
-        if upto is not None:  # `upto` keeps its top margin: it stays in the live widget
-            height = layout[upto].region.y - upto.styles.margin.top
-        else:
-            # A block Markdown is still removing (closing) is among the children but not laid
-            # out: a redraw for a new width while the last one was being fed leaves some.
-            height = max(
-                (
-                    layout[b].region.bottom + b.styles.margin.bottom
-                    for b in markdown.children
-                    if b in layout
-                ),
-                default=0,
+    def show(self, lines: MarkdownLines, first_changed: int = 0, height: int | None = None) -> None:
+        """Draw `lines`; only those from `first_changed` on differ from what is on screen."""
+        replaced = lines is not self.lines
+        self.lines = lines
+        if height is None:
+            height = self.virtual_size.height
+        grew = len(lines) != height
+        if replaced or not self.size.width:
+            self.refresh(layout=grew or replaced)
+        else:  # only the changed lines are drawn again; the rest come from the cache
+            bottom = max(len(lines), height)
+            self.refresh(
+                Region(0, first_changed, self.size.width, bottom - first_changed), layout=grew
             )
-        size = Size(width, max(height, 0))
-        compositor.reflow(markdown, size)
-        return cls(compositor.render_strips(size) if height > 0 else [], width)
-
-    def extend(self, strips: list[Strip]) -> None:
-        """More settled lines below these (drawn at the same width)."""
-        self.strips.extend(strips)
-        self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.strips)
+        return 0 if self.lines is None else len(self.lines)
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Textual repaints a widget whole when its size changes. A streaming reply grows by a
+        # line or two per step, and `show` already marked the lines that changed: repainting
+        # the rest (every visible line, every step) was a third of a stream's cost.
+        old = self._size  # the whole region's size, as `size` is (self.size is the content's)
+        if old.width and old.width == size.width and old.height != size.height:
+            self._grown = (old.height, size.height)
+        try:
+            # layout=False: the new virtual size is set without asking for another layout
+            # pass, which would find nothing to do (this widget does not scroll).
+            return super()._size_updated(size, virtual_size, container_size, layout=False)
+        finally:
+            self._grown = None
+
+    def _set_dirty(self, *regions: Region) -> None:
+        if not regions and self._grown is None:  # repainted whole: focus or theme changed
+            self._base = None
+        if not regions and self._grown is not None:
+            before, after = self._grown  # the bottom padding line moved: both places repaint
+            top = max(min(before, after) - 2, 0)
+            regions = (Region(0, top, self.size.width, abs(after - before) + 3),)
+        super()._set_dirty(*regions)
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if y >= len(self.strips):
+        width = self.content_size.width
+        strip = None if self.lines is None else self.lines.line(y)
+        if strip is None:
             return Strip.blank(width)
-        line = self.strips[y].apply_offsets(0, y)  # where a mouse selection starts (cached)
+        if self._base is None:  # found once per repaint: it walks the widget's ancestors
+            self._base = self.rich_style
+        # The widget's colours under the reply's own; then where a mouse selection starts.
+        line = strip.apply_style(self._base).apply_offsets(0, y)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
@@ -216,41 +236,36 @@ class RenderedMarkdown(Widget):
         return line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        text = "\n".join(strip.text.rstrip() for strip in self.strips)
-        return selection.extract(text), "\n"
+        return selection.extract(self.lines.text if self.lines else ""), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
 
     def action_link(self, href: str) -> None:
-        """A link in the reply was clicked (the Markdown widget opened links; so does this)."""
+        """A link in the reply was clicked."""
         self.app.open_url(href)
 
 
 class AssistantMessage(CopyableMessage):
-    """A reply: the settled part drawn once (RenderedMarkdown), the tail a live Markdown widget.
+    """A reply: its text drawn into one RenderedMarkdown by a MarkdownLines, a step at a time.
 
-    Text is fed to the Markdown widget one step per STEP_INTERVAL, each step sized to take about
-    STEP_BUDGET seconds, so a burst from a fast provider (or a long reply brought back on
-    scroll-back) never stalls the screen: keys are handled between steps, the rest waits. After
-    each step the blocks that can no longer change (all but the last KEEP_LIVE) are drawn once
-    and leave the DOM once there are more than MAX_LIVE of them; their lines go to the reply's
-    one RenderedMarkdown, so layout costs the same for the hundredth reply as for the first and
-    no widget is made (and thrown away) per step. A finished reply is that one RenderedMarkdown
-    and gets no parse or layout again, until a new width or theme redraws it.
+    Text is drawn one step per STEP_INTERVAL, each step sized to take about STEP_BUDGET
+    seconds, so a burst from a fast provider (or a long reply brought back on scroll-back)
+    never stalls the screen: keys are handled between steps, the rest waits. A step draws only
+    the reply's last few blocks again (MarkdownLines settles the rest once), and repaints only
+    the lines that changed, so the hundredth reply costs what the first did. A finished reply
+    is drawn again only for a new width or theme, and keeps showing its old lines until the new
+    ones are complete.
     """
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; }
-    AssistantMessage Markdown { margin: 0; padding: 0 1; }
     AssistantMessage.-interrupted { border-left: thick $warning; }
     AssistantMessage:focus { background: $boost; outline-left: thick $accent; }
     """
     COPY_WHAT = "the reply"
     STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
     FEED_RANGE = (80, 4000)  # characters per step, at least and at most
-    MAX_LIVE = 5  # Markdown blocks alive before the settled ones are drawn once
-    KEEP_LIVE = 2  # blocks kept alive: the last one may still grow, the one before may merge
     STEP_INTERVAL = 1 / 20  # seconds between two steps: a stream is redrawn 20 times a second
     REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
@@ -266,45 +281,64 @@ class AssistantMessage(CopyableMessage):
             return self.reply
 
     class Settled(Grew):
-        """The reply is finished and drawn once: nothing of it is parsed or laid out any more."""
+        """The reply is finished and drawn: nothing of it is parsed or drawn again."""
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
         super().__init__()
         self.text = text
         self.streaming = streaming
-        self.markdown: Markdown | None = None
-        self.drawn: RenderedMarkdown | None = None  # the settled lines, above the live tail
-        self._fed = 0  # characters of `text` handed to the Markdown widget
+        self.body = RenderedMarkdown()
+        self.lines: MarkdownLines | None = None  # what the steps draw into
+        self._fed = 0  # characters of `text` drawn into `lines`
         self._feed = 400  # characters for the next step, adjusted to STEP_BUDGET
         self._step: Timer | None = None
         self._last_step = 0.0
         self._redraw: Timer | None = None
-        self.updates = 0  # steps that touched the Markdown widget (tests count them)
+        self.updates = 0  # steps that drew text (tests count them)
+
+    @property
+    def drawn(self) -> RenderedMarkdown:
+        return self.body
 
     @property
     def settled(self) -> bool:
-        """Finished and drawn once: nothing of it is parsed or laid out any more."""
-        return self.markdown is None and not self.streaming
+        """Finished and drawn: nothing of it is parsed or drawn any more."""
+        return not self.streaming and self.lines is not None and self.lines.finished
 
     @property
     def redrawing(self) -> bool:
-        """A finished reply waiting to be, or being, drawn again at a new width: its height
-        is not final yet (it collapses and grows back over a few frames)."""
+        """A finished reply waiting to be, or being, drawn again at a new width, or drawn and
+        not laid out yet: its height on screen is not final."""
         if self.streaming:
             return False
-        width = self.content_size.width
-        return self.markdown is not None or (
-            self.drawn is not None and self.drawn.rendered_width != width
+        if not self.settled:
+            return True
+        body = self.body
+        return (
+            self.lines.width != body.content_size.width
+            or body.lines is not self.lines
+            or body.content_size.height != len(self.lines)
         )
 
     def compose(self) -> ComposeResult:
-        self.markdown = Markdown()
-        yield self.markdown
+        yield self.body
 
     def on_mount(self) -> None:
         # Not `_pump_soon()` here: during on_mount `is_mounted` is still False, so a reply
         # mounted with its text (a resumed session, scroll-back) would never be drawn.
         self.call_after_refresh(self._pump_soon)
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # As RenderedMarkdown's: growing by a line must not cost a second layout pass.
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+    def on_focus(self) -> None:
+        self.body.refresh()  # its lines are drawn over this widget's background
+
+    def on_blur(self) -> None:
+        self.body.refresh()
 
     def write(self, fragment: str) -> None:
         self.text += fragment
@@ -316,95 +350,62 @@ class AssistantMessage(CopyableMessage):
         self._pump_soon()
 
     async def reset(self) -> None:
-        self.styles.min_height = None
         self.text = ""
+        self.body.lines = None
+        self.body.refresh(layout=True)
         await self.redraw()
 
     async def redraw(self) -> None:
         """Draw the whole reply again from its text (a new width or theme, or a reset)."""
         self._fed = 0
-        self.drawn = None
-        self.markdown = Markdown()
-        with self.app.batch_update():
-            await self.remove_children()
-            await self.mount(self.markdown)
+        self.lines = None
         self._pump_soon()
 
     def _pump_soon(self) -> None:
         if self._step is None and self.is_mounted:
             wait = self._last_step + self.STEP_INTERVAL - time.monotonic()
-            # After a refresh: the blocks a step captures were laid out on screen (their size).
-            self._step = self.set_timer(
-                max(wait, 0.001), lambda: self.call_after_refresh(self._pump)
-            )
+            self._step = self.set_timer(max(wait, 0.001), self._pump)
 
-    async def _pump(self) -> None:
-        """One step: freeze the blocks that settled, then feed the next text."""
+    def _pump(self) -> None:
+        """One step: draw the next text (or the end of the reply)."""
         self._step = None
         self._last_step = time.monotonic()
-        markdown = self.markdown
-        width = self.content_size.width
-        if markdown is None or not markdown.is_mounted:
+        width = self.body.content_size.width
+        if not self.body.is_mounted:
             return
         if not width:  # not laid out yet
             self._pump_soon()
             return
+        lines = self.lines
+        if lines is None or lines.width != width:
+            lines = self.lines = MarkdownLines(width, markdown_style(self.app))
+            self._fed = 0
+        # A reply drawn again keeps its old lines on screen until the new ones are complete.
+        shown = self.streaming or self.body.lines is None or self.body.lines is lines
+        height = len(self.body.lines) if self.body.lines is not None else 0
         if self._fed < len(self.text):
             started = time.perf_counter()
             chunk = self.text[self._fed : self._fed + self._feed]
             self._fed += len(chunk)
             self.updates += 1
-            await self._freeze_settled(markdown, width)
-            await markdown.append(neutralise(chunk))
-            self.post_message(self.Grew(self))
+            first_changed = lines.feed(neutralise(chunk))
+            if shown:
+                self.body.show(lines, first_changed, height)
+                self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
             low, high = self.FEED_RANGE
             self._feed = max(low, min(high, int(len(chunk) * self.STEP_BUDGET / elapsed)))
             self._pump_soon()
-        elif not self.streaming:
-            await self._freeze_all(markdown, width)
-
-    async def _freeze_settled(self, markdown: Markdown, width: int) -> None:
-        blocks = list(markdown.query_children(MarkdownBlock))
-        if len(blocks) <= self.MAX_LIVE:
-            return
-        part = RenderedMarkdown.capture(markdown, width, upto=blocks[-self.KEEP_LIVE])
-        with self.app.batch_update():  # no frame shows a block twice, or not at all
-            await self._settle(part, markdown)
-            settled = blocks[: -self.KEEP_LIVE]
-            for block in settled:  # their drawn lines, dropped now rather than by the collector
-                for widget in block.walk_children(with_self=True):
-                    widget.refresh()
-            await markdown.remove_children(settled)
-
-    async def _freeze_all(self, markdown: Markdown, width: int) -> None:
-        lines = RenderedMarkdown.capture(markdown, width)
-        with self.app.batch_update():
-            await self._settle(lines, markdown)
-            await markdown.remove()
-            self.styles.min_height = None
-        self.markdown = None
-        self.post_message(self.Settled(self))
-
-    async def _settle(self, lines: RenderedMarkdown, markdown: Markdown) -> None:
-        """Add captured lines to the reply's one settled widget: no widget is made per step."""
-        if self.drawn is None:
-            self.drawn = lines
-            await self.mount(lines, before=markdown)
-        else:
-            self.drawn.extend(lines.strips)
+        elif not self.streaming and not lines.finished:
+            first_changed = lines.feed("", final=True)
+            self.body.show(lines, first_changed if shown else 0, height)
+            self.post_message(self.Settled(self))
 
     def on_resize(self) -> None:
-        if self.drawn is not None and self.drawn.rendered_width != self.content_size.width:
+        if self.lines is not None and self.lines.width != self.body.content_size.width:
             if self._redraw is not None:
                 self._redraw.stop()
-            self._redraw = self.set_timer(self.REDRAW_DELAY, self._redraw_at_new_width)
-
-    async def _redraw_at_new_width(self) -> None:
-        # Keeps its height until drawn again (`_freeze_all`): collapsing for a few frames would
-        # shrink the chat under the reader and throw the view to the top.
-        self.styles.min_height = self.size.height
-        await self.redraw()
+            self._redraw = self.set_timer(self.REDRAW_DELAY, self.redraw)
 
 
 class ErrorBlock(Static):
@@ -534,6 +535,7 @@ class ChatView(VerticalScroll):
         # its offset from the top of the view. Held until the new size took effect and the
         # replies are drawn again, the user scrolls, or new content arrives.
         self._kept: str | tuple[Widget, float] | None = None
+        self._stick = False  # the next layout scrolls to the bottom (a reply grew there)
         self._resized_since_kept = False
 
     def compose(self) -> ComposeResult:
@@ -572,6 +574,17 @@ class ChatView(VerticalScroll):
         ):
             self._kept = None
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # A streaming reply grows the chat at every step. Setting the reactive virtual size
+        # asks for another layout pass, which finds nothing to do: set it quietly.
+        grew = virtual_size != self.virtual_size
+        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if grew:
+            self.watch_virtual_size()
+        return changed
+
     def watch_virtual_size(self) -> None:
         if self._kept is not None:
             self.call_after_refresh(self._restore_view)
@@ -583,6 +596,7 @@ class ChatView(VerticalScroll):
 
     def on_mouse_scroll_up(self) -> None:
         self._kept = None  # the user takes over
+        self._stick = False
 
     def on_mouse_scroll_down(self) -> None:
         self._kept = None
@@ -620,8 +634,7 @@ class ChatView(VerticalScroll):
     async def stream(self, text: str) -> None:
         self._kept = None
         message = await self._assistant()
-        message.write(text)
-        self.scroll_end(animate=False)
+        message.write(text)  # the chat follows when the text is drawn (`_reply_grew`)
 
     async def reset_stream(self) -> None:
         if self.current is not None:
@@ -650,8 +663,27 @@ class ChatView(VerticalScroll):
             self.call_after_refresh(self._restore_view)
             return
         newest = self.turns[-1].widgets[-1] if self.turns and self.turns[-1].widgets else None
-        if message.control is newest:
+        if message.control is not newest:
+            return
+        if self.scroll_y >= self.max_scroll_y:
+            # At the bottom: the layout that shows the new lines also scrolls to them (one
+            # frame per step; `scroll_end` would scroll in a second frame after it).
+            self._stick = True
+        else:
             self.scroll_end(animate=False)
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        arranged = super().arrange(size, optimal)
+        if self._stick:
+            self._stick = False
+            # As Textual's own anchoring does, but never below the top of a short chat.
+            view = self.container_size.height - self.scrollbar_size_horizontal
+            bottom = max(0, arranged.spatial_map.total_region.bottom - view)
+            if bottom != self.scroll_y:
+                self.set_reactive(Widget.scroll_y, bottom)
+                self.set_reactive(Widget.scroll_target_y, bottom)
+                self.vertical_scrollbar._reactive_position = bottom
+        return arranged
 
     async def tool_started(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if self.current is not None:

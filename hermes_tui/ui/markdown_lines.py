@@ -1,0 +1,336 @@
+"""Markdown drawn as lines, a few blocks at a time: how a reply reaches the screen.
+
+A reply's text is cut at its top-level blocks (markdown-it's line map). Blocks that can no
+longer change, all but the last KEEP_LIVE, are drawn once and kept as lines; each update draws
+only the live tail again. A step costs what its tail costs, however long the reply already is,
+and no widget is made per block: Textual's `Markdown` widget makes one per paragraph, list item
+and table cell, and laying them out and throwing them away was most of a streamed reply's cost
+(issue 15).
+
+Drawing is Rich's Markdown with our own elements (headings left-aligned, code fenced with its
+language, links clickable) in the colours of the app's theme (`MarkdownStyle.from_variables`).
+
+Known difference from one pass over the whole text: a reference link (`[text][name]`) whose
+definition sits in a block that was drawn before the link's block shows as written.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from markdown_it import MarkdownIt
+from rich import box
+from rich import markdown as rich_markdown
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.rule import Rule
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from rich.theme import Theme
+from textual.color import Color
+from textual.strip import Strip
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+KEEP_LIVE = 2  # the last block may still grow; the one before may still merge into it
+MAX_LIVE = 5  # blocks drawn per update before the settled ones are drawn once and kept
+
+
+@dataclass(frozen=True)
+class MarkdownStyle:
+    """What the lines depend on besides the text and the width: the theme's colours."""
+
+    styles: tuple[tuple[str, str], ...]
+    code_theme: str
+
+    @classmethod
+    def from_variables(cls, variables: Mapping[str, str], dark: bool) -> MarkdownStyle:
+        """Styles from a Textual theme's CSS variables (`App.theme_variables`)."""
+        background = _color(
+            variables.get("background"), Color(0, 0, 0) if dark else Color(255, 255, 255)
+        )
+        foreground = _color(
+            variables.get("foreground"), Color(224, 224, 224) if dark else Color(0, 0, 0)
+        )
+
+        def blend(name: str, amount: float) -> str:
+            return background.blend(
+                background + _color(variables.get(name), foreground), amount
+            ).hex6
+
+        def colour(name: str) -> str:
+            return (background + _color(variables.get(name), foreground)).hex6
+
+        styles = {
+            "markdown.paragraph": "",
+            "markdown.em": "italic",
+            "markdown.strong": "bold",
+            "markdown.s": "strike",
+            "markdown.code": f"{colour('warning')} on {blend('warning', 0.12)}",
+            "markdown.code_block": f"on {blend('foreground', 0.06)}",
+            "markdown.block_quote": foreground.blend(background, 0.2).hex6,
+            "markdown.block_quote.bar": colour("primary"),
+            "markdown.list": "",
+            "markdown.item": "",
+            "markdown.item.bullet": f"bold {colour('primary')}",
+            "markdown.item.number": f"bold {colour('primary')}",
+            "markdown.hr": colour("secondary"),
+            "markdown.h1.border": colour("primary"),
+            "markdown.link": f"underline {colour('accent')}",
+            "markdown.link_url": f"underline {colour('accent')}",
+            "markdown.table.border": blend("foreground", 0.4),
+            "markdown.table.header": f"bold {colour('primary')}",
+            "markdown.kbd": "bold",
+        }
+        for level in range(1, 7):
+            text_style = variables.get(f"markdown-h{level}-text-style", "bold")
+            styles[f"markdown.h{level}"] = " ".join(
+                part
+                for part in (
+                    _rich_text_style(text_style),
+                    _heading_colour(variables.get(f"markdown-h{level}-color"), background),
+                )
+                if part
+            )
+        return cls(tuple(styles.items()), "monokai" if dark else "default")
+
+
+def _color(value: str | None, default: Color) -> Color:
+    if not value:
+        return default
+    try:
+        return Color.parse(value)
+    except Exception:  # a variable like "auto 60%": not a colour Rich can use
+        return default
+
+
+def _heading_colour(value: str | None, background: Color) -> str:
+    if not value or value in ("transparent", "auto"):
+        return ""
+    try:
+        return (background + Color.parse(value)).hex6  # its alpha over the background
+    except Exception:
+        return ""
+
+
+def _rich_text_style(value: str) -> str:
+    words = [
+        w for w in value.split() if w in ("bold", "italic", "underline", "strike", "dim", "reverse")
+    ]
+    return " ".join(words)
+
+
+@lru_cache(maxsize=8)
+def _console(style: MarkdownStyle) -> Console:
+    return Console(
+        file=io.StringIO(),
+        width=80,
+        color_system="truecolor",
+        force_terminal=True,
+        legacy_windows=False,
+        emoji=False,
+        markup=False,
+        highlight=False,
+        theme=Theme(dict(style.styles), inherit=True),
+    )
+
+
+_parser = MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+
+
+class _Heading(rich_markdown.Heading):
+    """Every heading left-aligned (Rich centres h1 in a box), with a blank line under h1–h2."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = "left"
+        yield text
+
+
+class _Fence(rich_markdown.CodeBlock):
+    """A code block: highlighted, wrapped, on the code background, its language on top."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        background = console.get_style("markdown.code_block").bgcolor
+        syntax = Syntax(
+            code,
+            self.lexer_name,
+            theme=self.theme,
+            word_wrap=True,
+            padding=(0, 1),
+            background_color=background.name if background else None,
+        )
+        yield syntax
+
+
+class _BlockQuote(rich_markdown.BlockQuote):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(
+            self.elements, options.update(width=max(options.max_width - 2, 1)), style=self.style
+        )
+        bar = Segment("▌ ", console.get_style("markdown.block_quote.bar"))
+        for line in lines:
+            yield bar
+            yield from line
+            yield Segment.line()
+
+
+class _Table(rich_markdown.TableElement):
+    """A table without Rich's blank top and bottom edges: header, a rule, rows."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            style="markdown.table.border",
+            show_edge=False,
+            collapse_padding=True,
+        )
+        if self.header is not None and self.header.row is not None:
+            for column in self.header.row.cells:
+                heading = column.content.copy()
+                heading.stylize("markdown.table.header")
+                table.add_column(heading, justify=column.justify)
+        if self.body is not None:
+            for row in self.body.rows:
+                table.add_row(*(cell.content for cell in row.cells))
+        yield table
+
+
+class _Rule(rich_markdown.HorizontalRule):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Rule(style=console.get_style("markdown.hr", default="none"), characters="─")
+        yield Text()  # as Rich's own rule: the blank line after it is the rule's
+
+
+class _Markdown(rich_markdown.Markdown):
+    elements = {
+        **rich_markdown.Markdown.elements,
+        "table_open": _Table,
+        "hr": _Rule,
+        "heading_open": _Heading,
+        "fence": _Fence,
+        "code_block": _Fence,
+        "blockquote_open": _BlockQuote,
+    }
+
+
+def render(text: str, width: int, style: MarkdownStyle) -> list[Strip]:
+    """`text` drawn at `width` columns, one Strip per line (each exactly `width` cells)."""
+    if not text.strip():
+        return []
+    console = _console(style)
+    markdown = _Markdown(text, code_theme=style.code_theme, hyperlinks=True)
+    options = console.options.update(width=width, height=None)
+    lines = console.render_lines(markdown, options, pad=True, new_lines=False)
+    return [_strip(line, width) for line in lines]
+
+
+def _strip(segments: list[Segment], width: int) -> Strip:
+    if any(segment.style is not None and segment.style.link for segment in segments):
+        segments = [_clickable(segment) for segment in segments]
+    return Strip(segments, width)
+
+
+def _clickable(segment: Segment) -> Segment:
+    """A link's text calls the widget's `link` action when clicked (as Textual's Markdown did)."""
+    style = segment.style
+    if style is None or not style.link:
+        return segment
+    return Segment(segment.text, style + Style.from_meta({"@click": f"link({style.link!r})"}))
+
+
+def blocks(text: str) -> list[tuple[str, int]]:
+    """The top-level blocks of `text`: (token type, first line), in order."""
+    return [
+        (token.type, token.map[0])
+        for token in _parser.parse(text)
+        if token.level == 0 and token.nesting >= 0 and token.map is not None
+    ]
+
+
+class MarkdownLines:
+    """A growing Markdown text as lines at one width: `settled` lines are never drawn again."""
+
+    def __init__(self, width: int, style: MarkdownStyle) -> None:
+        self.width = width
+        self.style = style
+        self.settled: list[Strip] = []
+        self.live: list[Strip] = []
+        self._tail = ""  # the text not yet settled
+        self._settled_last = ""  # the type of the last settled block: "hr" draws its own gap
+        self.finished = False
+
+    def __len__(self) -> int:
+        return len(self.settled) + len(self.live)
+
+    def line(self, y: int) -> Strip | None:
+        settled = len(self.settled)
+        if y < settled:
+            return self.settled[y]
+        y -= settled
+        return self.live[y] if y < len(self.live) else None
+
+    @property
+    def text(self) -> str:
+        """Every line's text (what a selection copies)."""
+        return "\n".join(strip.text.rstrip() for strip in (*self.settled, *self.live))
+
+    def feed(self, text: str, *, final: bool = False) -> int:
+        """Add `text`; draw what changed. Returns the first line that may differ from before."""
+        self._tail += text
+        first_changed = len(self.settled)
+        if final:
+            self._settle(self._tail, blocks(self._tail))
+            self._tail = ""
+            self.live = []
+            self.finished = True
+            return first_changed
+        found = blocks(self._tail)
+        if len(found) > MAX_LIVE:
+            cut = _line_offset(self._tail, found[-KEEP_LIVE][1])
+            self._settle(self._tail[:cut], found[:-KEEP_LIVE])
+            self._tail = self._tail[cut:]
+        self.live = self._draw(self._tail)
+        return first_changed
+
+    def _settle(self, text: str, found: list[tuple[str, int]]) -> None:
+        lines = self._draw(text)
+        if lines:
+            self.settled.extend(lines)
+            self._settled_last = found[-1][0] if found else ""
+
+    def _draw(self, text: str) -> list[Strip]:
+        """`text` drawn as it would be below the settled lines in one pass over everything.
+
+        Rich's spacing before a block depends on the block before it (none after a rule, one
+        blank line after anything else, and a loose list brings its own), so the text is drawn
+        behind a stand-in for that block whose lines are then dropped.
+        """
+        if not text.strip():
+            return []
+        if not self.settled:
+            return render(text, self.width, self.style)
+        before, drop = ("---\n\n", 2) if self._settled_last == "hr" else ("x\n\n", 1)
+        return render(before + text, self.width, self.style)[drop:]
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Where line number `line` (0-based) of `text` starts."""
+    offset = 0
+    for _ in range(line):
+        offset = text.index("\n", offset) + 1
+    return offset
+
+
+def markdown_style(app: App) -> MarkdownStyle:
+    """The style for `app`'s current theme."""
+    return MarkdownStyle.from_variables(app.theme_variables, app.current_theme.dark)

@@ -1,0 +1,151 @@
+"""MarkdownLines: a reply drawn a few blocks at a time looks as the whole text drawn at once."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hermes_tui.core.text import neutralise
+from hermes_tui.ui.markdown_lines import MarkdownLines, MarkdownStyle, blocks, render
+
+STYLE = MarkdownStyle.from_variables(
+    {
+        "background": "#121212",
+        "foreground": "#E0E0E0",
+        "primary": "#0178D4",
+        "accent": "#FEA62B",
+        "warning": "#FEA62B",
+        "secondary": "#004578",
+        "markdown-h1-color": "#0178D4",
+        "markdown-h1-text-style": "bold",
+        "markdown-h2-text-style": "underline",
+        "markdown-h6-color": "#E0E0E099",
+    },
+    dark=True,
+)
+
+EVERYTHING = """# Release
+
+Intro with **bold**, *em*, ~~gone~~, `code` and a [link](https://example.com/a?b=1).
+
+---
+
+> quoted line
+> and its lazy continuation
+
+1. one
+2. two
+   - nested
+   - nested again
+
+3. three, after a blank line (a loose list)
+
+* * *
+
+| step | time |
+|------|-----:|
+| test | 2 s  |
+
+Setext heading
+==============
+
+    indented code
+
+- a
+
+- b
+
+```python
+def f() -> int:
+    return 1
+```
+
+[ref]: https://example.com/ref
+Text after a definition.
+"""
+
+SAMPLES = [
+    EVERYTHING,
+    "para\n\n---\n---\n\npara2\n\n- a\n\n- b\n\ntext\n",
+    "```\nan unclosed fence swallows the rest\n\n# not a heading\n",
+    "\n\n\nleading blank lines\n\n\n\nand many between\n",
+    "- item\n\n  continued in the item\n\n- next\n\nafter\n" * 5,
+]
+
+
+def drawn_in_pieces(text: str, width: int, seed: int) -> list[str]:
+    chance = random.Random(seed)
+    lines = MarkdownLines(width, STYLE)
+    start = 0
+    while start < len(text):
+        size = chance.randint(1, 120)
+        lines.feed(text[start : start + size])
+        start += size
+    lines.feed("", final=True)
+    assert lines.finished and not lines.live
+    return [strip.text for strip in lines.settled]
+
+
+@pytest.mark.parametrize("sample", range(len(SAMPLES)))
+@pytest.mark.parametrize("width", [24, 80])
+def test_pieces_of_any_size_draw_what_the_whole_text_draws(sample: int, width: int) -> None:
+    text = SAMPLES[sample]
+    whole = [strip.text for strip in render(text, width, STYLE)]
+    for seed in range(8):
+        assert drawn_in_pieces(text, width, seed) == whole, f"seed {seed}"
+
+
+def test_finished_blocks_are_drawn_once_and_kept() -> None:
+    text = "".join(f"## Part {i}\n\nSome text for part {i}.\n\n" for i in range(30))
+    lines = MarkdownLines(60, STYLE)
+    kept: list = []
+    for start in range(0, len(text), 40):
+        first_changed = lines.feed(text[start : start + 40])
+        assert first_changed == len(kept)  # nothing above the settled lines changes
+        assert all(a is b for a, b in zip(lines.settled, kept, strict=False))
+        kept = list(lines.settled)
+    assert len(lines.settled) > 100 and len(lines.live) < 20
+
+
+def test_every_line_is_exactly_the_width() -> None:
+    for width in (10, 33, 120):
+        strips = render(EVERYTHING, width, STYLE)
+        assert strips and all(strip.cell_length == width for strip in strips)
+
+
+def test_links_are_clickable_and_headings_take_the_theme_colour() -> None:
+    strips = render("# Title\n\nSee [the guide](https://example.com/x'y).\n", 60, STYLE)
+    title = next(s for s in strips if "Title" in s.text)
+    style = next(seg.style for seg in title if "Title" in seg.text)
+    assert style.bold and style.color.triplet.hex == "#0178d4"
+    link = next(seg for strip in strips for seg in strip if "guide" in seg.text)
+    assert link.style.link == "https://example.com/x'y"
+    assert link.style.meta["@click"] == 'link("https://example.com/x\'y")'
+
+
+def test_a_colour_with_alpha_or_a_non_colour_variable_still_gives_a_style() -> None:
+    style = MarkdownStyle.from_variables(
+        {"markdown-h6-color": "#E0E0E099", "warning": "auto 60%", "primary": "ansi_blue"},
+        dark=False,
+    )
+    assert render("###### small\n\n`code`\n", 30, style)
+
+
+def test_hostile_text_reaches_the_lines_only_as_visible_characters() -> None:
+    text = neutralise(
+        "Hi \x1b[2J\x1b]8;;http://evil\x07click\x1b]8;;\x07 \x9b31m end\n\n# \x1b[5mhead\n"
+    )
+    strips = render(text, 80, STYLE)
+    joined = "".join(segment.text for strip in strips for segment in strip)
+    assert "\x1b" not in joined and "\x07" not in joined and "\x9b" not in joined
+    assert "end" in joined and "head" in joined
+
+
+def test_blocks_are_the_top_level_ones_with_their_first_line() -> None:
+    assert blocks("# A\n\ntext\n\n- x\n- y\n\n```\ncode\n```\n") == [
+        ("heading_open", 0),
+        ("paragraph_open", 2),
+        ("bullet_list_open", 4),
+        ("fence", 7),
+    ]
