@@ -95,6 +95,7 @@ class EventForwarder:
 
 
 MCP_START_DELAY = 0.5  # seconds after the first frame
+WARM_UP_DELAY = 0.3  # seconds after the first frame: the Markdown renderer draws a sample
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
@@ -263,6 +264,9 @@ class HermesApp(App):
             self.curate_if_due()
         # A session left open for days still gets its curator pass when it falls due.
         self.set_interval(self.CURATOR_CHECK_INTERVAL, self.check_curator)
+        # The first reply must not pay for the Markdown renderer's lazy imports (Pygments and
+        # a lexer: tens of ms, more while a fast stream's thread holds the GIL).
+        self.call_after_refresh(self.set_timer, WARM_UP_DELAY, self._warm_up_markdown)
         if self.collector is not None:  # once the first screen is up: its objects stay for good
             self.call_after_refresh(self.collector.start)
         if self.runtime.config.mcp_servers:
@@ -270,6 +274,11 @@ class HermesApp(App):
             # for a server (their processes and the SDK's import would otherwise compete with it
             # for the CPU); connecting takes seconds anyway.
             self.call_after_refresh(self.set_timer, MCP_START_DELAY, self._start_mcp)
+
+    def _warm_up_markdown(self) -> None:
+        from hermes_tui.ui.markdown_lines import markdown_style, warm_up
+
+        warm_up(markdown_style(self))
 
     def _show_provider(self) -> None:
         from hermes_tui.core.llm import select

@@ -334,3 +334,12 @@ def _line_offset(text: str, line: int) -> int:
 def markdown_style(app: App) -> MarkdownStyle:
     """The style for `app`'s current theme."""
     return MarkdownStyle.from_variables(app.theme_variables, app.current_theme.dark)
+
+
+WARM_UP_SAMPLE = "# a\n\n- *b* `c` [d](https://e)\n\n| f |\n|---|\n| 1 |\n\n```python\nx = 1\n```\n"
+
+
+def warm_up(style: MarkdownStyle) -> None:
+    """Draw a small sample once, so that the first reply does not pay for the first use of
+    Pygments and its Python lexer, nor for the console's styles."""
+    render(WARM_UP_SAMPLE, 40, style)

@@ -265,8 +265,8 @@ class AssistantMessage(CopyableMessage):
     """
     COPY_WHAT = "the reply"
     STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
-    FEED_RANGE = (80, 4000)  # characters per step, at least and at most
-    STEP_INTERVAL = 1 / 20  # seconds between two steps: a stream is redrawn 20 times a second
+    FEED_RANGE = (80, 1500)  # characters per step, at least and at most
+    STEP_INTERVAL = 1 / 15  # seconds between two steps: a stream is redrawn 15 times a second
     REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
     class Grew(Message):
@@ -394,7 +394,8 @@ class AssistantMessage(CopyableMessage):
                 self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
             low, high = self.FEED_RANGE
-            self._feed = max(low, min(high, int(len(chunk) * self.STEP_BUDGET / elapsed)))
+            fits = int(len(chunk) * self.STEP_BUDGET / elapsed)  # at this step's pace
+            self._feed = max(low, min(high, 2 * len(chunk), fits))  # grows by 2× at most
             self._pump_soon()
         elif not self.streaming and not lines.finished:
             first_changed = lines.feed("", final=True)

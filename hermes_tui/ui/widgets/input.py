@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import OptionList, TextArea
 
 from hermes_tui.core.text import estimate_tokens
@@ -88,6 +89,7 @@ class ChatInput(TextArea):
         self.pastes: dict[str, str] = {}  # label number → the pasted text
         # Arguments tab completes after a command (the app sets them: `/theme` → theme names).
         self.argument_choices: dict[str, list[str]] = {}
+        self._found: dict[type, Widget | None] = {}
 
     def expanded(self, text: str | None = None) -> str:
         """The message as it will be sent: every collapsed paste put back in full."""
@@ -145,8 +147,16 @@ class ChatInput(TextArea):
     def _mention_hints(self):
         from hermes_tui.ui.widgets.mentions import MentionHints
 
-        found = self.screen.query(MentionHints)
-        return found.first() if found else None
+        return self._beside(MentionHints)
+
+    def _beside(self, kind: type):
+        """The screen's widget of `kind` (the hints under the box), found once: this runs on
+        every key, and a query walks the whole DOM, a long chat included."""
+        found = self._found.get(kind)
+        if found is None or not found.is_attached or found.screen is not self.screen:
+            matches = self.screen.query(kind)
+            found = self._found[kind] = matches.first() if matches else None
+        return found
 
     def _complete_mention(self, path: str) -> None:
         """Replace the `@partial` before the cursor with `@path ` (spaces escaped)."""
@@ -231,9 +241,9 @@ class ChatInput(TextArea):
         return False
 
     def on_text_area_changed(self) -> None:
-        hints = self.screen.query(SlashHints)
-        if hints:
-            hints.first().show_for(completions(self.text, self.argument_choices))
+        hints = self._beside(SlashHints)
+        if hints is not None:
+            hints.show_for(completions(self.text, self.argument_choices))
         mentions = self._mention_hints()
         if mentions is not None:
             from hermes_tui.ui.widgets.mentions import mention_at
