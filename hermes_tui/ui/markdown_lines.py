@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 KEEP_LIVE = 2  # the last block may still grow; the one before may still merge into it
 MAX_LIVE = 5  # blocks drawn per update before the settled ones are drawn once and kept
+SETTLE_CHARS = 3000  # a live tail this long keeps only its last block live (a long code block)
+FENCE_PIECE = 20  # lines of code highlighted together (and cached)
 
 
 @dataclass(frozen=True)
@@ -155,20 +157,39 @@ class _Heading(rich_markdown.Heading):
 
 
 class _Fence(rich_markdown.CodeBlock):
-    """A code block: highlighted, wrapped, on the code background, its language on top."""
+    """A code block, highlighted and wrapped on the code background, FENCE_PIECE lines at a time.
+
+    The pieces are cached, so a long block that streams in is highlighted again only in its
+    last piece at each step. A construct that spans two pieces (a long string, a comment) is
+    highlighted in each as if it began there.
+    """
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
         background = console.get_style("markdown.code_block").bgcolor
-        syntax = Syntax(
-            code,
-            self.lexer_name,
-            theme=self.theme,
-            word_wrap=True,
-            padding=(0, 1),
-            background_color=background.name if background else None,
-        )
-        yield syntax
+        lines = str(self.text).rstrip().split("\n")
+        for start in range(0, len(lines), FENCE_PIECE):
+            piece = "\n".join(lines[start : start + FENCE_PIECE])
+            for line in _highlighted(
+                console,
+                piece,
+                self.lexer_name,
+                self.theme,
+                background.name if background else None,
+                options.max_width,
+            ):
+                yield from line
+                yield Segment.line()
+
+
+@lru_cache(maxsize=512)
+def _highlighted(
+    console: Console, code: str, lexer: str, theme: str, background: str | None, width: int
+) -> tuple[tuple[Segment, ...], ...]:
+    syntax = Syntax(
+        code, lexer, theme=theme, word_wrap=True, padding=(0, 1), background_color=background
+    )
+    lines = console.render_lines(syntax, console.options.update(width=width, height=None))
+    return tuple(tuple(line) for line in lines)
 
 
 class _BlockQuote(rich_markdown.BlockQuote):
@@ -267,6 +288,7 @@ class MarkdownLines:
         self.live: list[Strip] = []
         self._tail = ""  # the text not yet settled
         self._settled_last = ""  # the type of the last settled block: "hr" draws its own gap
+        self._glued = False  # the tail goes on a code block whose first pieces are settled
         self.finished = False
 
     def __len__(self) -> int:
@@ -295,18 +317,44 @@ class MarkdownLines:
             self.finished = True
             return first_changed
         found = blocks(self._tail)
-        if len(found) > MAX_LIVE:
-            cut = _line_offset(self._tail, found[-KEEP_LIVE][1])
-            self._settle(self._tail[:cut], found[:-KEEP_LIVE])
+        keep = KEEP_LIVE if len(self._tail) <= SETTLE_CHARS else 1
+        if len(found) > MAX_LIVE or len(found) > keep and keep < KEEP_LIVE:
+            cut = _line_offset(self._tail, found[-keep][1])
+            self._settle(self._tail[:cut], found[:-keep])
             self._tail = self._tail[cut:]
+            base = found[-keep][1]  # the kept blocks' lines, counted from the new tail
+            found = [(kind, line - base) for kind, line in found[-keep:]]
+        if found and found[-1][0] == "fence":
+            self._settle_code(_line_offset(self._tail, found[-1][1]))
         self.live = self._draw(self._tail)
         return first_changed
+
+    def _settle_code(self, start: int) -> None:
+        """A long code block still streaming (the last block, from `start`): its first pieces
+        are drawn once and kept. `_Fence` draws every FENCE_PIECE lines on their own, so those
+        pieces drawn as a closed block of their own look as they will in the whole block."""
+        opening, _, code = self._tail[start:].partition("\n")
+        lines = code.split("\n")  # the last is partial (or the closing fence)
+        pieces = (len(lines) - 1) // FENCE_PIECE - 1  # a whole piece stays live, and the rest
+        if pieces < 1:
+            return
+        cut = pieces * FENCE_PIECE
+        marker = opening.strip()
+        closing = (
+            opening[: len(opening) - len(opening.lstrip())]
+            + marker[: len(marker) - len(marker.lstrip(marker[0]))]
+        )
+        kept = "\n".join(lines[:cut])
+        self._settle(f"{self._tail[:start]}{opening}\n{kept}\n{closing}\n", [("fence", 0)])
+        self._tail = opening + "\n" + "\n".join(lines[cut:])
+        self._glued = True  # the rest continues the block: no gap above it
 
     def _settle(self, text: str, found: list[tuple[str, int]]) -> None:
         lines = self._draw(text)
         if lines:
             self.settled.extend(lines)
             self._settled_last = found[-1][0] if found else ""
+            self._glued = False
 
     def _draw(self, text: str) -> list[Strip]:
         """`text` drawn as it would be below the settled lines in one pass over everything.
@@ -317,7 +365,7 @@ class MarkdownLines:
         """
         if not text.strip():
             return []
-        if not self.settled:
+        if not self.settled or self._glued:
             return render(text, self.width, self.style)
         before, drop = ("---\n\n", 2) if self._settled_last == "hr" else ("x\n\n", 1)
         return render(before + text, self.width, self.style)[drop:]

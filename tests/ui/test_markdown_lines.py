@@ -71,6 +71,11 @@ SAMPLES = [
     "```\nan unclosed fence swallows the rest\n\n# not a heading\n",
     "\n\n\nleading blank lines\n\n\n\nand many between\n",
     "- item\n\n  continued in the item\n\n- next\n\nafter\n" * 5,
+    # Long code blocks: their first pieces settle while the rest streams (FENCE_PIECE lines).
+    "Before.\n\n~~~~ python\n"
+    + "".join(f'def f{i}():\n    return """{i}"""  # note\n' for i in range(70))
+    + "~~~~\n\nAfter.\n\n---\n   ```\n"
+    + "\n".join(f"line {i}" for i in range(100)),
 ]
 
 

@@ -293,6 +293,7 @@ class AssistantMessage(CopyableMessage):
         self._feed = 400  # characters for the next step, adjusted to STEP_BUDGET
         self._step: Timer | None = None
         self._last_step = 0.0
+        self._interval = self.STEP_INTERVAL  # until the next step; longer after a slow one
         self._redraw: Timer | None = None
         self.updates = 0  # steps that drew text (tests count them)
 
@@ -363,7 +364,7 @@ class AssistantMessage(CopyableMessage):
 
     def _pump_soon(self) -> None:
         if self._step is None and self.is_mounted:
-            wait = self._last_step + self.STEP_INTERVAL - time.monotonic()
+            wait = self._last_step + self._interval - time.monotonic()
             self._step = self.set_timer(max(wait, 0.001), self._pump)
 
     def _pump(self) -> None:
@@ -393,6 +394,9 @@ class AssistantMessage(CopyableMessage):
                 self.body.show(lines, first_changed, height)
                 self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
+            # A step that cannot be made small (a list of hundreds of items is one block,
+            # drawn again whole) comes less often: drawing takes at most a quarter of the time.
+            self._interval = max(self.STEP_INTERVAL, 4 * elapsed)
             low, high = self.FEED_RANGE
             fits = int(len(chunk) * self.STEP_BUDGET / elapsed)  # at this step's pace
             self._feed = max(low, min(high, 2 * len(chunk), fits))  # grows by 2× at most
