@@ -261,7 +261,10 @@ class AssistantMessage(CopyableMessage):
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; }
     AssistantMessage.-interrupted { border-left: thick $warning; }
-    AssistantMessage:focus { background: $boost; outline-left: thick $accent; }
+    AssistantMessage:focus > RenderedMarkdown {
+        background: $primary 15%;
+        outline-left: thick $accent;
+    }
     """
     COPY_WHAT = "the reply"
     STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
