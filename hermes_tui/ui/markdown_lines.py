@@ -249,9 +249,12 @@ def render(text: str, width: int, style: MarkdownStyle) -> list[Strip]:
     if not text.strip():
         return []
     console = _console(style)
-    markdown = _Markdown(text, code_theme=style.code_theme, hyperlinks=True)
     options = console.options.update(width=width, height=None)
-    lines = console.render_lines(markdown, options, pad=True, new_lines=False)
+    try:
+        markdown = _Markdown(text, code_theme=style.code_theme, hyperlinks=True)
+        lines = console.render_lines(markdown, options, pad=True, new_lines=False)
+    except Exception:  # Rich, markdown-it or a lexer failed on odd input: the text as it is
+        lines = console.render_lines(Text(text.rstrip()), options, pad=True, new_lines=False)
     return [_strip(line, width) for line in lines]
 
 
@@ -271,9 +274,13 @@ def _clickable(segment: Segment) -> Segment:
 
 def blocks(text: str) -> list[tuple[str, int]]:
     """The top-level blocks of `text`: (token type, first line), in order."""
+    try:
+        tokens = _parser.parse(text)
+    except Exception:  # nothing settles: the text is drawn whole at each step, as it is
+        return []
     return [
         (token.type, token.map[0])
-        for token in _parser.parse(text)
+        for token in tokens
         if token.level == 0 and token.nesting >= 0 and token.map is not None
     ]
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui import markdown_lines
 from hermes_tui.ui.markdown_lines import MarkdownLines, MarkdownStyle, blocks, render
 
 STYLE = MarkdownStyle.from_variables(
@@ -154,3 +155,15 @@ def test_blocks_are_the_top_level_ones_with_their_first_line() -> None:
         ("bullet_list_open", 4),
         ("fence", 7),
     ]
+
+
+def test_a_renderer_failure_shows_the_text_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args, **kwargs):
+        raise RuntimeError("a lexer blew up")
+
+    monkeypatch.setattr(markdown_lines._Markdown, "__rich_console__", broken)
+    monkeypatch.setattr(markdown_lines._parser, "parse", broken)
+    lines = MarkdownLines(40, STYLE)
+    lines.feed("# Title\n\nsome **text**\n")
+    lines.feed("", final=True)
+    assert [strip.text.rstrip() for strip in lines.settled] == ["# Title", "", "some **text**"]
