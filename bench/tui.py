@@ -27,6 +27,7 @@ import codecs
 import fcntl
 import os
 import pty
+import random
 import statistics
 import struct
 import subprocess
@@ -250,11 +251,20 @@ class Point:
 
 
 class Typist:
-    """Types keys nobody else draws and times each one to the frame that shows it."""
+    """Types keys nobody else draws and times each one to the frame that shows it.
+
+    Between two keys it waits 30-90 ms at random (seeded): a typist who waited a fixed time
+    after each key was drawn fell into step with the app's own timer, every key landing at the
+    same moment of a drawing step, which measured that moment rather than typing.
+    """
 
     def __init__(self, terminal: Terminal) -> None:
         self.terminal = terminal
         self.next_char = 0x4E00
+        self.pauses = random.Random(15)
+
+    def pause(self) -> None:
+        time.sleep(self.pauses.uniform(0.03, 0.09))
 
     def key(self) -> float | None:
         char = chr(self.next_char)
@@ -275,7 +285,7 @@ def measure_idle(terminal: Terminal, typist: Typist, seconds: float = 3.0) -> Po
             point.lost += 1
         else:
             point.latencies.append(latency)
-        time.sleep(0.05)
+        typist.pause()
     point.cpu = (terminal.cpu_seconds() - cpu) / (time.monotonic() - wall)
     return point
 
@@ -341,7 +351,7 @@ def session(label: str, chars_per_second: float, replies: int, measured: list[in
                         point.lost += 1
                     else:
                         point.latencies.append(latency)
-                    time.sleep(0.05)
+                    typist.pause()
                 shown = terminal.wait_for(marker, 600)
                 if shown is None:
                     raise RuntimeError(f"reply {number} never finished drawing")

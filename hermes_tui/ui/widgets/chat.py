@@ -269,7 +269,7 @@ class AssistantMessage(CopyableMessage):
     COPY_WHAT = "the reply"
     STEP_BUDGET = 0.008  # seconds of work per step; the characters per step follow from it
     FEED_RANGE = (80, 1500)  # characters per step, at least and at most
-    STEP_INTERVAL = 1 / 15  # seconds between two steps: a stream is redrawn 15 times a second
+    STEP_INTERVAL = 1 / 12  # seconds between two steps: a stream is redrawn 12 times a second
     REDRAW_DELAY = 0.3  # while a terminal is being resized, redraw once it settles
 
     class Grew(Message):
