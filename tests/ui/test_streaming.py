@@ -250,3 +250,30 @@ async def test_keys_that_arrive_together_are_applied_in_the_order_they_were_type
         await pilot.pause()
         await pilot.pause()
         assert box.text == "axe"
+
+
+async def test_a_link_in_a_reply_opens_when_clicked_and_its_text_can_be_selected(
+    home: Path, llm: FakeLLM
+) -> None:
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = make_app(home, llm.openai_url)
+    opened: list[str] = []
+    app.open_url = lambda url, **kwargs: opened.append(url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("where?")
+        await chat.stream("Read [the guide](https://example.com/guide) first.\n\nThen act.")
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        body = message.query_one(RenderedMarkdown)
+        row = next(y for y, strip in enumerate(body.strips) if "guide" in strip.text)
+        column = body.strips[row].text.index("guide")
+        # Content starts one column in (the reply's padding).
+        await pilot.click(body, offset=Offset(column + 1, row))
+        await pilot.pause()
+        assert opened == ["https://example.com/guide"]
+        selected = body.get_selection(Selection(None, None))  # all of it
+        assert selected is not None and "Read the guide first." in selected[0]

@@ -139,7 +139,45 @@ class ToolRow(Collapsible):
             copy_text(self, self.output, "output")
 
 
-class RenderedMarkdown(Widget):
+class GrowsInPlace:
+    """A widget whose lines stay put when it grows taller: only the new ones are repainted.
+
+    Textual repaints a widget whole when its size changes. A streaming reply grows by a line
+    or two per step, and the reply's lines that changed are marked by `RenderedMarkdown.show`:
+    repainting the rest (every visible line of the reply and of the message around it, every
+    step) was a third of a stream's cost. A new width, a restyle or a plain `refresh()` still
+    repaints everything. A mixin, first among a widget's bases.
+    """
+
+    _grown: tuple[int, int] | None = None  # (old, new) height while the size is updated
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        old = self._size  # the whole region's size, as `size` is (self.size is the content's)
+        if old.width and old.width == size.width and old.height != size.height:
+            self._grown = (old.height, size.height)
+        try:
+            # layout=False: the new virtual size is set without asking for another layout
+            # pass, which would find nothing to do (these widgets do not scroll).
+            return super()._size_updated(size, virtual_size, container_size, layout=False)
+        finally:
+            self._grown = None
+
+    def _set_dirty(self, *regions: Region) -> None:
+        if not regions and self._grown is not None:
+            before, after = self._grown  # the bottom padding line moved: both places repaint
+            top = max(min(before, after) - 2, 0)
+            regions = (Region(0, top, self.size.width, abs(after - before) + 3),)
+        elif not regions:
+            self.repainted_whole()
+        super()._set_dirty(*regions)
+
+    def repainted_whole(self) -> None:
+        """Called when every line is to be drawn again (focus, theme, a new width)."""
+
+
+class RenderedMarkdown(GrowsInPlace, Widget):
     """A reply's lines, as its MarkdownLines drew them: one widget however long the reply.
 
     Every layout pass walks every mounted widget, and Textual's Markdown widget is a thousand
@@ -155,7 +193,6 @@ class RenderedMarkdown(Widget):
     def __init__(self) -> None:
         super().__init__()
         self.lines: MarkdownLines | None = None
-        self._grown: tuple[int, int] | None = None  # (old, new) height during a resize
         self._base: Style | None = None  # the widget's own colours, under the reply's
 
     @property
@@ -185,30 +222,8 @@ class RenderedMarkdown(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return 0 if self.lines is None else len(self.lines)
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        # Textual repaints a widget whole when its size changes. A streaming reply grows by a
-        # line or two per step, and `show` already marked the lines that changed: repainting
-        # the rest (every visible line, every step) was a third of a stream's cost.
-        old = self._size  # the whole region's size, as `size` is (self.size is the content's)
-        if old.width and old.width == size.width and old.height != size.height:
-            self._grown = (old.height, size.height)
-        try:
-            # layout=False: the new virtual size is set without asking for another layout
-            # pass, which would find nothing to do (this widget does not scroll).
-            return super()._size_updated(size, virtual_size, container_size, layout=False)
-        finally:
-            self._grown = None
-
-    def _set_dirty(self, *regions: Region) -> None:
-        if not regions and self._grown is None:  # repainted whole: focus or theme changed
-            self._base = None
-        if not regions and self._grown is not None:
-            before, after = self._grown  # the bottom padding line moved: both places repaint
-            top = max(min(before, after) - 2, 0)
-            regions = (Region(0, top, self.size.width, abs(after - before) + 3),)
-        super()._set_dirty(*regions)
+    def repainted_whole(self) -> None:
+        self._base = None  # focus or theme changed: the colours under the reply's own
 
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
@@ -246,7 +261,7 @@ class RenderedMarkdown(Widget):
         self.app.open_url(href)
 
 
-class AssistantMessage(CopyableMessage):
+class AssistantMessage(GrowsInPlace, CopyableMessage):
     """A reply: its text drawn into one RenderedMarkdown by a MarkdownLines, a step at a time.
 
     Text is drawn one step per STEP_INTERVAL, each step sized to take about STEP_BUDGET
@@ -331,12 +346,6 @@ class AssistantMessage(CopyableMessage):
         # Not `_pump_soon()` here: during on_mount `is_mounted` is still False, so a reply
         # mounted with its text (a resumed session, scroll-back) would never be drawn.
         self.call_after_refresh(self._pump_soon)
-
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        # As RenderedMarkdown's: growing by a line must not cost a second layout pass.
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
     def on_focus(self) -> None:
         self.body.refresh()  # its lines are drawn over this widget's background
