@@ -144,6 +144,7 @@ def _console(style: MarkdownStyle) -> Console:
     )
 
 
+# The one parser: blocks are cut with it and drawn from it.
 _parser = MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
 
 
@@ -242,6 +243,14 @@ class _Markdown(rich_markdown.Markdown):
         "code_block": _Fence,
         "blockquote_open": _BlockQuote,
     }
+
+    def __init__(self, markup: str, **options) -> None:
+        # Rich parses with raw HTML on and draws an HTML block as nothing: a reply could hide
+        # text from its reader (`<!-- … -->`, `<script>`). Parsed as the blocks are cut
+        # (`_parser`, HTML off), HTML shows as the text it is.
+        super().__init__("", **options)
+        self.markup = markup
+        self.parsed = _parser.parse(markup)
 
 
 def render(text: str, width: int, style: MarkdownStyle) -> list[Strip]:

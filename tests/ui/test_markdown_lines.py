@@ -167,3 +167,10 @@ def test_a_renderer_failure_shows_the_text_plainly(monkeypatch: pytest.MonkeyPat
     lines.feed("# Title\n\nsome **text**\n")
     lines.feed("", final=True)
     assert [strip.text.rstrip() for strip in lines.settled] == ["# Title", "", "some **text**"]
+
+
+def test_html_in_a_reply_is_shown_as_text_never_hidden() -> None:
+    text = "Visible.\n\n<!--\n\nhidden instructions\n\n-->\n\n<script>alert(1)</script>\n"
+    shown = " ".join(strip.text for strip in render(text, 60, STYLE))
+    assert "hidden instructions" in shown and "<script>alert(1)</script>" in shown
+    assert drawn_in_pieces(text, 60, seed=3) == [s.text for s in render(text, 60, STYLE)]
