@@ -277,3 +277,32 @@ async def test_a_link_in_a_reply_opens_when_clicked_and_its_text_can_be_selected
         assert opened == ["https://example.com/guide"]
         selected = body.get_selection(Selection(None, None))  # all of it
         assert selected is not None and "Read the guide first." in selected[0]
+
+
+async def test_a_reader_who_scrolls_up_keeps_their_place_while_the_reply_grows(
+    home: Path, llm: FakeLLM
+) -> None:
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("long one please")
+        text = long_reply(30)
+        half = len(text) // 2
+        await chat.stream(text[:half])
+        message = app.query_one(AssistantMessage)
+        while message._fed < half:
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        assert chat.following and chat.scroll_y == chat.max_scroll_y > 10
+        chat.scroll_to(y=chat.scroll_y - 15, animate=False, immediate=True)  # the wheel, up
+        await pilot.pause(0.1)
+        kept = chat.scroll_y
+        assert kept < chat.max_scroll_y and not chat.following
+        await chat.stream(text[half:])
+        await chat.turn_finished(interrupted=False)
+        await settle(pilot, message)
+        await pilot.pause(0.2)
+        assert chat.scroll_y == kept < chat.max_scroll_y - 10  # not pulled down
+        chat.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert chat.following  # back at the end: it follows again

@@ -553,6 +553,7 @@ class ChatView(VerticalScroll):
         # replies are drawn again, the user scrolls, or new content arrives.
         self._kept: str | tuple[Widget, float] | None = None
         self._stick = False  # the next layout scrolls to the bottom (a reply grew there)
+        self.following = True  # a growing reply keeps the view at the bottom
         self._resized_since_kept = False
 
     def compose(self) -> ComposeResult:
@@ -680,14 +681,11 @@ class ChatView(VerticalScroll):
             self.call_after_refresh(self._restore_view)
             return
         newest = self.turns[-1].widgets[-1] if self.turns and self.turns[-1].widgets else None
-        if message.control is not newest:
-            return
-        if self.scroll_y >= self.max_scroll_y:
-            # At the bottom: the layout that shows the new lines also scrolls to them (one
-            # frame per step; `scroll_end` would scroll in a second frame after it).
-            self._stick = True
-        else:
-            self.scroll_end(animate=False)
+        if message.control is not newest or not self.following:
+            return  # a reader who scrolled up keeps their place; the reply grows below
+        # The layout that shows the new lines also scrolls to them (one frame per step;
+        # `scroll_end` would scroll in a second frame after it).
+        self._stick = True
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arranged = super().arrange(size, optimal)
@@ -709,7 +707,7 @@ class ChatView(VerticalScroll):
         row = ToolRow(call_id, name, arguments)
         self.tool_rows[call_id] = row
         await self._add(row)
-        self.scroll_end(animate=False)
+        self._follow()
 
     def tool_finished(
         self,
@@ -735,7 +733,12 @@ class ChatView(VerticalScroll):
         if interrupted:
             await self._add(ErrorBlock("Interrupted. What was streamed is kept.", markup=False))
         self.current = None
-        self.scroll_end(animate=False)
+        self._follow()
+
+    def _follow(self) -> None:
+        """To the end, unless the reader scrolled up (an error still goes there: `error`)."""
+        if self.following:
+            self.scroll_end(animate=False)
 
     async def error(self, text: str, detail: str) -> None:
         if self.current is not None:  # a reply cut off by the error must not look finished
@@ -812,6 +815,11 @@ class ChatView(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        # Scrolled to the end, the chat follows a streaming reply again; scrolled up, it stops.
+        if new_value >= self.max_scroll_y - 1:
+            self.following = True
+        elif new_value < old_value:
+            self.following = False
         # Scrolling back to the top brings the previous batch of turns back into the DOM.
         if new_value == 0 and old_value > 0 and self.unmounted and not self._remounting:
             self._remounting = True
