@@ -11,12 +11,14 @@ Drawing is Rich's Markdown with our own elements (headings left-aligned, code fe
 language, links clickable) in the colours of the app's theme (`MarkdownStyle.from_variables`).
 
 Known difference from one pass over the whole text: a reference link (`[text][name]`) whose
-definition sits in a block that was drawn before the link's block shows as written.
+definition is not in the same drawing as the link (drawn before it, or arriving after the link's
+block settled) shows as written.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,6 +45,8 @@ KEEP_LIVE = 2  # the last block may still grow; the one before may still merge i
 MAX_LIVE = 5  # blocks drawn per update before the settled ones are drawn once and kept
 SETTLE_CHARS = 3000  # a live tail this long keeps only its last block live (a long code block)
 FENCE_PIECE = 20  # lines of code highlighted together (and cached)
+MAX_NESTING = 60  # markdown-it's limit (20 in its preset: a list ten deep hid the rest)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,8 @@ def _console(style: MarkdownStyle) -> Console:
 
 
 # The one parser: blocks are cut with it and drawn from it.
-_parser = MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+_parser = MarkdownIt("commonmark", {"html": False, "maxNesting": MAX_NESTING})
+_parser.enable("table").enable("strikethrough")
 
 
 class _Heading(rich_markdown.Heading):
@@ -187,7 +192,12 @@ def _highlighted(
     console: Console, code: str, lexer: str, theme: str, background: str | None, width: int
 ) -> tuple[tuple[Segment, ...], ...]:
     syntax = Syntax(
-        code, lexer, theme=theme, word_wrap=True, padding=(0, 1), background_color=background
+        code,
+        lexer,
+        theme=theme,
+        word_wrap=True,
+        padding=(0, 1) if width > 4 else 0,  # narrower, the padding would leave no room
+        background_color=background,
     )
     lines = console.render_lines(syntax, console.options.update(width=width, height=None))
     return tuple(tuple(line) for line in lines)
@@ -262,9 +272,23 @@ def render(text: str, width: int, style: MarkdownStyle) -> list[Strip]:
     try:
         markdown = _Markdown(text, code_theme=style.code_theme, hyperlinks=True)
         lines = console.render_lines(markdown, options, pad=True, new_lines=False)
+        rest = _unparsed(text, markdown.parsed)
+        if rest.strip():  # past markdown-it's nesting limit: the rest is shown, as it is
+            lines += [[]] + console.render_lines(Text(rest.strip("\n")), options, pad=True)
     except Exception:  # Rich, markdown-it or a lexer failed on odd input: the text as it is
         lines = console.render_lines(Text(text.rstrip()), options, pad=True, new_lines=False)
     return [_strip(line, width) for line in lines]
+
+
+def _unparsed(text: str, tokens: list) -> str:
+    """What markdown-it left out of `tokens`. At its nesting limit (`MAX_NESTING`: a list nested
+    thirty deep, quotes in quotes) it stops and drops the rest of the text, which must not
+    vanish from a reply; it is what follows the last piece of content that was parsed."""
+    if not tokens or max(token.level for token in tokens) < MAX_NESTING - 2:
+        return ""
+    leaves = ("inline", "fence", "code_block", "hr", "html_block")
+    end = max((t.map[1] for t in tokens if t.type in leaves and t.map), default=0)
+    return "\n".join(text.split("\n")[end:])
 
 
 def _strip(segments: list[Segment], width: int) -> Strip:
@@ -333,7 +357,10 @@ class MarkdownLines:
             self.finished = True
             return first_changed
         found = blocks(self._tail)
-        keep = KEEP_LIVE if len(self._tail) <= SETTLE_CHARS else 1
+        # A long code block is the one block that may stand alone: text below a list or a
+        # paragraph can still change it ("1" becomes a list item when its "." arrives).
+        long_code = len(self._tail) > SETTLE_CHARS and bool(found) and found[-1][0] == "fence"
+        keep = 1 if long_code else KEEP_LIVE
         if len(found) > MAX_LIVE or len(found) > keep and keep < KEEP_LIVE:
             cut = _line_offset(self._tail, found[-keep][1])
             self._settle(self._tail[:cut], found[:-keep])
@@ -352,6 +379,12 @@ class MarkdownLines:
         opening, _, code = self._tail[start:].partition("\n")
         lines = code.split("\n")  # the last is partial (or the closing fence)
         pieces = (len(lines) - 1) // FENCE_PIECE - 1  # a whole piece stays live, and the rest
+        if pieces < 1:
+            return
+        # A piece drawn alone loses the blank lines it ends with (`_Fence` strips the code's
+        # end, as Rich does): cut only after a line with text.
+        while pieces >= 1 and not lines[pieces * FENCE_PIECE - 1].strip():
+            pieces -= 1
         if pieces < 1:
             return
         cut = pieces * FENCE_PIECE
@@ -391,7 +424,10 @@ def _line_offset(text: str, line: int) -> int:
     """Where line number `line` (0-based) of `text` starts."""
     offset = 0
     for _ in range(line):
-        offset = text.index("\n", offset) + 1
+        found = _LINE_BREAK.search(text, offset)  # as markdown-it counts lines: \r\n, \r, \n
+        if found is None:
+            return len(text)
+        offset = found.end()
     return offset
 
 

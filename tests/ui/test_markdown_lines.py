@@ -174,3 +174,54 @@ def test_html_in_a_reply_is_shown_as_text_never_hidden() -> None:
     shown = " ".join(strip.text for strip in render(text, 60, STYLE))
     assert "hidden instructions" in shown and "<script>alert(1)</script>" in shown
     assert drawn_in_pieces(text, 60, seed=3) == [s.text for s in render(text, 60, STYLE)]
+
+
+# From an attacker's review of this module: each failed before its fix.
+
+
+def whole(text: str, width: int) -> list[str]:
+    return [strip.text for strip in render(text, width, STYLE)]
+
+
+def in_pieces(text: str, width: int, size: int) -> list[str]:
+    lines = MarkdownLines(width, STYLE)
+    for start in range(0, len(text), size):
+        lines.feed(text[start : start + size])
+    lines.feed("", final=True)
+    return [strip.text for strip in lines.settled]
+
+
+def test_html_block_drawn_in_pieces_as_whole() -> None:
+    # blocks() parses with html=False, Rich with html=True: the cuts disagree.
+    text = "<div>\n# one\n# two\n# three\n# four\n# five\n# six\n"
+    assert in_pieces(text, 30, 400) == whole(text, 30)
+
+
+def test_blank_lines_at_a_code_piece_boundary_are_kept() -> None:
+    body = "\n".join("" if i in (18, 19) else f"x = {i}" for i in range(50))
+    text = f"```python\n{body}\n```\n"
+    assert in_pieces(text, 30, 7) == whole(text, 30)
+
+
+def test_long_loose_ordered_list_keeps_its_numbers() -> None:
+    # A tail over SETTLE_CHARS keeps one block live; "\n\n1" is a paragraph until "." arrives,
+    # so the list is settled and the rest starts a new list numbered from 1.
+    text = "".join(f"1. item with a few words, number {i}\n\n" for i in range(1, 120))
+    assert in_pieces(text, 60, 1) == whole(text, 60)
+
+
+def test_deep_nesting_does_not_hide_the_rest_of_the_reply() -> None:
+    # markdown-it's maxNesting (20 in the commonmark preset) stops the block parser: every
+    # line after a list nested 10 deep is dropped, streamed or not.
+    text = "".join("  " * i + "- x\n" for i in range(10)) + "\n# Heading\n\nSecret paragraph.\n"
+    assert "Secret paragraph." in "\n".join(whole(text, 60))
+
+
+def test_code_is_shown_at_the_narrowest_widths() -> None:
+    for width in (1, 2, 3):
+        assert any("i" in line for line in whole("```\nimportant\n```\n", width))
+
+
+def test_a_lone_carriage_return_fed_directly_does_not_break_the_cuts() -> None:
+    text = "".join(f"# h{i}\r\r" for i in range(8))
+    assert in_pieces(text, 40, 5) == whole(text, 40)

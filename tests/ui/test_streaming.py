@@ -12,6 +12,7 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.text import neutralise
 from hermes_tui.ui import markdown_lines
 from hermes_tui.ui.markdown_lines import markdown_style
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView, ErrorBlock, RenderedMarkdown
@@ -306,3 +307,21 @@ async def test_a_reader_who_scrolls_up_keeps_their_place_while_the_reply_grows(
         chat.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert chat.following  # back at the end: it follows again
+
+
+async def test_crlf_split_by_a_step_shows_no_carriage_return(home: Path) -> None:
+    # Each step neutralises its own slice: a "\r\n" cut between two steps shows "␍".
+    app = make_app(home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        text = "x" * 399 + "\r\nsecond line\r\n"  # the first step is 400 characters
+        await chat.stream(text)
+        await chat.turn_finished(False)
+        message = app.query(AssistantMessage).last()
+        await settle(pilot, message)
+        width = message.body.content_size.width
+        expected = [
+            s.text for s in markdown_lines.render(neutralise(text), width, markdown_style(app))
+        ]
+        assert [s.text for s in message.body.strips] == expected

@@ -399,6 +399,13 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         if self._fed < len(self.text):
             started = time.perf_counter()
             chunk = self.text[self._fed : self._fed + self._feed]
+            if chunk.endswith("\r") and (self.streaming or self._fed + len(chunk) < len(self.text)):
+                # `neutralise` keeps "\r\n" as a line break but shows a lone "\r": the two
+                # must reach it together.
+                chunk = chunk[:-1]
+                if not chunk:
+                    self._pump_soon()
+                    return
             self._fed += len(chunk)
             self.updates += 1
             first_changed = lines.feed(neutralise(chunk))
