@@ -24,9 +24,13 @@ def conversation(turns: int = 15) -> list[tuple]:
 
 
 async def drawn(pilot, chat: ChatView) -> None:
-    """Until every reply is drawn at the chat's current width."""
+    """Until every reply is drawn at the chat's current width and the chat has put the view
+    back (it lets go of the kept place then); bounded, so a view never restored fails."""
     await pilot.pause()
-    while any(reply.redrawing for reply in chat.query(AssistantMessage)):
+    for _ in range(400):
+        redrawing = any(reply.redrawing for reply in chat.query(AssistantMessage))
+        if not redrawing and chat._kept is None:
+            break
         await pilot.pause(0.05)
     await pilot.pause()
 

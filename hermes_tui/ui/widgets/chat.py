@@ -562,6 +562,7 @@ class ChatView(VerticalScroll):
         self._stick = False  # the next layout scrolls to the bottom (a reply grew there)
         self.following = True  # a growing reply keeps the view at the bottom
         self._resized_since_kept = False
+        self._kept_checked = False  # nothing was redrawing at the last look
 
     def compose(self) -> ComposeResult:
         yield Button("Show earlier messages", id="earlier", classes="-hidden", variant="default")
@@ -584,6 +585,7 @@ class ChatView(VerticalScroll):
             )
             self._kept = None if first is None else (first, first.virtual_region.y - self.scroll_y)
         self._resized_since_kept = False
+        self._kept_checked = False
         self.call_after_refresh(self._restore_view)
 
     def _restore_view(self) -> None:
@@ -597,7 +599,15 @@ class ChatView(VerticalScroll):
         if self._resized_since_kept and not any(
             reply.redrawing for reply in self.query_children(AssistantMessage)
         ):
-            self._kept = None
+            # Let go only when a second look, after the next frame, finds nothing changed: a
+            # reply's new height can land in the frame after it says it is drawn.
+            if self._kept_checked:
+                self._kept = None
+            else:
+                self._kept_checked = True
+                self.call_after_refresh(self._restore_view)
+        else:
+            self._kept_checked = False
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
