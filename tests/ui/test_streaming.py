@@ -38,6 +38,20 @@ async def settle(pilot, message: AssistantMessage) -> None:
     raise AssertionError(f"the reply never settled ({len(message.text)} characters)")
 
 
+async def reply_drawn(
+    pilot, text: str, *, question: str = "hi", interrupted: bool = False
+) -> AssistantMessage:
+    """`text` streamed at once as the answer to `question`, the turn ended, the reply drawn."""
+    app = pilot.app
+    chat = app.query_one(ChatView)
+    await chat.add_user(question)
+    await chat.stream(text)
+    await chat.turn_finished(interrupted=interrupted)
+    message = app.query(AssistantMessage).last()
+    await settle(pilot, message)
+    return message
+
+
 async def test_deltas_from_a_thread_wake_the_app_once_and_reach_the_chat_as_one_text(
     home: Path, llm: FakeLLM
 ) -> None:
@@ -186,12 +200,7 @@ async def test_a_restarted_stream_replaces_what_was_shown(home: Path, llm: FakeL
 async def test_an_interrupted_reply_keeps_its_text_and_is_marked(home: Path, llm: FakeLLM) -> None:
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("hi")
-        await chat.stream("Half of the ans")
-        await chat.turn_finished(interrupted=True)
-        message = app.query_one(AssistantMessage)
-        await settle(pilot, message)
+        message = await reply_drawn(pilot, "Half of the ans", interrupted=True)
         assert message.has_class("-interrupted") and message.text == "Half of the ans"
         assert "Half of the ans" in message.query_one(RenderedMarkdown).strips[0].text
         assert "Interrupted" in str(app.query(ErrorBlock).last().content)
@@ -200,12 +209,7 @@ async def test_an_interrupted_reply_keeps_its_text_and_is_marked(home: Path, llm
 async def test_a_new_width_draws_a_settled_reply_again(home: Path, llm: FakeLLM) -> None:
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("hi")
-        await chat.stream("word " * 60)
-        await chat.turn_finished(interrupted=False)
-        message = app.query_one(AssistantMessage)
-        await settle(pilot, message)
+        message = await reply_drawn(pilot, "word " * 60)
         narrow = len(message.query_one(RenderedMarkdown).strips)
         await pilot.resize_terminal(140, 30)
         await pilot.pause(AssistantMessage.REDRAW_DELAY + 0.2)
@@ -219,13 +223,10 @@ async def test_a_burst_drawn_after_its_turn_ended_still_leaves_the_chat_at_its_e
 ) -> None:
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("hi")
-        await chat.stream(long_reply(12))  # arrives at once: drawn in steps after the turn ends
-        await chat.turn_finished(interrupted=False)
-        message = app.query_one(AssistantMessage)
-        await settle(pilot, message)
+        # Arrives at once: drawn in steps after the turn ends.
+        await reply_drawn(pilot, long_reply(12))
         await pilot.pause(0.2)
+        chat = app.query_one(ChatView)
         assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y
 
 
@@ -263,12 +264,11 @@ async def test_a_link_in_a_reply_opens_when_clicked_and_its_text_can_be_selected
     opened: list[str] = []
     app.open_url = lambda url, **kwargs: opened.append(url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("where?")
-        await chat.stream("Read [the guide](https://example.com/guide) first.\n\nThen act.")
-        await chat.turn_finished(interrupted=False)
-        message = app.query_one(AssistantMessage)
-        await settle(pilot, message)
+        message = await reply_drawn(
+            pilot,
+            "Read [the guide](https://example.com/guide) first.\n\nThen act.",
+            question="where?",
+        )
         body = message.query_one(RenderedMarkdown)
         row = next(y for y, strip in enumerate(body.strips) if "guide" in strip.text)
         column = body.strips[row].text.index("guide")
