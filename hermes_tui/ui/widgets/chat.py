@@ -204,12 +204,11 @@ class RenderedMarkdown(GrowsInPlace, Widget):
     def rendered_width(self) -> int | None:
         return None if self.lines is None else self.lines.width
 
-    def show(self, lines: MarkdownLines, first_changed: int = 0, height: int | None = None) -> None:
-        """Draw `lines`; only those from `first_changed` on differ from what is on screen."""
+    def show(self, lines: MarkdownLines, first_changed: int, height: int) -> None:
+        """Draw `lines`, `height` lines tall on screen until now; only those from
+        `first_changed` on differ from what is on screen."""
         replaced = lines is not self.lines
         self.lines = lines
-        if height is None:
-            height = self.virtual_size.height
         grew = len(lines) != height
         if replaced or not self.size.width:
             self.refresh(layout=grew or replaced)
@@ -314,10 +313,6 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         self._interval = self.STEP_INTERVAL  # until the next step; longer after a slow one
         self._redraw: Timer | None = None
         self.updates = 0  # steps that drew text (tests count them)
-
-    @property
-    def drawn(self) -> RenderedMarkdown:
-        return self.body
 
     @property
     def settled(self) -> bool:
