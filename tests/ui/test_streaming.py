@@ -11,6 +11,9 @@ from pathlib import Path
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
 
+from textual.screen import Screen
+from textual.scrollbar import ScrollBar
+
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import markdown_lines
@@ -325,3 +328,45 @@ async def test_crlf_split_by_a_step_shows_no_carriage_return(home: Path) -> None
             s.text for s in markdown_lines.render(neutralise(text), width, markdown_style(app))
         ]
         assert [s.text for s in message.body.strips] == expected
+
+
+async def test_a_following_step_is_one_frame_and_the_scrollbar_is_drawn_in_it(
+    home: Path, llm: FakeLLM, monkeypatch
+) -> None:
+    """The scrollbar's own repaint request would cost a second frame at every step; the frame
+    that lays the grown chat out draws it. What it drew last must match where the view ended."""
+    updates: list[object] = []
+    drawn: list[tuple[float, int, int]] = []
+    on_update, render_lines = Screen._on_update, ScrollBar.render_lines
+
+    async def counting_update(self, message) -> None:
+        updates.append(message.widget)
+        await on_update(self, message)
+
+    def recording_render(self, crop):
+        if self.vertical:
+            drawn.append((self.position, self.window_virtual_size, self.window_size))
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(Screen, "_on_update", counting_update)
+    monkeypatch.setattr(ScrollBar, "render_lines", recording_render)
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        await pilot.pause(0.1)
+        bar = chat.vertical_scrollbar
+        text = long_reply(30)
+        for start in range(0, len(text), 300):
+            await chat.stream(text[start : start + 300])
+            await pilot.pause(AssistantMessage.STEP_INTERVAL)
+            if start == 1500:  # the scrollbar has appeared (its own frame, once)
+                assert chat.max_scroll_y > 0
+                updates.clear()
+        await chat.turn_finished(interrupted=False)
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        await pilot.pause(0.2)
+        assert message.updates > 10 and chat.scroll_y == chat.max_scroll_y > 50
+        assert bar not in updates  # never a frame of its own
+        assert drawn[-1] == (chat.scroll_y, chat.virtual_size.height, bar.window_size)
