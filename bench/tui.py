@@ -341,9 +341,8 @@ def session(label: str, chars_per_second: float, replies: int, measured: list[in
                 )
                 marker = end_marker(number)
                 terminal.watch(marker)
-                cpu = terminal.cpu_seconds()
+                cpu, wall = terminal.cpu_seconds(), time.monotonic()  # one window for both
                 send(terminal, llm, f"reply {number} please")
-                wall = time.monotonic()
                 point = Point()
                 while timed and terminal.seen(marker) is None:
                     latency = typist.key()
@@ -367,9 +366,8 @@ def session(label: str, chars_per_second: float, replies: int, measured: list[in
             )
             marker = end_marker(number)
             terminal.watch(marker)
-            cpu = terminal.cpu_seconds()
+            cpu, wall = terminal.cpu_seconds(), time.monotonic()
             send(terminal, llm, f"reply {number} please")
-            wall = time.monotonic()
             if terminal.wait_for(marker, 600) is None:
                 raise RuntimeError(f"reply {number} never finished drawing")
             results["no typing"] = Point(

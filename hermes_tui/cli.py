@@ -7,8 +7,10 @@ anthropic. Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error, 3
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from hermes_tui import __version__
@@ -359,8 +361,52 @@ def app_runtime(args: argparse.Namespace, sink) -> Any:
     return runtime
 
 
+# How soon a typed key shows while a reply streams (bench/tui.py measures both).
+FRAME_RATE = 120  # frames a second at most; Textual's default is 60
+SWITCH_INTERVAL = 0.001  # seconds a thread keeps the GIL while another waits; CPython's is 0.005
+
+
+@contextmanager
+def keys_first() -> Iterator[None]:
+    """Two process-wide settings for the app's process, in force while it runs.
+
+    - Textual draws a frame on a fixed grid of `1/rate` seconds, and only when something
+      changed. While a reply streams every step is a frame, so a key handled just after one
+      waited for the next slot: up to 16.7 ms at 60 a second, more when the step's frame
+      overran its slot. At 120 the wait is half that, and a quiet screen still draws nothing.
+    - The provider's stream is parsed on a worker thread. CPython lets a busy thread keep the
+      GIL for 5 ms before it must hand it over, and the screen's thread gives it up at every
+      write to the terminal and every wakeup: while a fast provider streamed, a 10 ms frame
+      took 35-50 ms. 1 ms bounds each wait.
+
+    Textual reads the rate once, when it is imported: this must run first. A TEXTUAL_FPS the
+    user set wins, and the one set here is not passed on to the processes tools start.
+    """
+    ours = "TEXTUAL_FPS" not in os.environ
+    if ours:
+        os.environ["TEXTUAL_FPS"] = str(FRAME_RATE)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    try:
+        import textual.constants  # noqa: F401 - reads TEXTUAL_FPS now
+    finally:
+        if ours:
+            del os.environ["TEXTUAL_FPS"]
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(switch)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     """The full-screen app (the default when no subcommand is given)."""
+    if not args.whole_process:
+        return _app(args)
+    with keys_first():
+        return _app(args)
+
+
+def _app(args: argparse.Namespace) -> int:
     from hermes_tui.ui.app import EventForwarder, HermesApp
 
     if args.demo:

@@ -237,3 +237,42 @@ def test_the_app_and_memory_show_agree_on_the_percentage(home: Path) -> None:
     shown = run("memory", "show", home=home).stdout
     assert "MEMORY.md  87%" in shown
     assert " 87% 1,925/2,200" in gauge(1925, 2200)[0]
+
+
+PACING_PROBE = """
+import os, sys
+from hermes_tui import cli
+
+def app(args):
+    import textual.constants, textual.screen
+    print("IN", textual.constants.MAX_FPS, round(1 / textual.screen.UPDATE_PERIOD),
+          sys.getswitchinterval(), os.environ.get("TEXTUAL_FPS"))
+    return 0
+
+cli._app = app
+before = sys.getswitchinterval()
+cli.main(sys.argv[1:], whole_process=True)
+print("AFTER", sys.getswitchinterval() == before)
+"""
+
+
+@pytest.mark.parametrize(("user_fps", "drawn_fps"), [(None, 120), ("30", 30)])
+def test_the_app_process_draws_up_to_120_frames_and_hands_the_gil_over_within_1_ms(
+    user_fps: str | None, drawn_fps: int, home: Path
+) -> None:
+    """Textual reads its frame rate once, at import: nothing before the app may import it.
+    A rate the user chose wins; the one set here is not passed on to the tools' processes."""
+    env = cli_env()
+    env.pop("TEXTUAL_FPS", None)
+    if user_fps:
+        env["TEXTUAL_FPS"] = user_fps
+    result = subprocess.run(
+        [sys.executable, "-c", PACING_PROBE, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"IN {drawn_fps} {drawn_fps} 0.001 {user_fps}\n" in result.stdout, result.stdout
+    assert "AFTER True" in result.stdout

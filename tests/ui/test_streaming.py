@@ -10,7 +10,6 @@ from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
-
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 
