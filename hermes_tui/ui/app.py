@@ -65,17 +65,36 @@ class EventForwarder:
     front of the user's keys, and the screen would be updated once per delta. Instead events
     wait here, in order, and the app is woken once; it takes everything that arrived, at most
     once a frame (`HermesApp.DELIVERY_INTERVAL`), so a key never waits behind more than one batch.
+
+    It also keeps the provider's thread at most AHEAD characters of reply text ahead of the
+    screen. The screen draws a reply at its own pace (`AssistantMessage`), so reading further
+    ahead shows nothing sooner; but parsing a fast stream holds the GIL, and a drawing step
+    that shared it took two to three times as long, the keys behind it too. Held back, the
+    thread reads on right after each step is drawn, between steps rather than during them.
+    A screen that draws nothing for STALL seconds (a bug, or the app closing) is not waited for
+    again until it draws; `release()` stops the waiting at once (a cancelled turn).
     """
+
+    AHEAD = 4000  # characters of reply text read but not yet drawn, at most
+    STALL = 0.25  # seconds one delta waits for the screen before it stops waiting
 
     def __init__(self) -> None:
         self.app: App | None = None
         self._lock = threading.Lock()
+        self._drawn = threading.Condition(self._lock)
         self._events: list[ev.Event] = []
         self._woken = False
+        self._queued_text = 0  # characters of reply text waiting here
+        self._undrawn = 0  # characters of reply text the app has taken and not drawn yet
+        self._stalled = False  # the screen did not draw in time: not waited for until it does
         self.wakeups = 0  # messages posted to the app (tests check that deltas are batched)
+        self.waits = 0  # deltas that waited for the screen (tests check the pacing)
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
+            if isinstance(event, ev.TextDelta) and self.app is not None:
+                self._keep_pace()
+                self._queued_text += len(event.text)
             self._events.append(event)
             app = self.app
             # Events from before the app existed (a damaged sessions.db moved aside at start-up)
@@ -86,12 +105,40 @@ class EventForwarder:
             self.wakeups += 1
         app.post_message(EventsWaiting())
 
+    def _keep_pace(self) -> None:
+        """Wait (holding no GIL) while the screen is AHEAD characters behind. Lock held."""
+        if self._stalled or self._queued_text + self._undrawn <= self.AHEAD:
+            return
+        self.waits += 1
+        deadline = time.monotonic() + self.STALL
+        while not self._stalled and self._queued_text + self._undrawn > self.AHEAD:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._stalled = True
+                return
+            self._drawn.wait(left)
+
     def take(self) -> list[ev.Event]:
         """Everything that arrived since the last call, oldest first; the next event wakes again."""
         with self._lock:
             events, self._events = self._events, []
+            self._undrawn += self._queued_text
+            self._queued_text = 0
             self._woken = False
         return events
+
+    def drawn(self, undrawn: int) -> None:
+        """The screen drew a step of the reply; `undrawn` characters of it are still to draw."""
+        with self._lock:
+            self._undrawn = undrawn
+            self._stalled = False
+            self._drawn.notify_all()
+
+    def release(self) -> None:
+        """Stop holding the provider's thread back until the screen draws again."""
+        with self._lock:
+            self._stalled = True
+            self._drawn.notify_all()
 
 
 MCP_START_DELAY = 0.5  # seconds after the first frame
@@ -440,8 +487,15 @@ class HermesApp(App):
 
     async def _turn_done(self) -> None:
         await self._deliver_events()  # the turn's last events first, then the input is free
+        self.forwarder.drawn(0)  # the next turn's text is not held back by this one's
         self.turn_running = False
         self._collect_if_settled()
+
+    @on(AssistantMessage.Grew)
+    def _reply_grew(self, message: AssistantMessage.Grew) -> None:
+        # Once the step is on screen: the provider's thread reads on between steps.
+        reply = message.reply
+        self.call_after_refresh(lambda: self.forwarder.drawn(reply.undrawn))
 
     @on(AssistantMessage.Settled)
     def _collect_if_settled(self) -> None:
@@ -532,6 +586,7 @@ class HermesApp(App):
         """esc: cancel the running turn; from a pane or the chat, back to the message box."""
         if self.turn_running:
             self.cancel.set()
+            self.forwarder.release()  # the provider's thread must not wait for the screen
             self.notify("Cancelling: the turn stops after the current chunk or tool", timeout=3)
         if isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()

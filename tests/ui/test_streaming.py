@@ -16,6 +16,7 @@ from textual.scrollbar import ScrollBar
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import markdown_lines
+from hermes_tui.ui.app import EventForwarder
 from hermes_tui.ui.markdown_lines import markdown_style
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView, ErrorBlock, RenderedMarkdown
 
@@ -369,3 +370,89 @@ async def test_a_following_step_is_one_frame_and_the_scrollbar_is_drawn_in_it(
         assert message.updates > 10 and chat.scroll_y == chat.max_scroll_y > 50
         assert bar not in updates  # never a frame of its own
         assert drawn[-1] == (chat.scroll_y, chat.virtual_size.height, bar.window_size)
+
+
+class _Woken:
+    """Stands in for the app: counts the wake-ups the forwarder posts."""
+
+    def __init__(self) -> None:
+        self.posted = 0
+
+    def post_message(self, _message: object) -> None:
+        self.posted += 1
+
+
+def _producer(forwarder: EventForwarder, deltas: int) -> threading.Thread:
+    thread = threading.Thread(
+        target=lambda: [forwarder(ev.TextDelta("x" * 100)) for _ in range(deltas)], daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def test_the_provider_thread_waits_while_the_screen_is_far_behind_and_reads_on_when_it_draws() -> (
+    None
+):
+    forwarder = EventForwarder()
+    forwarder.app = _Woken()
+    forwarder.STALL = 60.0  # a screen that is slow, not stuck
+    producer = _producer(forwarder, 60)  # 6,000 characters against AHEAD = 4,000
+    producer.join(timeout=1.0)
+    assert producer.is_alive() and forwarder.waits == 1
+    # held back once 4,000 characters were ahead: the delta that crossed it went through
+    assert sum(len(e.text) for e in forwarder.take()) == forwarder.AHEAD + 100
+    forwarder.drawn(3500)  # the app took them and drew 500
+    producer.join(timeout=1.0)
+    assert producer.is_alive()  # 3,500 + what came since is over 4,000 again
+    forwarder.drawn(0)
+    producer.join(timeout=10)
+    assert not producer.is_alive()
+    assert sum(len(e.text) for e in forwarder.take()) == 6000 - 4100
+
+
+def test_a_screen_that_draws_nothing_is_waited_for_once_and_a_cancel_releases_at_once() -> None:
+    forwarder = EventForwarder()
+    forwarder.app = _Woken()
+    forwarder.STALL = 0.05
+    stuck = _producer(forwarder, 100)
+    stuck.join(timeout=10)
+    assert not stuck.is_alive() and forwarder.waits == 1  # then read on without waiting
+    assert sum(len(e.text) for e in forwarder.take()) == 10_000
+
+    forwarder = EventForwarder()
+    forwarder.app = _Woken()
+    forwarder.STALL = 60.0
+    cancelled = _producer(forwarder, 60)
+    cancelled.join(timeout=0.5)
+    assert cancelled.is_alive()
+    forwarder.release()
+    cancelled.join(timeout=10)
+    assert not cancelled.is_alive()
+
+
+async def test_a_fast_stream_is_read_at_most_a_few_steps_ahead_of_the_screen(
+    home: Path, llm: FakeLLM
+) -> None:
+    text = long_reply(60)  # about 14,000 characters, as fast as the server sends
+    llm.script(Reply(text=text, chunk=7))
+    app = make_app(home, llm.openai_url)
+    app.forwarder.STALL = 60.0  # however loaded the machine, the screen is waited for
+    behind: list[int] = []
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        real = chat.stream
+
+        async def stream(fragment: str) -> None:
+            await real(fragment)
+            behind.append(chat.current.undrawn)
+
+        chat.stream = stream
+        app.query_one("#chat-input").text = "explain the build"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        message = app.query_one(AssistantMessage)
+        await settle(pilot, message)
+        assert message.text == text
+        assert app.forwarder.waits > 0
+        assert max(behind) <= EventForwarder.AHEAD + 7  # never the whole reply at once
+        assert max(behind) > 0

@@ -320,6 +320,11 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         return not self.streaming and self.lines is not None and self.lines.finished
 
     @property
+    def undrawn(self) -> int:
+        """Characters of the text not drawn into the lines on screen yet."""
+        return len(self.text) - self._fed if self.lines is not None else len(self.text)
+
+    @property
     def redrawing(self) -> bool:
         """A finished reply waiting to be, or being, drawn again at a new width, or drawn and
         not laid out yet: its height on screen is not final."""
