@@ -456,3 +456,41 @@ async def test_a_fast_stream_is_read_at_most_a_few_steps_ahead_of_the_screen(
         assert app.forwarder.waits > 0
         assert max(behind) <= EventForwarder.AHEAD + 7  # never the whole reply at once
         assert max(behind) > 0
+
+
+async def test_a_streaming_reply_drawn_again_for_a_new_width_does_not_collapse_meanwhile(
+    home: Path, llm: FakeLLM
+) -> None:
+    """Until the new lines hold as much of the reply as the old ones did, the old ones stay."""
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatView)
+        await chat.add_user("hi")
+        text = long_reply(30)
+        half = len(text) // 2
+        await chat.stream(text[:half])
+        message = app.query_one(AssistantMessage)
+        while message._fed < half:
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
+        body = message.body
+        before = len(body.lines)
+        seen: list[int] = []  # the body's height at every step
+        show = body.show
+        body.show = lambda lines, first, height: (
+            show(lines, first, height),
+            seen.append(len(lines)),
+        )
+        await pilot.resize_terminal(SIZE[0] + 20, SIZE[1])  # wider: fewer lines once drawn again
+        await pilot.pause(AssistantMessage.REDRAW_DELAY + 0.1)
+        await chat.stream(text[half:])
+        await chat.turn_finished(interrupted=False)
+        await settle(pilot, message)
+        width = body.content_size.width
+        expected = [
+            s.text for s in markdown_lines.render(neutralise(text), width, markdown_style(app))
+        ]
+        assert [s.text for s in body.strips] == expected
+        assert body.lines.width == width != SIZE[0]
+        # The new width's lines replaced the old ones only once they held at least as much.
+        assert min(seen) >= before * 0.8, (before, seen[:5])

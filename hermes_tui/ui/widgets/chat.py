@@ -307,6 +307,7 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         self.body = RenderedMarkdown()
         self.lines: MarkdownLines | None = None  # what the steps draw into
         self._fed = 0  # characters of `text` drawn into `lines`
+        self._shown_fed = 0  # ... into the lines on screen (older ones while drawn again)
         self._feed = 400  # characters for the next step, adjusted to STEP_BUDGET
         self._step: Timer | None = None
         self._last_step = 0.0
@@ -393,8 +394,10 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         if lines is None or lines.width != width:
             lines = self.lines = MarkdownLines(width, markdown_style(self.app))
             self._fed = 0
-        # A reply drawn again keeps its old lines on screen until the new ones are complete.
-        shown = self.streaming or self.body.lines is None or self.body.lines is lines
+        # A reply drawn again keeps its old lines on screen until the new ones are complete,
+        # or, while it streams, until they hold as much of its text: it does not collapse.
+        old = self.body.lines
+        shown = old is None or old is lines
         height = len(self.body.lines) if self.body.lines is not None else 0
         if self._fed < len(self.text):
             started = time.perf_counter()
@@ -409,8 +412,11 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
             self._fed += len(chunk)
             self.updates += 1
             first_changed = lines.feed(neutralise(chunk))
+            if not shown and self.streaming and self._fed >= self._shown_fed:
+                shown, first_changed = True, 0  # caught up: every line is new
             if shown:
                 self.body.show(lines, first_changed, height)
+                self._shown_fed = self._fed
                 self.post_message(self.Grew(self))
             elapsed = max(time.perf_counter() - started, 0.001)
             # A step that cannot be made small (a list of hundreds of items is one block,
@@ -423,6 +429,7 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         elif not self.streaming and not lines.finished:
             first_changed = lines.feed("", final=True)
             self.body.show(lines, first_changed if shown else 0, height)
+            self._shown_fed = self._fed
             self.post_message(self.Settled(self))
 
     def on_resize(self) -> None:
