@@ -72,7 +72,8 @@ class EventForwarder:
     that shared it took two to three times as long, the keys behind it too. Held back, the
     thread reads on right after each step is drawn, between steps rather than during them.
     A screen that draws nothing for STALL seconds (a bug, or the app closing) is not waited for
-    again until it draws; `release()` stops the waiting at once (a cancelled turn).
+    again until it draws; `release()` stops the waiting for the rest of the turn (a cancelled
+    turn, the app quitting).
     """
 
     AHEAD = 4000  # characters of reply text read but not yet drawn, at most
@@ -87,6 +88,7 @@ class EventForwarder:
         self._queued_text = 0  # characters of reply text waiting here
         self._undrawn = 0  # characters of reply text the app has taken and not drawn yet
         self._stalled = False  # the screen did not draw in time: not waited for until it does
+        self._released = False  # not waited for until the next turn starts
         self.wakeups = 0  # messages posted to the app (tests check that deltas are batched)
         self.waits = 0  # deltas that waited for the screen (tests check the pacing)
 
@@ -107,11 +109,13 @@ class EventForwarder:
 
     def _keep_pace(self) -> None:
         """Wait (holding no GIL) while the screen is AHEAD characters behind. Lock held."""
-        if self._stalled or self._queued_text + self._undrawn <= self.AHEAD:
+        if self._stalled or self._released or self._queued_text + self._undrawn <= self.AHEAD:
             return
         self.waits += 1
         deadline = time.monotonic() + self.STALL
-        while not self._stalled and self._queued_text + self._undrawn > self.AHEAD:
+        while (
+            not (self._stalled or self._released) and self._queued_text + self._undrawn > self.AHEAD
+        ):
             left = deadline - time.monotonic()
             if left <= 0:
                 self._stalled = True
@@ -135,10 +139,16 @@ class EventForwarder:
             self._drawn.notify_all()
 
     def release(self) -> None:
-        """Stop holding the provider's thread back until the screen draws again."""
+        """Stop holding the provider's thread back, until the next turn starts."""
         with self._lock:
-            self._stalled = True
+            self._released = True
             self._drawn.notify_all()
+
+    def turn_started(self) -> None:
+        """A new turn: nothing of its reply is on screen, and nothing before it counts."""
+        with self._lock:
+            self._undrawn = 0
+            self._stalled = self._released = False
 
 
 MCP_START_DELAY = 0.5  # seconds after the first frame
@@ -467,6 +477,7 @@ class HermesApp(App):
         from hermes_tui.core.llm.base import ProviderNotConfigured
 
         self.cancel = threading.Event()
+        self.forwarder.turn_started()
         try:
             session = self.ensure_session()
             session.submit(text, self.cancel)
@@ -487,15 +498,25 @@ class HermesApp(App):
 
     async def _turn_done(self) -> None:
         await self._deliver_events()  # the turn's last events first, then the input is free
-        self.forwarder.drawn(0)  # the next turn's text is not held back by this one's
         self.turn_running = False
         self._collect_if_settled()
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
+        chat = self.part(ChatView)
+        if chat.current is not None and message.reply is not chat.current:
+            return  # an older reply drawn again: not what the provider's thread waits for
         # Once the step is on screen: the provider's thread reads on between steps.
-        reply = message.reply
-        self.call_after_refresh(lambda: self.forwarder.drawn(reply.undrawn))
+        self.call_after_refresh(self._report_drawn)
+
+    def _report_drawn(self) -> None:
+        current = self.part(ChatView).current
+        self.forwarder.drawn(0 if current is None else current.undrawn)
+
+    def _stop_turn(self) -> None:
+        """Ask the running turn to stop; its thread no longer waits for the screen."""
+        self.cancel.set()
+        self.forwarder.release()
 
     @on(AssistantMessage.Settled)
     def _collect_if_settled(self) -> None:
@@ -585,8 +606,7 @@ class HermesApp(App):
     def action_cancel_turn(self) -> None:
         """esc: cancel the running turn; from a pane or the chat, back to the message box."""
         if self.turn_running:
-            self.cancel.set()
-            self.forwarder.release()  # the provider's thread must not wait for the screen
+            self._stop_turn()
             self.notify("Cancelling: the turn stops after the current chunk or tool", timeout=3)
         if isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()
@@ -608,7 +628,7 @@ class HermesApp(App):
         now = time.monotonic()
         if self.turn_running and not self.cancel.is_set():
             self._last_interrupt = now
-            self.cancel.set()
+            self._stop_turn()
             self.notify(
                 "Cancelling: the turn stops after the current chunk or tool (ctrl+c again quits)",
                 timeout=self.QUIT_WINDOW,
@@ -736,13 +756,13 @@ class HermesApp(App):
 
         exit_after(5.0, TERMINAL_GONE)  # in case Textual's shutdown blocks on the dead terminal
         self._stop_watch.set()
-        self.cancel.set()
+        self._stop_turn()
         self.runtime.stop_mcp()
         self.exit(return_code=TERMINAL_GONE)
 
     async def action_quit(self) -> None:
         self._stop_watch.set()
-        self.cancel.set()
+        self._stop_turn()
         self.runtime.stop_mcp()
         await super().action_quit()
 

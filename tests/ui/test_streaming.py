@@ -5,9 +5,11 @@ Mechanism, not timing: the figures a user feels (key-to-screen latency, CPU) are
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
+import pytest
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app
 from textual.screen import Screen
@@ -494,3 +496,45 @@ async def test_a_streaming_reply_drawn_again_for_a_new_width_does_not_collapse_m
         assert body.lines.width == width != SIZE[0]
         # The new width's lines replaced the old ones only once they held at least as much.
         assert min(seen) >= before * 0.8, (before, seen[:5])
+
+
+def test_a_release_lasts_until_the_next_turn_which_also_forgets_the_last_ones_backlog() -> None:
+    forwarder = EventForwarder()
+    forwarder.app = _Woken()
+    forwarder.STALL = 60.0
+    forwarder.release()  # esc, ctrl+c, quitting
+    forwarder.drawn(9000)  # the old reply still draws: that does not hold the thread again
+    free = _producer(forwarder, 60)
+    free.join(timeout=10)
+    assert not free.is_alive() and forwarder.waits == 0
+    forwarder.turn_started()  # the next turn: paced again, from nothing undrawn
+    forwarder.take()
+    producer = _producer(forwarder, 60)
+    producer.join(timeout=1.0)
+    assert producer.is_alive() and forwarder.waits == 1
+    forwarder.release()
+    producer.join(timeout=10)
+    assert not producer.is_alive()
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_cancelling_a_turn_frees_a_provider_thread_held_back_by_the_screen(
+    key: str, home: Path, llm: FakeLLM
+) -> None:
+    llm.script(Reply(text=long_reply(200), chunk=7))
+    app = make_app(home, llm.openai_url)
+    app.forwarder.STALL = 60.0  # only the cancel can free it in time
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "go"
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.forwarder.waits:
+                break
+        assert app.forwarder.waits
+        for message in app.query(AssistantMessage):  # the screen stops drawing
+            if message._step is not None:
+                message._step.pause()
+        await pilot.press(key)
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
+        assert not app.turn_running or app.cancel.is_set()

@@ -624,11 +624,12 @@ class ChatView(VerticalScroll):
         grew = virtual_size != self.virtual_size
         changed = super()._size_updated(size, virtual_size, container_size, layout=False)
         if grew:
-            if layout:
+            bar = self._vertical_scrollbar
+            if layout and bar is not None:
                 # In a layout pass a new virtual size changes the chat's place in the screen's
                 # map, so the frame this pass draws repaints the whole chat, its scrollbar too.
                 # The scrollbar's own request would draw it again in a frame of its own.
-                self.vertical_scrollbar._repaint_required = False
+                bar._repaint_required = False
             self.watch_virtual_size()
         return changed
 
