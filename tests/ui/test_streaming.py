@@ -132,9 +132,15 @@ async def test_a_finished_reply_is_not_drawn_again_while_the_next_streams(
         )
 
 
-async def test_each_step_draws_only_the_tail_of_a_long_reply(home: Path, llm: FakeLLM) -> None:
+async def test_each_step_draws_only_the_tail_of_a_long_reply(
+    home: Path, llm: FakeLLM, monkeypatch
+) -> None:
     """Drawing costs what the last few blocks cost, not the whole reply so far: over a whole
     stream, the text drawn adds up to a small multiple of the reply, not its square."""
+    # Steps of at most 400 characters, however the stream bunches up on a loaded machine (a
+    # step may take twice the last one's text): what a step draws is then its own text and
+    # the last few blocks, never a tenth of the reply.
+    monkeypatch.setattr(AssistantMessage, "FEED_RANGE", (80, 400))
     text = long_reply(40)
     drawn: list[int] = []
     real = markdown_lines.render
