@@ -57,6 +57,22 @@ async def reply_drawn(
     return message
 
 
+async def half_drawn(pilot, text: str) -> tuple[ChatView, AssistantMessage]:
+    """The first half of `text` streamed and drawn, the turn still running (bounded wait)."""
+    chat = pilot.app.query_one(ChatView)
+    await chat.add_user("long one please")
+    half = len(text) // 2
+    await chat.stream(text[:half])
+    message = pilot.app.query_one(AssistantMessage)
+    for _ in range(400):
+        if message._fed >= half:
+            break
+        await pilot.pause(0.05)
+    assert message._fed >= half, "the first half was never drawn"
+    await pilot.pause(0.2)
+    return chat, message
+
+
 async def test_deltas_from_a_thread_wake_the_app_once_and_reach_the_chat_as_one_text(
     home: Path, llm: FakeLLM
 ) -> None:
@@ -296,15 +312,9 @@ async def test_a_reader_who_scrolls_up_keeps_their_place_while_the_reply_grows(
 ) -> None:
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("long one please")
         text = long_reply(30)
         half = len(text) // 2
-        await chat.stream(text[:half])
-        message = app.query_one(AssistantMessage)
-        while message._fed < half:
-            await pilot.pause(0.05)
-        await pilot.pause(0.2)
+        chat, message = await half_drawn(pilot, text)
         assert chat.following and chat.scroll_y == chat.max_scroll_y > 10
         chat.scroll_to(y=chat.scroll_y - 15, animate=False, immediate=True)  # the wheel, up
         await pilot.pause(0.1)
@@ -472,15 +482,9 @@ async def test_a_streaming_reply_drawn_again_for_a_new_width_does_not_collapse_m
     """Until the new lines hold as much of the reply as the old ones did, the old ones stay."""
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        chat = app.query_one(ChatView)
-        await chat.add_user("hi")
         text = long_reply(30)
         half = len(text) // 2
-        await chat.stream(text[:half])
-        message = app.query_one(AssistantMessage)
-        while message._fed < half:
-            await pilot.pause(0.05)
-        await pilot.pause(0.1)
+        chat, message = await half_drawn(pilot, text)
         body = message.body
         before = len(body.lines)
         seen: list[int] = []  # the body's height at every step
