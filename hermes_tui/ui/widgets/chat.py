@@ -398,7 +398,7 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         # or, while it streams, until they hold as much of its text: it does not collapse.
         old = self.body.lines
         shown = old is None or old is lines
-        height = len(self.body.lines) if self.body.lines is not None else 0
+        height = len(old) if old is not None else 0
         if self._fed < len(self.text):
             started = time.perf_counter()
             chunk = self.text[self._fed : self._fed + self._feed]
