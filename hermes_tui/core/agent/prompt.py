@@ -1,7 +1,8 @@
 """The system prompt, built once per session in three tiers (DESIGN.md section 8).
 
 stable (identity or SOUL.md, tool, memory and skill guidance, the skills index) → context
-(AGENTS.md of the working directory) → volatile (the frozen memory snapshot and today's date,
+(the project's instruction file as Hermes picks it: .hermes.md/HERMES.md up to the git root,
+else AGENTS.md, else CLAUDE.md, else .cursorrules and .cursor/rules/*.mdc) → volatile (the frozen memory snapshot and today's date,
 without a time). Every one of them is scanned on its way in: SOUL.md and AGENTS.md that fail
 are left out with a note, memory entries and index lines that fail are replaced by markers
 (memory.py, skills/index.py). The text is then stored with the session and sent byte-identical on every
@@ -61,31 +62,103 @@ class PromptInputs:
     scanner: threats.Scanner | None = None
 
 
-def agents_md(cwd: Path, scanner: threats.Scanner | None = None) -> str:
-    """The working directory's AGENTS.md for the context tier ('' if none or unsafe)."""
-    path = cwd / "AGENTS.md"
+# Hermes' order: the first kind of project file found is the one loaded (only one kind, so a
+# project carrying both AGENTS.md and a copy as CLAUDE.md does not pay for it twice).
+CONTEXT_FILE_MAX_CHARS = 20_000
+
+
+def _git_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _first_file(folder: Path, names: tuple[str, ...]) -> Path | None:
+    for name in names:
+        path = folder / name
+        if path.is_file():
+            return path
+    return None
+
+
+def context_file_paths(cwd: Path) -> list[Path]:
+    """The project files Hermes reads into the prompt, the first kind found, in this order:
+    .hermes.md / HERMES.md (from the working directory up to its git root), AGENTS.md,
+    CLAUDE.md, then .cursorrules with .cursor/rules/*.mdc (the working directory only)."""
+    base = cwd.resolve()
+    root = _git_root(base)
+    for folder in (base, *base.parents):
+        found = _first_file(folder, (".hermes.md", "HERMES.md"))
+        if found is not None:
+            return [found]
+        if root is None or folder == root:
+            break
+    for names in (("AGENTS.md", "agents.md"), ("CLAUDE.md", "claude.md")):
+        found = _first_file(base, names)
+        if found is not None:
+            return [found]
+    rules = [base / ".cursorrules"] if (base / ".cursorrules").is_file() else []
+    cursor = base / ".cursor" / "rules"
+    if cursor.is_dir():
+        rules += sorted(p for p in cursor.glob("*.mdc") if p.is_file())
+    return rules
+
+
+def _capped(text: str, path: Path, limit: int) -> str:
+    """Hermes' cut: the head and the tail, with a marker that says how to read the rest."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 7 // 10, limit * 2 // 10
+    return (
+        f"{text[:head]}\n\n[... {path.name} cut: kept {head:,} + {tail:,} of {len(text):,} "
+        "characters; read the file for the rest ...]\n\n" + text[-tail:]
+    )
+
+
+def context_file_text(
+    path: Path, project: Path, scanner: threats.Scanner, limit: int = CONTEXT_FILE_MAX_CHARS
+) -> str:
+    """One context file for the prompt, named, scanned and capped ('' if unreadable)."""
     try:
-        if not path.is_file():
-            return ""
         target = path.resolve()
-        base = cwd.resolve()
-        if base not in target.parents:
+        if project.resolve() not in target.parents:
             # A link out of the project (to ~/.netrc, say) would send that file to the provider.
             return (
-                f"[{path} was not loaded: it is a link to {target}, outside the working "
-                "directory. Copy the instructions into the project to use them.]"
+                f"[{path} was not loaded: it is a link to {target}, outside the project. "
+                "Copy the instructions into the project to use them.]"
             )
         text = target.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    # Only refuse-tier findings count: AGENTS.md and SOUL.md are the user's own files.
-    ids = (scanner or threats.Scanner()).refused(text[: threats.MAX_SCAN_CHARS])
+    # Only refuse-tier findings count: context files are the user's own project's files.
+    ids = scanner.refused(text[: threats.MAX_SCAN_CHARS])
     if ids:
         return (
             f"[{path} was not loaded: it matched threat pattern(s) "
             f"{ids}. Tell the user if they expected it to apply.]"
         )
-    return f"## Project instructions ({path})\n{text.strip()[:20_000]}"
+    return f"## Project instructions ({path})\n{_capped(text.strip(), path, limit)}"
+
+
+def context_files(cwd: Path, scanner: threats.Scanner | None = None) -> str:
+    """The context tier: the project's instruction files as Hermes picks them ('' if none)."""
+    scanner = scanner or threats.Scanner()
+    paths = context_file_paths(cwd)
+    if not paths:
+        return ""
+    # .hermes.md may sit above the working directory, up to the git root: that is the project.
+    project = _git_root(cwd.resolve()) or cwd
+    parts = [context_file_text(path, project, scanner) for path in paths]
+    return "\n\n".join(part for part in parts if part)
+
+
+def agents_md(cwd: Path, scanner: threats.Scanner | None = None) -> str:
+    """The working directory's AGENTS.md alone ('' if none or unsafe)."""
+    path = cwd / "AGENTS.md"
+    if not path.is_file():
+        return ""
+    return context_file_text(path, cwd, scanner or threats.Scanner())
 
 
 def identity(soul: str | None, scanner: threats.Scanner) -> str:
@@ -110,7 +183,7 @@ def build_system_prompt(inputs: PromptInputs) -> str:
     stable.append(SKILL_GUIDANCE)
     if inputs.skills_index:
         stable.append("## Skills index (load one with skill_view)\n" + inputs.skills_index)
-    context = agents_md(inputs.cwd, scanner)
+    context = context_files(inputs.cwd, scanner)
     volatile = []
     if inputs.memory_enabled and inputs.memory.memory:
         volatile.append(inputs.memory.memory)

@@ -104,7 +104,7 @@ def test_an_agents_md_linking_out_of_the_project_is_not_loaded(tmp_path: Path) -
     project.mkdir()
     (project / "AGENTS.md").symlink_to(secret)
     text = agents_md(project)
-    assert "ghp4ssw0rd" not in text and "outside the working directory" in text
+    assert "ghp4ssw0rd" not in text and "outside the project" in text
     (project / "AGENTS.md").unlink()
     (project / "docs").mkdir()
     (project / "docs" / "agents.md").write_text("Run make test.\n")
