@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from hermes_tui import __version__
@@ -151,6 +152,37 @@ def build_parser() -> argparse.ArgumentParser:
     c_run.add_argument(
         "--consolidate", action="store_true", help="also let the model merge overlapping skills"
     )
+    curator_commands.add_parser(
+        "pause",
+        help="stop scheduled curator runs (kept in skills/.curator_state)",
+        parents=[common],
+    )
+    curator_commands.add_parser("resume", help="let scheduled runs happen again", parents=[common])
+    c_archived = curator_commands.add_parser(
+        "list-archived", help="archived skills, with when and why", parents=[common]
+    )
+    c_archived.add_argument("--json", action="store_true")
+    curator_commands.add_parser(
+        "restore", help="bring an archived skill back", parents=[common]
+    ).add_argument("name")
+    c_prune = curator_commands.add_parser(
+        "prune", help="archive agent-made skills unused for N days (backup first)", parents=[common]
+    )
+    c_prune.add_argument("--days", type=float, default=None, help="default: archive_after_days")
+    c_prune.add_argument("--dry-run", action="store_true", help="list them, archive nothing")
+    c_prune.add_argument("-y", "--yes", action="store_true", help="do not ask to confirm")
+    c_backup = curator_commands.add_parser(
+        "backup", help="snapshot skills/ now (runs and rollbacks also make one)", parents=[common]
+    )
+    c_backup.add_argument("--reason", default="manual", help="stored beside the snapshot")
+    c_rollback = curator_commands.add_parser(
+        "rollback",
+        help="put skills/ back as a snapshot has it (what it replaces is backed up first)",
+        parents=[common],
+    )
+    c_rollback.add_argument("--list", action="store_true", help="list snapshots, restore nothing")
+    c_rollback.add_argument("--id", dest="backup_id", default=None, help="default: the newest")
+    c_rollback.add_argument("-y", "--yes", action="store_true", help="do not ask to confirm")
 
     skills = commands.add_parser(
         "skills", help="list, view, pin and archive skills", parents=[common]
@@ -317,18 +349,141 @@ def cmd_skills(args: argparse.Namespace) -> int:
         return EXIT_CHECK_FAILED
 
 
+def _confirmed(question: str, assume_yes: bool) -> bool | None:
+    """True/False from the user; None when nobody can answer (no terminal and no --yes)."""
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        return None
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def _curator_by_hand(runtime: Any, args: argparse.Namespace) -> int:
+    """curator pause | resume | list-archived | restore | prune | backup | rollback."""
+    from hermes_tui.core.skills.curator import CuratorError
+    from hermes_tui.core.skills.library import SkillError
+
+    curator = runtime.curator()
+    command = args.curator_command
+    try:
+        if command in ("pause", "resume"):
+            curator.set_paused(command == "pause")
+            print(
+                "curator paused: scheduled runs stop until `hermes-tui curator resume` "
+                "(an explicit `curator run` still works)"
+                if command == "pause"
+                else "curator resumed: scheduled runs happen again"
+            )
+        elif command == "list-archived":
+            return _list_archived(runtime, args.json)
+        elif command == "restore":
+            runtime.skills.restore(args.name, origin="user")
+            print(f"restored {args.name}")
+        elif command == "prune":
+            days = curator.config.archive_after_days if args.days is None else args.days
+            plan = curator.prune_plan(days)
+            for action in plan:
+                print(
+                    f"{'would archive' if args.dry_run else 'archive'}: {action.name} ({action.reason})"
+                )
+            if not plan:
+                print(f"no agent-made, unpinned skill has been unused for {days:g} days")
+                return EXIT_OK
+            if args.dry_run:
+                return EXIT_OK
+            answer = _confirmed(f"Archive these {len(plan)} skill(s)?", args.yes)
+            if answer is None:
+                print(
+                    "hermes-tui: prune would archive the skills above; run it again with --yes "
+                    "to confirm (nothing was changed)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            if not answer:
+                print("nothing was changed")
+                return EXIT_OK
+            report = curator.prune(days)
+            print(f"{report.summary()}; backup: {report.backup}; report: {report.report}")
+            return EXIT_CHECK_FAILED if report.errors else EXIT_OK
+        elif command == "backup":
+            backup = curator.backup(args.reason)
+            print(f"backup {backup.id}: {backup.skills} skill(s) in {backup.path}")
+        elif command == "rollback":
+            backups = curator.backups()
+            if args.list or not backups:
+                for backup in backups:
+                    when = datetime.fromtimestamp(backup.created_at, UTC).isoformat(
+                        timespec="seconds"
+                    )
+                    print(f"{backup.id}  {when}  {backup.skills} skill(s)  {backup.reason}")
+                if not backups:
+                    print("no curator backups yet; `hermes-tui curator backup` makes one")
+                return EXIT_OK
+            target = args.backup_id or backups[0].id
+            answer = _confirmed(f"Replace skills/ with backup {target}?", args.yes)
+            if answer is None:
+                print(
+                    f"hermes-tui: rollback would replace skills/ with backup {target}; run it "
+                    "again with --yes to confirm (nothing was changed)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            if not answer:
+                print("nothing was changed")
+                return EXIT_OK
+            restored, safety = curator.rollback(args.backup_id)
+            print(
+                f"skills/ rolled back to backup {restored.id}; what it replaced is backup "
+                f"{safety.id} (`curator rollback --id {safety.id}` undoes this)"
+            )
+    except (CuratorError, SkillError) as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
+    return EXIT_OK
+
+
+def _list_archived(runtime: Any, as_json: bool) -> int:
+    rows = []
+    for name, path in sorted(runtime.skills.archived_skills().items()):
+        record = runtime.skills.usage.get(name)
+        rows.append(
+            {
+                "name": name,
+                "archived_at": record.get("archived_at"),
+                "absorbed_into": record.get("absorbed_into"),
+                "path": str(path),
+            }
+        )
+    if as_json:
+        print(json_for_terminal(rows, indent=2))
+    elif not rows:
+        print("no archived skills")
+    for row in [] if as_json else rows:
+        into = f", absorbed into {row['absorbed_into']}" if row["absorbed_into"] else ""
+        print(f"{row['name']}  archived {row['archived_at'] or '(time unknown)'}{into}")
+    return EXIT_OK
+
+
 def cmd_curator(args: argparse.Namespace) -> int:
     from hermes_tui.cli_chat import ConsoleSink
     from hermes_tui.core.llm.base import ProviderNotConfigured
 
     runtime = _open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
+    if args.curator_command not in ("status", "run"):
+        return _curator_by_hand(runtime, args)
     if args.curator_command == "status":
         status = runtime.curator().status()
         if args.json:
             print(json_for_terminal(status, indent=2))
             return EXIT_OK
+        paused = (
+            " (paused: `hermes-tui curator resume` lets it run again)" if status["paused"] else ""
+        )
         print(
-            f"enabled: {status['enabled']}; last run: {status['last_run_at'] or 'never'}; next: {status['next_due_at']}"
+            f"enabled: {status['enabled']}{paused}; last run: {status['last_run_at'] or 'never'}; next: {status['next_due_at']}"
         )
         print(f"agent-created skills under care: {status['agent_skills']}")
         for action in status["pending_actions"]:

@@ -68,9 +68,16 @@ class SkillsConfig:
 class CuratorConfig:
     enabled: bool = True
     interval_hours: int = 168
+    # Hermes: a scheduled pass waits until nobody has used the agent for this long.
+    min_idle_hours: float = 2.0
     stale_after_days: int = 30
     archive_after_days: int = 90
     consolidate: bool = False
+    # Hermes: bundled skills are curated too. Ours are read-only in the package, so "on" lets
+    # the curator count them as unused but never archive them (said in `curator status`).
+    prune_builtins: bool = True
+    # Hermes' `backup: {enabled, keep}`; `backup: false` is accepted as well.
+    backup: tuple[bool, int] = (True, 5)
 
 
 @dataclass(frozen=True)
@@ -389,6 +396,8 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
             return parse_prices(value, where)
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
+    if (section, key) == ("curator", "backup"):
+        return _curator_backup(value, where)
     if (section, key) == ("terminal", "sandbox") and isinstance(value, bool):
         value = "on" if value else "off"
     if isinstance(value, str):
@@ -396,6 +405,23 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
         if value.strip().lower() in alias:
             return alias[value.strip().lower()]
     return _coerce(value, annotation, where)
+
+
+def _curator_backup(value: Any, where: str) -> tuple[bool, int]:
+    """Hermes writes `backup: {enabled: true, keep: 5}`; a bare true/false sets `enabled`."""
+    default_keep = CuratorConfig.backup[1]
+    if isinstance(value, dict):
+        unknown = sorted(set(map(str, value)) - {"enabled", "keep"})
+        if unknown:
+            raise ConfigError(
+                f"{where}: unknown key(s) {', '.join(unknown)}; it takes enabled, keep"
+            )
+        enabled = _coerce(value.get("enabled", True), bool, f"{where}.enabled")
+        keep = _coerce(value.get("keep", default_keep), int, f"{where}.keep")
+        if keep < 1:
+            raise ConfigError(f"{where}.keep must be 1 or more, not {keep}")
+        return enabled, keep
+    return _coerce(value, bool, where), default_keep
 
 
 def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> _Loaded:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.tools.registry import Approver, CommandApprover, Tool, ToolRegistry
     from hermes_tui.core.tools.results import ResultLimits
 
+
+log = logging.getLogger(__name__)
 
 DEMO_MARKER = "chosen"  # <home>/demo/chosen: the user picked the demo; kept until a provider is set
 
@@ -94,6 +97,10 @@ class Runtime:
     _environ: dict[str, str] | None = field(default=None, repr=False)
     # The MCP tools frozen for the session opened last (reviews reuse them: cache parity).
     _mcp_tools: list[Tool] = field(default_factory=list, repr=False)
+    # When this process opened the home, and the last session activity before it (the curator's
+    # min_idle_hours): a one-element tuple once read, since None is a valid answer.
+    started_at: float = field(default_factory=time.time, repr=False)
+    _last_activity: tuple[float | None] | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -387,9 +394,37 @@ class Runtime:
         )
 
     def curator(self, clock: Callable[[], float] = time.time) -> Curator:
-        from hermes_tui.core.skills.curator import Curator
+        from hermes_tui.core.skills.curator import Curator, CuratorPolicy
 
-        return Curator(self.skills, self.home, self.config.curator, clock=clock, sink=self.sink)
+        settings = self.config.curator
+        policy = CuratorPolicy(
+            enabled=settings.enabled,
+            interval_hours=settings.interval_hours,
+            min_idle_hours=settings.min_idle_hours,
+            stale_after_days=settings.stale_after_days,
+            archive_after_days=settings.archive_after_days,
+            consolidate=settings.consolidate,
+            backup_enabled=settings.backup[0],
+            backup_keep=settings.backup[1],
+        )
+        return Curator(
+            self.skills,
+            self.home,
+            policy,
+            clock=clock,
+            sink=self.sink,
+            last_activity=self._activity_before_start,
+        )
+
+    def _activity_before_start(self) -> float | None:
+        """When a session was last used before this process started (for min_idle_hours)."""
+        if self._last_activity is None:
+            try:
+                self._last_activity = (self.sessions.last_activity(before=self.started_at),)
+            except Exception as exc:  # a locked or damaged database must not stop the curator
+                log.warning("could not read the last session activity: %s", exc)
+                self._last_activity = (None,)
+        return self._last_activity[0]
 
     def run_curator(
         self,

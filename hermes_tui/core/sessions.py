@@ -364,6 +364,14 @@ class SessionStore:
             ).fetchone()
         return self.get(row["id"]) if row else None
 
+    def last_activity(self, *, before: float) -> float | None:
+        """When any session was last written before `before` (None: none was)."""
+        with self._using() as db:
+            row = db.execute(
+                "SELECT MAX(updated_at) AS last FROM sessions WHERE updated_at < ?", (before,)
+            ).fetchone()
+        return row["last"] if row and row["last"] is not None else None
+
     def list(self, limit: int = 50) -> list[SessionInfo]:
         with self._using() as db:
             rows = db.execute(

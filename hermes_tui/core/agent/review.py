@@ -389,7 +389,8 @@ class ReviewManager:
         def handle(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
             action, name = args.get("action"), str(args.get("name") or "")
             refusal = self._refuse(name, context) if action in MODIFYING_SKILL_ACTIONS else None
-            if context.origin == "curator" and action == "delete" and not args.get("absorbed_into"):
+            survivor = str(args.get("absorbed_into") or "").strip()  # "   " names nobody
+            if context.origin == "curator" and action == "delete" and not survivor:
                 refusal = "the curator may only retire a skill into another: set absorbed_into"
             if refusal:
                 return {"success": False, "error": refusal}

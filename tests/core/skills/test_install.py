@@ -16,8 +16,7 @@ import pytest
 from helpers import skill_text, write_skill
 from skills_ref.validator import validate
 
-from hermes_tui.config import CuratorConfig
-from hermes_tui.core.skills.curator import Curator
+from hermes_tui.core.skills.curator import Curator, CuratorPolicy
 from hermes_tui.core.skills.install import (
     InstallError,
     SkillInstaller,
@@ -140,7 +139,7 @@ def test_hub_skills_are_left_alone_by_the_curator(
     library.create("agent-old", skill_text("agent-old"), origin="review")
     for name in ("changelog", "agent-old"):
         library.usage.update(name, lambda r: r.update(created_at=0, last_used_at=0))
-    curator = Curator(library, home, CuratorConfig())
+    curator = Curator(library, home, CuratorPolicy())
     curator.run()  # the first run only records the time
     assert [(a.name, a.action) for a in curator.plan()] == [("agent-old", "archive")]
 
