@@ -85,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.add_argument("--yolo", action="store_true", help="allow dangerous commands without asking")
     chat.add_argument("--json", action="store_true", help="print one JSON object with the result")
+    chat.add_argument(
+        "-s",
+        "--skill",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="load this skill into the turn first (repeatable)",
+    )
 
     sessions = commands.add_parser(
         "sessions", help="list, search, show and export sessions", parents=[common]

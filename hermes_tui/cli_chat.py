@@ -240,6 +240,15 @@ def _run_chat(
         )
     except (ProviderNotConfigured, SessionError) as exc:
         return _outcome(error=str(exc), exit_code=EXIT_USAGE)
+    from hermes_tui.core.skills.library import SkillError
+
+    text = args.query
+    try:
+        # Each -s skill wraps the request, the first named outermost (read first).
+        for name in reversed(getattr(args, "skill", None) or []):
+            text = runtime.skill_invocation(name, text, session.id)
+    except SkillError as exc:
+        return _outcome(session_id=session.id, error=str(exc), exit_code=EXIT_USAGE)
     started()
 
     cancel, finished = threading.Event(), threading.Event()
@@ -247,7 +256,7 @@ def _run_chat(
 
     def turn() -> None:
         try:
-            done["result"] = session.submit(args.query, cancel)
+            done["result"] = session.submit(text, cancel)
         except Exception as exc:  # a bug: reported as one line plus a log file, not a traceback
             done["crash"] = exc
             done["log"] = _log_crash(runtime.home)

@@ -62,6 +62,8 @@ class SkillsConfig:
     external_dirs: tuple[str, ...] = ()
     write_approval: bool = False
     index_max_chars: int = 6000
+    # Hermes' per-skill settings: skill name -> {key: value}, shown with the skill when loaded.
+    config: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -396,6 +398,8 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
             return parse_prices(value, where)
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
+    if (section, key) == ("skills", "config"):
+        return _skill_config(value, where)
     if (section, key) == ("curator", "backup"):
         return _curator_backup(value, where)
     if (section, key) == ("terminal", "sandbox") and isinstance(value, bool):
@@ -405,6 +409,27 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
         if value.strip().lower() in alias:
             return alias[value.strip().lower()]
     return _coerce(value, annotation, where)
+
+
+def _skill_config(value: Any, where: str) -> dict[str, dict[str, Any]]:
+    """skills.config: a mapping of skill name to a mapping of scalar settings."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a mapping of skill name to its settings")
+    result: dict[str, dict[str, Any]] = {}
+    for name, settings in value.items():
+        if settings is None:
+            continue
+        if not isinstance(settings, dict) or any(
+            isinstance(v, (dict, list)) for v in settings.values()
+        ):
+            raise ConfigError(
+                f"{where}.{name} must be a mapping of setting name to a value (text, number, "
+                "true/false)"
+            )
+        result[str(name)] = {str(k): v for k, v in settings.items()}
+    return result
 
 
 def _curator_backup(value: Any, where: str) -> tuple[bool, int]:

@@ -50,8 +50,11 @@ def _home_writable(home: Path) -> Check:
     return Check("home writable", True, str(home))
 
 
-def _skill_checks(library: SkillLibrary) -> list[Check]:
-    """A summary line, then each duplicate name and each SKILL.md that cannot be parsed."""
+def _skill_checks(library: SkillLibrary, environ=None) -> list[Check]:
+    """A summary line, then each duplicate name, each SKILL.md that cannot be parsed, and each
+    skill whose required environment variables are unset (Hermes' setup prompt)."""
+    from hermes_tui.core.skills.requirements import missing_variables, runs_here
+
     skills = library.scan()
     lenient = sum(1 for skill in skills if skill.warnings)
     summary = f"{len(skills)} found in {len(library.roots)} roots"
@@ -67,6 +70,15 @@ def _skill_checks(library: SkillLibrary) -> list[Check]:
             checks.append(Check("skills", True, detail, warning=True))
         elif skill.broken:
             checks.append(Check("skills", True, f"cannot be loaded: {skill.error}", warning=True))
+        elif (
+            environ is not None
+            and skill.document is not None
+            and runs_here(skill.document.frontmatter)
+            and (missing := missing_variables(skill.document.frontmatter, environ))
+        ):
+            names = ", ".join(v.name for v in missing)
+            detail = f"{skill.name} needs {names}: set it in the environment or <home>/.env"
+            checks.append(Check("skills", True, detail, warning=True))
     return checks
 
 
@@ -150,7 +162,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
                 problem or f"{len(runtime.memory.entries(target))} entries, {usage}",
             )
         )
-    checks.extend(_skill_checks(runtime.skills))
+    checks.extend(_skill_checks(runtime.skills, runtime.skill_runtime_settings().environ))
     checks.append(_sandbox_check(config.terminal))
     has_fts5 = fts5_available()
     detail = f"SQLite {sqlite3.sqlite_version}"

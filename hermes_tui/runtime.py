@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.pricing import ModelPrice
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
+    from hermes_tui.core.skills.runtime import SkillRuntimeSettings
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import Approver, CommandApprover, Tool, ToolRegistry
     from hermes_tui.core.tools.results import ResultLimits
@@ -254,7 +256,7 @@ class Runtime:
                     memory_enabled=memory.memory_enabled,
                     user_enabled=memory.user_profile_enabled,
                 ),
-                *make_skill_tools(self.skills),
+                *make_skill_tools(self.skills, self.skill_runtime_settings()),
                 *make_session_search_tools(self.sessions),
                 *self._mcp_tools,
             ],
@@ -415,6 +417,29 @@ class Runtime:
             sink=self.sink,
             last_activity=self._activity_before_start,
         )
+
+    def skill_runtime_settings(self) -> SkillRuntimeSettings:
+        """What a viewed or invoked skill may need: the environment (with .env), skills.config."""
+        from hermes_tui.core.skills.runtime import SkillRuntimeSettings
+
+        environ = os.environ if self._environ is None else self._environ
+        return SkillRuntimeSettings(
+            environ={**self.config.env, **environ},
+            env_file=self.home / ".env",
+            skill_config=self.config.skills.config,
+        )
+
+    def skill_invocation(self, name: str, arguments: str, session_id: str | None) -> str:
+        """The message that loads skill `name` into a turn (`/<skill-name>`, `chat -s`);
+        raises SkillError when there is no such usable skill."""
+        from hermes_tui.core.skills.library import SkillError
+        from hermes_tui.core.skills.runtime import invocation
+
+        skill = self.skills.require(name)
+        if skill.broken or skill.document is None:
+            raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
+        self.skills.usage.record_view(skill.name)
+        return invocation(skill, arguments, session_id, self.skill_runtime_settings())
 
     def _activity_before_start(self) -> float | None:
         """When a session was last used before this process started (for min_idle_hours)."""

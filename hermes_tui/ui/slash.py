@@ -11,7 +11,13 @@ async def run_slash(app: Any, text: str) -> None:
     command, _, argument = text.partition(" ")
     argument = argument.strip()
     if command not in SLASH_COMMANDS:
-        app.notify(f"unknown command {command}; /help lists them", severity="warning")
+        if app.runtime.skills.get(command[1:]) is not None:
+            await invoke_skill(app, command[1:], argument)
+            return
+        app.notify(
+            f"unknown command {command}; /help lists them (a skill's name works too)",
+            severity="warning",
+        )
         return
     if command == "/quit":
         await app.action_quit()
@@ -55,6 +61,25 @@ async def run_slash(app: Any, text: str) -> None:
         app.push_screen(screen)
         if argument == "reload":
             screen.action_reload()
+
+
+async def invoke_skill(app: Any, name: str, argument: str) -> None:
+    """`/<skill-name> [request]`: a turn that starts with the skill loaded, as in Hermes."""
+    from hermes_tui.core.skills.library import SkillError
+    from hermes_tui.ui.widgets.chat import ChatView
+
+    if app.turn_running:
+        app.notify("A turn is running: wait for it or press esc to cancel it", severity="warning")
+        return
+    session_id = app.session.id if app.session is not None else None
+    try:
+        text = app.runtime.skill_invocation(name, argument, session_id)
+    except SkillError as exc:
+        app.notify(str(exc), severity="error")
+        return
+    await app.query_one(ChatView).add_user(f"/{name} {argument}".rstrip())
+    app.turn_running = True
+    app.run_turn(text)
 
 
 def _worker(app: Any, function, name: str) -> None:

@@ -4,8 +4,10 @@ Reading is lenient, writing strict (the Agent Skills client guidance, "warn and 
 `read()` loads anything it can parse and returns the rule breaks as warnings (a name with
 capitals or spaces, a description or file over the limits, an empty body); only text it cannot
 parse at all (no frontmatter, invalid YAML, no description) is an error. `parse()` is the strict
-form every write goes through. `to_spec()` gives what we write the spec's shape: non-spec
-top-level fields move under `metadata.hermes`, lists are block style (the reference validator
+form every write goes through. `to_spec()` gives what we write the spec's shape: new non-spec
+top-level fields move under `metadata.hermes` (keys a skill already had stay where they are:
+Hermes reads `platforms`, `prerequisites`, `required_environment_variables` at the top), lists
+are block style (the reference validator
 reads strict YAML, which refuses `tags: [a, b]`). Parsing tolerates a BOM and CRLF endings.
 """
 
@@ -151,8 +153,21 @@ def validate(document: SkillDocument, source: str = "SKILL.md") -> list[str]:
     return problems
 
 
-def is_spec_shaped(text: str) -> bool:
-    """True when the frontmatter has only spec fields at the top and no flow-style collections."""
+def top_level_keys(text: str) -> frozenset[str]:
+    """The frontmatter's top-level keys ('' set when it cannot be read)."""
+    try:
+        document, _ = read(text)
+    except SkillFormatError:
+        return frozenset()
+    return frozenset(map(str, document.frontmatter))
+
+
+def is_spec_shaped(text: str, keep: frozenset[str] = frozenset()) -> bool:
+    """True when the frontmatter has only spec fields at the top and no flow-style collections.
+
+    Keys in `keep` (non-spec keys a skill already had, such as Hermes' `platforms`) are left
+    as they are and not looked into: they are the author's, not ours to reshape.
+    """
     text = normalise_text(text)
     end = re.search(r"^---[ \t]*$", text[4:], flags=re.M)
     if not text.startswith("---\n") or end is None:
@@ -160,9 +175,9 @@ def is_spec_shaped(text: str) -> bool:
     root = yaml.compose(text[4 : 4 + end.start()], Loader=_Loader)
     if not isinstance(root, yaml.MappingNode):
         return False
-    if any(str(key.value) not in SPEC_FIELDS for key, _ in root.value):
+    if any(str(key.value) not in SPEC_FIELDS | keep for key, _ in root.value):
         return False
-    pending: list[yaml.Node] = [root]
+    pending: list[yaml.Node] = [value for key, value in root.value if str(key.value) not in keep]
     while pending:
         node = pending.pop()
         if isinstance(node, yaml.MappingNode):
@@ -176,10 +191,11 @@ def is_spec_shaped(text: str) -> bool:
     return True
 
 
-def to_spec(document: SkillDocument) -> SkillDocument:
-    """The same skill with non-spec top-level fields under metadata.hermes (ours kept there)."""
+def to_spec(document: SkillDocument, keep: frozenset[str] = frozenset()) -> SkillDocument:
+    """The same skill with new non-spec top-level fields under metadata.hermes (ours kept
+    there); keys in `keep`, which the skill already had at the top, stay where they are."""
     data = dict(document.frontmatter)
-    extra = {key: data.pop(key) for key in list(data) if key not in SPEC_FIELDS}
+    extra = {key: data.pop(key) for key in list(data) if key not in SPEC_FIELDS | keep}
     if extra:
         metadata = data.get("metadata")
         metadata = dict(metadata) if isinstance(metadata, dict) else {}
@@ -190,6 +206,17 @@ def to_spec(document: SkillDocument) -> SkillDocument:
         metadata["hermes"] = hermes
         data["metadata"] = metadata
     return SkillDocument(frontmatter=data, body=document.body)
+
+
+def spec_complaints(document: SkillDocument) -> list[str]:
+    """What the Agent Skills validator would say of top-level keys we leave alone."""
+    extra = sorted(str(key) for key in document.frontmatter if key not in SPEC_FIELDS)
+    if not extra:
+        return []
+    return [
+        f"not Agent Skills spec fields, kept at the top where the skill had them (Hermes reads "
+        f"them there): {', '.join(extra)}"
+    ]
 
 
 def _without_empty(value: Any) -> Any:

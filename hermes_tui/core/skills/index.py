@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core.skills.model import DEFAULT_CATEGORY, Skill
+from hermes_tui.core.skills.requirements import runs_here
 from hermes_tui.core.skills.usage import parse_time
 
 DESCRIPTION_CHARS = 60
@@ -80,7 +81,10 @@ def build_index(
 ) -> str:
     """The index text. `screen(text)` names the finding that keeps a skill's name and
     description out of the prompt (the line then reads `- name: [BLOCKED: id]`), or None."""
-    usable = [s for s in skills if not s.broken]
+    # Hermes leaves a skill for another operating system out of the index.
+    usable = [
+        s for s in skills if not s.broken and s.document and runs_here(s.document.frontmatter)
+    ]
     by_category: dict[str, list[_Entry]] = defaultdict(list)
     for skill in usable:
         by_category[skill.category or DEFAULT_CATEGORY].append(

@@ -141,7 +141,7 @@ class SkillWrites:
     def edit(self, name: str, content: str, *, origin: Origin = "agent") -> WriteResult:
         with self._locked(name):
             skill = self._writable(name, origin)
-            content = self._parse_for_write(skill.name, content, existing=True)
+            content = self._parse_for_write(skill.name, content, existing=skill)
             return self._replace_file(skill, "SKILL.md", content, action="edit", origin=origin)
 
     def patch(
@@ -184,7 +184,7 @@ class SkillWrites:
         relative = file_path or "SKILL.md"
         content = replaced.content
         if relative == "SKILL.md":
-            content = self._parse_for_write(skill.name, content, existing=True)
+            content = self._parse_for_write(skill.name, content, existing=skill)
         result = self._replace_file(skill, relative, content, action="patch", origin=origin)
         self._count(lambda: self.usage.record_patch(skill.name))
         return WriteResult(
@@ -334,7 +334,7 @@ class SkillWrites:
                         )
                     return self._remove_file(name, version.file, origin)
                 if version.file == "SKILL.md":
-                    self._parse_for_write(skill.name, text, existing=True)
+                    self._parse_for_write(skill.name, text, existing=skill)
                 return self._replace_file(
                     skill, version.file, text, action="restore_version", origin=origin
                 )
@@ -427,13 +427,23 @@ class SkillWrites:
         with self._write_lock, file_lock(locks / key):
             yield
 
-    def _parse_for_write(self, name: str, content: str, *, existing: bool = False) -> str:
+    def _parse_for_write(self, name: str, content: str, *, existing: Skill | None = None) -> str:
         """Check a SKILL.md strictly and return the text to write: the model's own bytes when
-        they are already spec-shaped, else the same skill re-rendered (non-spec fields under
-        metadata.hermes, block-style lists)."""
+        they are already spec-shaped, else the same skill re-rendered (new non-spec fields under
+        metadata.hermes, block-style lists). Top-level keys the skill already had are never
+        moved: a Hermes skill's `platforms` stays where Hermes reads it."""
         source = f"{name}/SKILL.md"
+        keep: frozenset[str] = frozenset()
+        if existing is not None:
+            try:
+                current = existing.skill_md.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                current = ""
+            keep = frontmatter.top_level_keys(current) - frontmatter.SPEC_FIELDS
         try:
-            document = frontmatter.parse_for_write(content, source, name if existing else None)
+            document = frontmatter.parse_for_write(
+                content, source, name if existing is not None else None
+            )
         except SkillFormatError as exc:
             raise SkillError(f"{exc}. Nothing was written.") from exc
         if document.name != name:
@@ -441,9 +451,9 @@ class SkillWrites:
                 f"frontmatter name {document.name!r} does not match the skill {name!r}; "
                 "keep the name (create a new skill to use another)."
             )
-        if frontmatter.is_spec_shaped(content):
+        if frontmatter.is_spec_shaped(content, keep):
             return content
-        return frontmatter.render(frontmatter.to_spec(document))
+        return frontmatter.render(frontmatter.to_spec(document, keep))
 
     def support_path(self, skill: Skill, file_path: str | None) -> Path:
         """Where `file_path` lives inside `skill`; SkillError if it would leave it (any caller)."""

@@ -11,6 +11,13 @@ from hermes_tui.core.skills.library import (
     SkillLibrary,
     WriteResult,
 )
+from hermes_tui.core.skills.requirements import runs_here
+from hermes_tui.core.skills.runtime import (
+    SkillRuntimeSettings,
+    config_block,
+    readiness,
+    substitute,
+)
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
 MANAGE_ACTIONS = ["create", "patch", "edit", "delete", "write_file", "remove_file"]
@@ -88,11 +95,19 @@ def _written(result: WriteResult, message: str) -> dict[str, Any]:
     return payload
 
 
-def make_skill_tools(library: SkillLibrary) -> list[Tool]:
+def make_skill_tools(
+    library: SkillLibrary, settings: SkillRuntimeSettings | None = None
+) -> list[Tool]:
+    settings = settings or SkillRuntimeSettings()
+
     def skills_list(args: dict[str, Any], _context: ToolContext) -> dict[str, Any]:
         wanted = args.get("category")
         skills = [
-            s for s in library.scan() if not wanted or (s.category or DEFAULT_CATEGORY) == wanted
+            s
+            for s in library.scan()
+            if (not wanted or (s.category or DEFAULT_CATEGORY) == wanted)
+            # As Hermes: a skill for another operating system is not offered here.
+            and (s.document is None or runs_here(s.document.frontmatter))
         ]
         usage = library.usage.all()
         listed = []
@@ -125,6 +140,16 @@ def make_skill_tools(library: SkillLibrary) -> list[Tool]:
         except SkillError as exc:
             return {"success": False, "error": str(exc)}
         context.viewed_skills.add(str(args["name"]))
+        skill = library.get(str(args["name"]))
+        text = result.get("content")
+        if skill is not None and isinstance(text, str) and not result.get("binary"):
+            content = substitute(text, skill, context.session_id)
+            if skill.document is not None and (
+                not args.get("file_path") or args["file_path"].strip("./") == "SKILL.md"
+            ):
+                content += config_block(skill, settings)
+                result.update(readiness(skill, settings))
+            result["content"] = content
         return result
 
     def skill_manage(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
