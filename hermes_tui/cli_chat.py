@@ -358,36 +358,40 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
     from hermes_tui.core.sessions import SessionError
 
     runtime = open_runtime(args)  # notices (a database moved aside) go to stderr
-    store = runtime.sessions
+    catalog = runtime.catalog  # ours and Hermes' (state.db, read-only)
     try:
         if args.sessions_command == "list":
-            rows = store.list(args.limit)
+            entries = catalog.list(args.limit)
             if args.json:
                 print(
                     json_for_terminal(
                         [
                             {
-                                "id": s.id,
-                                "title": s.title,
-                                "messages": s.message_count,
-                                "provider": s.provider,
-                                "model": s.model,
-                                "parent_id": s.parent_id,
-                                "updated_at": s.updated_at,
+                                "id": e.info.id,
+                                "title": e.info.title,
+                                "messages": e.info.message_count,
+                                "provider": e.info.provider,
+                                "model": e.info.model,
+                                "parent_id": e.info.parent_id,
+                                "updated_at": e.info.updated_at,
+                                "origin": e.origin,
+                                **({"source": e.source} if e.source else {}),
                             }
-                            for s in rows
+                            for e in entries
                         ],
                         indent=2,
                     )
                 )
                 return EXIT_OK
-            for s in rows:
-                print(f"{s.id}  {s.message_count:>4} msgs  {s.provider}/{s.model}  {s.title}")
-            if not rows:
+            for e in entries:
+                s = e.info
+                mark = f"  [Hermes {e.source}]" if e.origin == "hermes" else ""
+                print(f"{s.id}  {s.message_count:>4} msgs  {s.provider}/{s.model}  {s.title}{mark}")
+            if not entries:
                 print("no sessions yet")
             return EXIT_OK
         if args.sessions_command == "search":
-            hits = store.search(args.query, limit=args.limit)
+            hits = catalog.search(args.query, limit=args.limit)
             if args.json:
                 print(json_for_terminal([h.__dict__ for h in hits], indent=2))
                 return EXIT_OK
@@ -396,8 +400,8 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
             if not hits:
                 print("no matches")
             return EXIT_OK
-        info = store.get(args.id)
-        messages = store.messages(info.id)
+        info = catalog.get(args.id).info
+        messages = catalog.messages(info.id)
         if args.sessions_command == "export" and args.format == "markdown":
             from hermes_tui.core.export import session_markdown
 

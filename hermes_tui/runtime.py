@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.llm.select import ProviderSpec
     from hermes_tui.core.pricing import ModelPrice
+    from hermes_tui.core.session_catalog import SessionCatalog
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.skills.runtime import SkillRuntimeSettings
@@ -103,6 +104,7 @@ class Runtime:
     # min_idle_hours): a one-element tuple once read, since None is a valid answer.
     started_at: float = field(default_factory=time.time, repr=False)
     _last_activity: tuple[float | None] | None = field(default=None, repr=False)
+    _catalog: SessionCatalog | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -257,7 +259,7 @@ class Runtime:
                     user_enabled=memory.user_profile_enabled,
                 ),
                 *make_skill_tools(self.skills, self.skill_runtime_settings()),
-                *make_session_search_tools(self.sessions),
+                *make_session_search_tools(self.sessions, self.catalog),
                 *self._mcp_tools,
             ],
             limits=limits,
@@ -383,7 +385,7 @@ class Runtime:
         from hermes_tui.core.insights import compute
 
         return compute(
-            sessions=self.sessions,
+            sessions=self.catalog.as_source(),  # Hermes sessions included
             library=self.skills,
             audit=self.audit,
             reviews=self.reviews,
@@ -417,6 +419,33 @@ class Runtime:
             sink=self.sink,
             last_activity=self._activity_before_start,
         )
+
+    @property
+    def catalog(self) -> SessionCatalog:
+        """Our sessions and Hermes' (`<home>/state.db`, read-only) as one list."""
+        from hermes_tui.core.hermes_state import HermesSessions
+        from hermes_tui.core.session_catalog import SessionCatalog
+
+        if self._catalog is None:
+            self._catalog = SessionCatalog(
+                self.sessions, HermesSessions(self.home / "state.db"), self.sink
+            )
+        return self._catalog
+
+    def _fork_hermes_session(self, session_id: str, spec: ProviderSpec, cwd: Path):
+        """Resuming a Hermes session continues it as a new session of ours holding its
+        messages, titled with the Hermes id it came from: state.db is never written."""
+        entry = self.catalog.get(session_id)
+        messages = [stored.message for stored in self.catalog.messages(entry.info.id)]
+        info = self.sessions.create(
+            provider=spec.name,
+            model=spec.model,
+            system_prompt=self.build_system_prompt(cwd),
+        )
+        for message in messages:
+            self.sessions.append(info.id, message)
+        self.sessions.rename(info.id, f"{entry.info.title} (from {entry.info.id})")
+        return self.sessions.get(info.id), messages
 
     def skill_runtime_settings(self) -> SkillRuntimeSettings:
         """What a viewed or invoked skill may need: the environment (with .env), skills.config."""
@@ -543,7 +572,9 @@ class Runtime:
 
             cwd = ensure_sandbox(self.user_home / "demo")
             memory_interval = skills_interval = 1
-        if session_id:
+        if session_id and session_id.startswith("hermes:"):
+            info, history = self._fork_hermes_session(session_id, spec, cwd)
+        elif session_id:
             info = self.sessions.get(session_id)
             history = [stored.message for stored in self.sessions.messages(info.id)]
         else:

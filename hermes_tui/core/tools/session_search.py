@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_tui.core.session_catalog import SessionCatalog
 from hermes_tui.core.sessions import SessionError, SessionStore, StoredMessage
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
@@ -18,17 +19,37 @@ def _brief(stored: StoredMessage) -> dict[str, Any]:
     return {"message_id": stored.id, "role": message.role, "text": text[:1500]}
 
 
-def make_session_search_tools(sessions: SessionStore) -> list[Tool]:
+def make_session_search_tools(
+    sessions: SessionStore, catalog: SessionCatalog | None = None
+) -> list[Tool]:
+    """`catalog` adds Hermes Agent's sessions (ids `hermes:…`) to searches and listings."""
+
     def session_search(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         limit = max(1, min(int(args.get("limit") or 10), 50))
+        wanted = str(args.get("session_id") or "")
         try:
+            if catalog is not None and wanted.startswith("hermes:"):
+                if args.get("query"):
+                    return {
+                        "success": False,
+                        "error": "search a Hermes session by reading it: give session_id alone",
+                    }
+                entry = catalog.get(wanted)
+                return {
+                    "success": True,
+                    "title": entry.info.title,
+                    "messages": [_brief(m) for m in catalog.messages(entry.info.id)[:limit]],
+                }
             if args.get("around_message_id"):
                 around = sessions.around(int(args["around_message_id"]), radius=limit // 2 or 1)
                 return {"success": True, "messages": [_brief(m) for m in around]}
             if args.get("query"):
-                hits = sessions.search(
-                    str(args["query"]), limit=limit, session_id=args.get("session_id")
-                )
+                if catalog is not None and not wanted:
+                    hits = catalog.search(str(args["query"]), limit=limit)
+                else:
+                    hits = sessions.search(
+                        str(args["query"]), limit=limit, session_id=wanted or None
+                    )
                 return {
                     "success": True,
                     "results": [
@@ -42,7 +63,8 @@ def make_session_search_tools(sessions: SessionStore) -> list[Tool]:
                         }
                         for h in hits
                     ],
-                    "hint": "Use around_message_id to read the conversation around a hit.",
+                    "hint": "Use around_message_id to read the conversation around a hit "
+                    "(for a hermes: session, session_id to read it).",
                 }
             if args.get("session_id"):
                 session = sessions.get(str(args["session_id"]))
@@ -53,7 +75,7 @@ def make_session_search_tools(sessions: SessionStore) -> list[Tool]:
                 }
         except SessionError as exc:
             return {"success": False, "error": str(exc)}
-        recent = sessions.list(limit)
+        recent = [e.info for e in catalog.list(limit)] if catalog else sessions.list(limit)
         return {
             "success": True,
             "sessions": [

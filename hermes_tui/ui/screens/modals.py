@@ -143,7 +143,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
     async def _fill(self, query: str, select: str | None = None) -> None:
         listing = self.query_one(ListView)
-        store = self.runtime.sessions
+        store = self.runtime.catalog  # ours and Hermes' (read-only)
         items: list[ListItem] = []
         if query.strip():
             for match in store.search_sessions(query, limit=50):
@@ -159,9 +159,13 @@ class SessionsScreen(ModalScreen[str | None]):
             if not items:
                 items.append(ListItem(Static("No session matches.")))
         else:
-            for info in store.list(100):
+            for entry in store.list(100):
+                info = entry.info
+                mark = f"  [Hermes {entry.source}]" if entry.origin == "hermes" else ""
                 items.append(
-                    SessionItem(info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}")
+                    SessionItem(
+                        info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}{mark}"
+                    )
                 )
         await listing.clear()
         await listing.extend(items)
