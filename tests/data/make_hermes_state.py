@@ -37,9 +37,14 @@ db.set_session_title("20260921_101500_ab12cd", "Fix the flaky payments test")
 call = {
     "id": "call_1",
     "type": "function",
-    "function": {"name": "terminal", "arguments": json.dumps({"command": "pytest -q -p no:randomly"})},
+    "function": {
+        "name": "terminal",
+        "arguments": json.dumps({"command": "pytest -q -p no:randomly"}),
+    },
 }
-db.append_message("20260921_101500_ab12cd", "user", "The payments test fails one run in three.", timestamp=T0)
+db.append_message(
+    "20260921_101500_ab12cd", "user", "The payments test fails one run in three.", timestamp=T0
+)
 db.append_message(
     "20260921_101500_ab12cd",
     "assistant",
@@ -63,21 +68,32 @@ db.append_message(
     timestamp=T0 + 12,
 )
 db.update_token_counts(
-    "20260921_101500_ab12cd", input_tokens=5200, output_tokens=310, cache_read_tokens=4100,
-    model="anthropic/claude-sonnet-4.5", api_call_count=2,
+    "20260921_101500_ab12cd",
+    input_tokens=5200,
+    output_tokens=310,
+    cache_read_tokens=4100,
+    model="anthropic/claude-sonnet-4.5",
+    api_call_count=2,
 )
 db.end_session("20260921_101500_ab12cd", "user_exit")
 
 db.create_session("20260922_090000_ef34gh", "telegram", model="openai/gpt-5", user_id="42")
 db.set_session_title("20260922_090000_ef34gh", "Kubernetes rollout notes")
-db.append_message("20260922_090000_ef34gh", "user", "How do I pause a rollout in kubernetes?", timestamp=T0 + 86_400)
+db.append_message(
+    "20260922_090000_ef34gh",
+    "user",
+    "How do I pause a rollout in kubernetes?",
+    timestamp=T0 + 86_400,
+)
 db.append_message(
     "20260922_090000_ef34gh",
     "assistant",
     "Use kubectl rollout pause deployment/web, then resume it when ready.",
     timestamp=T0 + 86_410,
 )
-db.update_token_counts("20260922_090000_ef34gh", input_tokens=900, output_tokens=60, model="openai/gpt-5")
+db.update_token_counts(
+    "20260922_090000_ef34gh", input_tokens=900, output_tokens=60, model="openai/gpt-5"
+)
 db.close()
 
 # One file, no WAL beside it: what a stopped Hermes leaves once it has checkpointed.
