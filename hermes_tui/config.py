@@ -145,6 +145,9 @@ class Config:
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # Keys that were ignored or only partly mapped, each with file, line and reason.
     warnings: tuple[str, ...] = ()
+    # Hermes keys set in config.yaml that hermes-tui does not use (`section` for a whole
+    # section, `section.key` for one key), for `doctor` and the app's one-time notice.
+    unused_hermes_keys: tuple[str, ...] = ()
     # Environment as the provider sees it: .env under the real environment.
     env: Mapping[str, str] = field(default_factory=dict)
 
@@ -341,6 +344,7 @@ class _Loaded:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     hermes_allow: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
+    unused_hermes: list[str] = field(default_factory=list)
 
 
 def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> None:
@@ -361,6 +365,13 @@ def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> N
             )
         return
     log.debug("%s: ignoring Hermes section %r (not used by hermes-tui)", where, section)
+    if _sets_something(body):
+        loaded.unused_hermes.append(str(section))
+
+
+def _sets_something(value: Any) -> bool:
+    """Whether a Hermes value could change what Hermes does (empty ones cannot)."""
+    return value not in (None, "", [], {})
 
 
 def hermes_allowlist_to_prefixes(entries: Any) -> tuple[tuple[str, ...], list[str]]:
@@ -493,6 +504,8 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
                 continue
             if key in hermes:
                 log.debug("%s is a Hermes key not used by hermes-tui", key_where)
+                if _sets_something(value):
+                    loaded.unused_hermes.append(f"{section}.{key}")
                 continue
             guess = _did_you_mean(key, hints)
             if guess is not None:
@@ -632,6 +645,7 @@ def load_config(
         env=env,
         mcp_servers=loaded.mcp_servers,
         warnings=tuple(loaded.warnings),
+        unused_hermes_keys=tuple(loaded.unused_hermes),
         **sections,
     )
 

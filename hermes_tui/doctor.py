@@ -144,6 +144,16 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     source = config.config_path if config.config_path.exists() else "defaults (no config.yaml)"
     checks.append(Check("config", True, f"parsed {source}"))
     checks.extend(Check("config", True, warning, warning=True) for warning in config.warnings)
+    if config.unused_hermes_keys:
+        checks.append(
+            Check(
+                "config",
+                True,
+                "Hermes keys not used by hermes-tui (Hermes still reads them): "
+                + ", ".join(config.unused_hermes_keys),
+                warning=True,
+            )
+        )
     checks.append(_home_writable(home))
     env_file = home / ".env"
     if env_file.exists() and env_file.stat().st_mode & 0o077:

@@ -447,6 +447,27 @@ class Runtime:
         self.sessions.rename(info.id, f"{entry.info.title} (from {entry.info.id})")
         return self.sessions.get(info.id), messages
 
+    def hermes_keys_to_report(self) -> tuple[str, ...]:
+        """Hermes keys in config.yaml that hermes-tui does not use, the first time this set is
+        seen (remembered in cache/hermes_keys_reported), else (): said once, not every start."""
+        import hashlib
+
+        keys = self.config.unused_hermes_keys
+        if not keys:
+            return ()
+        digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()
+        marker = self.home / "cache" / "hermes_keys_reported"
+        try:
+            if marker.read_text(encoding="utf-8").strip() == digest:
+                return ()
+        except OSError:
+            pass
+        from hermes_tui.core.storage import atomic_write_text
+
+        with contextlib.suppress(OSError):  # a read-only home says it again next time
+            atomic_write_text(marker, digest + "\n")
+        return keys
+
     def skill_runtime_settings(self) -> SkillRuntimeSettings:
         """What a viewed or invoked skill may need: the environment (with .env), skills.config."""
         from hermes_tui.core.skills.runtime import SkillRuntimeSettings

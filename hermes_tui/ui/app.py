@@ -295,6 +295,15 @@ class HermesApp(App):
             "/mcp": ["reload"],
         }
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
+        if unused := self.runtime.hermes_keys_to_report():
+            shown = ", ".join(unused[:8]) + (
+                f" and {len(unused) - 8} more" if len(unused) > 8 else ""
+            )
+            self.notify(
+                f"Hermes keys not used by hermes-tui: {shown} (`hermes-tui doctor` lists them)",
+                severity="information",
+                timeout=12,
+            )
         self._show_provider()
         self.panel_width = self.runtime.config.display.panel_width
         self._fit_panel()
