@@ -147,7 +147,8 @@ def join_entries(entries: list[str] | tuple[str, ...]) -> str:
 
 
 class FailureBudget:
-    """Stops a model that keeps failing memory calls in one turn (Hermes: 3 then `done`).
+    """Stops a model that keeps failing memory calls in one turn: as Hermes, three failures are
+    answered as usual and the fourth is terminal (`done`).
 
     The agent owns one per conversation, calls `reset()` when a turn starts and passes every
     tool result through `apply()`. A success clears the count: it counts a losing streak.
@@ -165,7 +166,7 @@ class FailureBudget:
             self.failures = 0
             return result
         self.failures += 1
-        if self.failures < self.limit:
+        if self.failures <= self.limit:
             return result
         # Terminal: no entries to work with, so the model stops instead of trying again.
         kept = {k: v for k, v in result.items() if k not in ("current_entries", "matches")}

@@ -110,12 +110,14 @@ class TestExactWholeEntryMatchPriority:
 
 
 class TestMemoryConsolidationGracefulDegrade:
-    # Hermes keeps the cap on the store; ours is the tool's FailureBudget (3 per turn).
+    # Hermes keeps the cap on the store; ours is the tool's FailureBudget (3 answered, the 4th
+    # terminal, as Hermes' _MAX_CONSOLIDATION_FAILURES_PER_TURN).
     def test_zero_match_failures_degrade_after_cap(self, store, memory_tool):
         store.add("memory", "fact A")
         context = ToolContext()
         cap = context.memory_budget.limit
-        for _ in range(cap - 1):
+        assert cap == 3
+        for _ in range(cap):
             result = json.loads(
                 memory_tool(
                     context, action="replace", target="memory", old_text="nope", content="x"

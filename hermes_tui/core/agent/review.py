@@ -40,6 +40,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
+from hermes_tui.core.skills.model import names_main_file
 from hermes_tui.core.storage import atomic_write_text
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 
@@ -396,7 +397,7 @@ class ReviewManager:
                 return {"success": False, "error": refusal}
             file_path = args.get("file_path") or None
             on_file = file_path if action in FILE_ACTIONS else None
-            if on_file is not None and on_file.removeprefix("./") == "SKILL.md":
+            if on_file is not None and names_main_file(name, on_file):
                 on_file = None  # Hermes' way of naming the main file
             if on_file is not None and (skill := self.skills.get(name)) is not None:
                 # The same confinement as the skill tools, before anything is read or staged.

@@ -231,6 +231,10 @@ def find(content: str, old: str) -> tuple[str, list[Span]]:
     return "", []
 
 
+# As Hermes' "Did you mean" (tools/fuzzy_match.py): a hint only for text at least 30 % alike.
+CLOSEST_MIN_SCORE = 30.0
+
+
 def closest_match(content: str, old: str) -> tuple[int, str] | None:
     """(1-based line, text) of the window of lines most like `old`, for a no-match error."""
     from rapidfuzz import fuzz
@@ -246,6 +250,8 @@ def closest_match(content: str, old: str) -> tuple[int, str] | None:
         if best is None or score > best[0]:
             best = (score, i)
     assert best is not None
+    if best[0] < CLOSEST_MIN_SCORE:
+        return None  # nothing is like it: pointing at a random line would mislead
     text = "\n".join(line.text for line in lines[best[1] : best[1] + n])
     return best[1] + 1, text[:800]
 

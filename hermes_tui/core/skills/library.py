@@ -35,13 +35,21 @@ from hermes_tui.core.skills.model import (  # re-exported: callers import them f
     Skill,
     SkillError,
     SkillRoot,
+    names_main_file,
 )
 from hermes_tui.core.skills.usage import UsageStore
 from hermes_tui.core.skills.writes import SkillWrites, WriteResult
 
-# Folders that never hold skills (Hermes' EXCLUDED_SKILL_DIRS without the dot folders, which are
-# all skipped).
-SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages", "dist", "build"})
+# Folders that never hold skills: Hermes' EXCLUDED_SKILL_DIRS (agent/skill_utils.py, 0.19.0),
+# our own bookkeeping folders, and build output. Other dot folders (`.curated`,
+# `.experimental`, …) are searched, as Hermes searches them.
+SKIP_DIRS = frozenset(
+    {
+        ".git", ".github", ".hub", ".archive", ".venv", "venv", "node_modules", "site-packages",
+        "__pycache__", ".tox", ".nox", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+        ".history", ".locks", "dist", "build",
+    }
+)  # fmt: skip
 MAX_LINKED_FILES = 200
 RACY_NS = 50_000_000  # 50 ms: well past any filesystem's timestamp tick
 
@@ -306,7 +314,7 @@ class SkillLibrary(SkillWrites):
         skill = self.require(name)
         if skill.broken:
             raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
-        if file_path and file_path.strip("./") != "SKILL.md":
+        if file_path and not names_main_file(skill.name, file_path):
             path = self.readable_path(skill, file_path)
             size = path.stat().st_size
             if size > MAX_SUPPORT_BYTES:
@@ -384,7 +392,7 @@ def _stat_skill_md(directory: str) -> os.stat_result | None:
 
 
 def _visible_dir(entry: os.DirEntry[str]) -> bool:
-    if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+    if entry.name in SKIP_DIRS:
         return False
     try:
         return entry.is_dir(follow_symlinks=True)

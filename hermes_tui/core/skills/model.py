@@ -65,3 +65,12 @@ class Skill:
         """How to name this skill to the tools and commands: its name, or for a duplicate its
         path relative to its root."""
         return self.relative_path if self.duplicate_of is not None else self.name
+
+
+def names_main_file(skill_name: str, file_path: str | None) -> bool:
+    """Whether `file_path` names the skill's SKILL.md in one of Hermes' two spellings:
+    `SKILL.md` (or `./SKILL.md`) and `<skill-name>/SKILL.md`."""
+    if not file_path:
+        return False
+    path = file_path.removeprefix("./")
+    return path == "SKILL.md" or path == f"{skill_name}/SKILL.md"

@@ -38,6 +38,7 @@ from hermes_tui.core.skills.model import (
     SUPPORT_DIRS,
     Skill,
     SkillError,
+    names_main_file,
 )
 from hermes_tui.core.skills.usage import UsageError, UsageStore
 from hermes_tui.core.storage import atomic_write_bytes, file_lock, is_temp_file, plain_os_error
@@ -169,8 +170,8 @@ class SkillWrites:
         from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 
         skill = self._writable(name, origin)
-        if file_path and file_path.removeprefix("./") == "SKILL.md":
-            file_path = None  # Hermes' way of naming the main file
+        if names_main_file(skill.name, file_path):
+            file_path = None  # Hermes' ways of naming the main file
         path = self._support_path(skill, file_path) if file_path else skill.skill_md
         try:
             current = path.read_bytes().decode("utf-8")

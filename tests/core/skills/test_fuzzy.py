@@ -84,11 +84,16 @@ def test_ambiguous_match_is_refused_unless_replace_all() -> None:
     assert find_and_replace(content, "retry()", "retry(3)", replace_all=True).count == 2
 
 
-def test_no_match_reports_the_closest_candidate() -> None:
+def test_no_match_reports_the_closest_candidate_only_when_one_is_alike() -> None:
+    near = CODE.splitlines()[1][:-3] + "zzz"  # one line, its end changed
     with pytest.raises(FuzzyMatchError) as error:
-        find_and_replace(CODE, "totally unrelated text here", "x")
+        find_and_replace(CODE, near, "x")
     assert error.value.kind == "no_match"
-    assert error.value.closest_line is not None and error.value.closest
+    assert error.value.closest_line == 2 and "closest text" in str(error.value)
+    # As Hermes: text that nothing resembles gets no "closest" line to mislead with.
+    with pytest.raises(FuzzyMatchError) as unrelated:
+        find_and_replace(CODE, "§§§§ qqqq wwww", "x")
+    assert unrelated.value.closest is None and "closest" not in str(unrelated.value)
 
 
 def test_empty_and_identical_strings_are_refused() -> None:

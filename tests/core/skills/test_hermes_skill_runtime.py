@@ -137,3 +137,13 @@ def test_a_malformed_skill_config_is_a_config_error(home: Path, value) -> None:
     (home / "config.yaml").write_text(yaml.safe_dump({"skills": {"config": value}}))
     with pytest.raises(ConfigError, match="skills.config"):
         load_config(home, None, {})
+
+
+def test_name_slash_skill_md_is_the_main_file_as_in_hermes(home: Path) -> None:
+    library = _library(home)
+    library.patch(
+        "notion-sync", "1. Run", "1. Then run", file_path="notion-sync/SKILL.md", origin="user"
+    )
+    assert "1. Then run" in library.require("notion-sync").skill_md.read_text()
+    view = library.view("notion-sync", "notion-sync/SKILL.md", record=False)
+    assert "1. Then run" in view["content"] and "frontmatter" in view

@@ -35,12 +35,19 @@ def test_discovers_both_layouts_across_roots_first_root_wins(home: Path, tmp_pat
     }
 
 
-def test_skips_archive_history_git_node_modules_and_dot_dirs(home: Path) -> None:
+def test_skips_archive_history_git_and_node_modules(home: Path) -> None:
     skills = home / "skills"
     write_skill(skills, "real")
-    for hidden in (".archive", ".history", ".git", "node_modules", ".cache"):
+    for hidden in (".archive", ".history", ".locks", ".git", ".hub", "node_modules", ".venv"):
         write_skill(skills / hidden, "ghost")
     assert [s.name for s in SkillLibrary(skills).scan()] == ["real"]
+
+
+def test_other_dot_folders_are_searched_as_hermes_does(home: Path) -> None:
+    skills = home / "skills"
+    write_skill(skills / ".curated", "picked")
+    write_skill(skills / ".experimental", "trial")
+    assert {s.name for s in SkillLibrary(skills).scan()} == {"picked", "trial"}
 
 
 def test_broken_skill_is_listed_with_its_error_and_hides_nothing(home: Path) -> None:
