@@ -40,6 +40,20 @@ def _common_flags(default: object) -> argparse.ArgumentParser:
         default=default,
         help="API base URL (OpenAI-compatible servers)",
     )
+    common.add_argument(
+        "--mode",
+        default=default,
+        choices=("sandboxed", "strict", "plan", "yolo"),
+        help="approval mode for this run (terminal.mode)",
+    )
+    common.add_argument(
+        "--no-sandbox",
+        dest="no_sandbox",
+        action="store_const",
+        const=True,
+        default=default,
+        help="run commands without the OS sandbox (terminal.sandbox: off)",
+    )
     return common
 
 
@@ -241,7 +255,16 @@ def _open_runtime(args: argparse.Namespace, sink=None):
     from hermes_tui.config import Overrides
     from hermes_tui.runtime import Runtime
 
-    overrides = Overrides(args.provider, args.model, args.base_url)
+    mode = getattr(args, "mode", None)
+    if getattr(args, "yolo", False):
+        mode = "yolo"  # chat -q --yolo: nothing asks; the sandbox still applies
+    overrides = Overrides(
+        args.provider,
+        args.model,
+        args.base_url,
+        mode=mode,
+        sandbox="off" if getattr(args, "no_sandbox", None) else None,
+    )
     return Runtime.open(args.home, overrides, sink=sink or _notices_to_stderr)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -493,6 +494,15 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
                     print("    " + neutralise(line))
             return EXIT_OK
         if args.pending_command == "approve":
+            if not _human_at_a_terminal():
+                print(
+                    "hermes-tui: pending approve needs a human at a terminal (stdin is not a "
+                    "terminal, or there is no controlling terminal): a held write is approved "
+                    "by a person, never by a command or an agent. Run it yourself, or use "
+                    "/pending in the app.",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
             result = runtime.approve_pending(args.id)
             if not result.get("success"):
                 print(f"hermes-tui: not applied: {result.get('error')}", file=sys.stderr)
@@ -505,3 +515,15 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
     except PendingError as exc:
         print(f"hermes-tui: {exc}", file=sys.stderr)
         return 1
+
+
+def _human_at_a_terminal() -> bool:
+    """stdin is a terminal and the process has a controlling terminal (a sandboxed command
+    runs in a new session with stdin from /dev/null, so it has neither)."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        os.close(os.open("/dev/tty", os.O_RDONLY))
+    except OSError:
+        return False
+    return True

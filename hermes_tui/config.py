@@ -123,9 +123,19 @@ class TerminalConfig:
     deny: tuple[str, ...] = ()
     # bubblewrap around every command: auto (when bwrap is installed), on (required), off.
     sandbox: str = "auto"
-    network: bool = True  # false: sandboxed commands get no network at all
+    # What asks (README, "Approval modes"): sandboxed, strict, plan, yolo; auto is sandboxed
+    # where the sandbox works and strict where it cannot.
+    mode: str = "auto"
+    # Sandboxed commands' network: off, allowlist (through the filtering proxy), on.
+    network: str = "allowlist"
+    # Hosts reachable in allowlist mode besides the package registries (a subdomain counts).
+    network_allow: tuple[str, ...] = ()
     # Variables children may see although their names look secret (*KEY*, *TOKEN*, ...).
     env_passthrough: tuple[str, ...] = ()
+    # Folders commands may write besides the working directory.
+    writable_roots: tuple[str, ...] = ()
+    # Files and folders commands may not read, besides the built-in credential list.
+    deny_read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,8 @@ class Overrides:
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+    mode: str | None = None  # --mode / --yolo: terminal.mode for this run
+    sandbox: str | None = None  # --no-sandbox: terminal.sandbox off for this run
 
 
 SECTIONS: dict[str, type] = {
@@ -188,6 +200,8 @@ VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
     ("display", "memory_notifications"): {"verbose": True},
     # YAML reads a bare on/off as a boolean; for the sandbox they are the mode names.
     ("terminal", "sandbox"): {"true": "on", "false": "off", "yes": "on", "no": "off"},
+    # Before allowlists, `network: true` meant all of it.
+    ("terminal", "network"): {"true": "on", "false": "off", "yes": "on", "no": "off"},
 }
 # Hermes' spellings of "no turn limit" for agent.max_turns; we keep a cap (the loop needs one).
 UNLIMITED_WORDS = frozenset({"none", "unlimited", "inf", "infinite"})
@@ -413,7 +427,9 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
         return _skill_config(value, where)
     if (section, key) == ("curator", "backup"):
         return _curator_backup(value, where)
-    if (section, key) == ("terminal", "sandbox") and isinstance(value, bool):
+    if (section, key) in (("terminal", "sandbox"), ("terminal", "network")) and isinstance(
+        value, bool
+    ):
         value = "on" if value else "off"
     if isinstance(value, str):
         alias = VALUE_ALIASES.get((section, key), {})
@@ -549,15 +565,29 @@ def _check_tool_limits(
 
 def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Loaded) -> None:
     """terminal.sandbox is one of its modes; every allow/deny entry is a command prefix."""
-    from hermes_tui.core.tools.sandbox import SANDBOX_MODES
+    from hermes_tui.core.tools.registry import APPROVAL_MODES
+    from hermes_tui.core.tools.sandbox import NETWORK_MODES, SANDBOX_MODES
 
     terminal = loaded.sections["terminal"]
-    sandbox = terminal.get("sandbox")
-    if sandbox is not None and sandbox not in SANDBOX_MODES:
-        where = f"{path}:{lines.get(('terminal', 'sandbox'), '?')}"
-        raise ConfigError(
-            f"{where}: terminal.sandbox {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}"
-        )
+    for key, allowed in (
+        ("sandbox", SANDBOX_MODES),
+        ("mode", ("auto", *APPROVAL_MODES)),
+        ("network", NETWORK_MODES),
+    ):
+        value = terminal.get(key)
+        if value is not None and value not in allowed:
+            where = f"{path}:{lines.get(('terminal', key), '?')}"
+            raise ConfigError(
+                f"{where}: terminal.{key} {value!r} is not one of {', '.join(allowed)}"
+            )
+    for key in ("writable_roots", "deny_read"):
+        for entry in terminal.get(key, ()):
+            if not Path(entry).expanduser().is_absolute():
+                where = f"{path}:{lines.get(('terminal', key), '?')}"
+                raise ConfigError(
+                    f"{where}: terminal.{key} entries must be absolute or start with ~, "
+                    f"not {entry!r}"
+                )
     for key in ("allow", "deny"):
         for entry in terminal.get(key, ()):
             # The parser (tree-sitter-bash) is imported only when there is a prefix to check.
@@ -637,6 +667,10 @@ def load_config(
     if model.get("provider") not in (None, *PROVIDERS):
         raise ConfigError(f"provider {model['provider']!r} is not one of {', '.join(PROVIDERS)}")
 
+    if overrides is not None:
+        for key, flag in (("mode", overrides.mode), ("sandbox", overrides.sandbox)):
+            if flag:
+                values["terminal"][key] = flag
     sections = {name: cls(**values[name]) for name, cls in SECTIONS.items()}
     for warning in loaded.warnings:
         log.warning("%s", warning)

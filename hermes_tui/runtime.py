@@ -50,8 +50,15 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.skills.runtime import SkillRuntimeSettings
     from hermes_tui.core.tools.mcp import McpManager
-    from hermes_tui.core.tools.registry import Approver, CommandApprover, Tool, ToolRegistry
+    from hermes_tui.core.tools.registry import (
+        ApprovalMode,
+        Approver,
+        CommandApprover,
+        Tool,
+        ToolRegistry,
+    )
     from hermes_tui.core.tools.results import ResultLimits
+    from hermes_tui.core.tools.sandbox import SandboxStatus
 
 
 log = logging.getLogger(__name__)
@@ -105,6 +112,7 @@ class Runtime:
     started_at: float = field(default_factory=time.time, repr=False)
     _last_activity: tuple[float | None] | None = field(default=None, repr=False)
     _catalog: SessionCatalog | None = field(default=None, repr=False)
+    _sandbox_status: SandboxStatus | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -229,6 +237,7 @@ class Runtime:
         from hermes_tui.core.tools.files import make_file_tools
         from hermes_tui.core.tools.memory import make_memory_tools
         from hermes_tui.core.tools.registry import ToolRegistry
+        from hermes_tui.core.tools.sandbox import DEFAULT_NETWORK_ALLOW
         from hermes_tui.core.tools.session_search import make_session_search_tools
         from hermes_tui.core.tools.skills import make_skill_tools
         from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
@@ -243,9 +252,13 @@ class Runtime:
                         allow=terminal.allow,
                         deny=terminal.deny,
                         sandbox=terminal.sandbox,  # type: ignore[arg-type]
-                        network=terminal.network,
+                        network=terminal.network,  # type: ignore[arg-type]
+                        network_allow=(*DEFAULT_NETWORK_ALLOW, *terminal.network_allow),
                         env_passthrough=terminal.env_passthrough,
+                        writable_roots=tuple(Path(p).expanduser() for p in terminal.writable_roots),
+                        deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
                         hermes_home=self.home,
+                        cache_dir=self.sandbox_cache_dir(),
                     )
                 ),
                 *make_file_tools(
@@ -468,6 +481,27 @@ class Runtime:
             atomic_write_text(marker, digest + "\n")
         return keys
 
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether commands run in the OS sandbox here, and why not (probed once)."""
+        from hermes_tui.core.tools.sandbox import probe
+
+        if self._sandbox_status is None:
+            self._sandbox_status = probe(self.config.terminal.sandbox)  # type: ignore[arg-type]
+        return self._sandbox_status
+
+    def approval_mode(self) -> ApprovalMode:
+        """terminal.mode, with auto resolved: sandboxed where the sandbox works, else strict."""
+        mode = self.config.terminal.mode
+        if mode == "auto":
+            return "sandboxed" if self.sandbox_status().active else "strict"
+        return mode  # type: ignore[return-value]
+
+    def sandbox_cache_dir(self) -> Path:
+        """The sandbox's private cache: tools' caches go here, never onto PATH."""
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("hermes-tui")) / "sandbox"
+
     def skill_runtime_settings(self) -> SkillRuntimeSettings:
         """What a viewed or invoked skill may need: the environment (with .env), skills.config."""
         from hermes_tui.core.skills.runtime import SkillRuntimeSettings
@@ -629,6 +663,7 @@ class Runtime:
             approver=approver or deny_all,
             command_approver=command_approver,
             session_id=info.id,
+            approval_mode=self.approval_mode(),
         )
         agent = Agent(
             provider=self.provider(),

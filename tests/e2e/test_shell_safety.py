@@ -90,9 +90,9 @@ def test_dangerous_commands_are_refused_with_their_reason_and_nothing_runs(
 def test_with_yolo_the_sandbox_still_stops_a_delete_outside_the_working_directory(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("/var/tmp is not writable here")
-    victim = Path("/var/tmp") / f"hermes-yolo-test-{uuid.uuid4().hex[:8]}"
+    if not os.access(Path.home(), os.W_OK):
+        pytest.skip("the home folder is not writable here")
+    victim = Path.home() / f".hermes-yolo-test-{uuid.uuid4().hex[:8]}"
     (victim / "data").mkdir(parents=True)
     try:
         work = tmp_path / "work"
@@ -104,7 +104,7 @@ def test_with_yolo_the_sandbox_still_stops_a_delete_outside_the_working_director
             Reply(text="done"),
         )
         result = chat(home, work, os.environ["PATH"], "--yolo")
-        assert "--yolo: running without approval" in result.stderr
+        assert result.returncode == 0, result.stderr
         assert (victim / "data").is_dir()
         tool_results = [
             json.loads(m["content"])

@@ -103,7 +103,25 @@ def _write(path: Path, data: bytes) -> None:
 def restore(before: GitSnapshot | None, workdir: Path) -> list[str]:
     """Put back what the command changed that would run later; what was undone, in words."""
     if before is None:
-        return []
+        created = _git_dir(workdir)
+        if created is None:
+            return []
+        # A repository the command made itself (`git init`, `git clone .`): git's own
+        # templates (`*.sample` hooks, a config without programs) are what it may keep.
+        hooks = _hooks(created) or {}
+        before = GitSnapshot(
+            created, None, {name: v for name, v in hooks.items() if name.endswith(".sample")}
+        )
+        config_path = created / "config"
+        if config_path.is_file():
+            risky = risky_settings(config_path.read_text(encoding="utf-8", errors="replace"))
+            if risky:
+                aside = config_path.with_name("config.refused")
+                os.replace(config_path, aside)
+                keys = ", ".join(sorted({key for key, _ in risky}))
+                undone = [f"made a repository whose .git/config sets {keys}; moved to {aside}"]
+                return undone + _restore_hooks(before, created)
+        return _restore_hooks(before, created)
     undone: list[str] = []
     git_dir = _git_dir(workdir)
     if git_dir is None:
@@ -123,6 +141,11 @@ def restore(before: GitSnapshot | None, workdir: Path) -> list[str]:
                 _write(config_path, before.config)
             keys = ", ".join(sorted({key for key, _ in new}))
             undone.append(f"set {keys} in .git/config (git would run it later); put back")
+    return undone + _restore_hooks(before, git_dir)
+
+
+def _restore_hooks(before: GitSnapshot, git_dir: Path) -> list[str]:
+    undone: list[str] = []
     hooks_after = _hooks(git_dir)
     if before.hooks is not None and hooks_after != before.hooks:
         folder = git_dir / "hooks"

@@ -53,6 +53,12 @@ class CommandApproval:
 
 
 CommandDecision = Literal["once", "session", "deny"]
+# How much asks before it runs (README, "Approval modes"): sandboxed runs in the OS sandbox and
+# asks for what the policy labels dangerous, for destroying work, for leaving the sandbox and
+# for unlisted network; strict runs only what is proven read-only; plan reads and proposes;
+# yolo asks nothing (the sandbox still applies).
+ApprovalMode = Literal["sandboxed", "strict", "plan", "yolo"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("sandboxed", "strict", "plan", "yolo")
 CommandApprover = Callable[[CommandApproval], CommandDecision]
 
 
@@ -73,6 +79,8 @@ class ToolContext:
     # What the user allowed for the rest of this conversation (shell_policy.Grant: a
     # command prefix with the category and target of the approved finding).
     command_grants: set[Any] = field(default_factory=set)
+    # The conversation's approval mode; a face changes it (/mode, shift+tab) between turns.
+    approval_mode: ApprovalMode = "sandboxed"
 
 
 @dataclass(frozen=True)
@@ -270,4 +278,12 @@ class ToolRegistry:
         problem = self.validation_error(tool, arguments)
         if problem:
             return {"success": False, "error": problem}
+        if context.approval_mode == "plan" and not tool.read_only and tool.name != "terminal":
+            # The terminal decides for itself: a command proven read-only still runs.
+            return {
+                "success": False,
+                "denied": True,
+                "error": f"plan mode: {name} changes things, so it is not run until the user "
+                "leaves plan mode. Read, search and propose the change instead.",
+            }
         return tool.handler(arguments, context)

@@ -1,16 +1,30 @@
-"""The second wall around terminal commands: bubblewrap, and the environment children get.
+"""The wall around terminal commands: a bubblewrap profile, and the environment children get.
 
-The shell policy decides what may run; this limits what anything that runs can touch,
-whatever the policy said. With `bwrap` on PATH (terminal.sandbox: auto or on) a command sees
-the whole filesystem read-only except the working directory, /tmp and a few build caches;
-the hermes home's secrets and learned state stay read-only even when the home lies inside a
-writable place; `terminal.network: false` gives it no network at all. bubblewrap also sets
-no_new_privs, so sudo and other setuid programs cannot gain rights inside.
-Children never inherit provider keys or secret-looking variables (`scrubbed_env`).
+The shell policy explains and asks; this decides what anything that runs can touch, however the
+command is spelt and whatever program it starts. With `bwrap` on PATH (terminal.sandbox: auto or
+on) a command sees:
+- the whole filesystem read-only, the user's home included, whether a path exists or not (a
+  read-only mount refuses to create files too); writable only the working directory,
+  `terminal.writable_roots`, a private cache folder (tools' caches are pointed there by
+  environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
+- inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
+  `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts);
+  such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
+  of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
+- unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
+  hermes home `.env`, the session databases, `cache/`, `pending/`, `logs/` (an empty read-only
+  tmpfs over a folder, /dev/null over a file);
+- no network (its own network namespace, where abstract Unix sockets are out of reach too) unless
+  `terminal.network` is `allowlist` (egress only through the filtering proxy, netproxy.py,
+  bridged in by `socat`) or `on`;
+- no privileges: a user namespace with every capability dropped (also as root), no_new_privs,
+  its own session (no keystrokes into the user's terminal), dies with hermes-tui; the runtime
+  folder, container engine and multiplexer sockets are hidden and their variables scrubbed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -21,51 +35,130 @@ from typing import Literal
 
 SandboxMode = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
+NetworkMode = Literal["off", "allowlist", "on"]
+NETWORK_MODES: tuple[NetworkMode, ...] = ("off", "allowlist", "on")
+# The public package registries of Python, JavaScript, Rust and Go, and nothing else.
+DEFAULT_NETWORK_ALLOW = (
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "registry.yarnpkg.com",
+    "crates.io",
+    "index.crates.io",
+    "static.crates.io",
+    "proxy.golang.org",
+    "sum.golang.org",
+)
 
 PROVIDER_KEYS = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"})
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
-# In the hermes home: what a terminal command must never change (memory and skill tools do,
-# with their scans; config.yaml holds terminal.allow).
-PROTECTED_IN_HOME = (
+# Ways out of the sandbox through a process outside it: agents, buses, multiplexers, displays.
+SCRUBBED_VARIABLES = frozenset(
+    {
+        "SSH_AUTH_SOCK",
+        "SSH_AGENT_PID",
+        "GPG_AGENT_INFO",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "TMUX",
+        "TMUX_PANE",
+        "STY",
+        "XDG_RUNTIME_DIR",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "DOCKER_HOST",
+        "KRB5CCNAME",
+    }
+)
+# Under the user's home: credentials no command needs to read (terminal.deny_read adds more).
+CREDENTIALS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gh",
+    ".config/hub",
+    ".config/op",
+    ".password-store",
+    ".local/share/keyrings",
+    ".pypirc",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d",
+    ".vault-token",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+)
+# In the hermes home: what no command may read (the home as a whole is read-only).
+UNREADABLE_IN_HOME = (
     ".env",
-    "config.yaml",
-    "SOUL.md",
     "sessions.db",
     "sessions.db-wal",
     "sessions.db-shm",
-    "memories",
-    "skills",
+    "state.db",
+    "state.db-wal",
+    "state.db-shm",
+    "cache",
     "pending",
-    "cache",  # the scanner's remembered verdicts: a forged "allow" would skip its scan
+    "logs",
 )
-# Per-user caches package managers and build tools write to; read-only they break installs.
-WRITABLE_CACHES = (".cache", ".npm", ".cargo", ".rustup", "go", ".m2", ".gradle", ".yarn")
-# Inside those caches, what runs later outside the sandbox: folders on PATH, files the shell
-# start-up sources, configs and init scripts every build reads. Bound read-only again.
-PERSISTENT_IN_CACHES = (
-    ".cargo/bin",
-    ".cargo/env",
-    ".cargo/config",
-    ".cargo/config.toml",
-    "go/bin",
-    ".gradle/init.d",
-    ".gradle/init.gradle",
-    ".gradle/gradle.properties",
-    ".m2/settings.xml",
+# In the working directory: what runs later, outside the sandbox, when the user works there.
+PROTECTED_IN_WORKDIR = (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc")
+# Sockets of processes outside the sandbox that would run what they are told.
+HIDDEN_SOCKETS = (
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/podman",
+    "/var/run/podman",
+    "/run/containerd",
+    "/var/run/containerd",
+    "/run/screen",
+    "/var/run/screen",
+    "/run/dbus",
+    "/var/run/dbus",
 )
-# In the working directory: git hooks run later, outside the sandbox, when the user runs
-# git. (.git/config stays writable, for `git config user.name`, `push -u`, `remote add`;
-# gitguard.py undoes a command's change to it that would make git run a program.)
-PERSISTENT_IN_WORKDIR = (".git/hooks",)
+# Where tools keep caches, pointed into the private cache folder (none is on PATH).
+CACHE_VARIABLES = {
+    "XDG_CACHE_HOME": "xdg",
+    "PIP_CACHE_DIR": "pip",
+    "npm_config_cache": "npm",
+    "YARN_CACHE_FOLDER": "yarn",
+    "CARGO_HOME": "cargo",
+    "GOPATH": "go",
+    "GOCACHE": "go-build",
+    "GOMODCACHE": "go/pkg/mod",
+    "GRADLE_USER_HOME": "gradle",
+    "UV_CACHE_DIR": "uv",
+    "POETRY_CACHE_DIR": "poetry",
+    "PYTHONPYCACHEPREFIX": "pycache",
+}
+PROXY_PORT = 3128
+PROXY_SOCKET_INSIDE = "/tmp/.hermes-proxy/proxy.sock"
 
 
 def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
-    """`environ` without provider keys and secret-looking names, except those passed through."""
+    """`environ` without provider keys, secret-looking names and the variables that lead to a
+    process outside the sandbox, except those passed through."""
     keep = set(passthrough)
     return {
         name: value
         for name, value in environ.items()
-        if name in keep or not (name in PROVIDER_KEYS or SECRET_NAME.search(name))
+        if name in keep
+        or not (name in PROVIDER_KEYS or name in SCRUBBED_VARIABLES or SECRET_NAME.search(name))
     }
 
 
@@ -74,6 +167,7 @@ class SandboxStatus:
     active: bool
     detail: str  # how it runs, or why it does not
     bwrap: str | None = None
+    socat: str | None = None  # the bridge into the network namespace (allowlist mode)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -94,7 +188,7 @@ def probe(
         )
     try:
         trial = subprocess.run(
-            [bwrap, *_base_args(network=False), "--", "true"],
+            [bwrap, *_isolation(network="off"), "--ro-bind", "/", "/", "--", "true"],
             capture_output=True,
             text=True,
             timeout=15,
@@ -107,19 +201,19 @@ def probe(
             False,
             f"bwrap at {bwrap} cannot create a sandbox here ({why}); are user namespaces off?",
         )
-    return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap)
+    return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap, which("socat"))
 
 
-def _base_args(network: bool) -> list[str]:
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
-    if not network:
+def _isolation(network: NetworkMode) -> list[str]:
+    args = ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts"]
+    args += ["--unshare-cgroup-try", "--cap-drop", "ALL", "--new-session", "--die-with-parent"]
+    if network != "on":
         args.append("--unshare-net")
     return args
 
 
 @dataclass(frozen=True)
-class SandboxSpec:
+class Profile:
     """What one command may touch."""
 
     bwrap: str
@@ -127,24 +221,116 @@ class SandboxSpec:
     cwd: Path
     hermes_home: Path
     user_home: Path
-    network: bool = True
-    extra_writable: tuple[Path, ...] = ()
+    cache_dir: Path  # private, writable, never on PATH
+    network: NetworkMode = "allowlist"
+    writable_roots: tuple[Path, ...] = ()
+    deny_read: tuple[Path, ...] = ()
+    proxy_socket: Path | None = None  # the filtering proxy's socket on the host (allowlist)
+    socat: str | None = None
+    runtime_dir: Path | None = None  # $XDG_RUNTIME_DIR, hidden
+
+    def unreadable(self) -> list[Path]:
+        paths = [self.user_home / name for name in CREDENTIALS]
+        paths += [self.hermes_home / name for name in UNREADABLE_IN_HOME]
+        return [*paths, *self.deny_read]
+
+    def protected(self) -> list[Path]:
+        return [self.workdir / name for name in PROTECTED_IN_WORKDIR]
 
 
-def bwrap_argv(spec: SandboxSpec, argv: list[str], exists: Callable[[Path], bool]) -> list[str]:
-    """`argv` wrapped in bubblewrap as `spec` says; `exists` tells which paths to bind."""
-    args = [spec.bwrap, *_base_args(spec.network)]
-    writable = [Path("/tmp"), spec.workdir, *spec.extra_writable]
-    writable += [spec.user_home / name for name in WRITABLE_CACHES]
-    for path in dict.fromkeys(writable):
+def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]) -> list[str]:
+    """`argv` wrapped in bubblewrap as `profile` says; `exists` tells which paths to mount over.
+
+    Order matters: each mount lies over the ones before it, so the private /tmp comes first, the
+    writable places next, then what must stay read-only inside them, then what must not be read
+    at all.
+    """
+    args = [profile.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += ["--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+    hidden = [Path(p) for p in HIDDEN_SOCKETS]
+    if profile.runtime_dir is not None:
+        hidden.append(profile.runtime_dir)
+    # /var/run is usually a link to /run: mount over the real place, once.
+    for path in dict.fromkeys(Path(os.path.realpath(p)) for p in hidden):
+        args += _hide(path, exists)
+    for path in dict.fromkeys([profile.workdir, *profile.writable_roots, profile.cache_dir]):
         if exists(path):
             args += ["--bind", str(path), str(path)]
-    # Bound after the writable places, so these stay read-only even inside them.
-    read_only = [spec.hermes_home / name for name in PROTECTED_IN_HOME]
-    read_only += [spec.user_home / name for name in PERSISTENT_IN_CACHES]
-    read_only += [spec.workdir / name for name in PERSISTENT_IN_WORKDIR]
+    read_only = [profile.hermes_home, *profile.protected()]
     for path in dict.fromkeys(read_only):
         if exists(path):
             args += ["--ro-bind", str(path), str(path)]
-    args += ["--chdir", str(spec.cwd), "--", *argv]
+    for path in dict.fromkeys(profile.unreadable()):
+        args += _hide(path, exists)
+    env: list[str] = []
+    for name, sub in CACHE_VARIABLES.items():
+        env += ["--setenv", name, str(profile.cache_dir / sub)]
+    network = profile.network
+    if network == "allowlist" and (profile.proxy_socket is None or profile.socat is None):
+        network = "off"  # no bridge: no network at all, never an open one
+    args += _isolation(network)
+    if network == "allowlist":
+        assert profile.proxy_socket is not None and profile.socat is not None
+        args += ["--bind", str(profile.proxy_socket), PROXY_SOCKET_INSIDE]
+        proxy = f"http://127.0.0.1:{PROXY_PORT}"
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            env += ["--setenv", name, proxy]
+        env += ["--setenv", "all_proxy", proxy, "--setenv", "npm_config_proxy", proxy]
+        env += ["--setenv", "npm_config_https_proxy", proxy, "--setenv", "PIP_PROXY", proxy]
+        env += ["--setenv", "NO_PROXY", "", "--setenv", "no_proxy", ""]
+        argv = _with_bridge(profile.socat, argv)
+    args += env
+    args += ["--chdir", str(profile.cwd), "--", *argv]
     return args
+
+
+def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:
+    """Mounts that make `path` empty and unreadable: a read-only tmpfs over a folder, /dev/null
+    over anything else. Nothing when it does not exist (and it cannot be created: / is
+    read-only, and a writable place that could hold it is handled by the sweep)."""
+    if not exists(path):
+        return []
+    if path.is_dir() and not path.is_symlink():
+        return ["--tmpfs", str(path), "--remount-ro", str(path)]
+    return ["--ro-bind", "/dev/null", str(path)]
+
+
+def _with_bridge(socat: str, argv: list[str]) -> list[str]:
+    """Start the bridge from 127.0.0.1:PROXY_PORT to the proxy's socket, wait until it listens
+    (at most 0.5 s), then run the command."""
+    listening = f":{PROXY_PORT:04X} 00000000:0000 0A"
+    script = (
+        f"{socat} TCP-LISTEN:{PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "
+        f"UNIX-CONNECT:{PROXY_SOCKET_INSIDE} 2>/dev/null &\n"
+        "for _ in $(seq 500); do "
+        f"grep -q '{listening}' /proc/net/tcp 2>/dev/null && break; sleep 0.001; done\n"
+        'exec "$@"\n'
+    )
+    return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
+
+
+def sweep_created(
+    protected: Iterable[Path], existed: set[Path], quarantine: Path
+) -> list[tuple[Path, Path]]:
+    """Protected paths that did not exist before the command and do now, moved into
+    `quarantine` (never deleted: the user may want to look). Returns (from, to) pairs."""
+    moved: list[tuple[Path, Path]] = []
+    for path in protected:
+        if path in existed or not os.path.lexists(path):
+            continue
+        quarantine.mkdir(parents=True, exist_ok=True)
+        target = quarantine / path.name.lstrip(".")
+        serial = 1
+        while os.path.lexists(target):
+            serial += 1
+            target = quarantine / f"{path.name.lstrip('.')}.{serial}"
+        os.replace(path, target)
+        moved.append((path, target))
+    return moved
+
+
+def describe(profile_paths: Mapping[str, Iterable[Path | str]]) -> list[str]:
+    """Lines for `doctor`: what is writable, unreadable, and where the network goes."""
+    return [
+        f"{name}: {', '.join(map(str, paths)) or '(none)'}" for name, paths in profile_paths.items()
+    ]

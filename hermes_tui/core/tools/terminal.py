@@ -1,18 +1,20 @@
 """The terminal toolset: run a shell command in a working directory that persists across calls.
 
-Three steps per call: the shell policy (shell_policy/) decides allow / ask / deny with a
-reason; "ask" goes to the approver (the TUI's dialog, which can also allow a prefix for the
-session; the CLI refuses unless --yolo); then the command runs with a scrubbed environment,
-inside bubblewrap when the sandbox is on (sandbox.py). Output is captured through a temp
-file (no pipe can fill up and stall the command) and the exit code returned; the registry
-caps what the model sees.
+Per call: the shell policy (shell_policy/) decides allow / ask / deny with a reason; the
+conversation's approval mode decides what of that asks (sandboxed: the policy's dangerous
+categories, destroying work in the workspace, leaving the sandbox; strict: anything not proven
+read-only; plan: anything not read-only is refused; yolo: nothing), and in every mode a command
+that reaches for hermes-tui itself asks. "ask" goes to the approver (the app's dialog; the CLI
+refuses unless --yolo). Then the command runs with a scrubbed environment inside the OS sandbox
+(sandbox.py), its network through the filtering proxy (netproxy.py), and protected paths it
+created are moved aside afterwards. Output is captured through a temp file (no pipe can fill up
+and stall the command); the registry caps what the model sees.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -22,14 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 from hermes_tui.core.tools.registry import CommandApproval, Tool, ToolContext
 from hermes_tui.core.tools.sandbox import (
+    DEFAULT_NETWORK_ALLOW,
+    NetworkMode,
+    Profile,
     SandboxMode,
-    SandboxSpec,
     SandboxStatus,
     bwrap_argv,
     probe,
     scrubbed_env,
+    sweep_created,
 )
 
 # A memory bound on what one command may return; what the model sees is capped centrally at
@@ -46,18 +52,24 @@ class TerminalSettings:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     sandbox: SandboxMode = "auto"
-    network: bool = True
+    network: NetworkMode = "allowlist"
+    network_allow: tuple[str, ...] = DEFAULT_NETWORK_ALLOW
     env_passthrough: tuple[str, ...] = ()
+    writable_roots: tuple[Path, ...] = ()
+    deny_read: tuple[Path, ...] = ()
     hermes_home: Path | None = None
+    cache_dir: Path | None = None  # the sandbox's private cache (None: under the hermes home)
     environ: Mapping[str, str] | None = field(default=None, repr=False)  # None: os.environ
 
 
 class Sandbox:
-    """Probes bubblewrap once, on the first command, and wraps commands while active."""
+    """Probes bubblewrap once, on the first command, and wraps commands while active; owns the
+    filtering proxy of the conversation's commands."""
 
     def __init__(self, settings: TerminalSettings) -> None:
         self.settings = settings
         self._status: SandboxStatus | None = None
+        self._proxy: FilteringProxy | None = None
 
     @property
     def status(self) -> SandboxStatus:
@@ -65,19 +77,72 @@ class Sandbox:
             self._status = probe(self.settings.sandbox)
         return self._status
 
-    def argv(self, argv: list[str], context: ToolContext) -> list[str]:
+    @property
+    def network(self) -> NetworkMode:
+        """The network a sandboxed command really gets (allowlist needs socat for its bridge)."""
+        if self.settings.network == "allowlist" and self.status.socat is None:
+            return "off"
+        return self.settings.network
+
+    def cache_dir(self) -> Path:
+        if self.settings.cache_dir is not None:
+            return self.settings.cache_dir
+        return Path(tempfile.gettempdir()) / f"hermes-tui-sandbox-cache-{os.getuid()}"
+
+    def proxy(self, context: ToolContext, command: str) -> FilteringProxy:
+        if self._proxy is None:
+            self._proxy = FilteringProxy(self.settings.network_allow)
+            self._proxy.start()
+        self._proxy.state.command = command
+        self._proxy.state.ask = lambda host, cmd: _ask_network(host, cmd, context)
+        return self._proxy
+
+    def argv(self, argv: list[str], context: ToolContext, command: str) -> list[str]:
         status = self.status
         if not status.active or status.bwrap is None:
             return argv
-        spec = SandboxSpec(
+        cache = self.cache_dir()
+        cache.mkdir(parents=True, exist_ok=True)
+        network = self.network
+        proxy = self.proxy(context, command) if network == "allowlist" else None
+        runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+        profile = Profile(
             bwrap=status.bwrap,
             workdir=context.workdir,
             cwd=context.cwd,
             hermes_home=self.settings.hermes_home or Path("/nonexistent"),
             user_home=Path.home(),
-            network=self.settings.network,
+            cache_dir=cache,
+            network=network,
+            writable_roots=self.settings.writable_roots,
+            deny_read=self.settings.deny_read,
+            proxy_socket=proxy.socket_path if proxy else None,
+            socat=status.socat,
+            runtime_dir=Path(runtime_dir) if runtime_dir else None,
         )
-        return bwrap_argv(spec, argv, exists=os.path.lexists)
+        return bwrap_argv(profile, argv, exists=os.path.lexists)
+
+    def connections(self) -> list[Connection]:
+        return self._proxy.state.take_log() if self._proxy is not None else []
+
+    def close(self) -> None:
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
+
+
+def _ask_network(host: str, command: str, context: ToolContext) -> str:
+    """The proxy's question about an unlisted host, asked as a terminal approval."""
+    if context.approval_mode == "yolo":
+        return "once"
+    request = CommandApproval(
+        command,
+        f"it connects to {host}, which is not on terminal.network_allow",
+        (f"connections to {host}",),
+    )
+    if context.command_approver is not None:
+        return context.command_approver(request)
+    return "once" if context.approver(command, request.reason) else "deny"
 
 
 def _cap(text: str) -> str:
@@ -96,23 +161,27 @@ def run_command(
     env: Mapping[str, str] | None = None,
     wrap: Any = None,
 ) -> dict[str, Any]:
-    """Run `command` with bash in context.cwd; `wrap` turns the argv into a sandboxed one."""
+    """Run `command` with bash in context.cwd; `wrap(argv)` turns the argv into a sandboxed one.
+
+    The shell's last directory comes back through a file descriptor handed down (the
+    sandbox's /tmp is not ours, so a path would not do).
+    """
     with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
         out_path = Path(scratch) / "out"
         cwd_path = Path(scratch) / "cwd"
-        script = (
-            f"{command}\n__hermes_rc=$?\npwd > {shlex.quote(str(cwd_path))}\nexit $__hermes_rc\n"
-        )
-        with out_path.open("wb") as out:
+        with out_path.open("wb") as out, cwd_path.open("wb") as cwd_file:
+            fd = cwd_file.fileno()
+            script = f"{command}\n__hermes_rc=$?\npwd >&{fd} 2>/dev/null\nexit $__hermes_rc\n"
             argv = ["bash", "-c", script]
             process = subprocess.Popen(
-                wrap(argv, context) if wrap is not None else argv,
+                wrap(argv) if wrap is not None else argv,
                 cwd=context.cwd,
                 env=dict(env) if env is not None else None,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(fd,),
             )
             deadline = time.monotonic() + timeout
             stopped = ""
@@ -128,9 +197,10 @@ def run_command(
                     break
                 time.sleep(0.02)
         output = out_path.read_bytes().decode("utf-8", errors="replace")
-        if cwd_path.exists():
-            new_cwd = Path(cwd_path.read_text(encoding="utf-8").strip())
-            if new_cwd.is_dir():
+        reported = cwd_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        if reported:
+            new_cwd = Path(reported[-1])
+            if new_cwd.is_absolute() and new_cwd.is_dir():
                 context.cwd = new_cwd
     result: dict[str, Any] = {
         "success": not stopped and process.returncode == 0,
@@ -149,24 +219,58 @@ def _refusal(text: str) -> dict[str, Any]:
     return {"success": False, "denied": True, "error": text}
 
 
-def _approved(command: str, verdict: Any, context: ToolContext) -> bool:
+def _approved(command: str, reason: str, context: ToolContext, verdict: Any = None) -> bool:
+    grants = verdict.grants if verdict is not None else ()
+    prefixes = verdict.prefixes if verdict is not None else ()
     if context.command_approver is None:
-        return bool(context.approver(command, verdict.reason))
-    decision = context.command_approver(CommandApproval(command, verdict.reason, verdict.prefixes))
+        return bool(context.approver(command, reason))
+    decision = context.command_approver(CommandApproval(command, reason, prefixes))
     if decision == "session":
-        context.command_grants.update(verdict.grants)
+        context.command_grants.update(grants)
     return decision in ("once", "session")
+
+
+def _git_tracked(workdir: Path):
+    """(tracked, dirty) for destroys_work; without a repository nothing is tracked."""
+    if not (workdir / ".git").exists():
+        return (lambda _path: False), (lambda: False)
+
+    def tracked(path: str) -> bool:
+        try:
+            found = subprocess.run(
+                ["git", "-C", str(workdir), "ls-files", "-z", "--", path],
+                capture_output=True,
+                timeout=10,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return True  # cannot tell: ask
+        return found.returncode != 0 or bool(found.stdout)
+
+    def dirty() -> bool:
+        try:
+            found = subprocess.run(
+                ["git", "-C", str(workdir), "status", "--porcelain"],
+                capture_output=True,
+                timeout=10,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return True
+        return found.returncode != 0 or bool(found.stdout.strip())
+
+    return tracked, dirty
 
 
 def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     settings = settings or TerminalSettings()
     sandbox = Sandbox(settings)
 
-    def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    def questions(command: str, context: ToolContext, outside: bool) -> tuple[str | None, Any]:
+        """(why this command asks in the conversation's mode, the policy verdict); a reason
+        starting with "plan mode" or "not run" refuses outright."""
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
+        from hermes_tui.core.tools.shell_policy.guards import destroys_work, reaches_hermes
+        from hermes_tui.core.tools.shell_policy.readonly import prove_read_only
 
-        command = str(args["command"])
-        timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
         verdict = decide(
             command,
             context.cwd,
@@ -176,14 +280,57 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             tuple(context.command_grants),
         )
         if verdict.action == "deny":
-            return _refusal(
-                f"not run: {verdict.reason}, so it is never run. Do it another way, or ask the "
-                "user to run it themselves."
+            return f"not run: {verdict.reason}, so it is never run", verdict
+        mode = context.approval_mode
+        reasons: list[str] = []
+        if settings.hermes_home is not None and (
+            why := reaches_hermes(command, str(settings.hermes_home))
+        ):
+            reasons.append(why)  # every mode, yolo included: self-approval is for a human
+        if mode in ("strict", "plan") or (mode == "sandboxed" and not sandbox.status.active):
+            proof = prove_read_only(
+                command, str(context.cwd), str(context.workdir), realpath=os.path.realpath
             )
-        if verdict.action == "ask" and not _approved(command, verdict, context):
+            if not proof.proven or verdict.action == "ask":
+                why_not = proof.reason or verdict.reason
+                if mode == "plan":
+                    return f"plan mode: only commands proven read-only run ({why_not})", verdict
+                label = "strict mode" if mode == "strict" else "no sandbox here (strict mode)"
+                reasons.append(f"{label}: {why_not}")
+        elif mode == "sandboxed":
+            if verdict.action == "ask":
+                reasons.append(verdict.reason)
+            tracked, dirty = _git_tracked(context.workdir)
+            if why := destroys_work(
+                command, str(context.cwd), str(context.workdir), tracked, dirty
+            ):
+                reasons.append(why)
+        if outside and mode != "yolo":
+            reasons.append("it asks to run outside the sandbox")
+        return ("; and ".join(dict.fromkeys(reasons)) or None), verdict
+
+    def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        command = str(args["command"])
+        timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
+        outside = args.get("sandbox") is False
+        if outside and not str(args.get("justification") or "").strip():
             return _refusal(
-                f"not run: this command needs approval ({verdict.reason}) and it was not "
-                "approved. Find a safer way, or ask the user to run it themselves."
+                "not run: sandbox: false needs a justification saying why the command cannot "
+                "run in the sandbox; the user sees it when asked"
+            )
+        why, verdict = questions(command, context, outside)
+        if why is not None and why.startswith(("not run", "plan mode")):
+            return _refusal(
+                f"{why}. Do it another way, or ask the user to run it themselves."
+                if why.startswith("not run")
+                else f"{why}. Propose the command to the user instead."
+            )
+        if outside:
+            why = f"{why} ({args.get('justification')})"
+        if why is not None and not _approved(command, why, context, verdict):
+            return _refusal(
+                f"not run: this command needs approval ({why}) and it was not approved. Find a "
+                "safer way, or ask the user to run it themselves."
             )
         if settings.sandbox == "on" and not sandbox.status.active:
             return {
@@ -194,14 +341,34 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         environ = os.environ if settings.environ is None else settings.environ
         env = scrubbed_env(environ, settings.env_passthrough)
         from hermes_tui.core.tools import gitguard
+        from hermes_tui.core.tools.sandbox import PROTECTED_IN_WORKDIR
 
         before = gitguard.snapshot(context.workdir)
-        result = run_command(command, context, timeout, env=env, wrap=sandbox.argv)
+        swept = [
+            context.workdir / name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")
+        ]
+        existed = {path for path in swept if os.path.lexists(path)}
+        wrap = None if outside else (lambda argv: sandbox.argv(argv, context, command))
+        result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore(before, context.workdir)
+        quarantine = _quarantine_dir(settings, context)
+        moved = sweep_created(swept, existed, quarantine) if sandbox.status.active else []
+        connections = sandbox.connections()
+        if connections:
+            result["network"] = [
+                {"host": c.host, "port": c.port, "allowed": c.allowed, "how": c.how}
+                for c in connections
+            ]
+        if moved:
+            undone.append(
+                "created "
+                + ", ".join(str(old.relative_to(context.workdir)) for old, _ in moved)
+                + f", which run later outside the sandbox; moved aside to {quarantine}"
+            )
         if undone:
             result["success"] = False
             result["error"] = (
-                "the command " + "; and ".join(undone) + ". Do not change what git runs; "
+                "the command " + "; and ".join(undone) + ". Do not change what runs later; "
                 "ask the user to do it themselves."
             )
         return result
@@ -223,6 +390,15 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
                 "exclusiveMinimum": 0,
                 "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}).",
             },
+            "sandbox": {
+                "type": "boolean",
+                "description": "false asks the user to run this one command outside the sandbox "
+                "(always asks; give a justification). Leave it out otherwise.",
+            },
+            "justification": {
+                "type": "string",
+                "description": "With sandbox: false, why the command cannot run in the sandbox.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -237,3 +413,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             preview=preview,
         )
     ]
+
+
+def _quarantine_dir(settings: TerminalSettings, context: ToolContext) -> Path:
+    home = settings.hermes_home or Path(tempfile.gettempdir())
+    return home / "scratch" / (context.session_id or "no-session") / "moved-aside"

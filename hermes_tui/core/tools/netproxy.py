@@ -1,0 +1,202 @@
+"""The filtering proxy: the only way out of the sandbox's network namespace.
+
+It listens on a Unix socket that the sandbox binds in (sandbox.py bridges it to
+127.0.0.1:3128 with socat, and sets HTTP(S)_PROXY). It speaks HTTP CONNECT (for HTTPS and
+anything tunnelled) and plain HTTP with an absolute URL. A host on the allowlist (exact, or a
+subdomain of an entry) goes through; any other host is put to `ask(host, command)`, which
+answers "once" (this connection), "session" (this host until the conversation ends) or "deny".
+Every connection is recorded, so the terminal tool can say what a command reached and the taint
+tracker can mark the turn. One proxy per terminal toolset, started on the first command that
+needs it, in a daemon thread; connections are bounded in time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+import socketserver
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Decision = Literal["once", "session", "deny"]
+Ask = Callable[[str, str], Decision]
+IDLE_TIMEOUT = 120.0
+MAX_HEADER = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Connection:
+    host: str
+    port: int
+    allowed: bool
+    how: str  # "allowlist", "session", "once", "refused"
+
+
+def host_allowed(host: str, allow: Iterable[str]) -> bool:
+    host = host.lower().rstrip(".")
+    for entry in allow:
+        entry = entry.lower().strip().lstrip("*.").rstrip(".")
+        if entry and (host == entry or host.endswith("." + entry)):
+            return True
+    return False
+
+
+@dataclass
+class ProxyState:
+    allow: tuple[str, ...]
+    ask: Ask | None = None
+    command: str = ""  # the command running now, named in the question
+    session_hosts: set[str] = field(default_factory=set)
+    log: list[Connection] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def decide(self, host: str, port: int) -> Connection:
+        with self.lock:
+            if host_allowed(host, self.allow):
+                verdict = Connection(host, port, True, "allowlist")
+            elif host.lower() in self.session_hosts:
+                verdict = Connection(host, port, True, "session")
+            else:
+                answer: Decision = "deny"
+                if self.ask is not None:
+                    try:
+                        answer = self.ask(host, self.command)
+                    except Exception:  # a face that failed to ask has not said yes
+                        answer = "deny"
+                if answer == "session":
+                    self.session_hosts.add(host.lower())
+                verdict = Connection(
+                    host,
+                    port,
+                    answer in ("once", "session"),
+                    answer if answer != "deny" else "refused",
+                )
+            self.log.append(verdict)
+            return verdict
+
+    def take_log(self) -> list[Connection]:
+        with self.lock:
+            taken, self.log = self.log, []
+            return taken
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        self.connection.settimeout(IDLE_TIMEOUT)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.connection.recv(4096)
+            if not chunk:
+                return
+            head += chunk
+            if len(head) > MAX_HEADER:
+                return self._reply(431, "request header too large")
+        header, _, rest = head.partition(b"\r\n\r\n")
+        lines = header.decode("latin-1").split("\r\n")
+        try:
+            method, target, version = lines[0].split(" ", 2)
+        except ValueError:
+            return self._reply(400, "bad request line")
+        if method.upper() == "CONNECT":
+            host, _, port = target.rpartition(":")
+            host = host.strip("[]")
+            if not host or not port.isdigit():
+                return self._reply(400, "CONNECT needs host:port")
+            return self._tunnel(host, int(port), b"", connect=True)
+        if not target.lower().startswith("http://"):
+            return self._reply(400, "only absolute http:// URLs or CONNECT")
+        rest_of_url = target[len("http://") :]
+        authority, slash, path = rest_of_url.partition("/")
+        host, _, port = authority.rpartition(":") if ":" in authority else (authority, "", "80")
+        if not port.isdigit():
+            return self._reply(400, "bad port")
+        kept = [
+            line for line in lines[1:] if not line.lower().startswith(("proxy-", "connection:"))
+        ]
+        request = f"{method} /{path if slash else ''} {version}\r\n" + "\r\n".join(kept)
+        request += "\r\nConnection: close\r\n\r\n"
+        return self._tunnel(host, int(port), request.encode("latin-1") + rest, connect=False)
+
+    def _reply(self, status: int, text: str) -> None:
+        body = f"hermes-tui sandbox proxy: {text}\n".encode()
+        with contextlib.suppress(OSError):
+            self.connection.sendall(
+                f"HTTP/1.1 {status} {text}\r\nContent-Length: {len(body)}\r\n"
+                "Connection: close\r\n\r\n".encode()
+                + body
+            )
+
+    def _tunnel(self, host: str, port: int, first: bytes, *, connect: bool) -> None:
+        verdict = self.server.state.decide(host, port)
+        if not verdict.allowed:
+            return self._reply(403, f"{host} is not on terminal.network_allow and was not approved")
+        try:
+            upstream = socket.create_connection((host, port), timeout=30)
+        except OSError as exc:
+            return self._reply(502, f"cannot reach {host}:{port}: {exc}")
+        with upstream:
+            upstream.settimeout(IDLE_TIMEOUT)
+            if connect:
+                self.connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            if first:
+                upstream.sendall(first)
+            _pipe(self.connection, upstream)
+
+
+def _pipe(a: socket.socket, b: socket.socket) -> None:
+    sockets = [a, b]
+    while True:
+        ready, _, _ = select.select(sockets, [], [], IDLE_TIMEOUT)
+        if not ready:
+            return
+        for source in ready:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            (b if source is a else a).sendall(data)
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    state: ProxyState
+
+
+class FilteringProxy:
+    """One proxy on a private Unix socket; `start()` once, `close()` at the end."""
+
+    def __init__(self, allow: Iterable[str], ask: Ask | None = None) -> None:
+        self.state = ProxyState(tuple(allow), ask)
+        self._folder = Path(tempfile.mkdtemp(prefix="hermes-proxy-"))
+        os.chmod(self._folder, 0o700)
+        self.socket_path = self._folder / "proxy.sock"
+        self._server: _Server | None = None
+
+    def start(self) -> None:
+        if self._server is not None:
+            return
+        server = _Server(str(self.socket_path), _Handler)
+        server.state = self.state
+        # The sandbox may run as another user namespace's root: the socket must be connectable.
+        os.chmod(self.socket_path, 0o666)
+        self._server = server
+        threading.Thread(target=server.serve_forever, name="hermes-proxy", daemon=True).start()
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        with contextlib.suppress(OSError):
+            self.socket_path.unlink()
+            self._folder.rmdir()
