@@ -512,7 +512,12 @@ class HermesApp(App):
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
-        chat = self.part(ChatView)
+        from textual.css.query import NoMatches
+
+        try:
+            chat = self.part(ChatView)
+        except NoMatches:  # a step drawn while the app closes: its screen is gone
+            return
         if chat.current is not None and message.reply is not chat.current:
             return  # an older reply drawn again: not what the provider's thread waits for
         # Once the step is on screen: the provider's thread reads on between steps.
