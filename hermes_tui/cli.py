@@ -108,6 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="load this skill into the turn first (repeatable)",
     )
 
+    acp_parser = commands.add_parser(
+        "acp",
+        help="serve the Agent Client Protocol on stdio (Zed, JetBrains, Toad)",
+        parents=[common],
+    )
+    acp_parser.add_argument(
+        "--print-config",
+        choices=("zed", "jetbrains", "toad"),
+        help="print the settings snippet that makes the client start hermes-tui",
+    )
+
     sessions = commands.add_parser(
         "sessions", help="list, search, show and export sessions", parents=[common]
     )
@@ -252,20 +263,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _open_runtime(args: argparse.Namespace, sink=None):
-    from hermes_tui.config import Overrides
     from hermes_tui.runtime import Runtime
+
+    return Runtime.open(args.home, _overrides(args), sink=sink or _notices_to_stderr)
+
+
+def _overrides(args: argparse.Namespace):
+    from hermes_tui.config import Overrides
 
     mode = getattr(args, "mode", None)
     if getattr(args, "yolo", False):
         mode = "yolo"  # chat -q --yolo: nothing asks; the sandbox still applies
-    overrides = Overrides(
-        args.provider,
-        args.model,
-        args.base_url,
+    return Overrides(
+        getattr(args, "provider", None),
+        getattr(args, "model", None),
+        getattr(args, "base_url", None),
         mode=mode,
         sandbox="off" if getattr(args, "no_sandbox", None) else None,
     )
-    return Runtime.open(args.home, overrides, sink=sink or _notices_to_stderr)
 
 
 def _notices_to_stderr(event: object) -> None:
@@ -680,6 +695,15 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "memory":
             return cmd_memory_show(args)
+        if args.command == "acp":
+            if args.print_config:
+                from hermes_tui.acp.server import CLIENT_CONFIG
+
+                print(CLIENT_CONFIG[args.print_config])
+                return EXIT_OK
+            from hermes_tui.acp.server import serve
+
+            return serve(args.home, _overrides(args))
         if args.command in ("chat", "sessions", "review", "pending"):
             from hermes_tui import cli_chat
 

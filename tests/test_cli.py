@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_env
 
-HEAVY = ("textual", "openai", "anthropic", "jsonschema")
+HEAVY = ("textual", "openai", "anthropic", "jsonschema", "acp")
 
 PROBE = """
 import sys

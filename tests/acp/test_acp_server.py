@@ -1,0 +1,203 @@
+"""`hermes-tui acp` as an editor drives it: the SDK's own client side over stdio, against the
+loopback model (issue 29)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import cli_env, write_config
+
+acp = pytest.importorskip("acp")
+from acp import schema  # noqa: E402
+from acp.stdio import spawn_agent_process  # noqa: E402
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+class Editor:
+    """An ACP client: keeps every update and answers permission requests as told."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.updates: list[Any] = []
+        self.asked: list[Any] = []
+
+    async def request_permission(self, session_id, tool_call, options, **_):
+        self.asked.append((tool_call, options))
+        if self.answer == "cancelled":
+            return schema.RequestPermissionResponse(
+                outcome=schema.DeniedOutcome(outcome="cancelled")
+            )
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+
+    async def session_update(self, session_id, update, **_):
+        self.updates.append(update)
+
+    async def write_text_file(self, *a, **k):  # pragma: no cover - not advertised
+        raise NotImplementedError
+
+    async def read_text_file(self, *a, **k):  # pragma: no cover - not advertised
+        raise NotImplementedError
+
+    def on_connect(self, conn):
+        pass
+
+    def kinds(self) -> list[str]:
+        return [u.session_update for u in self.updates]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(u.content.text for u in self.updates if u.session_update == kind)
+
+
+async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
+    async with spawn_agent_process(
+        editor,
+        sys.executable,
+        "-m",
+        "hermes_tui",
+        "--home",
+        str(home),
+        "acp",
+        env=cli_env(OPENAI_API_KEY="test-key"),
+        cwd=str(work),
+    ) as (conn, process):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        result = await script(conn)
+        await asyncio.sleep(0.3)  # the last notifications
+        return result
+
+
+def test_a_prompt_streams_text_thought_tool_calls_and_a_diff(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "app.py").write_text("print('old')\n")
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(
+            reasoning="The file needs the new greeting.",
+            text="Editing.",
+            tool_calls=[("patch", {"path": "app.py", "old_string": "old", "new_string": "new"})],
+        ),
+        Reply(text="Done: app.py prints new."),
+    )
+    editor = Editor("once")
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        assert session.modes.current_mode_id in ("sandboxed", "strict")
+        return await conn.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("change the greeting")]
+        )
+
+    response = asyncio.run(_drive(home, work, editor, script))
+    assert response.stop_reason == "end_turn"
+    assert "Done: app.py prints new." in editor.text()
+    assert "new greeting" in editor.text("agent_thought_chunk")
+    start = next(u for u in editor.updates if u.session_update == "tool_call" and u.kind == "edit")
+    assert start.locations[0].path == "app.py"
+    finished = [u for u in editor.updates if u.session_update == "tool_call_update"]
+    diff = finished[0].content[0]
+    assert diff.type == "diff" and "new" in diff.new_text and "old" in diff.old_text
+    assert (work / "app.py").read_text() == "print('new')\n"
+    commands = next(u for u in editor.updates if u.session_update == "available_commands_update")
+    assert {"memory", "skills", "pending", "curator"} <= {
+        c.name for c in commands.available_commands
+    }
+
+
+@pytest.mark.parametrize("answer", ["once", "deny"])
+def test_a_command_that_needs_approval_is_a_permission_request(
+    home: Path, tmp_path: Path, llm: FakeLLM, answer: str
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url, terminal={"mode": "strict", "sandbox": "off"})
+    llm.script(
+        Reply(tool_calls=[("terminal", {"command": "touch made.txt"})]),
+        Reply(text="Finished."),
+    )
+    editor = Editor(answer)
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+
+    asyncio.run(_drive(home, work, editor, script))
+    tool_call, options = editor.asked[0]
+    assert "touch made.txt" in tool_call.title and "strict mode" in tool_call.title
+    assert [o.option_id for o in options] == ["once", "session", "deny"]
+    assert (work / "made.txt").exists() == (answer == "once")
+
+
+def test_modes_switch_from_the_client_and_plan_refuses_writes(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(tool_calls=[("write_file", {"path": "x.txt", "content": "x"})]),
+        Reply(text="Proposed instead."),
+    )
+    editor = Editor("once")
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+
+    asyncio.run(_drive(home, work, editor, script))
+    assert "current_mode_update" in editor.kinds() and not (work / "x.txt").exists()
+    tool_results = [m for m in llm.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert json.loads(tool_results[0]["content"])["error"].startswith("plan mode")
+
+
+def test_a_stored_session_loads_with_its_history_replayed(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="First answer."))
+    first = Editor("once")
+
+    async def make(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("first question")])
+        return session.session_id
+
+    session_id = asyncio.run(_drive(home, work, first, make))
+    later = Editor("once")
+
+    async def load(conn):
+        listed = await conn.list_sessions()
+        assert session_id in [s.session_id for s in listed.sessions]
+        return await conn.load_session(cwd=str(work), session_id=session_id, mcp_servers=[])
+
+    asyncio.run(_drive(home, work, later, load))
+    assert "first question" in later.text("user_message_chunk")
+    assert "First answer." in later.text()
+
+
+def test_print_config_names_the_command(home: Path) -> None:
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "acp", "--print-config", "zed"],
+        capture_output=True, text=True, timeout=60, env=cli_env(),
+    )  # fmt: skip
+    assert json.loads(out.stdout)["agent_servers"]["hermes-tui"]["args"] == ["acp"]
