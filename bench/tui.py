@@ -89,7 +89,8 @@ def mcp_home(home: Path) -> Path:
 async def child_startup(home: Path, session_id: str | None, started: float) -> None:
     from hermes_tui.config import Overrides
     from hermes_tui.runtime import Runtime
-    from hermes_tui.ui.app import EventForwarder, HermesApp
+    from hermes_tui.ui.app import HermesApp
+    from hermes_tui.ui.turn import EventForwarder
 
     forwarder = EventForwarder()
     runtime = Runtime.open(home, Overrides(provider="demo"), sink=forwarder)

@@ -608,7 +608,8 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 def _app(args: argparse.Namespace) -> int:
-    from hermes_tui.ui.app import EventForwarder, HermesApp
+    from hermes_tui.ui.app import HermesApp
+    from hermes_tui.ui.turn import EventForwarder
 
     if args.demo:
         args.provider = "demo"

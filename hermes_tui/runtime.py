@@ -322,6 +322,15 @@ class Runtime:
         self.start_mcp()
         return self.mcp
 
+    def close(self, review_wait: float = 0.0) -> None:
+        """Stop the MCP servers and close sessions.db. A background review still writing gets
+        up to `review_wait` seconds first; the store is left open for one that is still running
+        (its daemon thread ends with the process)."""
+        self.stop_mcp()
+        if self._sessions is not None and self.wait_for_reviews(review_wait):
+            self._sessions.close()
+            self._sessions = None
+
     def reviewer(self) -> ReviewManager:
         """The background-review manager (one per runtime, so `wait_for_reviews` sees them all)."""
         from hermes_tui.core.agent.review import ReviewManager

@@ -88,7 +88,8 @@ def make_app(
     """The real app on `home`: against the loopback LLM at `base_url`, or offline."""
     from hermes_tui.config import Overrides
     from hermes_tui.runtime import Runtime
-    from hermes_tui.ui.app import EventForwarder, HermesApp
+    from hermes_tui.ui.app import HermesApp
+    from hermes_tui.ui.turn import EventForwarder
 
     forwarder = EventForwarder()
     if base_url is not None:

@@ -115,6 +115,13 @@ class Attached:
     text: str  # the message as the model gets it
     files: list[str] = field(default_factory=list)  # "src/app.py (120 lines)"
     refused: list[str] = field(default_factory=list)  # "@~/.ssh/id_rsa: reads ..., a secret file"
+    # The refusals that hold the message back (a file the user meant to send was not attached):
+    # a face keeps the message for the user to decide; the others are only notes.
+    blocked: list[str] = field(default_factory=list)
+
+    def block(self, reason: str) -> None:
+        self.refused.append(reason)
+        self.blocked.append(reason)
 
 
 def _fence(content: str) -> str:
@@ -158,7 +165,7 @@ def attach(text: str, rules: PathRules, cwd: Path) -> Attached:
             )
         verdict = decide("read", facts, checked)
         if verdict.action != "allow":
-            result.refused.append(f"@{raw}: not attached: it {verdict.reason}")
+            result.block(f"@{raw}: not attached: it {verdict.reason}")
             continue
         if path.is_dir():
             result.refused.append(f"@{raw}: a folder; mention the files in it")
@@ -168,14 +175,14 @@ def attach(text: str, rules: PathRules, cwd: Path) -> Attached:
             continue
         budget = min(FILE_CHARS, TOTAL_CHARS - used)
         if budget <= 0:
-            result.refused.append(
+            result.block(
                 f"@{raw}: not attached: the message already carries {TOTAL_CHARS:,} characters of files"
             )
             continue
         try:
             content, length = _read_head(path, budget)
         except (OSError, ValueError) as exc:
-            result.refused.append(f"@{raw}: not attached: {exc}")
+            result.block(f"@{raw}: not attached: {exc}")
             continue
         used += len(content)
         shown = (

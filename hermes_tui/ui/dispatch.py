@@ -57,7 +57,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
         await chat.reasoning(event.text)
     elif isinstance(event, ev.TextReset):
         await chat.reset_stream()
-        app.forwarder.drawn(0)  # the text it counted is gone
+        app.turn.reply_reset()
         app.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
     elif isinstance(event, ev.ToolCallStarted):
         app.part(TracePane).started(event.call_id, event.source, event.name, event.arguments)

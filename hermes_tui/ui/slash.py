@@ -79,7 +79,7 @@ async def invoke_skill(app: Any, name: str, argument: str) -> None:
         return
     await app.query_one(ChatView).add_user(f"/{name} {argument}".rstrip())
     app.turn_running = True
-    app.run_turn(text)
+    app.turn.start(text)
 
 
 def _worker(app: Any, function, name: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from textual.color import Color, ColorParseError
@@ -77,3 +78,21 @@ def load_themes(*directories: Path) -> tuple[list[Theme], list[ThemeProblem]]:
                 continue
             themes[theme.name] = theme
     return list(themes.values()), problems
+
+
+def install_themes(app: Any) -> None:
+    """Register the package's and the user's themes and switch to the configured one; a broken
+    theme file or an unknown name is a notification and the fallback, never a crash."""
+    from hermes_tui.resources import themes_dir
+
+    themes, problems = load_themes(themes_dir(), app.runtime.home / "themes")
+    for theme in themes:
+        app.register_theme(theme)
+    for problem in problems:
+        app.notify(
+            f"theme {problem.path.name} skipped: {problem.message}", severity="warning", timeout=8
+        )
+    wanted = app.runtime.config.display.theme
+    app.theme = wanted if wanted in app.available_themes else FALLBACK
+    if wanted not in app.available_themes:
+        app.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")

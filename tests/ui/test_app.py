@@ -261,6 +261,7 @@ async def test_sessions_screen_resumes_a_session(home: Path, llm: FakeLLM) -> No
 async def test_long_sessions_keep_few_turns_mounted_and_scrolling_back_brings_more(
     home: Path,
 ) -> None:
+    from hermes_tui.core.transcript import Said
     from hermes_tui.ui.widgets.chat import RESUME_MOUNTED, ChatView
 
     app = make_app(home)
@@ -268,7 +269,7 @@ async def test_long_sessions_keep_few_turns_mounted_and_scrolling_back_brings_mo
         await pilot.press("escape")
         chat = app.query_one(ChatView)
         await chat.load_history(
-            [(role, f"{role} {i}") for i in range(100) for role in ("user", "assistant")]
+            [Said(role, f"{role} {i}") for i in range(100) for role in ("user", "assistant")]
         )
         await pilot.pause()
         assert (
@@ -335,7 +336,8 @@ async def test_pending_writes_can_be_accepted_in_the_app(home: Path) -> None:
 
 async def test_a_damaged_sessions_db_moved_aside_at_start_is_a_toast(home: Path) -> None:
     from hermes_tui.runtime import Runtime
-    from hermes_tui.ui.app import EventForwarder, HermesApp
+    from hermes_tui.ui.app import HermesApp
+    from hermes_tui.ui.turn import EventForwarder
 
     (home / "sessions.db").write_bytes(b"not a database at all" * 100)
     forwarder = EventForwarder()

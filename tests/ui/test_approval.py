@@ -79,13 +79,13 @@ async def test_a_session_answer_to_a_generic_request_covers_only_that_request(ho
         return next(answers)
 
     async with app.run_test(size=SIZE):
-        app._ask = ask  # the dialog's answer, as a user would give it
-        assert app.approve("read_file /etc/hosts", "reads outside the working directory")
-        assert app.approve("read_file /etc/hosts", "reads outside the working directory")
-        assert not app.approve("read_file /etc/shadow", "reads outside the working directory")
-        assert app.approve('mcp gh.create_issue {"title": "a"}', "asks before every call")
-        assert app.approve('mcp gh.create_issue {"title": "b"}', "asks before every call")
-        assert not app.approve("mcp gh.delete_repo {}", "asks before every call")
+        app.turn.ask = ask  # the dialog's answer, as a user would give it
+        assert app.turn.approve("read_file /etc/hosts", "reads outside the working directory")
+        assert app.turn.approve("read_file /etc/hosts", "reads outside the working directory")
+        assert not app.turn.approve("read_file /etc/shadow", "reads outside the working directory")
+        assert app.turn.approve('mcp gh.create_issue {"title": "a"}', "asks before every call")
+        assert app.turn.approve('mcp gh.create_issue {"title": "b"}', "asks before every call")
+        assert not app.turn.approve("mcp gh.delete_repo {}", "asks before every call")
     assert asked == [
         "read_file /etc/hosts",
         "read_file /etc/shadow",

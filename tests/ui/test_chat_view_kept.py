@@ -10,16 +10,17 @@ from pathlib import Path
 
 from helpers import make_app
 
+from hermes_tui.core.transcript import Said
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
 
 SIZE = (130, 40)
 
 
-def conversation(turns: int = 15) -> list[tuple]:
-    items: list[tuple] = []
+def conversation(turns: int = 15) -> list[Said]:
+    items: list[Said] = []
     for i in range(turns):
         reply = "\n\n".join(f"Part {i}.{j}: " + "word " * (20 + 12 * j) for j in range(4))
-        items += [("user", f"question {i}"), ("assistant", reply)]
+        items += [Said("user", f"question {i}"), Said("assistant", reply)]
     return items
 
 

@@ -120,8 +120,8 @@ def app_with(collector: Collector, home: Path, llm: FakeLLM, *, pause: float, de
     """The app with `collector`, a reply scripted, and its pause and deadline (seconds)."""
     llm.script(Reply(text=TEXT, chunk=7))
     app = make_app(home, llm.openai_url)
-    app.collector = collector
-    app.COLLECT_AFTER_PAUSE, app.COLLECT_DEADLINE = pause, deadline
+    app.housekeeping.collector = collector
+    app.housekeeping.COLLECT_AFTER_PAUSE, app.housekeeping.COLLECT_DEADLINE = pause, deadline
     return app
 
 

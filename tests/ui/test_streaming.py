@@ -18,8 +18,8 @@ from textual.scrollbar import ScrollBar
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import markdown_lines
-from hermes_tui.ui.app import EventForwarder
 from hermes_tui.ui.markdown_lines import markdown_style
+from hermes_tui.ui.turn import EventForwarder
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView, ErrorBlock, RenderedMarkdown
 
 SIZE = (100, 30)
@@ -547,4 +547,4 @@ async def test_cancelling_a_turn_frees_a_provider_thread_held_back_by_the_screen
                 message._step.pause()
         await pilot.press(key)
         await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
-        assert not app.turn_running or app.cancel.is_set()
+        assert not app.turn_running or app.turn.cancel.is_set()

@@ -20,6 +20,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
+from hermes_tui.core.transcript import Said, Thought, ToolRun, TranscriptItem
 
 
 class Reviewer(Protocol):
@@ -59,6 +60,35 @@ class Session:
 
     def attach(self, agent: Agent) -> None:
         self.agent = agent
+
+    def transcript(self) -> list[TranscriptItem]:
+        """The conversation so far as a face draws it: messages, reasoning and finished tool calls."""
+        import json
+
+        from hermes_tui.core.agent.loop import tool_output
+
+        history = self.agent.history
+        results = {m.tool_call_id: m.content for m in history if m.role == "tool"}
+        items: list[TranscriptItem] = []
+        for message in history:
+            if message.role == "assistant" and getattr(message, "reasoning", ""):
+                items.append(Thought(message.reasoning))
+            if message.role in ("user", "assistant") and message.content:
+                items.append(Said(message.role, message.content))
+            for call in message.tool_calls if message.role == "assistant" else ():
+                try:
+                    outcome = json.loads(results.get(call.id, "") or "{}")
+                except json.JSONDecodeError:
+                    outcome = {"output": results.get(call.id, "")}
+                if not isinstance(outcome, dict):
+                    outcome = {"output": str(outcome)}
+                tool = self.agent.registry.get(call.name)
+                preview = tool.summarise(outcome) if tool else str(outcome.get("error", ""))
+                parsed = call.parsed_arguments()  # {} for a call without arguments
+                arguments = parsed if parsed is not None else {"_raw": call.arguments}
+                ok = bool(outcome.get("success", True))
+                items.append(ToolRun(call.name, arguments, ok, preview, tool_output(outcome)))
+        return items
 
     # Callbacks the agent uses.
     def persist(self, message: Message) -> None:

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.core.transcript import Failure, Said, Thought, ToolRun, TranscriptItem
 from hermes_tui.ui.markdown_lines import MarkdownLines, markdown_style
 from hermes_tui.ui.text import literal
 from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
@@ -487,27 +488,37 @@ def summarise_arguments(arguments: dict[str, Any]) -> str:
     return text[:70] + ("…" if len(text) > 70 else "")
 
 
-Spec = tuple  # ("user", text) | ("assistant", text, interrupted) | ("reasoning", text)
-#   | ("tool", title, detail, classes, output[, diff]) | ("error", text)
+@dataclass(frozen=True)
+class DrawnTool:
+    """A tool row as it was drawn, kept to draw it again after it left the DOM."""
+
+    title: str
+    detail: str
+    classes: str
+    output: str
+    diff: str = ""
 
 
-def tool_spec(name: str, arguments: dict[str, Any], ok: bool, preview: str, output: str) -> Spec:
+Spec = Said | Thought | Failure | DrawnTool  # what a turn keeps of a widget while unmounted
+
+
+def tool_spec(run: ToolRun) -> DrawnTool:
     """A finished call from a stored session, drawn as it was when it ran (minus its duration)."""
-    mark, state = ("✓", "-ok") if ok else ("✗", "-error")
-    detail = arguments_detail(arguments)
-    title = f"{mark} {f'{name} {summarise_arguments(arguments)}'.strip()}  · {preview}"
-    return ("tool", title, detail, f"-collapsed {state}", output)
+    mark, state = ("✓", "-ok") if run.ok else ("✗", "-error")
+    detail = arguments_detail(run.arguments)
+    summary = f"{run.name} {summarise_arguments(run.arguments)}".strip()
+    title = f"{mark} {summary}  · {run.preview}"
+    return DrawnTool(title, detail, f"-collapsed {state}", run.output, run.diff)
 
 
 def snapshot(widget: Widget) -> Spec:
     """What is needed to draw `widget` again after it left the DOM."""
     if isinstance(widget, UserMessage):
-        return ("user", widget.text)
+        return Said("user", widget.text)
     if isinstance(widget, AssistantMessage):
-        return ("assistant", widget.text, widget.has_class("-interrupted"))
+        return Said("assistant", widget.text, widget.has_class("-interrupted"))
     if isinstance(widget, ToolRow):
-        return (
-            "tool",
+        return DrawnTool(
             str(widget.title),
             str(widget.detail.content),
             " ".join(widget.classes),
@@ -515,28 +526,25 @@ def snapshot(widget: Widget) -> Spec:
             widget.diff,
         )
     if isinstance(widget, ReasoningBlock):
-        return ("reasoning", widget.text)
-    return ("error", str(widget.content) if isinstance(widget, Static) else "")
+        return Thought(widget.text)
+    return Failure(str(widget.content) if isinstance(widget, Static) else "")
 
 
 def rebuild(spec: Spec) -> Widget:
-    kind = spec[0]
-    if kind == "user":
-        return UserMessage(spec[1])
-    if kind == "assistant":
-        message = AssistantMessage(spec[1])
-        message.set_class(spec[2], "-interrupted")
+    if isinstance(spec, Said) and spec.role == "user":
+        return UserMessage(spec.text)
+    if isinstance(spec, Said):
+        message = AssistantMessage(spec.text)
+        message.set_class(spec.interrupted, "-interrupted")
         return message
-    if kind == "reasoning":
-        return ReasoningBlock(spec[1], done=True)
-    if kind == "tool":
-        row = ToolRow(
-            "", "", {}, detail=spec[2], output=spec[4], diff=spec[5] if len(spec) > 5 else ""
-        )
-        row.title = literal(spec[1])
-        row.set_classes(spec[3])
+    if isinstance(spec, Thought):
+        return ReasoningBlock(spec.text, done=True)
+    if isinstance(spec, DrawnTool):
+        row = ToolRow("", "", {}, detail=spec.detail, output=spec.output, diff=spec.diff)
+        row.title = literal(spec.title)
+        row.set_classes(spec.classes)
         return row
-    return ErrorBlock(neutralise(spec[1]), markup=False)
+    return ErrorBlock(neutralise(spec.text), markup=False)
 
 
 @dataclass
@@ -776,13 +784,12 @@ class ChatView(VerticalScroll):
         await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
         self.scroll_end(animate=False)
 
-    async def load_history(self, items: list[Spec]) -> None:
-        """Render a resumed session: ("user", text), ("assistant", text) and tool_spec(...) items."""
+    async def load_history(self, items: list[TranscriptItem]) -> None:
+        """Render a resumed session's transcript (core/transcript.py)."""
         for item in items:
-            if item[0] == "user" or not self.turns:
+            if (isinstance(item, Said) and item.role == "user") or not self.turns:
                 self.turns.append(_Turn())
-            spec: Spec = ("assistant", item[1], False) if item[0] == "assistant" else item
-            self.turns[-1].specs.append(spec)
+            self.turns[-1].specs.append(tool_spec(item) if isinstance(item, ToolRun) else item)
         self.unmounted = len(self.turns)
         await self._remount(max(0, len(self.turns) - RESUME_MOUNTED))
         self.scroll_end(animate=False)

@@ -1,0 +1,51 @@
+"""What the message box sends: the text with its @-mentioned files attached, or held back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.ui.widgets.input import ChatInput
+
+
+def workdir(app: Any) -> tuple[Path, Path]:
+    """The conversation's working directory and current directory (where `@` looks)."""
+    session = app.turn.session
+    if session is not None:
+        context = session.agent.context
+        return Path(context.workdir), Path(context.cwd)
+    if app.runtime.is_demo:
+        folder = app.runtime.user_home / "demo"
+        return folder, folder
+    return Path.cwd(), Path.cwd()
+
+
+def attach_mentions(app: Any, text: str) -> str | None:
+    """The message with its @-mentioned files attached; None (and the text back in the box)
+    when the files tools' path policy refused one: the user decides what to send."""
+    from hermes_tui.core.mentions import MENTION, attach
+    from hermes_tui.core.tools.path_policy import resolve_rules
+
+    if not MENTION.search(text):
+        return text
+    folder, cwd = workdir(app)
+    rules = resolve_rules(
+        folder, allowed_roots=app.runtime.config.files.allowed_roots, hermes_home=app.runtime.home
+    )
+    result = attach(text, rules, cwd)
+    if result.blocked:
+        box = app.query_one(ChatInput)
+        box.text = text
+        box.move_cursor(box.document.end)
+        app.notify(
+            "\n".join(result.blocked) + "\nNot sent: remove the mention, or share what is needed.",
+            title="Mention refused",
+            severity="error",
+            timeout=10,
+        )
+        return None
+    for note in result.refused:
+        app.notify(note, severity="warning", timeout=6)
+    if result.files:
+        app.notify("Attached " + ", ".join(result.files), timeout=4)
+    return result.text

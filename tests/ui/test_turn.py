@@ -1,0 +1,51 @@
+"""The turn controller (ui/turn.py): a turn's cancel event, its session and its approvals."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app
+
+from hermes_tui.ui.screens.modals import ApprovalScreen
+from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock
+
+SIZE = (100, 30)
+REPLY = "A long answer. " * 400
+
+
+async def test_esc_pressed_before_the_worker_starts_cancels_the_turn(
+    home: Path, llm: FakeLLM
+) -> None:
+    llm.script(Reply(text=REPLY, chunk=7))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.turn.start("go")
+        app.action_cancel_turn()  # what esc runs, before the turn's thread ran a line
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
+        await pilot.pause()
+        assert not app.turn_running
+        errors = [str(block.content) for block in app.query(ErrorBlock)]
+        assert any("Interrupted" in text for text in errors), errors
+        shown = "".join(reply.text for reply in app.query(AssistantMessage))
+        assert shown != REPLY.strip()  # the reply was not streamed to its end
+
+
+async def test_a_cancel_answers_the_waiting_approval_with_deny(home: Path, llm: FakeLLM) -> None:
+    llm.script(
+        Reply(tool_calls=[("read_file", {"path": "/etc/hostname"})]),
+        Reply(text="done"),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "read it"
+        await pilot.press("enter")
+        for _ in range(200):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ApprovalScreen)
+        app.turn.stop()  # ctrl+c from elsewhere, while the question is open
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
+        assert not app.turn_running
