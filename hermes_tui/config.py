@@ -13,7 +13,6 @@ section 5). Keys follow Hermes' names so a Hermes home loads. What a key is deci
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import re
@@ -682,15 +681,6 @@ def load_config(
         unused_hermes_keys=tuple(loaded.unused_hermes),
         **sections,
     )
-
-
-def config_to_yaml_dict(config: Config) -> dict[str, Any]:
-    """The config as config.yaml would spell it (for `doctor` and for writing defaults)."""
-    out: dict[str, Any] = {}
-    for name in SECTIONS:
-        section = dataclasses.asdict(getattr(config, name))
-        out[name] = {k: list(v) if isinstance(v, tuple) else v for k, v in section.items()}
-    return out
 
 
 def set_config_value(home: Path, section: str, key: str, value: Any) -> None:

@@ -130,3 +130,18 @@ async def send(app, pilot, text: str) -> None:
     await pilot.press("enter")
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> None:
+    """Wait, letting the app run, until `predicate()` is true; fail after `timeout` seconds.
+
+    Every wait in a test goes through here (or another bounded wait): a regression then fails
+    with a message instead of hanging the run."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s: {predicate}")
+        await asyncio.sleep(step)

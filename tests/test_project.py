@@ -52,6 +52,24 @@ def _modules_imported(path: Path) -> set[str]:
     return names
 
 
+def test_the_import_linter_contracts_hold() -> None:
+    """pyproject.toml's [tool.importlinter]: the core imports no UI, configuration loading,
+    face or composition root, and its sibling packages import each other without cycles."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+            "--no-cache",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
 def test_session_store_and_messages_do_not_import_the_provider_layer() -> None:
     core = Path(hermes_tui.__file__).parent / "core"
     for path in (core / "sessions.py", core / "messages.py"):

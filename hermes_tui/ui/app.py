@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 from typing import Any, TypeVar
 
 from textual import events, on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from textual.containers import Vertical
 from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.core.transcript import Said, TranscriptItem
-from hermes_tui.ui import switch, textual_compat
+from hermes_tui.ui import switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
@@ -32,6 +29,7 @@ from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
 from hermes_tui.ui.widgets.copyable import CopyableMessage
 from hermes_tui.ui.widgets.input import ChatInput, SlashHints
+from hermes_tui.ui.widgets.main_area import PANES, MainArea, fit_panel, show_pane
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.mentions import MentionHints
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
@@ -41,22 +39,6 @@ from hermes_tui.ui.widgets.trace import TracePane
 
 W = TypeVar("W", bound=Widget)
 
-PANES = {"trace": "Trace", "memory": "Memory", "skills": "Skills", "reviews": "Reviews"}
-
-
-class MainArea(Horizontal):
-    """The chat and the side panel. Says when its size changes: the app's own Resize event
-    stops inside Textual, so this is how the panel learns that the window grew."""
-
-    class Resized(Message):
-        pass
-
-    def on_resize(self) -> None:
-        self.post_message(self.Resized())
-
-
-MCP_START_DELAY = 0.5  # seconds after the first frame
-WARM_UP_DELAY = 0.3  # seconds after the first frame: the Markdown renderer draws a sample
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
@@ -83,8 +65,6 @@ class HermesApp(App):
     ]
     panel_width = var(44)
     turn_running = var(False)
-    DELIVERY_INTERVAL = 1 / 30  # seconds between two batches of core events reaching the screen
-    NARROW = 100  # below this many columns the side panel stacks under the chat
     QUIT_WINDOW = 2.0  # seconds within which a second ctrl+c quits
     CURATOR_CHECK_INTERVAL = 15 * 60  # seconds between two looks at whether the curator is due
 
@@ -105,8 +85,8 @@ class HermesApp(App):
         self.watch_files_enabled = watch_files
         self.resume_on_start = resume
         self._last_interrupt = 0.0
-        self._chat_box: ChatInput | None = None  # found once: toasts are lifted above it
         self._parts: dict[type, Any] = {}
+        self.saved_theme: str | None = None  # the theme in config.yaml, once themes are loaded
         self.retired: list[Any] = []  # runtimes replaced while a turn used them: closed after
 
     @property
@@ -166,7 +146,6 @@ class HermesApp(App):
         from hermes_tui.ui.themes import install_themes
 
         install_themes(self)
-        self._theme_ready = True
         from hermes_tui.ui.screens.welcome import NAMES as PROVIDER_NAMES
 
         self.query_one(ChatInput).argument_choices = {
@@ -176,100 +155,32 @@ class HermesApp(App):
             "/mcp": ["reload"],
         }
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
-        if unused := self.runtime.hermes_keys_to_report():
-            shown = ", ".join(unused[:8]) + (
-                f" and {len(unused) - 8} more" if len(unused) > 8 else ""
-            )
-            self.notify(
-                f"Hermes keys not used by hermes-tui: {shown} (`hermes-tui doctor` lists them)",
-                severity="information",
-                timeout=12,
-            )
+        switch.report_unused_keys(self)
         switch.show_provider(self)
         self.panel_width = self.runtime.config.display.panel_width
-        self._fit_panel()
+        fit_panel(self)
         bar = self.query_one(NudgeBar)
         bar.memory_interval = self.runtime.config.memory.nudge_interval
         bar.skills_interval = self.runtime.config.skills.creation_nudge_interval
         self.query_one(ChatInput).focus()
-        self.screen.screen_layout_refresh_signal.subscribe(self, self._lift_toasts)
         if not self.is_headless:
             from hermes_tui.ui.terminal import watch_terminal
 
             watch_terminal(sys.__stdin__.fileno(), self.terminal_gone)
-        if self.watch_files_enabled:
-            self.watch_home()
-        from hermes_tui.core.llm import select
-
-        if select.detect(self.runtime.config) is None:
-            self.action_model()
-        elif self.resume_on_start:
-            self.resume(self.resume_on_start)
-        elif self.runtime.is_demo:
-            switch.start_demo(self)
-        if self.runtime.config.curator.enabled:
-            self.housekeeping.curate_if_due()
-        # A session left open for days still gets its curator pass when it falls due.
-        self.set_interval(self.CURATOR_CHECK_INTERVAL, self.check_curator)
-        # The first reply must not pay for the Markdown renderer's lazy imports (Pygments and
-        # a lexer: tens of ms, more while a fast stream's thread holds the GIL).
-        self.call_after_refresh(self.set_timer, WARM_UP_DELAY, self._warm_up_markdown)
-        if collector := self.housekeeping.collector:  # once the first screen is up: for good
-            self.call_after_refresh(collector.start)
-        if self.runtime.config.mcp_servers:
-            # Half a second after the first frame, on a thread: the first screen never waits
-            # for a server (their processes and the SDK's import would otherwise compete with it
-            # for the CPU); connecting takes seconds anyway.
-            self.call_after_refresh(self.set_timer, MCP_START_DELAY, self._start_mcp)
-
-    def _warm_up_markdown(self) -> None:
-        from hermes_tui.ui.markdown_lines import markdown_style, warm_up
-
-        warm_up(markdown_style(self))
+        switch.first_screen(self, self.resume_on_start)
+        self.housekeeping.start()
 
     def watch_panel_width(self, width: int) -> None:
-        self._fit_panel()
+        fit_panel(self)
 
     @on(MainArea.Resized)
     def _main_resized(self) -> None:
-        self._fit_panel()
-
-    def _fit_panel(self) -> None:
-        """Wide: the panel keeps its chosen width, at most about half the screen, and grows back
-        when the window does. Narrow: it stacks under the chat, hidden until asked for."""
-        if not (self.is_mounted and self.query("#side")):
-            return
-        side = self.query_one("#side")
-        narrow = self.size.width < self.NARROW
-        if narrow != self.has_class("-narrow"):
-            self.set_class(narrow, "-narrow")
-            side.display = not narrow  # entering narrow hides it; going wide shows it again
-        if narrow:
-            side.styles.width = None  # the stylesheet's full width
-        else:
-            side.styles.width = min(self.panel_width, max(30, self.size.width // 2 - 4))
-
-    def _lift_toasts(self, screen: Any) -> None:
-        """Toasts stand just above the message box: Textual docks them at the very bottom of
-        the screen, over the box and the nudge bar. Follows the box as it grows or moves."""
-        # Runs on every layout of the screen (during a stream, many a second): no DOM walks.
-        box = self._chat_box
-        if box is None or box.screen is not screen or not box.is_attached:
-            boxes = screen.query(ChatInput)
-            if not boxes:
-                return
-            box = self._chat_box = boxes.first()
-        textual_compat.lift_toasts(screen, max(1, screen.size.height - box.region.y))
+        fit_panel(self)
 
     def watch_theme(self, theme: str) -> None:
-        # Compared with what was last saved, not with the config read at start-up: switching
-        # away and back must save the way back too.
-        saved = getattr(self, "_saved_theme", self.runtime.config.display.theme)
-        if getattr(self, "_theme_ready", False) and theme != saved:
-            from hermes_tui.config import set_config_value
+        from hermes_tui.ui.themes import save_theme
 
-            set_config_value(self.runtime.user_home, "display", "theme", theme)
-            self._saved_theme = theme
+        save_theme(self, theme)
 
     # ---- sending -------------------------------------------------------------------------
 
@@ -295,15 +206,6 @@ class HermesApp(App):
             return
         await self.query_one(ChatView).add_user(shown)
         self.turn.start(text)
-
-    def workdir(self) -> tuple[Path, Path]:
-        """The conversation's working directory and current directory (where `@` looks)."""
-        from hermes_tui.ui.outgoing import workdir
-
-        return workdir(self)
-
-    def streaming_reply(self) -> AssistantMessage | None:
-        return self.part(ChatView).current
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
@@ -331,14 +233,6 @@ class HermesApp(App):
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollUp, events.Paste)):
             self.housekeeping.input_seen()  # garbage is collected when the user pauses
         await super().on_event(event)
-
-    def session_opened(self, session: Any) -> None:
-        self.title = f"hermes-tui — {session.id}"
-        bar = self.query_one(NudgeBar)
-        snapshot = session.nudges.snapshot()
-        bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
-        bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
-        bar.usage = session.usage()  # a resumed session's totals so far
 
     def action_cancel_turn(self) -> None:
         """esc: cancel the running turn; from a pane or the chat, back to the message box."""
@@ -377,47 +271,12 @@ class HermesApp(App):
         self._last_interrupt = now
         self.notify("Press ctrl+c again to quit (or ctrl+q)", timeout=self.QUIT_WINDOW)
 
-    # ---- core events ---------------------------------------------------------------------
-
-    @on(SkillsPane.EditSkill)
-    def _edit_skill(self, message: SkillsPane.EditSkill) -> None:
-        from hermes_tui.ui.screens.editor import SkillEditor
-
-        self.push_screen(
-            SkillEditor(self.runtime.skills, message.name),
-            lambda _name: self.query_one(SkillsPane).refresh_view(),
-        )
-
-    @on(SkillsPane.InstallSkills)
-    def _install_skills(self) -> None:
-        from hermes_tui.ui.screens.install import InstallScreen
-
-        self.push_screen(
-            InstallScreen(self.runtime.skills),
-            lambda _names: self.query_one(SkillsPane).refresh_view(),
-        )
-
-    @on(SkillsPane.ShowHistory)
-    def _skill_history(self, message: SkillsPane.ShowHistory) -> None:
-        from hermes_tui.ui.screens.editor import HistoryScreen
-
-        self.push_screen(
-            HistoryScreen(self.runtime.skills, message.name),
-            lambda _: self.query_one(SkillsPane).refresh_view(),
-        )
-
     def check_curator(self) -> None:
         self.housekeeping.check_curator()
 
     def watch_turn_running(self, running: bool) -> None:
         if not running:
             self.housekeeping.turn_ended()
-
-    def watch_home(self) -> None:
-        self.housekeeping.watch_home()
-
-    def _start_mcp(self) -> None:
-        self.run_worker(self.runtime.start_mcp, thread=True, group="mcp", exit_on_error=False)
 
     def action_insights(self) -> None:
         from hermes_tui.ui.screens.insights import InsightsScreen
@@ -444,22 +303,10 @@ class HermesApp(App):
 
     def get_system_commands(self, screen: Any):
         """The command palette: Textual's own (themes, keys, quit) plus panes and slash actions."""
+        from hermes_tui.ui.slash import palette_commands
+
         yield from super().get_system_commands(screen)
-        for pane, title in PANES.items():
-            yield SystemCommand(
-                f"Show {title}", f"open the {title} pane", lambda p=pane: self.action_pane(p)
-            )
-        from hermes_tui.ui.slash import run_slash
-        from hermes_tui.ui.widgets.input import SLASH_COMMANDS
-
-        for name, help_text in SLASH_COMMANDS.items():
-            if name in ("/resume", "/theme"):
-                continue
-
-            async def invoke(command: str = name) -> None:
-                await run_slash(self, command)
-
-            yield SystemCommand(name, help_text, invoke)
+        yield from palette_commands(self, PANES)
 
     def action_toggle_panel(self) -> None:
         side = self.query_one("#side")
@@ -474,18 +321,8 @@ class HermesApp(App):
         set_config_value(self.runtime.user_home, "display", "panel_width", self.panel_width)
 
     def action_pane(self, pane: str) -> None:
-        """Show a pane and focus its content (its keys then work at once); the same key again,
-        from inside that pane, goes back to the message box."""
-        side = self.query_one("#side", TabbedContent)
-        focus_in_panel = self.focused is not None and side in self.focused.ancestors
-        if focus_in_panel and side.display and side.active == pane:
-            self.query_one(ChatInput).focus()
-            return
-        if not side.display:
-            self.query_one(ChatView).keep_view()
-        side.display = True
-        side.active = pane
-        self.query_one(f"#{pane}-pane").focus_content()
+        """Show a pane and focus its content; the same key again, from it, leaves it."""
+        show_pane(self, pane)
 
     def action_focus_messages(self) -> None:
         """alt+↑: the newest message takes the focus (↑/↓ move, c copies, esc comes back)."""
@@ -525,12 +362,6 @@ class HermesApp(App):
 
     def resume(self, session_id: str) -> None:
         self.turn.resume(session_id)
-
-    async def show_resumed(self, items: list[TranscriptItem]) -> None:
-        await self.action_new_session_view()
-        await self.query_one(ChatView).load_history(items)
-        said = sum(1 for item in items if isinstance(item, Said))
-        self.notify(f"Resumed {self.session.id} ({said} message{'' if said == 1 else 's'})")
 
     async def action_new_session_view(self) -> None:
         chat = self.query_one(ChatView)

@@ -13,6 +13,9 @@ from hermes_tui.ui.widgets.chat import AssistantMessage
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
+MCP_START_DELAY = 0.5  # seconds after the first frame
+WARM_UP_DELAY = 0.3  # seconds after the first frame: the Markdown renderer draws a sample
+
 
 class Housekeeping:
     COLLECT_AFTER_PAUSE = 1.0  # seconds without a key or click before a full garbage collection
@@ -28,6 +31,37 @@ class Housekeeping:
         self._collection_timer: Any = None
         self._collection_due: float | None = None  # since when a full collection waits
         self._curator_deferred = False  # fell due during a turn: runs when the turn ends
+
+    def start(self) -> None:
+        """Once the app is mounted: watch the home, check the curator now and every
+        CURATOR_CHECK_INTERVAL, and after the first frame warm up the Markdown renderer, start
+        the collector and the MCP servers."""
+        app = self.app
+        if app.watch_files_enabled:
+            self.watch_home()
+        if app.runtime.config.curator.enabled:
+            self.curate_if_due()
+        # A session left open for days still gets its curator pass when it falls due.
+        app.set_interval(app.CURATOR_CHECK_INTERVAL, app.check_curator)
+        # The first reply must not pay for the Markdown renderer's lazy imports (Pygments and
+        # a lexer: tens of ms, more while a fast stream's thread holds the GIL).
+        app.call_after_refresh(app.set_timer, WARM_UP_DELAY, self._warm_up_markdown)
+        if self.collector is not None:  # once the first screen is up: its objects stay for good
+            app.call_after_refresh(self.collector.start)
+        if app.runtime.config.mcp_servers:
+            # Half a second after the first frame, on a thread: the first screen never waits
+            # for a server (their processes and the SDK's import would otherwise compete with it
+            # for the CPU); connecting takes seconds anyway.
+            app.call_after_refresh(app.set_timer, MCP_START_DELAY, self._start_mcp)
+
+    def _warm_up_markdown(self) -> None:
+        from hermes_tui.ui.markdown_lines import markdown_style, warm_up
+
+        warm_up(markdown_style(self.app))
+
+    def _start_mcp(self) -> None:
+        runtime = self.app.runtime
+        self.app.run_worker(runtime.start_mcp, thread=True, group="mcp", exit_on_error=False)
 
     # ---- the curator ----------------------------------------------------------------------
 

@@ -153,3 +153,24 @@ def export(app: Any, argument: str) -> None:
         app.notify(f"Could not write {path}: {exc}", severity="error")
         return
     app.notify(f"Exported the session to {path}")
+
+
+def palette_commands(app: Any, panes: dict[str, str]):
+    """The command palette's own entries: show each pane, and every slash command that needs
+    no argument."""
+    from textual.app import SystemCommand
+
+    from hermes_tui.ui.widgets.input import SLASH_COMMANDS
+
+    for pane, title in panes.items():
+        yield SystemCommand(
+            f"Show {title}", f"open the {title} pane", lambda p=pane: app.action_pane(p)
+        )
+    for name, help_text in SLASH_COMMANDS.items():
+        if name in ("/resume", "/theme"):
+            continue
+
+        async def invoke(command: str = name) -> None:
+            await run_slash(app, command)
+
+        yield SystemCommand(name, help_text, invoke)

@@ -13,6 +13,30 @@ from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
 
+def first_screen(app: Any, resume: str | None) -> None:
+    """What the app opens on: the model picker with no provider, else the session to resume,
+    else the demo's prepared task."""
+    from hermes_tui.core.llm import select
+
+    if select.detect(app.runtime.config) is None:
+        app.action_model()
+    elif resume:
+        app.resume(resume)
+    elif app.runtime.is_demo:
+        start_demo(app)
+
+
+def report_unused_keys(app: Any) -> None:
+    """Keys of a Hermes config.yaml that hermes-tui does not use, said once at start."""
+    if unused := app.runtime.hermes_keys_to_report():
+        shown = ", ".join(unused[:8]) + (f" and {len(unused) - 8} more" if len(unused) > 8 else "")
+        app.notify(
+            f"Hermes keys not used by hermes-tui: {shown} (`hermes-tui doctor` lists them)",
+            severity="information",
+            timeout=12,
+        )
+
+
 def show_provider(app: Any) -> None:
     from hermes_tui.core.llm import select
 
@@ -48,7 +72,7 @@ async def use_runtime(app: Any, runtime: Any) -> None:
         app.query_one(SkillsPane).use_library(runtime.skills)
         app.query_one(ReviewsPane).refresh_reviews()
         if app.watch_files_enabled:
-            app.watch_home()
+            app.housekeeping.watch_home()
     if runtime.is_demo:
         start_demo(app)
 

@@ -1,15 +1,60 @@
 """Every use of Textual's private internals, in one place (STYLE.md).
 
-Textual is bounded in pyproject.toml to the minor version CI tests; each function here has a
-test in tests/ui/test_textual_compat.py that fails loudly when a Textual release changes what it
-relies on. Prefer public API: anything added here needs a reason in its docstring.
+Textual is bounded in pyproject.toml to the minor version CI tests; tests/ui/test_textual_compat.py
+checks each reliance below and fails loudly, naming it, when a Textual release changes it.
+Public API is used wherever it does the job; each entry here says why it does not.
+
+Reads and writes of private attributes go through the functions below. Private methods that our
+widgets override are listed in OVERRIDDEN, with the parameters we expect them to take:
+- `Widget._size_updated` / `Widget._set_dirty` (ui/widgets/chat.py): a growing reply repaints
+  only its new lines, and the chat sets its virtual size without asking for a second layout
+  pass; Textual has no hook for either.
+- `TextArea._on_key` (ui/widgets/input.py): an alt chord sent as ESC+key must not be typed
+  before any binding sees it; bindings run after TextArea's own key handler.
+- `TextArea._on_paste` (ui/widgets/input.py): a long paste collapses to a label; TextArea's
+  own handler would insert it whole.
+- `Collapsible._watch_collapsed`: not overridden; ToolRow's public `watch_collapsed` relies on
+  Textual's private watcher still running beside it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual._arrange import DockArrangeResult  # what `Widget.arrange` returns; not exported
 from textual.css.query import NoMatches
+from textual.widget import Widget
+from textual.widgets import Collapsible, TextArea
+
+__all__ = [
+    "OVERRIDDEN",
+    "DockArrangeResult",
+    "lift_toasts",
+    "quiet_scrollbar_repaint",
+    "region_size",
+]
+
+# (class, private method, the parameter names we call it with)
+OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
+    (Widget, "_size_updated", ("self", "size", "virtual_size", "container_size", "layout")),
+    (Widget, "_set_dirty", ("self", "regions")),
+    (TextArea, "_on_key", ("self", "event")),
+    (TextArea, "_on_paste", ("self", "event")),
+    (Collapsible, "_watch_collapsed", ("self", "collapsed")),
+)
+
+
+def region_size(widget: Widget) -> Any:
+    """The size of the widget's whole region (`size` is its content's): `Widget._size`."""
+    return widget._size
+
+
+def quiet_scrollbar_repaint(widget: Widget) -> None:
+    """Cancel the vertical scrollbar's own repaint request (the frame being drawn already
+    repaints it); a widget that has not made its scrollbar yet has nothing to cancel."""
+    bar = widget._vertical_scrollbar
+    if bar is not None:
+        bar._repaint_required = False
 
 
 def lift_toasts(screen: Any, lift: int) -> None:

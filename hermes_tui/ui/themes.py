@@ -96,3 +96,16 @@ def install_themes(app: Any) -> None:
     app.theme = wanted if wanted in app.available_themes else FALLBACK
     if wanted not in app.available_themes:
         app.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
+    app.saved_theme = wanted  # from now on a switch is the user's, and saved (`save_theme`)
+
+
+def save_theme(app: Any, theme: str) -> None:
+    """The theme the user switched to, saved to config.yaml; nothing before `install_themes`
+    ran. Compared with what was last saved, not with the config read at start-up: switching
+    away and back must save the way back too."""
+    saved = getattr(app, "saved_theme", None)  # watchers may run before the app's __init__ ends
+    if saved is not None and theme != saved:
+        from hermes_tui.config import set_config_value
+
+        set_config_value(app.runtime.user_home, "display", "theme", theme)
+        app.saved_theme = theme

@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from hermes_tui.core import events as ev
+from hermes_tui.core.transcript import Said, TranscriptItem
 
 
 class EventsWaiting(Message):
@@ -244,11 +245,26 @@ class TurnController:
         except (SessionError, ProviderNotConfigured) as exc:
             self.forwarder(ev.Notice("error", str(exc)))
             return
-        self.app.call_from_thread(self.app.show_resumed, session.transcript())
+        self.app.call_from_thread(self._show_resumed, session.transcript())
 
     def _adopt(self, session: Any) -> None:
+        from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+
         self.session = session
-        self.app.session_opened(session)
+        self.app.title = f"hermes-tui — {session.id}"
+        bar = self.app.query_one(NudgeBar)
+        snapshot = session.nudges.snapshot()
+        bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
+        bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
+        bar.usage = session.usage()  # a resumed session's totals so far
+
+    async def _show_resumed(self, items: list[TranscriptItem]) -> None:
+        from hermes_tui.ui.widgets.chat import ChatView
+
+        await self.app.action_new_session_view()
+        await self.app.query_one(ChatView).load_history(items)
+        said = sum(1 for item in items if isinstance(item, Said))
+        self.app.notify(f"Resumed {self.session.id} ({said} message{'' if said == 1 else 's'})")
 
     async def _done(self) -> None:
         await self.deliver()  # the turn's last events first, then the input is free
@@ -328,7 +344,9 @@ class TurnController:
         self.app.call_after_refresh(self._report_drawn)
 
     def _report_drawn(self) -> None:
-        current = self.app.streaming_reply()
+        from hermes_tui.ui.widgets.chat import ChatView
+
+        current = self.app.part(ChatView).current
         self.forwarder.drawn(0 if current is None else current.undrawn)
 
     def reply_reset(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, send, skill_text
+from helpers import make_app, send, skill_text, wait_until
 from textual.widgets import Static
 
 from hermes_tui.ui.screens.editor import DiffPreview, SkillEditor
@@ -51,8 +51,7 @@ async def test_escape_cancels_a_running_turn(home: Path, llm: FakeLLM) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.query_one("#chat-input").text = "wait a while"
         await pilot.press("enter")
-        while not app.query(ToolRow):
-            await pilot.pause(0.05)
+        await wait_until(lambda: app.query(ToolRow))
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -196,8 +195,7 @@ async def test_dangerous_command_asks_and_a_denial_reaches_the_model(
     async with app.run_test(size=SIZE) as pilot:
         app.query_one("#chat-input").text = "reboot the box"
         await pilot.press("enter")
-        while not isinstance(app.screen, ApprovalScreen):
-            await pilot.pause(0.05)
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen))
         assert "sudo reboot" in str(app.screen.query_one(".command").content)
         await pilot.press("n")
         await app.workers.wait_for_complete()
@@ -440,8 +438,7 @@ async def test_ctrl_c_cancels_a_running_turn_and_twice_quits(home: Path, llm: Fa
     async with app.run_test(size=SIZE) as pilot:
         app.query_one("#chat-input").text = "wait a while"
         await pilot.press("enter")
-        while not app.query(ToolRow):
-            await pilot.pause(0.05)
+        await wait_until(lambda: app.query(ToolRow))
         await pilot.press("ctrl+c")  # the message box has focus: it still reaches the app
         await app.workers.wait_for_complete()
         await pilot.pause()

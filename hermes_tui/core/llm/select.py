@@ -7,8 +7,9 @@ import importlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
-from hermes_tui.config import Config
 from hermes_tui.core.llm.base import Provider, ProviderNotConfigured, ProviderSettingsError
 
 DEFAULT_MODELS = {
@@ -28,6 +29,25 @@ NOT_CONFIGURED = (
     "OPENROUTER_API_KEY (in the environment or in {home}/.env), or point OPENAI_BASE_URL at an "
     "OpenAI-compatible server such as Ollama, or pass --provider demo to watch the scripted demo."
 )
+
+
+class ModelSettings(Protocol):
+    provider: str | None
+    name: str | None
+    base_url: str | None
+
+
+class Config(Protocol):
+    """What choosing a provider reads: the `model` section, the environment (with the home's
+    .env) and the home. The configuration's own `Config` has all three; the core never imports
+    it (DESIGN.md 1.4)."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def env(self) -> Mapping[str, str]: ...
+    @property
+    def model(self) -> ModelSettings: ...
 
 
 @dataclass(frozen=True)

@@ -242,20 +242,6 @@ class SkillLibrary(SkillWrites):
             )
         return skill
 
-    def category_descriptions(self) -> dict[str, str]:
-        descriptions: dict[str, str] = {}
-        for root in self.roots:
-            if not root.path.is_dir():
-                continue
-            for entry in sorted(os.scandir(root.path), key=lambda e: e.name):
-                description = Path(entry.path) / "DESCRIPTION.md"
-                if _visible_dir(entry) and description.is_file():
-                    descriptions.setdefault(
-                        entry.name,
-                        description.read_text(encoding="utf-8", errors="replace").strip(),
-                    )
-        return descriptions
-
     def provenance(self, skill: Skill) -> str:
         if skill.root.kind == "bundled":
             return "bundled"

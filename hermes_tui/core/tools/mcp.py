@@ -432,10 +432,6 @@ class McpManager:
     def describe(self) -> list[dict[str, Any]]:
         return [state.describe() for state in self.states.values()]
 
-    def reset_restarts(self) -> None:
-        for state in self.states.values():
-            state.restarts = 0
-
 
 def convert_result(server: str, result: Any) -> dict[str, Any]:
     """A CallToolResult as a tool result: text, structured content, placeholders for media."""
@@ -518,7 +514,3 @@ def _describe_exception(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"could not start: command not found ({exc.filename or message})"
     return f"failed: {type(exc).__name__}: {message}"[:400]
-
-
-def make_mcp_tools(manager: McpManager | None, *, wait: bool = True) -> list[Tool]:
-    return [] if manager is None else manager.freeze(wait=wait)

@@ -14,12 +14,12 @@ from typing import Any
 
 from rich.style import Style
 from textual import on
-from textual._arrange import DockArrangeResult
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
@@ -28,6 +28,7 @@ from textual.widgets import Button, Collapsible, Static
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.core.transcript import Failure, Said, Thought, ToolRun, TranscriptItem
+from hermes_tui.ui import textual_compat
 from hermes_tui.ui.markdown_lines import MarkdownLines, markdown_style
 from hermes_tui.ui.text import literal
 from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
@@ -113,7 +114,8 @@ class ToolRow(Collapsible):
             self._show_output()
 
     def watch_collapsed(self, collapsed: bool) -> None:
-        # Collapsible's own _watch_collapsed still runs; this only builds the output view.
+        # Collapsible's own _watch_collapsed still runs (textual_compat); this only builds the
+        # output view.
         if not collapsed and self.output is not None:
             self._show_output()
 
@@ -155,7 +157,9 @@ class GrowsInPlace:
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
-        old = self._size  # the whole region's size, as `size` is (self.size is the content's)
+        old = textual_compat.region_size(
+            self
+        )  # the whole region's size, as `size` is (self.size is the content's)
         if old.width and old.width == size.width and old.height != size.height:
             self._grown = (old.height, size.height)
         try:
@@ -632,12 +636,11 @@ class ChatView(VerticalScroll):
         grew = virtual_size != self.virtual_size
         changed = super()._size_updated(size, virtual_size, container_size, layout=False)
         if grew:
-            bar = self._vertical_scrollbar
-            if layout and bar is not None:
+            if layout:
                 # In a layout pass a new virtual size changes the chat's place in the screen's
                 # map, so the frame this pass draws repaints the whole chat, its scrollbar too.
                 # The scrollbar's own request would draw it again in a frame of its own.
-                bar._repaint_required = False
+                textual_compat.quiet_scrollbar_repaint(self)
             self.watch_virtual_size()
         return changed
 
@@ -725,7 +728,7 @@ class ChatView(VerticalScroll):
         # `scroll_end` would scroll in a second frame after it).
         self._stick = True
 
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+    def arrange(self, size: Size, optimal: bool = False) -> textual_compat.DockArrangeResult:
         arranged = super().arrange(size, optimal)
         if self._stick:
             self._stick = False
@@ -735,7 +738,7 @@ class ChatView(VerticalScroll):
             if bottom != self.scroll_y:
                 self.set_reactive(Widget.scroll_y, bottom)
                 self.set_reactive(Widget.scroll_target_y, bottom)
-                self.vertical_scrollbar._reactive_position = bottom
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, bottom)
         return arranged
 
     async def tool_started(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:

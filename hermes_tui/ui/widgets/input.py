@@ -9,10 +9,12 @@ from collections.abc import Mapping, Sequence
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import OptionList, TextArea
 
 from hermes_tui.core.text import estimate_tokens
+from hermes_tui.ui import textual_compat
 
 PASTE_COLLAPSE_LINES = 20  # a paste this long shows as one line: [Pasted 3,000 lines #1]
 PASTE_COLLAPSE_CHARS = 4000
@@ -90,6 +92,16 @@ class ChatInput(TextArea):
         # Arguments tab completes after a command (the app sets them: `/theme` → theme names).
         self.argument_choices: dict[str, list[str]] = {}
         self._found: dict[type, Widget | None] = {}
+
+    def on_mount(self) -> None:
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._lift_toasts)
+
+    def _lift_toasts(self, screen: Screen) -> None:
+        """Toasts stand just above the message box: Textual docks them at the very bottom of
+        the screen, over the box and the nudge bar. Follows the box as it grows or moves; runs
+        on every layout of the screen (during a stream, many a second)."""
+        if self.is_attached and self.screen is screen:
+            textual_compat.lift_toasts(screen, max(1, screen.size.height - self.region.y))
 
     def expanded(self, text: str | None = None) -> str:
         """The message as it will be sent: every collapsed paste put back in full."""
@@ -246,6 +258,7 @@ class ChatInput(TextArea):
             hints.show_for(completions(self.text, self.argument_choices))
         mentions = self._mention_hints()
         if mentions is not None:
+            from hermes_tui.ui.outgoing import workdir
             from hermes_tui.ui.widgets.mentions import mention_at
 
             row, column = self.cursor_location
@@ -253,6 +266,6 @@ class ChatInput(TextArea):
             if partial is None:
                 mentions.hide()
             else:
-                mentions.show_for(partial, self.app.workdir()[1])
+                mentions.show_for(partial, workdir(self.app)[1])
         text = self.expanded()
         self.border_subtitle = f"≈{estimate_tokens(text):,} tokens" if text.strip() else ""

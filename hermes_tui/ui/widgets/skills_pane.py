@@ -286,3 +286,28 @@ class SkillsPane(Vertical):
 
     def action_new(self) -> None:
         self.post_message(self.EditSkill(None))
+
+    # The screens these open change skills: the pane shows the library again when they close.
+
+    @on(EditSkill)
+    def _edit_skill(self, message: EditSkill) -> None:
+        from hermes_tui.ui.screens.editor import SkillEditor
+
+        message.stop()
+        self.app.push_screen(SkillEditor(self.library, message.name), lambda _: self.refresh_view())
+
+    @on(InstallSkills)
+    def _install_skills(self, message: InstallSkills) -> None:
+        from hermes_tui.ui.screens.install import InstallScreen
+
+        message.stop()
+        self.app.push_screen(InstallScreen(self.library), lambda _: self.refresh_view())
+
+    @on(ShowHistory)
+    def _skill_history(self, message: ShowHistory) -> None:
+        from hermes_tui.ui.screens.editor import HistoryScreen
+
+        message.stop()
+        self.app.push_screen(
+            HistoryScreen(self.library, message.name), lambda _: self.refresh_view()
+        )

@@ -175,12 +175,12 @@ def test_a_raising_tool_a_timeout_and_a_server_dying_mid_call_are_tool_errors(
 def test_a_slow_start_past_the_timeout_and_a_missing_command_fail_without_blocking(
     notices: list[str],
 ) -> None:
-    before = time.monotonic()
     manager = started(
         {"slow": fake("slow-start", connect_timeout=1.5), "gone": {"command": "/no/such/server"}},
         sink=lambda e: notices.append(e.text) if isinstance(e, Notice) else None,
     )
-    assert time.monotonic() - before < 1.0  # start() returns at once
+    # start() returned before the slow server's connect timeout could have run out.
+    assert {row["name"]: row["status"] for row in manager.describe()}["slow"] == "starting"
     try:
         assert manager.freeze() == []
         rows = {row["name"]: row for row in manager.describe()}

@@ -1,0 +1,65 @@
+"""Each reliance on Textual's internals (ui/textual_compat.py) still holds in the installed
+Textual. A failure here names what moved: fix textual_compat.py before raising the bound."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.scrollbar import ScrollBar
+from textual.widget import Widget
+from textual.widgets import Static
+
+from hermes_tui.ui import textual_compat
+
+
+@pytest.mark.parametrize(
+    ("cls", "name", "parameters"),
+    textual_compat.OVERRIDDEN,
+    ids=[f"{cls.__name__}.{name}" for cls, name, _ in textual_compat.OVERRIDDEN],
+)
+def test_each_private_method_we_override_still_exists_with_its_parameters(
+    cls: type, name: str, parameters: tuple[str, ...]
+) -> None:
+    method = getattr(cls, name, None)
+    assert method is not None, f"Textual's {cls.__name__}.{name} is gone"
+    assert tuple(inspect.signature(method).parameters) == parameters, (
+        f"Textual's {cls.__name__}.{name} takes other parameters now"
+    )
+
+
+class Tall(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            for i in range(50):
+                yield Static(f"line {i}")
+
+
+async def test_private_attributes_we_read_and_write_are_still_there() -> None:
+    app = Tall()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        scroll = app.query_one("#scroll", VerticalScroll)
+        assert textual_compat.region_size(scroll) == scroll.region.size
+        assert isinstance(scroll._vertical_scrollbar, ScrollBar)  # made once it was needed
+        assert hasattr(scroll._vertical_scrollbar, "_repaint_required")
+        textual_compat.quiet_scrollbar_repaint(scroll)
+        assert scroll._vertical_scrollbar._repaint_required is False
+        assert Widget()._vertical_scrollbar is None  # not made until needed: nothing to cancel
+        arranged = Widget.arrange(scroll, scroll.size)
+        assert isinstance(arranged, textual_compat.DockArrangeResult)
+        assert arranged.spatial_map.total_region.bottom >= 50
+
+
+async def test_the_toast_rack_is_found_and_lifted() -> None:
+    app = Tall()
+    async with app.run_test(size=(40, 10), notifications=True) as pilot:
+        app.notify("hello")
+        await pilot.pause()
+        from textual.widgets._toast import ToastRack
+
+        textual_compat.lift_toasts(app.screen, 3)
+        rack = app.screen.get_child_by_type(ToastRack)
+        assert rack.styles.margin.bottom == 3
