@@ -23,13 +23,34 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import UsageTotals
-from hermes_tui.core.storage import make_private
+from hermes_tui.core.session_records import (
+    SearchHit,
+    SessionInfo,
+    SessionMatch,
+    StoredMessage,
+    info_from_row,
+    readable_snippet,
+    reasoning_column,
+    stored_from_row,
+)
+from hermes_tui.core.sqlite_errors import error_kind, processes_holding, readonly_hint
+from hermes_tui.core.storage import make_private, plain_os_error
+
+__all__ = [
+    "SearchHit",
+    "SessionError",
+    "SessionInfo",
+    "SessionMatch",
+    "SessionStore",
+    "SessionStoreError",
+    "StoredMessage",
+]
 
 SCHEMA_VERSION = 4
 # How long a write waits for another process's transaction before giving up with a message.
@@ -99,54 +120,6 @@ _MIGRATIONS: dict[int, list[str]] = {
 }
 
 
-@dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    title: str
-    created_at: float
-    updated_at: float
-    provider: str
-    model: str
-    system_prompt: str
-    parent_id: str | None
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    nudge_memory: int
-    nudge_skills: int
-    message_count: int = 0
-    cache_write_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    id: int
-    session_id: str
-    created_at: float
-    message: Message
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    message_id: int
-    session_id: str
-    session_title: str
-    role: str
-    snippet: str
-    created_at: float
-    score: float
-
-
-@dataclass(frozen=True)
-class SessionMatch:
-    """A session found by a search: its best hit and how many of its messages matched."""
-
-    session_id: str
-    title: str
-    best: SearchHit
-    hits: int
-
-
 class SessionError(LookupError):
     """A session id that does not exist, or an ambiguous prefix."""
 
@@ -186,12 +159,12 @@ class SessionStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise SessionStoreError(
-                f"cannot create {path.parent} for sessions.db: {_plain(exc)}"
+                f"cannot create {path.parent} for sessions.db: {plain_os_error(exc)}"
             ) from exc
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
-            if _kind(exc) != "damaged":
+            if error_kind(exc) != "damaged":
                 self._close_quietly()
                 raise self._unusable(exc) from exc
             self._close_quietly()
@@ -236,16 +209,16 @@ class SessionStore:
                     os.replace(companion, target.with_name(target.name + suffix))
         except OSError as exc:
             raise SessionStoreError(
-                f"{self.path} is damaged and could not be moved aside ({_plain(exc)}); move it "
+                f"{self.path} is damaged and could not be moved aside ({plain_os_error(exc)}); move it "
                 "away by hand to start a new one"
             ) from exc
         return target
 
     def _unusable(self, exc: sqlite3.DatabaseError) -> SessionStoreError:
         """The error a user sees for a database that cannot be used, with what to do."""
-        kind = _kind(exc)
+        kind = error_kind(exc)
         if kind == "locked":
-            holders = _holders(self.path)
+            holders = processes_holding(self.path)
             held = f" (held by {', '.join(holders)})" if holders else ""
             return SessionStoreError(
                 f"{self.path} is locked by another process{held}; waited "
@@ -257,7 +230,7 @@ class SessionStore:
                 f"{self.path} is damaged ({exc}). `hermes-tui doctor` checks it; move the file "
                 "aside to start a new one."
             )
-        return SessionStoreError(f"cannot use {self.path}: {_readonly_hint(self.path.parent, exc)}")
+        return SessionStoreError(f"cannot use {self.path}: {readonly_hint(self.path.parent, exc)}")
 
     def close(self) -> None:
         with self._lock:
@@ -355,7 +328,7 @@ class SessionStore:
             raise SessionError(f"no session {session_id!r}; `hermes-tui sessions list` shows them")
         if len(rows) > 1 and rows[0]["id"] != session_id:
             raise SessionError(f"{session_id!r} matches several sessions; give more of the id")
-        return _info(rows[0])
+        return info_from_row(rows[0])
 
     def latest(self) -> SessionInfo | None:
         with self._using() as db:
@@ -379,7 +352,7 @@ class SessionStore:
                 "FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [_info(row) for row in rows]
+        return [info_from_row(row) for row in rows]
 
     def update(self, session_id: str, **fields: Any) -> None:
         allowed = {"title", "nudge_memory", "nudge_skills"}
@@ -463,7 +436,7 @@ class SessionStore:
                     message.tool_call_id,
                     message.tool_name or "",
                     now,
-                    _reasoning_column(message),
+                    reasoning_column(message),
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
@@ -484,7 +457,7 @@ class SessionStore:
             params += (limit,)
         with self._using() as db:
             rows = db.execute(query, params).fetchall()
-        return [_stored(row) for row in rows]
+        return [stored_from_row(row) for row in rows]
 
     def around(self, message_id: int, radius: int = 5) -> list[StoredMessage]:
         with self._using() as db:
@@ -499,7 +472,7 @@ class SessionStore:
                 "ORDER BY id",
                 (row["session_id"], message_id, radius + 1, row["session_id"], message_id, radius),
             ).fetchall()
-        return [_stored(r) for r in rows]
+        return [stored_from_row(r) for r in rows]
 
     def search(
         self, query: str, *, limit: int = 20, session_id: str | None = None
@@ -538,7 +511,7 @@ class SessionStore:
                 r["session_id"],
                 r["title"],
                 r["role"],
-                _readable_snippet(r),
+                readable_snippet(r),
                 r["created_at"],
                 r["score"],
             )
@@ -572,28 +545,6 @@ class SessionStore:
             db.execute("DELETE FROM sessions WHERE id = ?", (info.id,))
 
 
-def _readable_snippet(row: sqlite3.Row) -> str:
-    """The matching text, not the JSON it is stored in: escaped newlines and quotes undone.
-
-    Matches in the message text come first; a match only in a tool call's JSON or a tool's
-    name says so. Match markers become `[` `]` only after the text is chosen and cleaned.
-    """
-    keys = row.keys()
-    found = row["in_content"] or ""
-    prefix = ""
-    for column, label in (("in_calls", "tool call: "), ("in_tool", "tool: ")):
-        if "\x02" not in found and column in keys and "\x02" in (row[column] or ""):
-            found, prefix = row[column], label
-    # Tool calls are JSON inside JSON: undo one level of backslashes, then the escapes.
-    text = found.replace("\\\\", "\\")
-    text = text.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
-    if prefix == "tool call: ":
-        text = re.sub(r'[{}\[\]]|"(?:id|name|arguments)":\s*|"call_[^"]*",?', " ", text)
-        text = text.replace('\\"', '"').replace('"', "")
-    text = " ".join(text.split()).replace("\x02", "[").replace("\x03", "]")
-    return prefix + text
-
-
 def _statements(script: str) -> list[str]:
     """Split a script into statements, keeping trigger bodies (which hold ';') whole."""
     statements, current = [], ""
@@ -603,112 +554,6 @@ def _statements(script: str) -> list[str]:
             statements.append(current.strip())
             current = ""
     return statements
-
-
-def _info(row: sqlite3.Row) -> SessionInfo:
-    keys = row.keys()
-    return SessionInfo(
-        id=row["id"],
-        title=row["title"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        provider=row["provider"],
-        model=row["model"],
-        system_prompt=row["system_prompt"],
-        parent_id=row["parent_id"],
-        input_tokens=row["input_tokens"],
-        output_tokens=row["output_tokens"],
-        cached_tokens=row["cached_tokens"],
-        nudge_memory=row["nudge_memory"] if "nudge_memory" in keys else 0,
-        nudge_skills=row["nudge_skills"] if "nudge_skills" in keys else 0,
-        message_count=row["message_count"] if "message_count" in keys else 0,
-        cache_write_tokens=row["cache_write_tokens"] if "cache_write_tokens" in keys else 0,
-    )
-
-
-def _stored(row: sqlite3.Row) -> StoredMessage:
-    calls = (
-        tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in json.loads(row["tool_calls"]))
-        if row["tool_calls"]
-        else ()
-    )
-    reasoning = json.loads(row["reasoning"]) if row["reasoning"] else {}
-    message = Message(
-        row["role"],
-        row["content"],
-        calls,
-        row["tool_call_id"],
-        row["tool_name"] or None,
-        reasoning=reasoning.get("text", ""),
-        thinking=tuple(ThinkingBlock(**block) for block in reasoning.get("blocks", [])),
-    )
-    return StoredMessage(row["id"], row["session_id"], row["created_at"], message)
-
-
-def _reasoning_column(message: Message) -> str:
-    if not message.reasoning and not message.thinking:
-        return ""
-    blocks = [asdict(block) for block in message.thinking]
-    return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)
-
-
-def _kind(exc: sqlite3.DatabaseError) -> str:
-    """locked, damaged or other, from SQLite's error code (or its message on old Pythons)."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    text = str(exc).lower()
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
-        return "locked"
-    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or any(
-        marker in text for marker in ("malformed", "not a database")
-    ):
-        return "damaged"
-    return "other"
-
-
-def _plain(exc: OSError) -> str:
-    from hermes_tui.core.storage import plain_os_error
-
-    return plain_os_error(exc)
-
-
-def _readonly_hint(directory: Path, exc: sqlite3.DatabaseError) -> str:
-    try:
-        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
-    except OSError:
-        read_only = False
-    if read_only:
-        return f"{directory} is on a read-only file system; use a writable --home"
-    if not os.access(directory, os.W_OK):
-        return f"{directory} is not writable ({exc}); fix its permissions or use another --home"
-    return f"{exc}"
-
-
-def _holders(path: Path) -> list[str]:
-    """Processes with the database open (Linux /proc), as 'pid N (command)'; empty if unknown."""
-    wanted = {str(path), f"{path}-wal", f"{path}-shm"}
-    found: list[str] = []
-    try:
-        pids = [entry for entry in os.listdir("/proc") if entry.isdigit()]
-    except OSError:
-        return found
-    for pid in pids:
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue  # gone, or not ours to look at
-        links = set()
-        for fd in fds:
-            with suppress(OSError):  # closed while we looked
-                links.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
-        if links & wanted:
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                    command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
-            except OSError:
-                command = "?"
-            mine = " — this process" if int(pid) == os.getpid() else ""
-            found.append(f"pid {pid} ({command[:80]}){mine}")
-    return found
 
 
 def _create_private(path: Path) -> None:
@@ -723,5 +568,5 @@ def _create_private(path: Path) -> None:
             make_private(name, 0o600)
         return
     except OSError as exc:
-        raise SessionStoreError(f"cannot create {path}: {_plain(exc)}") from exc
+        raise SessionStoreError(f"cannot create {path}: {plain_os_error(exc)}") from exc
     os.close(fd)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import logging
 import os
 import tempfile
@@ -15,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -198,3 +200,36 @@ def ensure_private_dir(path: Path) -> None:
     """Create `path` as a 0700 folder (or tighten the one that is there) for private data."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     make_private(path, 0o700)
+
+
+# ---- noticing writers that do not take our lock ----------------------------------------------
+
+Fingerprint = tuple[int, int, int, str]  # (inode, mtime_ns, size, sha256) of the bytes read
+
+
+def open_for_reading(path: Path) -> Any:
+    """The file opened for reading (keep it open: after replacing the file, a write can still
+    read what lands in the old one), or None when there is no file."""
+    try:
+        return path.open("rb", buffering=0)
+    except FileNotFoundError:
+        return None
+
+
+def read_with_fingerprint(handle: Any) -> tuple[bytes, Fingerprint]:
+    """The bytes an open file holds now and their fingerprint; works on a replaced file too."""
+    handle.seek(0)
+    data = handle.read()
+    stat = os.fstat(handle.fileno())
+    return data, (stat.st_ino, stat.st_mtime_ns, stat.st_size, hashlib.sha256(data).hexdigest())
+
+
+def still_holds(path: Path, fingerprint: Fingerprint | None) -> bool:
+    """Whether the file at `path` is still the one with `fingerprint` (None: still absent):
+    checked just before replacing it, so that an edit made meanwhile by a program that took no
+    lock is seen and merged instead of overwritten."""
+    handle = open_for_reading(path)
+    if handle is None:
+        return fingerprint is None
+    with handle:
+        return read_with_fingerprint(handle)[1] == fingerprint

@@ -15,7 +15,8 @@ import pytest
 
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import MemoryChanged, Notice
-from hermes_tui.core.memory import ENTRY_DELIMITER, FailureBudget, MemoryStore, parse_entries
+from hermes_tui.core.memory import ENTRY_DELIMITER, MemoryStore, parse_entries
+from hermes_tui.core.tools.memory_budget import FailureBudget
 
 HERMES_MEMORY = (
     "Project uses uv for dependency management; run `uv sync` after pulling."

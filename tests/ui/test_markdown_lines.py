@@ -8,7 +8,7 @@ import pytest
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import markdown_lines
-from hermes_tui.ui.markdown_lines import MarkdownLines, MarkdownStyle, blocks, render
+from hermes_tui.ui.markdown_lines import SETTLE_CHARS, MarkdownLines, MarkdownStyle, blocks, render
 
 STYLE = MarkdownStyle.from_variables(
     {
@@ -206,8 +206,16 @@ def test_blank_lines_at_a_code_piece_boundary_are_kept() -> None:
 def test_long_loose_ordered_list_keeps_its_numbers() -> None:
     # A tail over SETTLE_CHARS keeps one block live; "\n\n1" is a paragraph until "." arrives,
     # so the list is settled and the rest starts a new list numbered from 1.
+    # Fed a character at a time only across that boundary (all of it took 100 s).
     text = "".join(f"1. item with a few words, number {i}\n\n" for i in range(1, 120))
-    assert in_pieces(text, 60, 1) == whole(text, 60)
+    lines = MarkdownLines(60, STYLE)
+    before, after = SETTLE_CHARS - 200, SETTLE_CHARS + 200
+    lines.feed(text[:before])
+    for character in text[before:after]:
+        lines.feed(character)
+    lines.feed(text[after:])
+    lines.feed("", final=True)
+    assert [strip.text for strip in lines.settled] == whole(text, 60)
 
 
 def test_deep_nesting_does_not_hide_the_rest_of_the_reply() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_tui.core.events import Origin
-from hermes_tui.core.memory import FailureBudget
+from hermes_tui.core.tools.memory_budget import FailureBudget
 from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
 
 log = logging.getLogger(__name__)

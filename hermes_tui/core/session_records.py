@@ -1,0 +1,128 @@
+"""What the session store holds, as plain records: sessions, stored messages, search hits,
+and how a database row becomes one (core/sessions.py reads and writes them)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import asdict, dataclass
+
+from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    provider: str
+    model: str
+    system_prompt: str
+    parent_id: str | None
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    nudge_memory: int
+    nudge_skills: int
+    message_count: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    session_id: str
+    created_at: float
+    message: Message
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    message_id: int
+    session_id: str
+    session_title: str
+    role: str
+    snippet: str
+    created_at: float
+    score: float
+
+
+@dataclass(frozen=True)
+class SessionMatch:
+    """A session found by a search: its best hit and how many of its messages matched."""
+
+    session_id: str
+    title: str
+    best: SearchHit
+    hits: int
+
+
+def readable_snippet(row: sqlite3.Row) -> str:
+    """The matching text, not the JSON it is stored in: escaped newlines and quotes undone.
+
+    Matches in the message text come first; a match only in a tool call's JSON or a tool's
+    name says so. Match markers become `[` `]` only after the text is chosen and cleaned.
+    """
+    keys = row.keys()
+    found = row["in_content"] or ""
+    prefix = ""
+    for column, label in (("in_calls", "tool call: "), ("in_tool", "tool: ")):
+        if "\x02" not in found and column in keys and "\x02" in (row[column] or ""):
+            found, prefix = row[column], label
+    # Tool calls are JSON inside JSON: undo one level of backslashes, then the escapes.
+    text = found.replace("\\\\", "\\")
+    text = text.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
+    if prefix == "tool call: ":
+        text = re.sub(r'[{}\[\]]|"(?:id|name|arguments)":\s*|"call_[^"]*",?', " ", text)
+        text = text.replace('\\"', '"').replace('"', "")
+    text = " ".join(text.split()).replace("\x02", "[").replace("\x03", "]")
+    return prefix + text
+
+
+def info_from_row(row: sqlite3.Row) -> SessionInfo:
+    keys = row.keys()
+    return SessionInfo(
+        id=row["id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        provider=row["provider"],
+        model=row["model"],
+        system_prompt=row["system_prompt"],
+        parent_id=row["parent_id"],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+        cached_tokens=row["cached_tokens"],
+        nudge_memory=row["nudge_memory"] if "nudge_memory" in keys else 0,
+        nudge_skills=row["nudge_skills"] if "nudge_skills" in keys else 0,
+        message_count=row["message_count"] if "message_count" in keys else 0,
+        cache_write_tokens=row["cache_write_tokens"] if "cache_write_tokens" in keys else 0,
+    )
+
+
+def stored_from_row(row: sqlite3.Row) -> StoredMessage:
+    calls = (
+        tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in json.loads(row["tool_calls"]))
+        if row["tool_calls"]
+        else ()
+    )
+    reasoning = json.loads(row["reasoning"]) if row["reasoning"] else {}
+    message = Message(
+        row["role"],
+        row["content"],
+        calls,
+        row["tool_call_id"],
+        row["tool_name"] or None,
+        reasoning=reasoning.get("text", ""),
+        thinking=tuple(ThinkingBlock(**block) for block in reasoning.get("blocks", [])),
+    )
+    return StoredMessage(row["id"], row["session_id"], row["created_at"], message)
+
+
+def reasoning_column(message: Message) -> str:
+    if not message.reasoning and not message.thinking:
+        return ""
+    blocks = [asdict(block) for block in message.thinking]
+    return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)

@@ -1,0 +1,158 @@
+"""One tool call in the chat: a collapsible row with its arguments and its whole output."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.binding import Binding
+from textual.widgets import Collapsible, Static
+
+from hermes_tui.core.text import neutralise
+from hermes_tui.ui.text import literal
+from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
+
+
+class UserMessage(CopyableMessage, Static):
+    DEFAULT_CSS = """
+    UserMessage {
+        height: auto;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border-left: thick $primary;
+        background: $boost;
+        color: $text;
+    }
+    UserMessage:focus { border-left: thick $accent; background: $primary 20%; }
+    """
+    COPY_WHAT = "your message"
+
+    def __init__(self, text: str) -> None:
+        super().__init__(neutralise(text), markup=False)
+        self.text = text
+
+
+class ToolRow(Collapsible):
+    """One tool call: name, argument summary, then duration, ok/error and a preview.
+
+    Expanded, it shows the arguments and the call's whole output in a virtualised log (built
+    when first opened, so a long session of closed rows costs nothing); `c` copies the output.
+    """
+
+    DEFAULT_CSS = """
+    ToolRow { margin: 0 0 0 2; padding: 0; border: none; background: transparent; }
+    ToolRow > CollapsibleTitle { color: $text-muted; padding: 0; }
+    ToolRow.-error > CollapsibleTitle { color: $error; }
+    ToolRow.-ok > CollapsibleTitle { color: $success; }
+    ToolRow Static { color: $text-muted; padding: 0 0 0 2; }
+    ToolRow OutputLog { margin: 0 0 0 2; }
+    """
+    BINDINGS = [Binding("c", "copy_output", "Copy output")]
+    OPEN_DIFF_LINES = 16  # an edit's diff up to this many lines shows without a click
+
+    def __init__(
+        self,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        detail: str | None = None,
+        output: str | None = None,
+        diff: str = "",
+    ) -> None:
+        self.call_id = call_id
+        self.tool_name = name
+        self.summary = summarise_arguments(arguments)
+        text = detail if detail is not None else arguments_detail(arguments)
+        self.detail = Static(neutralise(text), markup=False)
+        self.output = output  # None while running
+        self.diff = diff  # a file edit's unified diff: shown instead of arguments and output
+        self.call_label = f"{name} {self.summary}".strip()
+        super().__init__(self.detail, title=literal(f"⋯ {self.call_label}"), collapsed=True)
+
+    def finish(
+        self, ok: bool, duration: float, preview: str, output: str = "", diff: str = ""
+    ) -> None:
+        mark = "✓" if ok else "✗"
+        if diff:
+            from hermes_tui.ui.widgets.diff import diff_stat
+
+            added, removed = diff_stat(diff)
+            preview = f"+{added} −{removed}"
+        self.title = literal(f"{mark} {self.call_label}  {duration:.2f}s · {preview}")
+        self.add_class("-ok" if ok else "-error")
+        self.output = output or preview
+        self.diff = diff
+        if diff and diff.count("\n") < self.OPEN_DIFF_LINES:
+            self.collapsed = False  # a small edit is shown at once
+        if not self.collapsed:
+            self._show_output()
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        # Collapsible's own _watch_collapsed still runs (textual_compat); this only builds the
+        # output view.
+        if not collapsed and self.output is not None:
+            self._show_output()
+
+    def _show_output(self) -> None:
+        from hermes_tui.ui.widgets.output import OutputLog
+
+        contents = self.query_one(Collapsible.Contents)
+        if self.diff:
+            from hermes_tui.ui.widgets.diff import DiffBlock
+
+            if not contents.query(DiffBlock):
+                self.detail.display = False  # the arguments repeat the new text: the diff says it
+                contents.mount(DiffBlock(self.diff))
+        elif not contents.query(OutputLog):
+            contents.mount(OutputLog(self.output or ""))
+
+    def action_copy_output(self) -> None:
+        if self.output is None:
+            self.app.notify("The call is still running", timeout=2)
+            return
+        if self.diff:
+            copy_text(self, self.diff, "the diff")
+        else:
+            copy_text(self, self.output, "output")
+
+
+RAW = "_raw"  # the core's key for arguments that were not a JSON object (agent/loop.py)
+DETAIL_CHARS = 4000
+
+
+def raw_arguments(arguments: dict[str, Any]) -> str | None:
+    """The model's argument text when it was not a JSON object, else None."""
+    return str(arguments[RAW]) if set(arguments) == {RAW} else None
+
+
+def arguments_detail(arguments: dict[str, Any], limit: int | None = DETAIL_CHARS) -> str:
+    """A call's arguments as a row or the trace shows them: JSON, what the model sent when it
+    was not JSON, or that there were none; cut at `limit` characters."""
+    raw = raw_arguments(arguments)
+    if not arguments or raw is not None and not raw.strip():
+        text = "(no arguments)"
+    elif raw is not None:
+        text = f"(not JSON) {raw}"
+    else:
+        text = json.dumps(arguments, indent=2, ensure_ascii=False)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return text
+
+
+def summarise_arguments(arguments: dict[str, Any]) -> str:
+    raw = raw_arguments(arguments)
+    if raw is not None:
+        text = raw
+    elif "command" in arguments:
+        text = str(arguments["command"])
+    elif "path" in arguments:
+        text = str(arguments["path"])
+    elif "name" in arguments:
+        text = f"{arguments.get('action', '')} {arguments['name']}".strip()
+    elif "target" in arguments:
+        text = f"{arguments.get('action', '')} {arguments['target']}".strip()
+    else:
+        text = json.dumps(arguments, ensure_ascii=False) if arguments else ""
+    text = " ".join(text.split())
+    return text[:70] + ("…" if len(text) > 70 else "")
