@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -24,15 +23,22 @@ from typing import Any, get_type_hints
 import yaml
 
 from hermes_tui import hermes_keys
+from hermes_tui.config_files import (
+    ConfigError,
+    coerce,
+    did_you_mean,
+    parse_env_file,
+    read_yaml,
+    resolve_home,
+    save_env_var,
+)
 from hermes_tui.core.storage import atomic_write_text, file_lock, make_private
+
+__all__ = ["ConfigError", "parse_env_file", "resolve_home", "save_env_var"]
 
 log = logging.getLogger(__name__)
 
 PROVIDERS = ("openai", "anthropic", "openrouter", "demo")
-
-
-class ConfigError(Exception):
-    """config.yaml or .env says something we cannot use; the message names file, line and key."""
 
 
 @dataclass(frozen=True)
@@ -190,9 +196,6 @@ SECTIONS: dict[str, type] = {
 }
 MIN_RESULT_CHARS = 2_000
 
-# Hermes' spellings of true and false (quoted "on" stays a string in YAML); compared lowercased.
-TRUE_WORDS = frozenset({"true", "yes", "on", "1", "enabled"})
-FALSE_WORDS = frozenset({"false", "no", "off", "0", "disabled"})
 # Values Hermes gives a key of ours that mean one of ours: display.memory_notifications is
 # "off" | "on" | "verbose" in Hermes, a switch here.
 VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
@@ -204,149 +207,6 @@ VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
 }
 # Hermes' spellings of "no turn limit" for agent.max_turns; we keep a cap (the loop needs one).
 UNLIMITED_WORDS = frozenset({"none", "unlimited", "inf", "infinite"})
-# A key this close (rapidfuzz ratio) to one of ours, and not a Hermes key, is a typo.
-TYPO_SCORE = 80
-
-
-def resolve_home(
-    flag: str | os.PathLike[str] | None, environ: Mapping[str, str] | None = None
-) -> Path:
-    """--home > $HERMES_HOME > the platform's user data directory."""
-    environ = os.environ if environ is None else environ
-    if flag:
-        return Path(flag).expanduser().resolve()
-    if environ.get("HERMES_HOME"):
-        return Path(environ["HERMES_HOME"]).expanduser().resolve()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("hermes-tui", appauthor=False))
-
-
-def parse_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines; `export`, comments, blank lines and single or double quotes allowed."""
-    values: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return values
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = re.fullmatch(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)", stripped)
-        if not match:
-            raise ConfigError(f"{path}:{number}: expected KEY=VALUE, found {stripped[:40]!r}")
-        key, value = match.groups()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        values[key] = value
-    return values
-
-
-def save_env_var(home: Path, key: str, value: str) -> None:
-    """Set KEY in <home>/.env (mode 0600), keeping every other line as it was."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-        raise ConfigError(f"{key!r} is not a valid environment variable name")
-    if "\n" in value or "\r" in value:
-        raise ConfigError(f"the value for {key} must be a single line")
-    path = home / ".env"
-    with file_lock(path):
-        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        pattern = re.compile(rf"\s*(?:export\s+)?{re.escape(key)}\s*=")
-        kept = [line for line in lines if not pattern.match(line)]
-        kept.append(f"{key}={value}")
-        atomic_write_text(path, "\n".join(kept) + "\n", mode=0o600)
-
-
-def _line_map(text: str) -> dict[tuple[str, ...], int]:
-    """1-based line of every key in the YAML document, by path, for error messages."""
-    lines: dict[tuple[str, ...], int] = {}
-
-    def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                key_path = (*path, str(key_node.value))
-                lines[key_path] = key_node.start_mark.line + 1
-                walk(value_node, key_path)
-
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return lines
-    if root is not None:
-        walk(root, ())
-    return lines
-
-
-def _coerce(value: Any, annotation: Any, where: str) -> Any:
-    """Check a YAML value against a dataclass field type; return it in the field's shape."""
-    text = str(annotation)
-    if value is None and "None" in text:
-        return None
-    if annotation is bool or text == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in TRUE_WORDS | FALSE_WORDS:
-            return value.strip().lower() in TRUE_WORDS
-        raise ConfigError(f"{where} must be true or false (or on/off, yes/no), not {value!r}")
-    if annotation is int or text == "int":
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value < 0:
-                raise ConfigError(f"{where} must be 0 or more, not {value}")
-            return value
-        raise ConfigError(f"{where} must be a whole number, not {value!r}")
-    if annotation is float or text == "float":
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        raise ConfigError(f"{where} must be a number, not {value!r}")
-    if "tuple" in text:
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            return tuple(value)
-        raise ConfigError(f"{where} must be a list of strings, not {value!r}")
-    if "str" in text:
-        if isinstance(value, str):
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return str(value)
-        raise ConfigError(f"{where} must be a string, not {value!r}")
-    raise ConfigError(f"{where}: unsupported type {annotation}")  # pragma: no cover
-
-
-def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, {}
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{where}: not valid YAML: {problem}") from exc
-    if data is None:
-        return {}, {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path}: the top level must be a mapping of sections, not {type(data).__name__}"
-        )
-    return data, _line_map(text)
-
-
-def _did_you_mean(key: object, choices: Iterable[str]) -> str | None:
-    """The one of `choices` that `key` is a likely typo of, if any."""
-    from rapidfuzz import fuzz, process
-
-    match = process.extractOne(str(key), list(choices), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
-    return match[0] if match else None
 
 
 @dataclass
@@ -434,7 +294,7 @@ def _our_value(section: str, key: str, value: Any, annotation: Any, where: str) 
         alias = VALUE_ALIASES.get((section, key), {})
         if value.strip().lower() in alias:
             return alias[value.strip().lower()]
-    return _coerce(value, annotation, where)
+    return coerce(value, annotation, where)
 
 
 def _skill_config(value: Any, where: str) -> dict[str, dict[str, Any]]:
@@ -467,12 +327,12 @@ def _curator_backup(value: Any, where: str) -> tuple[bool, int]:
             raise ConfigError(
                 f"{where}: unknown key(s) {', '.join(unknown)}; it takes enabled, keep"
             )
-        enabled = _coerce(value.get("enabled", True), bool, f"{where}.enabled")
-        keep = _coerce(value.get("keep", default_keep), int, f"{where}.keep")
+        enabled = coerce(value.get("enabled", True), bool, f"{where}.enabled")
+        keep = coerce(value.get("keep", default_keep), int, f"{where}.keep")
         if keep < 1:
             raise ConfigError(f"{where}.keep must be 1 or more, not {keep}")
         return enabled, keep
-    return _coerce(value, bool, where), default_keep
+    return coerce(value, bool, where), default_keep
 
 
 def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> _Loaded:
@@ -485,7 +345,7 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
             if section in hermes_keys.TOP_LEVEL or section in hermes_keys.EARLIER_TOP_LEVEL:
                 _hermes_top_level(section, body, where, loaded)
                 continue
-            guess = _did_you_mean(section, SECTIONS)
+            guess = did_you_mean(section, SECTIONS)
             if guess is not None:
                 raise ConfigError(
                     f"{where}: unknown section {section!r} (did you mean {guess!r}?); "
@@ -522,7 +382,7 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
                 if _sets_something(value):
                     loaded.unused_hermes.append(f"{section}.{key}")
                 continue
-            guess = _did_you_mean(key, hints)
+            guess = did_you_mean(key, hints)
             if guess is not None:
                 raise ConfigError(
                     f"{key_where} is not a known key (did you mean {section}.{guess}?); "
@@ -639,7 +499,7 @@ def load_config(
     overrides = overrides or Overrides()
     environ = dict(os.environ if environ is None else environ)
     path = home / "config.yaml"
-    data, lines = _read_yaml(path)
+    data, lines = read_yaml(path)
     # config.yaml may hold keys (Hermes' model.api_key); an older home made it world-readable.
     make_private(path, 0o600)
     loaded = _section_values(path, data, lines)
@@ -689,7 +549,7 @@ def set_config_value(home: Path, section: str, key: str, value: Any) -> None:
         raise ConfigError(f"{section}.{key} is not a known configuration key")
     path = home / "config.yaml"
     with file_lock(path):
-        data, _ = _read_yaml(path)
+        data, _ = read_yaml(path)
         body = data.get(section)
         if not isinstance(body, dict):
             body = {}

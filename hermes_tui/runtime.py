@@ -11,7 +11,6 @@ import datetime
 import logging
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,8 +25,8 @@ from hermes_tui.config import (
 )
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Notice, Sink, discard
-from hermes_tui.core.memory import MemoryStore, join_entries
-from hermes_tui.core.pending import PendingStore, PendingWrite
+from hermes_tui.core.memory import MemoryStore
+from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.scan_cache import VerdictCache, cache_path
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
@@ -35,19 +34,17 @@ from hermes_tui.core.skills.usage import UsageStore
 from hermes_tui.core.storage import ensure_private_dir, make_private
 from hermes_tui.core.threats import Scanner
 from hermes_tui.resources import bundled_skills_dir
+from hermes_tui.runtime_learning import LearningParts
 
 if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
     from hermes_tui.core.agent.review import ReviewManager, ReviewStore
     from hermes_tui.core.agent.session import Reviewer, Session
-    from hermes_tui.core.agent.taint import WriteGate
-    from hermes_tui.core.insights import Insights
     from hermes_tui.core.llm.base import Provider
     from hermes_tui.core.llm.retry import RetryPolicy
     from hermes_tui.core.llm.select import ProviderSpec
     from hermes_tui.core.pricing import ModelPrice
     from hermes_tui.core.session_catalog import SessionCatalog
     from hermes_tui.core.sessions import SessionStore
-    from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.skills.runtime import SkillRuntimeSettings
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import (
@@ -90,7 +87,7 @@ def demo_remembered(home: Path) -> bool:
 
 
 @dataclass
-class Runtime:
+class Runtime(LearningParts):
     config: Config
     audit: AuditLog
     memory: MemoryStore
@@ -353,94 +350,8 @@ class Runtime:
             )
         return self._reviewer
 
-    def write_gate(self) -> WriteGate:
-        """Holds tainted memory and skill writes (and ones the scanner holds) for approval."""
-        from hermes_tui.core.agent.taint import WriteGate
-
-        return WriteGate(
-            memory=self.memory,
-            skills=self.skills,
-            pending=self.pending,
-            scanner=self.scanner,
-            sink=self.sink,
-        )
-
     def wait_for_reviews(self, timeout: float) -> bool:
         return True if self._reviewer is None else self._reviewer.wait(timeout)
-
-    def pending_target_text(self, record: PendingWrite) -> str | None:
-        """The staged write's target as it is now (to check it did not change meanwhile)."""
-        if record.kind == "memory":
-            return join_entries(self.memory.entries(record.target))  # type: ignore[arg-type]
-        skill = self.skills.get(record.target)
-        if skill is None:
-            return None
-        file_path = record.arguments.get("file_path")
-        path = (
-            skill.directory / file_path
-            if file_path and record.action != "delete"
-            else skill.skill_md
-        )
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
-    def approve_pending(self, pending_id: str) -> dict:
-        from hermes_tui.core.tools.registry import ToolContext
-
-        registry = self.tool_registry()
-
-        def apply(record: PendingWrite) -> dict:
-            tool = registry.get(record.tool)
-            assert tool is not None, record.tool
-            # Replayed as whoever made it (the agent, a review) but past the gate: the user's
-            # approval is what the gate was waiting for.
-            origin = record.origin if record.origin in ("agent", "review", "curator") else "review"
-            context = ToolContext(origin=origin, viewed_skills={record.target})
-            return tool.handler(dict(record.arguments), context)
-
-        return self.pending.approve(pending_id, self.pending_target_text, apply)
-
-    def insights(self, days: int = 30, now: float | None = None) -> Insights:
-        """What the agent did and learned over the last `days` (from what is already recorded)."""
-        from hermes_tui.core.insights import compute
-
-        return compute(
-            sessions=self.catalog.as_source(),  # Hermes sessions included
-            library=self.skills,
-            audit=self.audit,
-            reviews=self.reviews,
-            memory_limits={
-                "memory": self.config.memory.memory_char_limit,
-                "user": self.config.memory.user_char_limit,
-            },
-            days=days,
-            now=now,
-        )
-
-    def curator(self, clock: Callable[[], float] = time.time) -> Curator:
-        from hermes_tui.core.skills.curator import Curator, CuratorPolicy
-
-        settings = self.config.curator
-        policy = CuratorPolicy(
-            enabled=settings.enabled,
-            interval_hours=settings.interval_hours,
-            min_idle_hours=settings.min_idle_hours,
-            stale_after_days=settings.stale_after_days,
-            archive_after_days=settings.archive_after_days,
-            consolidate=settings.consolidate,
-            backup_enabled=settings.backup[0],
-            backup_keep=settings.backup[1],
-        )
-        return Curator(
-            self.skills,
-            self.home,
-            policy,
-            clock=clock,
-            sink=self.sink,
-            last_activity=self._activity_before_start,
-        )
 
     @property
     def catalog(self) -> SessionCatalog:
@@ -533,41 +444,6 @@ class Runtime:
             raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
         self.skills.usage.record_view(skill.name)
         return invocation(skill, arguments, session_id, self.skill_runtime_settings())
-
-    def _activity_before_start(self) -> float | None:
-        """When a session was last used before this process started (for min_idle_hours)."""
-        if self._last_activity is None:
-            try:
-                self._last_activity = (self.sessions.last_activity(before=self.started_at),)
-            except Exception as exc:  # a locked or damaged database must not stop the curator
-                log.warning("could not read the last session activity: %s", exc)
-                self._last_activity = (None,)
-        return self._last_activity[0]
-
-    def run_curator(
-        self,
-        *,
-        dry_run: bool = False,
-        consolidate: bool | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> CuratorReport:
-        """One curator pass; the model consolidation runs when asked or set in config."""
-        from hermes_tui.core.skills.curator import CuratorAction
-
-        wants_model = self.config.curator.consolidate if consolidate is None else consolidate
-        merge = None
-        if consolidate and not dry_run:
-            self.provider()  # asked for by name: no model is an error, not a silent skip
-        if wants_model and not dry_run:
-
-            def merge(names: list[str]) -> list[CuratorAction]:
-                changes = self.reviewer().consolidate(names, Path.cwd())
-                return [
-                    CuratorAction(c.target, "consolidate", f"{c.action} by the model")
-                    for c in changes
-                ]
-
-        return self.curator(clock).run(dry_run=dry_run, consolidate=merge)
 
     def build_system_prompt(self, cwd: Path) -> str:
         from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt
