@@ -5,8 +5,11 @@ process, so it pays every import: the ratio shows what a one-shot turn costs bey
 import it cannot avoid. Both sides run from compiled bytecode, as an installed package does
 (PYTHONDONTWRITEBYTECODE in the caller's environment would otherwise charge hermes-tui for
 compiling itself at every run). The first run, not timed, writes sessions.db and the scanner's
-remembered verdicts (cache/scan_verdicts.json), as any earlier session would have. Target:
-under 1.3x. Run: `.venv/bin/python bench/oneshot.py`.
+remembered verdicts (cache/scan_verdicts.json), as any earlier session would have. The turn
+calls one tool (`skills_list`, its arguments validated) before it answers, as most turns do.
+Targets: time at most 1.0x `import openai`; peak RSS of the whole turn at most 1.15x that of
+`import openai` (each measured in a fresh process by a small wrapper that reads its child's
+maximum resident set size). Run: `.venv/bin/python bench/oneshot.py`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,21 @@ sys.path.insert(0, str(REPO / "tests"))
 from fakes.llm_server import FakeLLM, Reply  # noqa: E402
 
 RUNS = 5
+TIME_TARGET, RSS_TARGET = 1.0, 1.15
+# Runs the command given as its arguments and prints that child's peak RSS in KiB (Linux).
+PEAK_RSS = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+    "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def peak_rss(command: list[str], env: dict[str, str]) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *command], env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])}… failed: {done.stderr[-500:]}")
+    return int(done.stdout.split()[-1])
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
@@ -57,17 +75,30 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         chat = [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi"]
         sdk = [sys.executable, "-c", "import openai"]
+
+        def turn() -> list[str]:
+            llm.script(Reply(tool_calls=[("skills_list", {})]), Reply(text="ok"))
+            return chat
+
         # First runs: sessions.db, the scanner's verdicts, .pyc files for both.
-        timed(chat, env)
+        timed(turn(), env)
         timed(sdk, env)
-        chat_times, sdk_times = [], []
+        chat_times, sdk_times, chat_rss, sdk_rss = [], [], [], []
         for _ in range(RUNS):  # interleaved, so machine load hits both alike
-            chat_times.append(timed(chat, env))
+            chat_times.append(timed(turn(), env))
             sdk_times.append(timed(sdk, env))
+        for _ in range(3):
+            chat_rss.append(peak_rss(turn(), env))
+            sdk_rss.append(peak_rss(sdk, env))
         chat_median, sdk_median = statistics.median(chat_times), statistics.median(sdk_times)
-        print(f"chat -q (200 skills, zero-latency model): median {chat_median * 1000:.0f} ms")
-        print(f"python -c 'import openai':                median {sdk_median * 1000:.0f} ms")
-        print(f"ratio {chat_median / sdk_median:.2f}x (target < 1.30x)")
+        chat_peak, sdk_peak = statistics.median(chat_rss), statistics.median(sdk_rss)
+        print(f"chat -q (200 skills, one tool call): median {chat_median * 1000:.0f} ms")
+        print(f"python -c 'import openai':           median {sdk_median * 1000:.0f} ms")
+        print(f"time ratio {chat_median / sdk_median:.2f}x (target <= {TIME_TARGET:.2f}x)")
+        print(
+            f"peak RSS: chat -q {chat_peak / 1024:.1f} MiB, import openai {sdk_peak / 1024:.1f} MiB"
+        )
+        print(f"RSS ratio {chat_peak / sdk_peak:.2f}x (target <= {RSS_TARGET:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -329,15 +329,16 @@ def cmd_memory_show(args: argparse.Namespace) -> int:
 
 
 def app_runtime(args: argparse.Namespace, sink) -> Any:
-    """The app's runtime: the demo's (in its own home) when chosen last time and still no provider."""
+    """The app's runtime: the demo's (in its own home) when chosen last time and still no
+    provider. Opened once: the configuration alone says whether the demo is due."""
+    from hermes_tui.config import load_config, resolve_home
     from hermes_tui.core.llm import select
     from hermes_tui.runtime import demo_remembered
 
-    runtime = _open_runtime(args, sink)
-    if select.detect(runtime.config) is None and demo_remembered(runtime.home):
+    home = resolve_home(args.home)
+    if demo_remembered(home) and select.detect(load_config(home, _overrides(args))) is None:
         args.provider = "demo"
-        runtime = _open_runtime(args, sink)
-    return runtime
+    return _open_runtime(args, sink)
 
 
 # How soon a typed key shows while a reply streams (bench/tui.py measures both).

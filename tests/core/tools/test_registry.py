@@ -170,3 +170,30 @@ def test_a_foreign_schema_in_another_draft_or_broken_still_runs(tmp_path: Path) 
         in registry.call("seven", {"n": "x"}, context)["error"]
     )
     assert registry.call("broken", {"n": "x"}, context) == {"success": True, "got": {"n": "x"}}
+
+
+def test_a_valid_call_does_not_import_jsonschema(tmp_path: Path) -> None:
+    """Valid arguments pass a compiled check; jsonschema (70 ms of imports) is loaded only to
+    describe arguments that failed it."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from pathlib import Path
+from hermes_tui.core.tools.files import make_file_tools
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+root = Path({str(tmp_path)!r})
+(root / "a.txt").write_text("one\\n")
+registry = ToolRegistry(make_file_tools())
+context = ToolContext(cwd=root, workdir=root)
+assert registry.call("read_file", {{"path": "a.txt"}}, context)["success"]
+print("jsonschema" in sys.modules)
+assert "expected integer" in registry.call("read_file", {{"path": "a.txt", "offset": "x"}}, context)["error"]
+print("jsonschema" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
