@@ -102,8 +102,6 @@ class ToolCallFinished:
 class TurnFinished:
     usage: dict = field(default_factory=dict)
     cached_tokens: int = 0
-    n_tool_calls: int = 0
-    n_errors: int = 0
     interrupted: bool = False
     last_input_tokens: int = 0  # of the turn's last model call: how full the context is
     last_cached_tokens: int = 0

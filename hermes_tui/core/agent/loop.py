@@ -195,8 +195,6 @@ class Agent:
                     "output_tokens": result.usage.output_tokens,
                 },
                 cached_tokens=result.usage.cached_tokens,
-                n_tool_calls=result.tool_calls,
-                n_errors=result.tool_errors,
                 interrupted=result.interrupted,
                 last_input_tokens=self.last_usage.input_tokens,
                 last_cached_tokens=self.last_usage.cached_tokens,
