@@ -38,7 +38,8 @@ class Reply:
     error_code: str | None = None  # its `code`: LiteLLM puts the upstream's HTTP status there
     # one_chunk, no_index, object_args, stop_with_tools, reasoning_field (OpenAI: `reasoning`
     # instead of `reasoning_content`), usage_in_delta (Anthropic: zeros in message_start, the
-    # counts in message_delta), json_body (a whole JSON reply to a stream request)
+    # counts in message_delta), json_body (a whole JSON reply to a stream request),
+    # shared_index (OpenAI: all calls in one chunk with `"index": 0`, as LitServe sends them)
     quirks: frozenset[str] = frozenset()
     reasoning: str = ""  # streamed before the text; Anthropic: a signed thinking block
     chunk: int = 4  # characters of text per streamed delta
@@ -359,7 +360,24 @@ def openai_frames(reply: Reply) -> list[str]:
     field_name = "reasoning" if "reasoning_field" in reply.quirks else "reasoning_content"
     frames += [chunk({field_name: piece}) for piece in _pieces(reply.reasoning)]
     frames += [chunk({"content": piece}) for piece in _pieces(reply.text, reply.chunk)]
+    if "shared_index" in reply.quirks:
+        # LitServe's OpenAI spec: every call whole, in one chunk, all with `"index": 0`.
+        calls = [
+            {
+                "index": 0,
+                "id": reply.call_id(index, "call_"),
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
+            for index, (name, arguments) in enumerate(reply.tool_calls)
+        ]
+        frames.append(chunk({"tool_calls": calls}))
     for index, (name, arguments) in enumerate(reply.tool_calls):
+        if "shared_index" in reply.quirks:
+            break
         text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
         call_id = reply.call_id(index, "call_")
         head: dict[str, Any] = {

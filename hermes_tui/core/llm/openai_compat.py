@@ -1,7 +1,8 @@
 """OpenAI Chat Completions streaming, for OpenAI and every server that speaks its dialect.
 
 Tool-call deltas are assembled by index, tolerating the quirks of compatible servers: a whole
-call in one chunk, a missing `index` or `id`, arguments sent as a JSON object instead of a
+call in one chunk, a missing `index` or `id`, several calls sharing one index (a new id starts
+a new call), arguments sent as a JSON object instead of a
 string, `finish_reason: stop` on a reply that holds tool calls, a 400 for
 `stream_options` (answered by asking again without it, and remembered), and a complete JSON
 completion sent in answer to a stream request (some proxies answer mocks that way).
@@ -92,8 +93,8 @@ class OpenAICompatProvider:
         if answered_with_json(response.response):
             yield from self._complete(response.response)
             return
-        slots: dict[int, dict[str, Any]] = {}
-        order: list[int] = []
+        slots: list[dict[str, Any]] = []
+        wire: dict[int, int] = {}  # the server's index -> the call it currently continues
         finish: str | None = None
         model = ""
         for chunk in response:
@@ -109,16 +110,15 @@ class OpenAICompatProvider:
                         yield ReasoningChunk(reasoning)
                     if getattr(delta, "content", None):
                         yield TextChunk(delta.content)
-                    for position, piece in enumerate(getattr(delta, "tool_calls", None) or []):
-                        _merge_tool_delta(slots, order, piece, position)
+                    for piece in getattr(delta, "tool_calls", None) or []:
+                        _merge_tool_delta(slots, wire, piece)
                 if choice.finish_reason:
                     finish = choice.finish_reason
         if finish is None:
             raise ProviderError(
                 self.name, "the stream ended before the model finished", retryable=True
             )
-        for index in order:
-            slot = slots[index]
+        for slot in slots:
             if not slot["name"]:
                 continue
             yield ToolCallReady(
@@ -126,7 +126,7 @@ class OpenAICompatProvider:
                     slot["id"] or f"call_{uuid.uuid4().hex[:12]}", slot["name"], slot["arguments"]
                 )
             )
-        yield StreamEnd("tool_calls" if order else finish, model=model)
+        yield StreamEnd("tool_calls" if slots else finish, model=model)
 
     def _complete(self, http_response: Any) -> Iterator[StreamEvent]:
         """A whole chat.completion object where a stream was asked for."""
@@ -172,24 +172,31 @@ def _reasoning(delta: Any) -> str:
     return ""
 
 
-def _merge_tool_delta(
-    slots: dict[int, dict[str, Any]], order: list[int], piece: Any, position: int
-) -> None:
+def _merge_tool_delta(slots: list[dict[str, Any]], wire: dict[int, int], piece: Any) -> None:
+    """Add one tool-call delta to the call it belongs to, or start a new call.
+
+    A delta carrying an id the call at its index does not have starts a new call whatever the
+    index says: LitServe sends several calls in one chunk, all with `"index": 0`. Without an
+    index, a known id continues its call, a new id starts one, and no id continues the last.
+    """
     index = getattr(piece, "index", None)
     call_id = getattr(piece, "id", None)
-    if index is None:
-        # Without an index, a new id starts a new call and anything else continues the last one.
-        known = next((i for i, s in slots.items() if call_id and s["id"] == call_id), None)
-        if known is not None:
-            index = known
-        elif call_id or not order:
-            index = (max(order) + 1) if order else position
-        else:
-            index = order[-1]
-    slot = slots.get(index)
-    if slot is None:
-        slot = slots[index] = {"id": None, "name": "", "arguments": ""}
-        order.append(index)
+    position: int | None = None
+    if index is not None and index in wire:
+        current = slots[wire[index]]
+        if not call_id or current["id"] in (None, call_id):
+            position = wire[index]
+    elif index is None:
+        if call_id:
+            position = next((i for i, s in enumerate(slots) if s["id"] == call_id), None)
+        elif slots:
+            position = len(slots) - 1
+    if position is None:
+        position = len(slots)
+        slots.append({"id": None, "name": "", "arguments": ""})
+        if index is not None:
+            wire[index] = position
+    slot = slots[position]
     if call_id:
         slot["id"] = call_id
     function = getattr(piece, "function", None)

@@ -145,6 +145,28 @@ def test_an_error_frame_that_says_the_request_was_wrong_is_not_retried(llm: Fake
     assert "context_length_exceeded" in str(error.value)
 
 
+def test_calls_sharing_an_index_with_new_ids_stay_separate_calls(llm: FakeLLM) -> None:
+    """LitServe sends three calls in one chunk, all `"index": 0`, ids call_ls0-call_ls2."""
+    events = _run(
+        llm,
+        Reply(
+            tool_calls=[
+                ("read_file", {"path": "a.txt"}),
+                ("read_file", {"path": "b.txt"}),
+                ("terminal", {"command": "ls"}),
+            ],
+            tool_call_ids=("call_ls0", "call_ls1", "call_ls2"),
+            quirks=frozenset({"shared_index"}),
+        ),
+    )
+    calls = [e.call for e in events if isinstance(e, ToolCallReady)]
+    assert [(c.id, c.name, c.parsed_arguments()) for c in calls] == [
+        ("call_ls0", "read_file", {"path": "a.txt"}),
+        ("call_ls1", "read_file", {"path": "b.txt"}),
+        ("call_ls2", "terminal", {"command": "ls"}),
+    ]
+
+
 @pytest.mark.parametrize("quirks", [frozenset(), frozenset({"reasoning_field"})])
 def test_reasoning_deltas_are_kept_out_of_the_answer(llm: FakeLLM, quirks: frozenset) -> None:
     events = _run(
