@@ -227,6 +227,13 @@ def _mcp_checks(runtime) -> list[Check]:
     return checks
 
 
+def _tool_call_problem(result) -> str:
+    problem = result.tool_call_problem()
+    if result.reply and not result.other_tools:
+        problem += f" ({result.reply[:80]!r})"
+    return problem
+
+
 def ping_checks(spec) -> list[Check]:
     """`--ping`: one real request; a failure says why, a success what works."""
     from hermes_tui.core.llm.ping import ping
@@ -251,7 +258,7 @@ def ping_checks(spec) -> list[Check]:
             bool(result.tool_calls),
             "the model called the offered tool"
             if result.tool_calls
-            else "the model answered in text instead of calling the offered tool "
-            f"({result.reply[:80]!r}); the agent needs a model and server with tool calling",
+            else f"{_tool_call_problem(result)}; the agent needs a model and server with tool "
+            "calling",
         ),
     ]

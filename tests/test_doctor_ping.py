@@ -66,3 +66,15 @@ def test_a_base_url_without_a_scheme_fails_the_provider_check(home: Path) -> Non
     assert result.returncode == 1
     assert "[FAIL] provider: base URL needs http:// or https://" in result.stdout
     assert "[FAIL] ping: no provider to ping" in result.stdout
+
+
+def test_ping_names_the_other_tools_the_model_called(home: Path, llm: FakeLLM) -> None:
+    write_config(home, llm.openai_url)
+    llm.script(Reply(tool_calls=[("terminal", {"command": "echo pong"})]))
+    result = doctor_ping(home)
+    assert result.returncode == 1
+    assert (
+        "[FAIL] tool calls: the model called terminal instead of the offered report_status; "
+        "the agent needs a model and server with tool calling"
+    ) in result.stdout
+    assert "('')" not in result.stdout

@@ -31,9 +31,12 @@ class Reply:
     output_tokens: int = 20
     cached_tokens: int = 0
     cache_creation_tokens: int = 0
-    # "429", "500", "cut", "garbage", "reject_stream_options", "error_frame"
+    # "429", "500", "408" (an HTTP status), "cut", "garbage", "reject_stream_options",
+    # "error_frame", "hang" (headers never sent), "hang_mid_stream" (some text, then nothing)
     fault: str | None = None
     retry_after: str | None = "0"
+    # The header carrying retry_after: LiteLLM passes the upstream's as llm_provider-retry-after.
+    retry_after_header: str = "retry-after"
     error_type: str | None = "overloaded_error"  # the `type` of an error_frame's error
     error_code: str | None = None  # its `code`: LiteLLM puts the upstream's HTTP status there
     # one_chunk, no_index, object_args, stop_with_tools, reasoning_field (OpenAI: `reasoning`
@@ -184,8 +187,8 @@ class FakeLLM:
                 body = json.loads(raw)
                 request = Request(self.path, body, raw)
                 reply = fake._next(request)
-                if reply.fault in ("429", "500"):
-                    self._json_error(int(reply.fault), reply.retry_after)
+                if reply.fault in ("429", "500", "408"):
+                    self._json_error(int(reply.fault), reply.retry_after, reply=reply)
                     return
                 if reply.fault == "reject_stream_options" and "stream_options" in body:
                     fake.replies.insert(0, Reply(**{**reply.__dict__, "fault": None}))
@@ -212,14 +215,19 @@ class FakeLLM:
                     self.close_connection = True  # the client gave up on a faulty stream
 
             def _json_error(
-                self, status: int, retry_after: str | None, message: str = "scripted failure"
+                self,
+                status: int,
+                retry_after: str | None,
+                message: str = "scripted failure",
+                reply: Reply | None = None,
             ) -> None:
                 payload = json.dumps({"error": {"message": message, "type": "error"}}).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
                 if retry_after is not None:
-                    self.send_header("retry-after", retry_after)
+                    header = reply.retry_after_header if reply is not None else "retry-after"
+                    self.send_header(header, retry_after)
                 self.end_headers()
                 self.wfile.write(payload)
 

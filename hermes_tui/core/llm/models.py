@@ -8,7 +8,8 @@ from __future__ import annotations
 import importlib
 
 from hermes_tui.core.llm.base import ProviderError
-from hermes_tui.core.llm.select import OPENROUTER_URL, check_base_url
+from hermes_tui.core.llm.sdk_errors import server_words
+from hermes_tui.core.llm.select import OPENROUTER_URL, check_base_url, normalised_base_url
 
 LIST_TIMEOUT = 15.0
 
@@ -21,6 +22,7 @@ def list_models(name: str, base_url: str | None, api_key: str) -> list[str]:
         base_url = base_url or OPENROUTER_URL
     if base_url:
         check_base_url(base_url, name)
+        base_url = normalised_base_url(base_url, name)
     sdk = importlib.import_module("anthropic" if name == "anthropic" else "openai")
     where = base_url or f"the {name} API"
     try:
@@ -39,13 +41,19 @@ def list_models(name: str, base_url: str | None, api_key: str) -> list[str]:
             ids = [model.id for model in client.models.list()]
         return sorted(set(ids))
     except sdk.AuthenticationError as exc:
-        raise ProviderError(name, "the key was refused", hint="Check the API key.") from exc
+        raise ProviderError(
+            name, f"the key was refused: {server_words(exc)}", hint="Check the API key."
+        ) from exc
     except sdk.APIStatusError as exc:
+        url_hint = (
+            "Check the base URL (without /v1: the SDK adds it)"
+            if name == "anthropic"
+            else "Check the base URL (OpenAI-compatible servers usually end in /v1)"
+        )
         raise ProviderError(
             name,
-            f"{where} answered HTTP {exc.status_code} to a model listing",
-            hint="Check the base URL (OpenAI-compatible servers usually end in /v1); "
-            "you can still type a model name by hand.",
+            f"{where} answered HTTP {exc.status_code} to a model listing: {server_words(exc)}",
+            hint=f"{url_hint}; you can still type a model name by hand.",
         ) from exc
     except (sdk.APITimeoutError, sdk.APIConnectionError) as exc:
         raise ProviderError(

@@ -52,6 +52,7 @@ class PingResult:
     streaming: bool | None = None  # None: no reply to judge by
     tool_calls: bool | None = None
     reply: str = ""  # the text the model wrote, if any (cut to 200 characters)
+    other_tools: tuple[str, ...] = ()  # tools the model called that were not offered
     error: str = ""
     retryable: bool = False
 
@@ -66,14 +67,24 @@ class PingResult:
         return (
             f"{self.provider} · {model} answered in {self.latency:.2f}s{first}; "
             f"streaming {'yes' if self.streaming else 'no (one JSON body)'}; "
-            f"tool calls {'yes' if self.tool_calls else 'no (the model answered in text)'}"
+            f"tool calls {'yes' if self.tool_calls else 'no (' + self.tool_call_problem() + ')'}"
         )
+
+    def tool_call_problem(self) -> str:
+        """Why the offered tool was not called: other tools were, or the model wrote text."""
+        if self.other_tools:
+            names = ", ".join(dict.fromkeys(self.other_tools))
+            return f"the model called {names} instead of the offered {PING_TOOL}"
+        if self.reply:
+            return "the model answered in text instead of calling the offered tool"
+        return "the model sent neither text nor a tool call"
 
 
 def ping(provider: Provider, *, clock: Callable[[], float] = time.monotonic) -> PingResult:
     started = clock()
     first: float | None = None
     text, called, end = "", False, None
+    others: list[str] = []
     try:
         for event in provider.stream(PING_SYSTEM, [Message("user", PING_PROMPT)], PING_TOOLS):
             if first is None and not isinstance(event, UsageReport):
@@ -81,7 +92,10 @@ def ping(provider: Provider, *, clock: Callable[[], float] = time.monotonic) -> 
             if isinstance(event, TextChunk):
                 text += event.text
             elif isinstance(event, ToolCallReady):
-                called = called or event.call.name == PING_TOOL
+                if event.call.name == PING_TOOL:
+                    called = True
+                else:
+                    others.append(event.call.name)
             elif isinstance(event, StreamEnd):
                 end = event
     except ProviderError as error:
@@ -105,4 +119,5 @@ def ping(provider: Provider, *, clock: Callable[[], float] = time.monotonic) -> 
         streaming=end.streamed if end is not None else None,
         tool_calls=called,
         reply=text.strip()[:200],
+        other_tools=tuple(others),
     )

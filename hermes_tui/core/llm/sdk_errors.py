@@ -48,13 +48,43 @@ def answered_with_json(http_response: Any) -> bool:
     return content_type.split(";")[0].strip().lower() == "application/json"
 
 
+# Where a server says how long to wait, first match wins. LiteLLM passes the upstream's
+# headers on with an `llm_provider-` prefix, and its own retry-after may be missing.
+RETRY_AFTER_HEADERS = (
+    ("retry-after-ms", 0.001),
+    ("retry-after", 1.0),
+    ("llm_provider-retry-after-ms", 0.001),
+    ("llm_provider-retry-after", 1.0),
+)
+
+
 def _retry_after(exc: Any) -> float | None:
     response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    if response is None:
         return None
+    for header, scale in RETRY_AFTER_HEADERS:
+        value = response.headers.get(header)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            seconds = _http_date_delay(value)
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def _http_date_delay(value: str) -> float | None:
+    """Seconds until an HTTP date (`Retry-After: Wed, 21 Oct 2026 07:28:00 GMT`)."""
+    import email.utils
+    import time
+
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _error_object(body: Any) -> dict[str, Any]:
@@ -63,6 +93,11 @@ def _error_object(body: Any) -> dict[str, Any]:
         inner = body.get("error")
         return inner if isinstance(inner, dict) else body
     return {}
+
+
+def server_words(exc: Any) -> str:
+    """What the server said about an error, in its own words (its `message`, else the SDK's)."""
+    return _message(exc).strip().rstrip(".")
 
 
 def _message(exc: Any) -> str:
@@ -98,6 +133,14 @@ def status_error(provider: str, model: str, exc: Any, key_hint: str) -> Provider
             retry_after=retry_after,
             hint="Wait a moment or check your plan's limits.",
         )
+    if status == 408:  # an upstream timeout, as LiteLLM reports it: asking again usually works
+        return ProviderError(
+            provider,
+            f"the server timed out: {message}",
+            status=status,
+            retryable=True,
+            retry_after=retry_after,
+        )
     if status is not None and status >= 500:
         kind = "overloaded" if status == 529 else "server error"
         return ProviderError(
@@ -123,6 +166,8 @@ def stream_error(provider: str, model: str, exc: Any, key_hint: str) -> Provider
         return ProviderError(
             provider, label, retryable=True, hint="Wait a moment or check your plan's limits."
         )
+    if status == 408:  # LiteLLM's code for an upstream timeout
+        return ProviderError(provider, label, retryable=True)
     final = kind in FINAL_ERROR_TYPES or (status is not None and 400 <= status < 500)
     if final and kind not in RETRYABLE_ERROR_TYPES:
         hint = key_hint if status in (401, 403) or "auth" in kind or "key" in kind else ""

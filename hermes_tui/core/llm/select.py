@@ -82,6 +82,7 @@ def choose(config: Config) -> ProviderSpec:
         base_url = base_url or OPENROUTER_URL
     if base_url is not None:
         check_base_url(base_url, name)
+        base_url = normalised_base_url(base_url, name)
     key = env.get(KEY_VARIABLES[name], "")
     if not key:
         if name == "openai" and base_url:
@@ -107,6 +108,16 @@ def check_base_url(base_url: str, provider: str) -> None:
             f"base URL needs http:// or https://: got {base_url!r} (set by {sources}); "
             f"for example http://{base_url.split('://')[-1]}"
         )
+
+
+def normalised_base_url(base_url: str, provider: str) -> str:
+    """The Anthropic SDK adds `/v1/messages` itself: a base URL ending in `/v1` (as OpenAI-style
+    URLs do) would send `POST /v1/v1/messages` and get a 404, so that `/v1` is dropped."""
+    if provider == "anthropic":
+        stripped = base_url.rstrip("/")
+        if stripped.endswith("/v1"):
+            return stripped[: -len("/v1")]
+    return base_url
 
 
 SDK_MODULES = {"anthropic": "anthropic", "demo": None}

@@ -84,3 +84,32 @@ def test_an_openai_error_frame_mid_stream_is_retried() -> None:
         assert len(llm.requests) == 2
     restart = next(i for i, e in enumerate(events) if isinstance(e, StreamRestart))
     assert "".join(e.text for e in events[restart:] if isinstance(e, TextChunk)) == "ok"
+
+
+def test_litellms_llm_provider_retry_after_is_honoured() -> None:
+    """LiteLLM passes the upstream's retry-after on as `llm_provider-retry-after`."""
+    with FakeLLM() as llm:
+        llm.script(
+            Reply(fault="429", retry_after="0.07", retry_after_header="llm_provider-retry-after"),
+            Reply(text="done"),
+        )
+        retries: list = []
+        events = _stream(llm, retries=retries)
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "done"
+    assert [(status, delay) for status, _, delay in retries] == [(429, pytest.approx(0.07))]
+
+
+def test_upstream_timeouts_as_408_are_retried_by_status_and_inside_the_stream() -> None:
+    with FakeLLM() as llm:
+        llm.script(
+            Reply(fault="408", retry_after=None),
+            # LiteLLM: an error frame with no type and the upstream's status as its code.
+            Reply(text="half of a reply", fault="error_frame", error_type=None, error_code="408"),
+            Reply(text="done"),
+        )
+        retries: list = []
+        events = _stream(llm, retries=retries)
+    restart = max(i for i, e in enumerate(events) if isinstance(e, StreamRestart))
+    assert "".join(e.text for e in events[restart:] if isinstance(e, TextChunk)) == "done"
+    assert [attempt for _, attempt, _ in retries] == [1, 2]
+    assert retries[0][0] == 408
