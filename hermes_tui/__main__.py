@@ -1,5 +1,12 @@
 """`python -m hermes_tui` runs the same entry point as the `hermes-tui` script."""
 
-from hermes_tui.cli import entry
+try:
+    from hermes_tui.cli import entry
+except KeyboardInterrupt:  # Ctrl-C while the first modules import: see cli.stopped_early
+    import sys
+
+    from hermes_tui.cli import stopped_early
+
+    sys.exit(stopped_early(sys.argv[1:]))
 
 entry()

@@ -465,7 +465,23 @@ def entry() -> None:
     its start-up (cli_chat.QuietStart), which a caller of main() in its own process (the tests)
     must not have done to it.
     """
-    raise SystemExit(main(whole_process=True))
+    try:
+        code = main(whole_process=True)
+    except KeyboardInterrupt:
+        code = stopped_early(sys.argv[1:])
+    raise SystemExit(code)
+
+
+def stopped_early(argv: Sequence[str]) -> int:
+    """Ctrl-C before a command got going (while modules import): no traceback, exit 130, and
+    `chat --json` still prints its one JSON object."""
+    from hermes_tui.cli_chat import EXIT_STOPPED, stopped_outcome
+
+    if "chat" in argv and "--json" in argv:
+        print(json_for_terminal(stopped_outcome()))
+    else:
+        print("hermes-tui: stopped (Ctrl-C)", file=sys.stderr)
+    return EXIT_STOPPED
 
 
 def _run(args: argparse.Namespace) -> int:

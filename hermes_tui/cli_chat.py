@@ -1,8 +1,12 @@
 """Headless faces of the agent: `chat -q` and the `sessions` commands.
 
 `chat -q` prints the assistant's text to stdout and everything else (tool trace, notices,
-learning notifications) to stderr, ending stderr with `session: <id>`. Ctrl-C cancels the turn
-between chunks and tools; what was streamed is kept.
+learning notifications, "waiting for the server (Ns)") to stderr, ending stderr with
+`session: <id>`. Ctrl-C cancels the turn at once, a blocked read included; what was streamed is
+kept. stdout holds what the session stores: when it is not a terminal, each model call's text
+is written when the call ends, so the text of an attempt that failed and was retried never
+reaches it; on a terminal the text streams live, and a retry that discards it says so on stderr
+and starts the new attempt on a new line.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import argparse
 import gc
 import json
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -27,14 +32,41 @@ NO_EARLIER_SESSION = "--continue: there is no earlier session"
 class ConsoleSink:
     """Prints core events: reply text to `out`, the rest to `err` (thread-safe)."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, stream_text: bool = True) -> None:
+    def __init__(
+        self, out: TextIO, err: TextIO, *, stream_text: bool = True, hold: bool | None = None
+    ) -> None:
         self.out, self.err = out, err
         self.stream_text = stream_text
+        # Not a terminal: hold each model call's text until the call ends (see the docstring).
+        self.hold = not _is_terminal(out) if hold is None else hold
+        self._held = ""
         self._lock = threading.Lock()
         self._mid_line = False
         self._thinking = False  # said "thinking…" for the reasoning now streaming
+        self._live_status = _is_terminal(err)  # the waiting line is redrawn in place
+        self._status_shown = False
+        self._waits_told = 0  # not a terminal: the last threshold of a wait already printed
+
+    def _write_text(self, text: str) -> None:
+        if text:
+            self._clear_status()
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def flush_text(self) -> None:
+        """Write the held text of the model call that just ended."""
+        held, self._held = self._held, ""
+        self._write_text(held)
+
+    def _clear_status(self) -> None:
+        if self._status_shown:
+            self._status_shown = False
+            getattr(self.err, "write_control", self.err.write)("\r\x1b[K")
+            self.err.flush()
 
     def _say(self, text: str) -> None:
+        self._clear_status()
         if self._mid_line and self.stream_text:
             self.out.write("\n")
             self.out.flush()
@@ -42,11 +74,39 @@ class ConsoleSink:
         self.err.write(text + "\n")
         self.err.flush()
 
+    def _waiting(self, seconds: float) -> None:
+        """A live "waiting for the server (Ns)" on a terminal; else a line now and then."""
+        if seconds <= 0:
+            self._clear_status()
+            self._waits_told = 0
+            return
+        if self._live_status:
+            if self._mid_line and self.stream_text:
+                self.out.write("\n")
+                self.out.flush()
+                self._mid_line = False
+            control = getattr(self.err, "write_control", self.err.write)
+            control("\r\x1b[K")
+            self.err.write(f"waiting for the server ({seconds:.0f}s)")
+            self.err.flush()
+            self._status_shown = True
+            return
+        threshold = next((t for t in reversed(WAIT_LINES) if seconds >= t), 0)
+        if seconds >= WAIT_LINES[-1]:
+            threshold = int(seconds // WAIT_LINES[-1]) * WAIT_LINES[-1]
+        if threshold > self._waits_told:
+            self._waits_told = threshold
+            self._say(f"waiting for the server ({seconds:.0f}s)")
+
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
             self._handle(event)
 
     def _handle(self, event: Any) -> None:
+        if isinstance(event, ev.ServerWaiting):
+            if event.source == "main":
+                self._waiting(event.seconds)
+            return
         if isinstance(event, ev.ReasoningDelta):
             # The reasoning is not the answer (it is in --json and `sessions show`); a line on
             # stderr says why nothing appears yet.
@@ -58,12 +118,22 @@ class ConsoleSink:
             self._thinking = False
         if isinstance(event, ev.TextDelta):
             if self.stream_text:
-                self.out.write(event.text)
-                self.out.flush()
-                self._mid_line = not event.text.endswith("\n")
-        elif isinstance(event, ev.TextReset):
-            self._say(f"[provider retry: the partial reply above is discarded ({event.reason})]")
-        elif isinstance(event, ev.ToolCallStarted):
+                if self.hold:
+                    self._held += event.text
+                else:
+                    self._write_text(event.text)
+            return
+        if isinstance(event, ev.TextReset):
+            if self._held or not self.hold:
+                what = "held back" if self.hold else "above"
+                self._held = ""
+                self._say(
+                    f"[provider retry: the partial reply {what} is discarded ({event.reason})]"
+                )
+            return
+        if not isinstance(event, (ev.Notice, ev.UsageUpdated, ev.NudgeCounters)):
+            self.flush_text()  # the model call ended: tools run, the turn ends, or it failed
+        if isinstance(event, ev.ToolCallStarted):
             tag = "[review] " if event.source == "review" else ""
             self._say(f"{tag}→ {event.name} {_summary(event.arguments)}")
         elif isinstance(event, ev.ToolCallFinished):
@@ -91,6 +161,18 @@ class ConsoleSink:
                     f"({event.reason}{why}); see `hermes-tui pending list`"
                 )
             )
+
+
+# Seconds of silence at which a waiting line is printed when stderr is not a terminal (then
+# every WAIT_LINES[-1] seconds).
+WAIT_LINES = (5, 15, 30)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _summary(arguments: dict[str, Any]) -> str:
@@ -129,10 +211,50 @@ def _outcome(**fields: Any) -> dict[str, Any]:
         "exit_code": EXIT_OK,
         "tool_calls": 0,
         "tool_errors": 0,
+        # The turn's tokens, failed and retried attempts included; the background reviews it
+        # started are counted apart.
         "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0},
+        "review_usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0},
     }
     outcome.update(fields)
     return outcome
+
+
+def stopped_outcome(session_id: str | None = None) -> dict[str, Any]:
+    """Ctrl-C before the turn began: there was nothing to cancel."""
+    return _outcome(
+        session_id=session_id,
+        interrupted=True,
+        error="stopped before the turn began (Ctrl-C)",
+        exit_code=EXIT_STOPPED,
+    )
+
+
+class DeferredInterrupt:
+    """Ctrl-C during start-up is noted, not raised, until `end()`.
+
+    Start-up imports the provider's SDK on a thread while the main thread builds the session
+    and then waits for that import; a KeyboardInterrupt raised inside the import machinery's
+    locks can leave them broken, so that the process hangs or crashes on its way out (seen on
+    Python 3.11). Noting the key instead costs at most the rest of start-up (about a second).
+    Only in the main thread, where signal handlers live.
+    """
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+        main = threading.current_thread() is threading.main_thread()
+        # A job started with SIGINT ignored (`cmd &`) keeps ignoring it.
+        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            self._previous = signal.signal(signal.SIGINT, self._note)
+
+    def _note(self, *_: object) -> None:
+        self.pressed = True
+
+    def end(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
 
 
 class QuietStart:
@@ -161,10 +283,21 @@ class QuietStart:
 def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     """Run one turn; with --json print one JSON object in every outcome, and never a traceback."""
     quiet = QuietStart(getattr(args, "whole_process", False))
+    deferred = DeferredInterrupt()
+    opened: dict[str, Any] = {}
+
+    def started() -> None:
+        quiet.end()
+        deferred.end()
+
     try:
-        outcome = _run_chat(args, open_runtime, quiet.end)
+        outcome = _run_chat(args, open_runtime, started, opened, deferred)
+    except KeyboardInterrupt:
+        # Ctrl-C before the turn began, outside the deferral (not the main thread).
+        outcome = stopped_outcome(opened.get("session_id"))
     finally:
         quiet.end()
+        deferred.end()
     if outcome["error"] and outcome["exit_code"] != EXIT_PROVIDER:  # the sink showed those
         print(f"hermes-tui: {outcome['error']}", file=sys.stderr)
     if args.json:
@@ -175,7 +308,11 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
 
 
 def _run_chat(
-    args: argparse.Namespace, open_runtime, started: Callable[[], None]
+    args: argparse.Namespace,
+    open_runtime,
+    started: Callable[[], None],
+    opened: dict[str, Any],
+    deferred: DeferredInterrupt,
 ) -> dict[str, Any]:
     from hermes_tui.config import ConfigError
     from hermes_tui.core.llm.base import ProviderNotConfigured
@@ -241,6 +378,7 @@ def _run_chat(
         )
     except (ProviderNotConfigured, SessionError) as exc:
         return _outcome(error=str(exc), exit_code=EXIT_USAGE)
+    opened["session_id"] = session.id
     from hermes_tui.core.skills.library import SkillError
 
     text = args.query
@@ -251,6 +389,9 @@ def _run_chat(
     except SkillError as exc:
         return _outcome(session_id=session.id, error=str(exc), exit_code=EXIT_USAGE)
     started()
+    if deferred.pressed:  # Ctrl-C while starting: the turn never begins
+        return stopped_outcome(session.id)
+    reviews_before = session.review_totals
 
     cancel, finished = threading.Event(), threading.Event()
     done: dict[str, Any] = {}
@@ -272,6 +413,9 @@ def _run_chat(
             crash = done["crash"]
             error = f"unexpected error: {type(crash).__name__}: {crash} (details in {done['log']})"
             return _outcome(session_id=session.id, error=error, exit_code=EXIT_INTERNAL)
+        # The turn's thread may still be writing: close the stored conversation now, so the
+        # next `--session` turn does not send two user messages in a row.
+        session.abandon_turn()
         return _outcome(
             session_id=session.id,
             interrupted=True,
@@ -298,6 +442,11 @@ def _run_chat(
             "output_tokens": result.usage.output_tokens,
             "cached_tokens": result.usage.cached_tokens,
         },
+        review_usage={
+            "input_tokens": session.review_totals.input_tokens - reviews_before.input_tokens,
+            "output_tokens": session.review_totals.output_tokens - reviews_before.output_tokens,
+            "cached_tokens": session.review_totals.cached_tokens - reviews_before.cached_tokens,
+        },
     )
 
 
@@ -313,7 +462,7 @@ def _wait(finished: threading.Event, cancel: threading.Event, sink: ConsoleSink)
         return False
     except KeyboardInterrupt:
         cancel.set()
-        sink(ev.Notice("warning", "cancelling: stopping after the current chunk or tool"))
+        sink(ev.Notice("warning", "cancelling… (Ctrl-C again stops waiting)"))
     try:
         while not finished.wait(0.1):
             pass
@@ -415,6 +564,7 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
         print(
             f"session {info.id}: {info.title}\n{info.provider}/{info.model}, {len(messages)} messages, "
             f"tokens in {info.input_tokens:,} (cached {info.cached_tokens:,}) out {info.output_tokens:,}"
+            + _review_tokens(store, info.id)
         )
         for stored in messages:
             message = stored.message
@@ -431,6 +581,17 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
     except SessionError as exc:
         print(f"hermes-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _review_tokens(store: Any, session_id: str) -> str:
+    """The background reviews' tokens, apart from the turns' (nothing when there were none)."""
+    review = store.usage_totals(session_id, review=True)
+    if not (review.input_tokens or review.output_tokens):
+        return ""
+    return (
+        f"; reviews: in {review.input_tokens:,} (cached {review.cached_tokens:,}) "
+        f"out {review.output_tokens:,}"
+    )
 
 
 def cmd_review(args: argparse.Namespace, open_runtime) -> int:

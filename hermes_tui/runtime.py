@@ -347,6 +347,7 @@ class Runtime(LearningParts):
                 memory_approval=config.memory.write_approval,
                 skills_approval=config.skills.write_approval,
                 gate=self.write_gate(),
+                sessions=self.sessions,
             )
         return self._reviewer
 

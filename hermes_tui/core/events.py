@@ -66,6 +66,15 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True)
+class ServerWaiting:
+    """The provider's server has sent nothing for `seconds` (whole, from 1 s on); 0: it spoke
+    again. Faces show a live "waiting for the server (Ns)"."""
+
+    seconds: float
+    source: str = "main"  # "review" for the background review's calls
+
+
+@dataclass(frozen=True)
 class TextReset:
     """Drop the text and reasoning streamed for the current model call: it is being retried."""
 
@@ -113,8 +122,9 @@ class UsageUpdated:
 
     session_id: str
     model: str
-    totals: UsageTotals
-    cost_usd: float | None  # None: no price is known for the model (display.prices adds one)
+    totals: UsageTotals  # the conversation's own turns (failed and retried attempts included)
+    cost_usd: float | None  # turns and reviews; None: no price is known for the model
+    review: UsageTotals = field(default_factory=UsageTotals)  # its background reviews' calls
 
 
 @dataclass(frozen=True)
@@ -176,6 +186,7 @@ Event = (
     | TextDelta
     | ReasoningDelta
     | TextReset
+    | ServerWaiting
     | ToolCallStarted
     | ToolCallFinished
     | TurnFinished

@@ -52,7 +52,7 @@ __all__ = [
     "StoredMessage",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # How long a write waits for another process's transaction before giving up with a message.
 BUSY_TIMEOUT_S = 10.0
 _FTS_PARTS = frozenset({"messages_fts", "messages_ai", "messages_ad", "messages_au"})
@@ -117,6 +117,11 @@ _MIGRATIONS: dict[int, list[str]] = {
     # Version 4 keeps the prompt tokens written to the provider's cache (Anthropic bills them at
     # 1.25 x input), so a resumed session's cost is the cost it ran up.
     4: ["ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0"],
+    # Version 5 counts the background reviews' tokens of a session apart from its own turns'.
+    5: [
+        f"ALTER TABLE sessions ADD COLUMN review_{name} INTEGER NOT NULL DEFAULT 0"
+        for name in ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
+    ],
 }
 
 
@@ -372,12 +377,17 @@ class SessionStore:
         output_tokens: int,
         cached_tokens: int,
         cache_write_tokens: int = 0,
+        *,
+        review: bool = False,
     ) -> None:
+        """Add a model call's tokens to the session; `review`: a background review's call,
+        counted apart."""
+        prefix = "review_" if review else ""
+        columns = ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
+        assignments = ", ".join(f"{prefix}{c} = {prefix}{c} + ?" for c in columns)
         with self._transaction() as db:
             db.execute(
-                "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
-                "cached_tokens = cached_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
-                "updated_at = ? WHERE id = ?",
+                f"UPDATE sessions SET {assignments}, updated_at = ? WHERE id = ?",
                 (
                     input_tokens,
                     output_tokens,
@@ -388,9 +398,11 @@ class SessionStore:
                 ),
             )
 
-    def usage_totals(self, session_id: str) -> UsageTotals:
+    def usage_totals(self, session_id: str, *, review: bool = False) -> UsageTotals:
         """Tokens the conversation has used so far: this session and the sessions it was
-        compressed from (a compression continues the conversation in a child session)."""
+        compressed from (a compression continues the conversation in a child session).
+        `review`: the background reviews' tokens instead of the turns'."""
+        prefix = "review_" if review else ""
         totals = UsageTotals()
         seen: set[str] = set()
         current: str | None = session_id
@@ -398,18 +410,13 @@ class SessionStore:
             while current and current not in seen:
                 seen.add(current)
                 row = db.execute(
-                    "SELECT parent_id, input_tokens, output_tokens, cached_tokens, "
-                    "cache_write_tokens FROM sessions WHERE id = ?",
+                    f"SELECT parent_id, {prefix}input_tokens, {prefix}output_tokens, "
+                    f"{prefix}cached_tokens, {prefix}cache_write_tokens FROM sessions WHERE id = ?",
                     (current,),
                 ).fetchone()
                 if row is None:
                     break
-                totals += UsageTotals(
-                    row["input_tokens"],
-                    row["output_tokens"],
-                    row["cached_tokens"],
-                    row["cache_write_tokens"],
-                )
+                totals += UsageTotals(row[1], row[2], row[3], row[4])
                 current = row["parent_id"]
         return totals
 

@@ -93,6 +93,10 @@ class NeutralisedStream:
         self._stream.write(neutralise(text))
         return len(text)
 
+    def write_control(self, sequence: str) -> None:
+        """Our own cursor controls (a live status line), never text from outside."""
+        self._stream.write(sequence)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 

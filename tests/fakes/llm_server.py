@@ -3,7 +3,8 @@
 OpenAI Chat Completions (SSE with tool-call deltas split across chunks, a usage chunk with
 `"choices": []`, `data: [DONE]`) and Anthropic Messages streaming (`event:` + `data:` frames).
 Replies are scripted; faults are injected per reply: HTTP 429 with retry-after, 500, a stream
-cut mid-way, garbage frames, a 400 for `stream_options`, an error frame inside a 200 stream
+cut mid-way, a hang (before the headers, or mid-stream after some text) that ends when the
+client closes the connection, garbage frames, a 400 for `stream_options`, an error frame inside a 200 stream
 (OpenAI: `data: {"error": ...}` and no [DONE]; Anthropic: `event: error` after
 `message_start`), and OpenAI-compatible quirks. Shapes real servers send: reasoning deltas
 (`reasoning_content` or `reasoning`), Anthropic thinking blocks with signatures, usage only in
@@ -49,6 +50,7 @@ class Reply:
     chars_per_second: float = 0  # pace of the text deltas; 0 sends them as fast as possible
     signature: str = "sig-fake-0001"
     tool_call_ids: tuple[str, ...] = ()  # ids to send instead of fresh ones (servers reuse them)
+    hang_seconds: float = 30.0  # how long a hang lasts if the client never gives up
 
     def call_id(self, index: int, prefix: str) -> str:
         if index < len(self.tool_call_ids):
@@ -106,6 +108,10 @@ class FakeLLM:
         self.default = default or Reply(text="ok")
         self.requests: list[Request] = []
         self.models: list[str] = ["fake-model", "fake-large"]  # what GET /v1/models lists
+        # A "hang" fault: set when the server starts hanging; the monotonic time at which the
+        # client closed each hung connection (a hang that timed out records nothing).
+        self.hanging = threading.Event()
+        self.hang_closed: list[float] = []
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -197,6 +203,9 @@ class FakeLLM:
                     )
                     return
                 anthropic = self.path.endswith("/messages")
+                if reply.fault == "hang":  # the request was read; no headers ever come
+                    self._hang(reply)
+                    return
                 if "json_body" in reply.quirks:
                     payload = anthropic_json(reply) if anthropic else openai_json(reply)
                     data = json.dumps(payload).encode()
@@ -231,6 +240,19 @@ class FakeLLM:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def _hang(self, reply: Reply) -> None:
+                """Send nothing more until the client closes the connection (or the bound)."""
+                self.close_connection = True
+                self.wfile.flush()
+                fake.hanging.set()
+                self.connection.settimeout(reply.hang_seconds)
+                try:
+                    closed = self.connection.recv(1) == b""
+                except OSError:
+                    closed = False
+                if closed:
+                    fake.hang_closed.append(time.monotonic())
+
             def _stream(self, frames: list[str], fault: str | None, reply: Reply) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
@@ -249,6 +271,9 @@ class FakeLLM:
                         delay = started + index * reply.chunk / reply.chars_per_second
                         time.sleep(max(0.0, delay - time.monotonic()))
                         self.wfile.flush()
+                    if fault == "hang_mid_stream" and index == len(frames) // 2:
+                        self._hang(reply)
+                        return
                     if fault == "cut" and index == len(frames) // 2:
                         self.wfile.flush()
                         self.close_connection = True

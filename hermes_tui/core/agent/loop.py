@@ -25,6 +25,7 @@ from hermes_tui.core.events import (
     ErrorEvent,
     Notice,
     ReasoningDelta,
+    ServerWaiting,
     Sink,
     TextDelta,
     TextReset,
@@ -59,6 +60,33 @@ BUDGET_NOTE = (
     "[iteration budget reached] You have used all {n} model calls allowed for this turn. Do not "
     "call more tools. Tell the user what you did, what is left, and what they should do next."
 )
+
+
+STOPPED_NOTE = "[no reply: the turn was stopped]"
+NOT_RUN = {"success": False, "error": "not run: the turn was stopped"}
+
+
+def closing_messages(history: list[Message]) -> list[Message]:
+    """What a conversation cut off mid-turn (a second Ctrl-C, a killed process) needs so that it
+    alternates again: a result for each tool call left without one, and an assistant note after
+    a user message left unanswered. Empty when the conversation is whole."""
+    closing: list[Message] = []
+    answered = {m.tool_call_id for m in history if m.role == "tool"}
+    last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
+    if last_assistant is not None:
+        for call in last_assistant.tool_calls:
+            if call.id not in answered:
+                closing.append(
+                    Message(
+                        "tool",
+                        json.dumps(NOT_RUN),
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                    )
+                )
+    if history and history[-1].role == "user" and not closing:
+        closing.append(Message("assistant", STOPPED_NOTE))
+    return closing
 
 
 @dataclass
@@ -144,6 +172,8 @@ class Agent:
         self.guard.reset()
         result = TurnResult()
         self.sink(TurnStarted(self.context.session_id or "", text))
+        for message in closing_messages(self.history):  # an earlier turn was cut off
+            self._append(message)
         self._append(Message("user", text))
         if self.nudges is not None:
             self.nudges.on_user_turn()
@@ -204,6 +234,7 @@ class Agent:
 
     def _call_model(self, cancel: threading.Event, result: TurnResult) -> Reply | None:
         reply = Reply()
+        spent = Usage()  # tokens of attempts that failed and were retried: billed all the same
 
         def on_retry(error: ProviderError, attempt: int, delay: float) -> None:
             self.sink(
@@ -213,16 +244,20 @@ class Agent:
                 )
             )
 
+        def on_wait(seconds: float) -> None:
+            self.sink(ServerWaiting(seconds, self.settings.source))
+
+        stream = stream_with_retries(
+            self.provider,
+            self.system_prompt,
+            list(self.history),
+            self.tool_schemas,
+            self.settings.retry,
+            cancel=cancel,
+            on_retry=on_retry,
+            on_wait=on_wait,
+        )
         try:
-            stream = stream_with_retries(
-                self.provider,
-                self.system_prompt,
-                list(self.history),
-                self.tool_schemas,
-                self.settings.retry,
-                cancel=cancel,
-                on_retry=on_retry,
-            )
             for event in stream:
                 if isinstance(event, TextChunk):
                     reply.text += event.text
@@ -237,6 +272,7 @@ class Agent:
                 elif isinstance(event, UsageReport):
                     reply.usage = event.usage
                 elif isinstance(event, StreamRestart):
+                    spent = spent + reply.usage
                     reply = Reply()
                     self.sink(TextReset(event.reason))
                 else:
@@ -244,14 +280,21 @@ class Agent:
                 if cancel.is_set():
                     break
         except Cancelled:
+            # Cancelled while a read waited or a retry was due: keep what streamed. The user
+            # message (or tool results) must be answered, or the next call would send two user
+            # turns in a row.
+            self._count(result, spent + reply.usage)
             result.interrupted = True
-            # The user message (or tool results) must be answered, or the next call would send
-            # two user turns in a row.
-            self._append(
-                Message("assistant", NO_REPLY_NOTE.format(reason="interrupted by the user"))
+            result.text = reply.text
+            text = (
+                reply.text + INTERRUPTED_NOTE
+                if reply.text
+                else NO_REPLY_NOTE.format(reason="interrupted by the user")
             )
+            self._append(Message("assistant", text, reasoning=reply.reasoning))
             return None
         except ProviderError as error:
+            self._count(result, spent + reply.usage)
             result.error = error
             result.text = reply.text
             # Keep what was streamed, or say there was no reply: either way the conversation
@@ -270,12 +313,20 @@ class Agent:
                 )
             )
             return None
-        result.usage = result.usage + reply.usage
+        finally:
+            stream.close()  # a cancelled stream's connection is closed now, not when collected
+        self._count(result, spent + reply.usage)
         if reply.reasoning:
             result.reasoning += ("\n\n" if result.reasoning else "") + reply.reasoning
         self.last_usage = reply.usage
-        self.record_usage(reply.usage)
         return reply
+
+    def _count(self, result: TurnResult, usage: Usage) -> None:
+        """Tokens the provider billed for this call, failed attempts included."""
+        if usage == Usage():
+            return
+        result.usage = result.usage + usage
+        self.record_usage(usage)
 
     def _run_tools(
         self, calls: list[ToolCall], cancel: threading.Event, result: TurnResult

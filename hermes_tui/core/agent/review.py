@@ -33,11 +33,12 @@ from hermes_tui.core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from hermes_tui.core.llm.base import Provider
+from hermes_tui.core.llm.base import Provider, Usage
 from hermes_tui.core.llm.retry import RetryPolicy
 from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore
+from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.model import names_main_file
@@ -183,8 +184,10 @@ class ReviewManager:
         memory_approval: bool = False,
         skills_approval: bool = False,
         gate: WriteGate | None = None,
+        sessions: SessionStore | None = None,
     ) -> None:
         self._provider = provider
+        self.sessions = sessions  # where the reviews' tokens are counted
         self._registry = registry
         self.memory = memory
         self.skills = skills
@@ -205,7 +208,11 @@ class ReviewManager:
         agent = session.agent
         snapshot = (agent.system_prompt, list(agent.history), session.id, agent.context.cwd)
         thread = threading.Thread(
-            target=self.run, args=(*snapshot, due.kind), name=f"review-{session.id}", daemon=True
+            target=self.run,
+            args=(*snapshot, due.kind),
+            kwargs={"record_usage": session.record_review_usage},
+            name=f"review-{session.id}",
+            daemon=True,
         )
         with self._lock:
             self._threads.append(thread)
@@ -228,6 +235,7 @@ class ReviewManager:
         cwd: Path,
         kind: str,
         focus: str | None = None,
+        record_usage: Callable[[Usage], None] | None = None,
     ) -> ReviewRecord:
         record = ReviewRecord(uuid.uuid4().hex[:10], session_id, kind, time.time())
         self.store.save(record)
@@ -243,6 +251,7 @@ class ReviewManager:
                     max_turns=self.max_iterations, retry=self.retry, source="review"
                 ),
                 sink=self._forward,
+                record_usage=record_usage or self._store_usage(session_id),
                 allowed_tools=REVIEW_TOOLS,
                 gate=self.gate,
             )
@@ -308,6 +317,22 @@ class ReviewManager:
         )
         agent.run_turn(CONSOLIDATE_PROMPT.format(names=", ".join(sorted(names))))
         return record.changes
+
+    def _store_usage(self, session_id: str) -> Callable[[Usage], None]:
+        """Where a review's tokens go when no live session hears them (`hermes-tui review`)."""
+
+        def record(usage: Usage) -> None:
+            if self.sessions is not None:
+                self.sessions.add_usage(
+                    session_id,
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cached_tokens,
+                    usage.cache_creation_tokens,
+                    review=True,
+                )
+
+        return record
 
     def _forward(self, event: Event) -> None:
         # The user sees the review's tool calls in the trace (tagged), not its text.

@@ -23,6 +23,12 @@ from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.transcript import Said, Thought, ToolRun, TranscriptItem
 
 
+def _totals(usage: Usage) -> UsageTotals:
+    return UsageTotals(
+        usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.cache_creation_tokens
+    )
+
+
 class Reviewer(Protocol):
     def start(self, session: Session, due: Due) -> None:
         """Fork a background review of `session` for the due counters."""
@@ -53,6 +59,9 @@ class Session:
         self.price = price
         # Totals of the whole conversation: a resumed one starts from what sessions.db holds.
         self.totals = sessions.usage_totals(info.id)
+        self.review_totals = sessions.usage_totals(info.id, review=True)
+        self._abandoned = False  # the face stopped waiting for the turn: store nothing more
+        self._persist_lock = threading.Lock()
 
     @property
     def id(self) -> str:
@@ -92,7 +101,22 @@ class Session:
 
     # Callbacks the agent uses.
     def persist(self, message: Message) -> None:
-        self.sessions.append(self.info.id, message)
+        with self._persist_lock:
+            if not self._abandoned:
+                self.sessions.append(self.info.id, message)
+
+    def abandon_turn(self) -> None:
+        """The face stops waiting for the running turn (a second Ctrl-C; the process ends): close
+        the stored conversation so that it alternates, and store nothing more of this turn."""
+        from hermes_tui.core.agent.loop import closing_messages
+
+        with self._persist_lock:
+            if self._abandoned:
+                return
+            self._abandoned = True
+            stored = [m.message for m in self.sessions.messages(self.info.id)]
+            for message in closing_messages(stored):
+                self.sessions.append(self.info.id, message)
 
     def record_usage(self, usage: Usage) -> None:
         self.sessions.add_usage(
@@ -102,18 +126,28 @@ class Session:
             usage.cached_tokens,
             usage.cache_creation_tokens,
         )
-        self.totals += UsageTotals(
+        self.totals += _totals(usage)
+        self.agent.sink(self.usage())
+
+    def record_review_usage(self, usage: Usage) -> None:
+        """A background review's model call: counted in the session, apart from its turns."""
+        self.sessions.add_usage(
+            self.info.id,
             usage.input_tokens,
             usage.output_tokens,
             usage.cached_tokens,
             usage.cache_creation_tokens,
+            review=True,
         )
+        self.review_totals += _totals(usage)
         self.agent.sink(self.usage())
 
     def usage(self) -> UsageUpdated:
-        """The conversation's tokens so far and their cost (None when the model has no price)."""
-        dollars = cost(self.totals, self.price) if self.price is not None else None
-        return UsageUpdated(self.info.id, self.model, self.totals, dollars)
+        """The conversation's tokens so far, its reviews' apart, and what both cost (None when
+        the model has no price)."""
+        spent = self.totals + self.review_totals
+        dollars = cost(spent, self.price) if self.price is not None else None
+        return UsageUpdated(self.info.id, self.model, self.totals, dollars, self.review_totals)
 
     def continue_compressed(self, messages: list[Message]) -> str:
         """Start a child session holding the compressed history; return its new prompt."""

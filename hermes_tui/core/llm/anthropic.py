@@ -5,8 +5,9 @@ Messages are converted to Anthropic's blocks (tool calls as `tool_use`, results 
 tool and the last two messages, so every call of a session re-reads the same cached prefix.
 
 Usage is normalised here: Anthropic's `input_tokens` leaves out cache reads and writes, so the
-input we report is their sum. Counts come from `message_start` and are replaced by the
-cumulative ones in `message_delta.usage` when a server sends them there. Thinking blocks stream
+input we report is their sum. Counts come from `message_start` (reported at once, so a stream
+cut later still counts its input) and are replaced by the cumulative ones in
+`message_delta.usage` when a server sends them there. Thinking blocks stream
 as reasoning and are kept with their signatures, to be sent back ahead of the reply's text and
 tool calls as the API requires. A complete JSON message in answer to a stream request is
 accepted as it is.
@@ -19,6 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import (
+    DEFAULT_FIRST_BYTE_TIMEOUT,
+    DEFAULT_TIMEOUT,
     ProviderError,
     ReasoningChunk,
     StreamEnd,
@@ -29,7 +32,8 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
-from hermes_tui.core.llm.sdk_errors import answered_with_json, translated
+from hermes_tui.core.llm.sdk_errors import answered_with_json, sdk_timeout, translated
+from hermes_tui.core.llm.transport import install
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 MAX_TOKENS = 8192
@@ -102,15 +106,26 @@ class AnthropicProvider:
     name = "anthropic"
 
     def __init__(
-        self, *, api_key: str, model: str, base_url: str | None = None, timeout: float = 120.0
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        first_byte_timeout: float | None = DEFAULT_FIRST_BYTE_TIMEOUT,
     ) -> None:
         import anthropic  # imported here: only the provider in use pays for its SDK
 
         self.model = model
         self.base_url = base_url
         self._anthropic = anthropic
+        http_client = install(anthropic.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
         self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=sdk_timeout(timeout),
+            http_client=http_client,
         )
 
     def stream(
@@ -139,6 +154,12 @@ class AnthropicProvider:
         if tools:
             kwargs["tools"] = to_anthropic_tools(tools)
         response = self._client.messages.create(**kwargs)
+        try:
+            yield from self._events(response)
+        finally:
+            response.close()  # a cancelled or abandoned stream frees its connection now
+
+    def _events(self, response: Any) -> Iterator[StreamEvent]:
         if answered_with_json(response.response):
             yield from self._complete(response.response)
             return
@@ -151,6 +172,8 @@ class AnthropicProvider:
             if kind == "message_start":
                 _take_counts(counts, event.message.usage)
                 model = str(getattr(event.message, "model", "") or "")
+                # The input is billed from here on: a stream cut later still counts it.
+                yield UsageReport(_normalised(counts))
             elif kind == "content_block_start":
                 block = event.content_block
                 blocks[event.index] = {

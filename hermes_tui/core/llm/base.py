@@ -13,6 +13,13 @@ from typing import Any, Protocol
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
+# Seconds (model.timeout, model.first_byte_timeout): the longest silence in a reply, and the
+# longest wait from sending a request to the first byte back, before the attempt fails and is
+# retried. The second is shorter: a server that is working answers its headers at once.
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_FIRST_BYTE_TIMEOUT = 60.0
+CONNECT_TIMEOUT = 10.0
+
 
 @dataclass(frozen=True)
 class TextChunk:
@@ -63,6 +70,8 @@ class Usage:
 
 @dataclass(frozen=True)
 class UsageReport:
+    """The call's usage so far: a later report replaces an earlier one of the same call."""
+
     usage: Usage
 
 

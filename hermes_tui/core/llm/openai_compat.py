@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import (
+    DEFAULT_FIRST_BYTE_TIMEOUT,
+    DEFAULT_TIMEOUT,
     ProviderError,
     ReasoningChunk,
     StreamEnd,
@@ -27,7 +29,8 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
-from hermes_tui.core.llm.sdk_errors import answered_with_json, translated
+from hermes_tui.core.llm.sdk_errors import answered_with_json, sdk_timeout, translated
+from hermes_tui.core.llm.transport import install
 from hermes_tui.core.messages import Message, ToolCall
 
 KEY_HINT = {
@@ -44,7 +47,8 @@ class OpenAICompatProvider:
         model: str,
         base_url: str | None = None,
         name: str = "openai",
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
+        first_byte_timeout: float | None = DEFAULT_FIRST_BYTE_TIMEOUT,
     ) -> None:
         import openai  # imported here: only the provider in use pays for its SDK
 
@@ -52,8 +56,13 @@ class OpenAICompatProvider:
         self.model = model
         self.base_url = base_url
         self._openai = openai
+        http_client = install(openai.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
         self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=sdk_timeout(timeout),
+            http_client=http_client,
         )
         self._stream_options_ok = True
 
@@ -90,6 +99,12 @@ class OpenAICompatProvider:
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]
     ) -> Iterator[StreamEvent]:
         response = self._request(system, messages, tools)
+        try:
+            yield from self._events(response)
+        finally:
+            response.close()  # a cancelled or abandoned stream frees its connection now
+
+    def _events(self, response: Any) -> Iterator[StreamEvent]:
         if answered_with_json(response.response):
             yield from self._complete(response.response)
             return

@@ -1,8 +1,10 @@
-"""Retries for provider calls: 429 (honouring retry-after), 5xx, timeouts and cut streams.
+"""Retries for provider calls: 429 (honouring retry-after), 408, 5xx, timeouts and cut streams.
 
 Backoff is capped exponential with a little jitter. When a stream was cut after it had
 produced output, a StreamRestart event tells the consumer to drop that partial output before
-the retry's stream begins.
+the retry's stream begins. The provider's code runs inside a `call_scope` (core/llm/transport.py)
+so that setting `cancel` stops a blocked read at once; a failure after a cancel is the cancel
+(Cancelled), never a reason to retry.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core.llm.base import Provider, ProviderError, StreamEvent, StreamRestart
+from hermes_tui.core.llm.transport import CallScope, call_scope
 from hermes_tui.core.messages import Message
 
 
@@ -32,7 +35,7 @@ class RetryPolicy:
 
 
 class Cancelled(Exception):
-    """The user cancelled while a retry was waiting."""
+    """The user cancelled the call (while it streamed, or while a retry was waiting)."""
 
 
 def stream_with_retries(
@@ -44,16 +47,32 @@ def stream_with_retries(
     *,
     cancel: threading.Event | None = None,
     on_retry: Callable[[ProviderError, int, float], None] = lambda *_: None,
+    on_wait: Callable[[float], None] | None = None,
 ) -> Iterator[StreamEvent]:
+    """The provider's events, retried; `on_wait(seconds)` hears how long the server is silent."""
+    scope = CallScope(cancel, on_wait)
     attempt = 0
     while True:
         produced = False
         try:
-            for event in provider.stream(system, messages, tools):
-                produced = True
-                yield event
-            return
+            events = iter(provider.stream(system, messages, tools))
+            try:
+                while True:
+                    # The scope covers only the provider's own code, never the consumer's.
+                    with call_scope(scope):
+                        event = next(events, None)
+                    if event is None:
+                        return
+                    produced = True
+                    yield event
+            finally:
+                close = getattr(events, "close", None)
+                if close is not None:
+                    with call_scope(scope):
+                        close()
         except ProviderError as error:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled() from error
             if not error.retryable or attempt >= policy.max_retries:
                 raise
             attempt += 1

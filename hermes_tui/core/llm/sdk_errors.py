@@ -42,6 +42,29 @@ RETRYABLE_ERROR_TYPES = frozenset(
 )
 
 
+def sdk_timeout(read: float) -> Any:
+    """The SDK client's timeout: `read` for every read and write, a short connect."""
+    import httpx2
+
+    from hermes_tui.core.llm.base import CONNECT_TIMEOUT
+
+    return httpx2.Timeout(read, connect=min(read, CONNECT_TIMEOUT))
+
+
+TIMEOUT_HINT = "A slow server may need a longer model.timeout or model.first_byte_timeout."
+
+
+def _timeout_reason(exc: BaseException) -> str:
+    """The transport's own words about a timeout ("no data from the server for 60s
+    (first-byte timeout)"), found down the exception's causes; else the SDK's."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if seen is not exc and "timeout" in type(seen).__name__.lower() and str(seen):
+            return str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return str(exc).rstrip(".")
+
+
 def answered_with_json(http_response: Any) -> bool:
     """True when a stream request got a plain JSON body (a whole reply, or an error) instead."""
     content_type = http_response.headers.get("content-type", "")
@@ -192,7 +215,14 @@ def translated(
         yield from events
     except sdk.APIStatusError as exc:
         raise status_error(provider, model, exc, key_hint) from exc
-    except (sdk.APITimeoutError, sdk.APIConnectionError) as exc:
+    except sdk.APITimeoutError as exc:
+        raise ProviderError(
+            provider,
+            f"no answer from {base_url or 'the API'}: {_timeout_reason(exc)}",
+            retryable=True,
+            hint=TIMEOUT_HINT,
+        ) from exc
+    except sdk.APIConnectionError as exc:
         raise ProviderError(
             provider,
             f"connection to {base_url or 'the API'} failed or was cut: {str(exc).rstrip('.')}",
@@ -206,6 +236,10 @@ def translated(
             provider, f"the server sent an unreadable stream ({exc.msg})", retryable=True
         ) from exc
     except Exception as exc:  # only transport errors are translated; anything else is a bug
+        if type(exc).__name__ == "ReadTimeout" and type(exc).__module__.startswith("httpx"):
+            raise ProviderError(
+                provider, f"the stream stalled: {exc}", retryable=True, hint=TIMEOUT_HINT
+            ) from exc
         if type(exc).__module__.split(".")[0] in TRANSPORT_MODULES:
             raise ProviderError(provider, f"the stream was cut: {exc}", retryable=True) from exc
         raise

@@ -50,8 +50,8 @@ class NudgeBar(Static):
             self.tooltip = None
 
     def spend(self, compact: bool) -> str:
-        """Tokens in and out so far and what they cost (long: two parts, tab-separated), or ''
-        before the first model call."""
+        """Tokens in and out so far (the long form shows the background reviews' apart) and what
+        both cost (long: two parts, tab-separated), or '' before the first model call."""
         usage = self.usage
         if usage is None or not (usage.totals.input_tokens or usage.totals.output_tokens):
             return ""
@@ -64,6 +64,12 @@ class NudgeBar(Static):
             text = f"{tokens_in}↑ {tokens_out}↓"
             return text + (f" {format_cost(usage.cost_usd)}" if usage.cost_usd is not None else "")
         text = f"tokens {tokens_in} in · {tokens_out} out"
+        review = usage.review
+        if review.input_tokens or review.output_tokens:
+            text += (
+                f" · reviews {format_tokens(review.input_tokens)} in"
+                f" · {format_tokens(review.output_tokens)} out"
+            )
         if usage.cost_usd is None:
             return f"{text}\tcost n/a"
         return f"{text}\t{format_cost(usage.cost_usd)}"

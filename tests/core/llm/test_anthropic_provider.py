@@ -50,7 +50,7 @@ def test_streams_text_and_input_json_deltas_with_cache_usage(llm: FakeLLM) -> No
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "Checking"
     call = next(e.call for e in events if isinstance(e, ToolCallReady))
     assert call.name == "terminal" and call.parsed_arguments() == {"command": "git status"}
-    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    usage = [e.usage for e in events if isinstance(e, UsageReport)][-1]
     assert usage.cached_tokens == 900 and usage.output_tokens == 20
     assert events[-1] == StreamEnd("tool_use")
 
@@ -102,7 +102,7 @@ def test_usage_sent_only_in_message_delta_is_counted(llm: FakeLLM) -> None:
         Reply(text="hi", input_tokens=40, cached_tokens=5000, quirks=frozenset({"usage_in_delta"}))
     )
     events = list(_provider(llm).stream("s", [Message("user", "hi")], []))
-    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    usage = [e.usage for e in events if isinstance(e, UsageReport)][-1]
     assert (usage.input_tokens, usage.cached_tokens, usage.output_tokens) == (5040, 5000, 20)
 
 
@@ -111,7 +111,7 @@ def test_total_input_adds_cache_reads_and_writes_so_the_cache_share_is_a_share(
 ) -> None:
     llm.script(Reply(text="hi", input_tokens=100, cached_tokens=5000, cache_creation_tokens=900))
     events = list(_provider(llm).stream("s", [Message("user", "hi")], []))
-    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    usage = [e.usage for e in events if isinstance(e, UsageReport)][-1]
     assert usage.input_tokens == 100 + 5000 + 900
     assert usage.cached_tokens / usage.input_tokens < 1
     assert usage.cache_creation_tokens == 900
@@ -182,6 +182,6 @@ def test_a_whole_json_message_to_a_stream_request_is_accepted(llm: FakeLLM) -> N
     ]
     call = next(e.call for e in events if isinstance(e, ToolCallReady))
     assert call.parsed_arguments() == {"command": "ls"}
-    usage = next(e.usage for e in events if isinstance(e, UsageReport))
+    usage = [e.usage for e in events if isinstance(e, UsageReport)][-1]
     assert (usage.input_tokens, usage.cached_tokens) == (110, 10)
     assert events[-1] == StreamEnd("tool_use") and len(llm.requests) == 1

@@ -1,0 +1,164 @@
+"""The sockets under the SDKs' HTTP client: reads that a cancel can stop at once, a limit on the
+wait for the first byte, and a report of how long the server has been silent.
+
+A blocked read cannot be interrupted from outside, so reads are made in short slices; between
+slices the read checks the turn's cancel event (closing the connection and raising when it is
+set), the first-byte and read deadlines, and tells `on_wait` how long the server has said
+nothing. What a read checks comes from the calling thread's `call_scope`, so a background
+review's calls and the main turn's, on one client, each answer to their own cancel.
+
+This is the one place that reaches under the `openai` / `anthropic` SDKs: it swaps the network
+backend of their `httpx2` client's connection pools (`install`), which httpx2 does not expose.
+`tests/core/llm/test_transport.py` fails loudly if that stops working.
+
+Invariants: without a scope a read behaves exactly as httpcore2's; a cancelled read closes its
+socket before raising, so the server sees the connection go at once; the first-byte clock runs
+from the last write of a request to the first byte read back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpcore2
+
+SLICE = 0.05  # seconds a read blocks before it looks at the cancel event again
+WAIT_REPORT_AFTER = 1.0  # silence shorter than this is not worth showing
+
+
+class CancelledRead(httpcore2.ReadError):
+    """The user cancelled while a read was waiting; the connection is already closed."""
+
+
+@dataclass(frozen=True)
+class CallScope:
+    cancel: threading.Event | None = None
+    # Told each whole second (from WAIT_REPORT_AFTER on) that the server has been silent so
+    # long, and 0.0 when it speaks again after that.
+    on_wait: Callable[[float], None] | None = None
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def call_scope(scope: CallScope) -> Iterator[None]:
+    """Reads made by this thread inside the block answer to `scope`."""
+    previous = getattr(_local, "scope", None)
+    _local.scope = scope
+    try:
+        yield
+    finally:
+        _local.scope = previous
+
+
+def _current() -> CallScope | None:
+    return getattr(_local, "scope", None)
+
+
+class WatchedStream(httpcore2.NetworkStream):
+    def __init__(self, inner: httpcore2.NetworkStream, first_byte_timeout: float | None) -> None:
+        self._inner = inner
+        self._first_byte_timeout = first_byte_timeout
+        self._sent_at: float | None = None  # a request was written and nothing read back yet
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, timeout)
+        self._sent_at = time.monotonic()
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        scope = _current()
+        if scope is None and self._sent_at is None:
+            return self._inner.read(max_bytes, timeout)
+        on_wait = scope.on_wait if scope is not None else None
+        reported = [0]  # the last whole second of silence told to on_wait
+        try:
+            data = self._read(max_bytes, timeout, scope, on_wait, reported)
+        finally:
+            if reported[0] and on_wait is not None:
+                on_wait(0.0)  # the wait is over, whichever way it ended
+        self._sent_at = None
+        return data
+
+    def _read(
+        self,
+        max_bytes: int,
+        timeout: float | None,
+        scope: CallScope | None,
+        on_wait: Callable[[float], None] | None,
+        reported: list[int],
+    ) -> bytes:
+        started = time.monotonic()
+        deadline = started + timeout if timeout is not None else None
+        limit = "read timeout"
+        if self._sent_at is not None and self._first_byte_timeout is not None:
+            first_byte = self._sent_at + self._first_byte_timeout
+            if deadline is None or first_byte < deadline:
+                deadline, limit = first_byte, "first-byte timeout"
+        silent_since = self._sent_at if self._sent_at is not None else started
+        while True:
+            if scope is not None and scope.cancel is not None and scope.cancel.is_set():
+                self.close()
+                raise CancelledRead("cancelled by the user")
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                waited = now - silent_since
+                raise httpcore2.ReadTimeout(f"no data from the server for {waited:.0f}s ({limit})")
+            step = SLICE if deadline is None else min(SLICE, deadline - now)
+            try:
+                return self._inner.read(max_bytes, step)
+            except httpcore2.ReadTimeout:
+                whole = int(time.monotonic() - silent_since)
+                if on_wait is not None and whole >= WAIT_REPORT_AFTER and whole > reported[0]:
+                    on_wait(float(whole))
+                    reported[0] = whole
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore2.NetworkStream:
+        inner = self._inner.start_tls(ssl_context, server_hostname, timeout)
+        return WatchedStream(inner, self._first_byte_timeout)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class WatchedBackend(httpcore2.NetworkBackend):
+    def __init__(self, inner: httpcore2.NetworkBackend, first_byte_timeout: float | None) -> None:
+        self._inner = inner
+        self.first_byte_timeout = first_byte_timeout
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore2.NetworkStream:
+        return WatchedStream(self._inner.connect_tcp(*args, **kwargs), self.first_byte_timeout)
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore2.NetworkStream:
+        stream = self._inner.connect_unix_socket(*args, **kwargs)
+        return WatchedStream(stream, self.first_byte_timeout)
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def install(http_client: Any, *, first_byte_timeout: float | None) -> Any:
+    """Watch every connection `http_client` (an httpx2.Client) makes, proxies' included."""
+    transports = [http_client._transport, *filter(None, http_client._mounts.values())]
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        if pool is None or not hasattr(pool, "_network_backend"):
+            raise RuntimeError(
+                f"httpx2 changed: {type(transport).__name__} has no connection pool with a "
+                "network backend; cancelling a blocked read needs core/llm/transport.py updated"
+            )
+        pool._network_backend = WatchedBackend(pool._network_backend, first_byte_timeout)
+    return http_client
