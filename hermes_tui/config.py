@@ -49,6 +49,12 @@ class ModelConfig:
     context_length: int = 128_000
     max_retries: int = 3
     retry_base_delay: float = 1.0
+    # Seconds: the longest silence in a reply before the attempt fails (and is retried), and the
+    # longest wait from sending a request to its first byte back. Unset, `timeout` comes from
+    # Hermes' providers.<provider>.request_timeout_seconds (or models.<model>.timeout_seconds
+    # there), then HERMES_API_TIMEOUT, then 120.
+    timeout: float = 120.0
+    first_byte_timeout: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,8 @@ class _Loaded:
 
     sections: dict[str, dict[str, Any]]
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    hermes_providers: dict[str, Any] = field(default_factory=dict)  # Hermes' `providers:`
+    hermes_provider: str | None = None  # model.provider as written, before it is mapped
     hermes_allow: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
     unused_hermes: list[str] = field(default_factory=list)
@@ -227,6 +235,10 @@ def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> N
             loaded.mcp_servers = body
         elif body is not None:
             raise ConfigError(f"{where}: mcp_servers must be a mapping of server name to settings")
+        return
+    if section == "providers":
+        if isinstance(body, dict):
+            loaded.hermes_providers = body  # read for request timeouts (_hermes_timeout)
         return
     if section == "command_allowlist":
         allow, skipped = hermes_allowlist_to_prefixes(body)
@@ -471,6 +483,7 @@ def _check_provider(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
     """model.provider: ours, a Hermes provider we map or detect past, or an error."""
     model = loaded.sections["model"]
     provider = model.get("provider")
+    loaded.hermes_provider = provider
     if provider is None or provider in PROVIDERS:
         return
     where = f"{path}:{lines.get(('model', 'provider'), '?')}"
@@ -488,6 +501,36 @@ def _check_provider(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
         )
         return
     raise ConfigError(f"{where}: model.provider {provider!r} is not one of {', '.join(PROVIDERS)}")
+
+
+def _hermes_timeout(loaded: _Loaded, model: dict[str, Any], env: Mapping[str, str]) -> float | None:
+    """Hermes' request timeout for the configured provider and model: its
+    `providers.<id>.models.<model>.timeout_seconds`, else `providers.<id>.request_timeout_seconds`
+    (config.yaml wins over the environment, as in Hermes), else HERMES_API_TIMEOUT."""
+    ids = [i for i in (loaded.hermes_provider, model.get("provider")) if i]
+    for provider_id in dict.fromkeys(ids):
+        settings = loaded.hermes_providers.get(provider_id)
+        if not isinstance(settings, dict):
+            continue
+        models = settings.get("models")
+        per_model = models.get(model.get("name")) if isinstance(models, dict) else None
+        for value in (
+            per_model.get("timeout_seconds") if isinstance(per_model, dict) else None,
+            settings.get("request_timeout_seconds"),
+        ):
+            seconds = _positive_seconds(value)
+            if seconds is not None:
+                return seconds
+    return _positive_seconds(env.get("HERMES_API_TIMEOUT"))
+
+
+def _positive_seconds(value: Any) -> float | None:
+    """Hermes ignores a timeout that is not a positive number; so do we."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
 
 
 def load_config(
@@ -525,6 +568,14 @@ def load_config(
             model[key] = flag
     if model.get("provider") not in (None, *PROVIDERS):
         raise ConfigError(f"provider {model['provider']!r} is not one of {', '.join(PROVIDERS)}")
+    for key in ("timeout", "first_byte_timeout"):
+        if key in model and not model[key] > 0:
+            where = f"{path}:{lines.get(('model', key), '?')}"
+            raise ConfigError(f"{where}: model.{key} must be more than 0 seconds, not {model[key]}")
+    if "timeout" not in model:
+        hermes = _hermes_timeout(loaded, model, env)
+        if hermes is not None:
+            model["timeout"] = hermes
 
     if overrides is not None:
         for key, flag in (("mode", overrides.mode), ("sandbox", overrides.sandbox)):

@@ -220,7 +220,12 @@ class Runtime(LearningParts):
         from hermes_tui.core.llm import select
 
         if self._provider is None:
-            self._provider = select.open_provider(select.choose(self.config))
+            model = self.config.model
+            self._provider = select.open_provider(
+                select.choose(self.config),
+                timeout=model.timeout,
+                first_byte_timeout=model.first_byte_timeout,
+            )
         return self._provider
 
     def retry_policy(self) -> RetryPolicy:

@@ -186,3 +186,33 @@ def test_set_config_value_keeps_the_rest_of_the_file(home: Path) -> None:
     set_config_value(home, "display", "theme", "hermes-light")
     config = load_config(home, environ={})
     assert config.display.theme == "hermes-light" and config.memory.nudge_interval == 4
+
+
+def test_model_timeouts_are_ours_and_hermes_request_timeout_is_honoured(home: Path) -> None:
+    config = home / "config.yaml"
+    assert (load_config(home, environ={}).model.timeout, 120.0) == (120.0, 120.0)
+    assert load_config(home, environ={}).model.first_byte_timeout == 60.0
+    config.write_text(
+        "model: {provider: custom, default: m1, base_url: 'http://127.0.0.1:1/v1'}\n"
+        "providers:\n"
+        "  custom:\n"
+        "    request_timeout_seconds: 45\n"
+        "    models: {m1: {timeout_seconds: 30}}\n"
+    )
+    assert load_config(home, environ={"HERMES_API_TIMEOUT": "999"}).model.timeout == 30.0
+    config.write_text(
+        "model: {provider: custom, default: m2}\n"
+        "providers: {custom: {request_timeout_seconds: 45, models: {m1: {timeout_seconds: 30}}}}\n"
+    )
+    assert load_config(home, environ={}).model.timeout == 45.0
+    config.write_text("model: {provider: openai}\n")
+    assert load_config(home, environ={"HERMES_API_TIMEOUT": "300"}).model.timeout == 300.0
+    config.write_text(
+        "model: {provider: custom, timeout: 20, first_byte_timeout: 5}\n"
+        "providers: {custom: {request_timeout_seconds: 45}}\n"
+    )
+    model = load_config(home, environ={}).model
+    assert (model.timeout, model.first_byte_timeout) == (20.0, 5.0)
+    config.write_text("model:\n  timeout: 0\n")
+    with pytest.raises(ConfigError, match=r"config.yaml:2: model.timeout must be more than 0"):
+        load_config(home, environ={})

@@ -59,6 +59,9 @@ async def show_event(app: Any, event: ev.Event) -> None:
         await chat.reset_stream()
         app.turn.reply_reset()
         app.notify(f"Provider hiccup, retrying: {event.reason}", severity="warning", timeout=4)
+    elif isinstance(event, ev.ServerWaiting):
+        if event.source == "main":
+            bar.waiting = int(event.seconds)
     elif isinstance(event, ev.ToolCallStarted):
         app.part(TracePane).started(event.call_id, event.source, event.name, event.arguments)
         if event.source == "main":
@@ -72,6 +75,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
                 event.call_id, event.ok, event.duration, event.preview, event.output, event.diff
             )
     elif isinstance(event, ev.TurnFinished):
+        bar.waiting = 0
         await chat.turn_finished(event.interrupted)
         if event.last_input_tokens:
             bar.context_share = event.last_input_tokens / max(

@@ -239,3 +239,25 @@ def test_a_retried_stream_leaves_only_the_retried_reply_on_stdout(
     assert "[provider retry: the partial reply held back is discarded" in plain.stderr
     session_id = plain.stderr.strip().splitlines()[-1].removeprefix("session: ")
     assert _stored(home, session_id)[-1]["content"] == "The retried reply."
+
+
+def test_model_first_byte_timeout_ends_a_hung_attempt_and_the_retries_say_why(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url)
+    config = home / "config.yaml"
+    config.write_text(config.read_text().replace("max_retries: 2", "max_retries: 1"))
+    config.write_text(config.read_text() + "  first_byte_timeout: 0.5\n")
+    llm.script(Reply(fault="hang"), Reply(fault="hang"))
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=BOUND * 6,
+        cwd=tmp_path,
+        env=cli_env(OPENAI_API_KEY="test-key"),
+    )
+    outcome = json.loads(done.stdout)
+    assert done.returncode == 3 and len(llm.requests) == 2, done.stderr
+    assert "nothing from the server within 0.5s (first-byte timeout)" in outcome["error"]
+    assert "model.first_byte_timeout" in outcome["error"]

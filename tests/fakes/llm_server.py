@@ -248,8 +248,10 @@ class FakeLLM:
                 self.connection.settimeout(reply.hang_seconds)
                 try:
                     closed = self.connection.recv(1) == b""
-                except OSError:
+                except TimeoutError:
                     closed = False
+                except OSError:  # a reset: the client closed with our bytes still unread
+                    closed = True
                 if closed:
                     fake.hang_closed.append(time.monotonic())
 

@@ -55,7 +55,7 @@ TIMEOUT_HINT = "A slow server may need a longer model.timeout or model.first_byt
 
 
 def _timeout_reason(exc: BaseException) -> str:
-    """The transport's own words about a timeout ("no data from the server for 60s
+    """The transport's own words about a timeout ("nothing from the server within 60s
     (first-byte timeout)"), found down the exception's causes; else the SDK's."""
     seen: BaseException | None = exc
     while seen is not None:

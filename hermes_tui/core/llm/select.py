@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from hermes_tui.core.llm.base import Provider, ProviderNotConfigured, ProviderSettingsError
+from hermes_tui.core.llm.base import (
+    DEFAULT_FIRST_BYTE_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    Provider,
+    ProviderNotConfigured,
+    ProviderSettingsError,
+)
 
 DEFAULT_MODELS = {
     "openai": "gpt-4.1-mini",
@@ -145,12 +151,21 @@ def preload_sdk(config: Config) -> threading.Thread | None:
     return thread
 
 
-def open_provider(spec: ProviderSpec, *, timeout: float = 120.0) -> Provider:
+def open_provider(
+    spec: ProviderSpec,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    first_byte_timeout: float = DEFAULT_FIRST_BYTE_TIMEOUT,
+) -> Provider:
     if spec.name == "anthropic":
         from hermes_tui.core.llm.anthropic import AnthropicProvider
 
         return AnthropicProvider(
-            api_key=spec.api_key, model=spec.model, base_url=spec.base_url, timeout=timeout
+            api_key=spec.api_key,
+            model=spec.model,
+            base_url=spec.base_url,
+            timeout=timeout,
+            first_byte_timeout=first_byte_timeout,
         )
     if spec.name == "demo":
         from hermes_tui.core.llm.demo import DemoProvider
@@ -164,4 +179,5 @@ def open_provider(spec: ProviderSpec, *, timeout: float = 120.0) -> Provider:
         base_url=spec.base_url,
         name=spec.name,
         timeout=timeout,
+        first_byte_timeout=first_byte_timeout,
     )

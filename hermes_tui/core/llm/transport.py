@@ -95,11 +95,12 @@ class WatchedStream(httpcore2.NetworkStream):
     ) -> bytes:
         started = time.monotonic()
         deadline = started + timeout if timeout is not None else None
-        limit = "read timeout"
+        limit = f"{timeout:g}s (read timeout)" if timeout is not None else ""
         if self._sent_at is not None and self._first_byte_timeout is not None:
             first_byte = self._sent_at + self._first_byte_timeout
             if deadline is None or first_byte < deadline:
-                deadline, limit = first_byte, "first-byte timeout"
+                deadline = first_byte
+                limit = f"{self._first_byte_timeout:g}s (first-byte timeout)"
         silent_since = self._sent_at if self._sent_at is not None else started
         while True:
             if scope is not None and scope.cancel is not None and scope.cancel.is_set():
@@ -107,8 +108,7 @@ class WatchedStream(httpcore2.NetworkStream):
                 raise CancelledRead("cancelled by the user")
             now = time.monotonic()
             if deadline is not None and now >= deadline:
-                waited = now - silent_since
-                raise httpcore2.ReadTimeout(f"no data from the server for {waited:.0f}s ({limit})")
+                raise httpcore2.ReadTimeout(f"nothing from the server within {limit}")
             step = SLICE if deadline is None else min(SLICE, deadline - now)
             try:
                 return self._inner.read(max_bytes, step)

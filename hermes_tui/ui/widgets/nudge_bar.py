@@ -1,4 +1,5 @@
-"""The nudge bar: how close the next background review is, whether one is running, and cost."""
+"""The nudge bar: how close the next background review is, whether one is running, and cost;
+while the provider's server is silent, a live "waiting for the server (Ns)" first."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class NudgeBar(Static):
     DEFAULT_CSS = """
     NudgeBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     NudgeBar.-reviewing { color: $accent; }
+    NudgeBar.-waiting { color: $warning; }
     """
 
     memory = reactive(0)
@@ -28,6 +30,10 @@ class NudgeBar(Static):
     provider = reactive("")
     frame = reactive(0)
     usage: reactive[UsageUpdated | None] = reactive(None)
+    waiting = reactive(0)  # whole seconds the server has been silent in this turn's call; 0: not
+
+    def watch_waiting(self, seconds: int) -> None:
+        self.set_class(seconds > 0, "-waiting")
 
     def on_mount(self) -> None:
         self.set_interval(0.12, self._tick)
@@ -78,6 +84,12 @@ class NudgeBar(Static):
         """The long form when it fits (without the provider, which the header also shows, if
         need be), else the short one."""
         room = self.content_size.width or self.size.width
+        status = f"waiting for the server ({self.waiting}s)" if self.waiting else ""
+        if status:  # it matters more than the counters while it lasts
+            short = self._short()
+            return Content(
+                f"{status}  │  {short}" if len(status) + len(short) + 5 <= room else status
+            )
         if room >= 100:
             parts = self._long_parts()
             bare = parts[:-1] if self.provider else parts

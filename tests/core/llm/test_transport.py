@@ -115,8 +115,8 @@ def test_cancel_mid_stream_keeps_what_streamed_and_closes_the_connection(kind: s
         deadline = time.monotonic() + BOUND
         while not llm.hang_closed and time.monotonic() < deadline:
             time.sleep(0.01)
-    assert isinstance(call.error, Cancelled)
-    assert call.text and "The first half arrives".startswith(call.text[:10])
+    assert isinstance(call.error, Cancelled), repr(call.error)
+    assert call.text and "The first half arrives".startswith(call.text[:10]), call.text
     assert call.retries == [] and len(llm.requests) == 1
     assert llm.hang_closed
 
