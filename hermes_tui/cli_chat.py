@@ -550,7 +550,8 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
             if not hits:
                 print("no matches")
             return EXIT_OK
-        info = catalog.get(args.id).info
+        entry = catalog.get(args.id)
+        info = entry.info
         messages = catalog.messages(info.id)
         if args.sessions_command == "export" and args.format == "markdown":
             from hermes_tui.core.export import session_markdown
@@ -564,7 +565,7 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
         print(
             f"session {info.id}: {info.title}\n{info.provider}/{info.model}, {len(messages)} messages, "
             f"tokens in {info.input_tokens:,} (cached {info.cached_tokens:,}) out {info.output_tokens:,}"
-            + _review_tokens(store, info.id)
+            + (_review_tokens(runtime.sessions, info.id) if entry.origin != "hermes" else "")
         )
         for stored in messages:
             message = stored.message
