@@ -27,6 +27,7 @@ from hermes_tui.config_files import (
     ConfigError,
     coerce,
     did_you_mean,
+    hermes_timeout,
     parse_env_file,
     read_yaml,
     resolve_home,
@@ -238,7 +239,7 @@ def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> N
         return
     if section == "providers":
         if isinstance(body, dict):
-            loaded.hermes_providers = body  # read for request timeouts (_hermes_timeout)
+            loaded.hermes_providers = body  # read for request timeouts (hermes_timeout)
         return
     if section == "command_allowlist":
         allow, skipped = hermes_allowlist_to_prefixes(body)
@@ -503,36 +504,6 @@ def _check_provider(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
     raise ConfigError(f"{where}: model.provider {provider!r} is not one of {', '.join(PROVIDERS)}")
 
 
-def _hermes_timeout(loaded: _Loaded, model: dict[str, Any], env: Mapping[str, str]) -> float | None:
-    """Hermes' request timeout for the configured provider and model: its
-    `providers.<id>.models.<model>.timeout_seconds`, else `providers.<id>.request_timeout_seconds`
-    (config.yaml wins over the environment, as in Hermes), else HERMES_API_TIMEOUT."""
-    ids = [i for i in (loaded.hermes_provider, model.get("provider")) if i]
-    for provider_id in dict.fromkeys(ids):
-        settings = loaded.hermes_providers.get(provider_id)
-        if not isinstance(settings, dict):
-            continue
-        models = settings.get("models")
-        per_model = models.get(model.get("name")) if isinstance(models, dict) else None
-        for value in (
-            per_model.get("timeout_seconds") if isinstance(per_model, dict) else None,
-            settings.get("request_timeout_seconds"),
-        ):
-            seconds = _positive_seconds(value)
-            if seconds is not None:
-                return seconds
-    return _positive_seconds(env.get("HERMES_API_TIMEOUT"))
-
-
-def _positive_seconds(value: Any) -> float | None:
-    """Hermes ignores a timeout that is not a positive number; so do we."""
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return None
-    return seconds if seconds > 0 else None
-
-
 def load_config(
     home: Path,
     overrides: Overrides | None = None,
@@ -573,7 +544,12 @@ def load_config(
             where = f"{path}:{lines.get(('model', key), '?')}"
             raise ConfigError(f"{where}: model.{key} must be more than 0 seconds, not {model[key]}")
     if "timeout" not in model:
-        hermes = _hermes_timeout(loaded, model, env)
+        hermes = hermes_timeout(
+            loaded.hermes_providers,
+            (loaded.hermes_provider, model.get("provider")),
+            model.get("name"),
+            env,
+        )
         if hermes is not None:
             model["timeout"] = hermes
 

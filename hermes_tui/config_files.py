@@ -1,5 +1,6 @@
 """Reading config.yaml and .env and writing .env: UTF-8 and YAML errors that name the file and
-line, YAML values checked against a field's type, typo hints, and where the home is."""
+line, YAML values checked against a field's type, typo hints, where the home is, and Hermes'
+request timeout for a provider."""
 
 from __future__ import annotations
 
@@ -163,3 +164,37 @@ def did_you_mean(key: object, choices: Iterable[str]) -> str | None:
 
     match = process.extractOne(str(key), list(choices), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
     return match[0] if match else None
+
+
+def hermes_timeout(
+    providers: Mapping[str, Any],
+    provider_ids: Iterable[str | None],
+    model_name: str | None,
+    env: Mapping[str, str],
+) -> float | None:
+    """Hermes' request timeout for the configured provider and model: its
+    `providers.<id>.models.<model>.timeout_seconds`, else `providers.<id>.request_timeout_seconds`
+    (config.yaml wins over the environment, as in Hermes), else HERMES_API_TIMEOUT."""
+    for provider_id in dict.fromkeys(i for i in provider_ids if i):
+        settings = providers.get(provider_id)
+        if not isinstance(settings, dict):
+            continue
+        models = settings.get("models")
+        per_model = models.get(model_name) if isinstance(models, dict) else None
+        for value in (
+            per_model.get("timeout_seconds") if isinstance(per_model, dict) else None,
+            settings.get("request_timeout_seconds"),
+        ):
+            seconds = _positive_seconds(value)
+            if seconds is not None:
+                return seconds
+    return _positive_seconds(env.get("HERMES_API_TIMEOUT"))
+
+
+def _positive_seconds(value: Any) -> float | None:
+    """Hermes ignores a timeout that is not a positive number; so do we."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
