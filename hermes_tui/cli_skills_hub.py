@@ -34,7 +34,9 @@ def add_parsers(skill_commands: Any, common: argparse.ArgumentParser) -> None:
     install.add_argument("--all", action="store_true", help="install every skill in the source")
     install.add_argument("--category", help="category folder to install into")
     install.add_argument(
-        "--force", action="store_true", help="install skills the scan rated 'caution'"
+        "--force",
+        action="store_true",
+        help="install skills the scan rated 'caution' from a community source",
     )
     update = skill_commands.add_parser(
         "update",
@@ -55,10 +57,10 @@ def add_parsers(skill_commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, open_runtime: Callable[[argparse.Namespace], Any]) -> int:
-    from hermes_tui.core.skills.install import InstallError, SkillInstaller
+    from hermes_tui.core.skills.install import InstallError
 
     runtime = open_runtime(args)
-    installer = SkillInstaller(runtime.skills)
+    installer = runtime.skill_installer()
     try:
         if args.skills_command == "install":
             return _install(args, installer)
@@ -73,11 +75,11 @@ def run(args: argparse.Namespace, open_runtime: Callable[[argparse.Namespace], A
 
 
 def _install(args: argparse.Namespace, installer: Any) -> int:
-    from hermes_tui.core.skills.install import fetch, find_candidates, parse_source
+    from hermes_tui.core.skills.install import fetch, parse_source
 
     spec = parse_source(args.source, Path.cwd())
     with fetch(spec) as fetched:
-        candidates = find_candidates(fetched.root, args.category)
+        candidates = installer.candidates(fetched, args.category)
         if not candidates:
             print(f"hermes-tui: {spec} holds no SKILL.md", file=sys.stderr)
             return EXIT_CHECK_FAILED
@@ -87,6 +89,8 @@ def _install(args: argparse.Namespace, installer: Any) -> int:
         for result in installer.install(fetched, chosen, force=args.force):
             origin = f" @ {fetched.commit[:12]}" if fetched.commit else ""
             print(f"installed {result.name} → {result.path} (scan: {result.verdict}){origin}")
+            if result.notice:
+                print(f"hermes-tui: notice: {result.name}: {result.notice}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -74,6 +74,8 @@ class SkillsConfig:
     external_dirs: tuple[str, ...] = ()
     write_approval: bool = False
     index_max_chars: int = 6000
+    # Sources (URL or path prefixes) whose skills rated "caution" install with a notice, no --force.
+    trusted_sources: tuple[str, ...] = ()
     # Hermes' per-skill settings: skill name -> {key: value}, shown with the skill when loaded.
     config: dict[str, dict[str, Any]] = field(default_factory=dict)
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.pricing import ModelPrice
     from hermes_tui.core.session_catalog import SessionCatalog
     from hermes_tui.core.sessions import SessionStore
+    from hermes_tui.core.skills.install import SkillInstaller
     from hermes_tui.core.skills.runtime import SkillRuntimeSettings
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import (
@@ -414,6 +415,17 @@ class Runtime(LearningParts):
         if self._sandbox_status is None:
             self._sandbox_status = probe(self.config.terminal.sandbox)  # type: ignore[arg-type]
         return self._sandbox_status
+
+    def skill_installer(self) -> SkillInstaller:
+        """`skills install`/`update`: vetting with the terminal's strict judgement of shell and
+        the trust tiers (bundled, `skills.trusted_sources`, community)."""
+        from hermes_tui.core.skills.install import SkillInstaller, Vetter
+        from hermes_tui.core.tools.shell_policy.skill_judge import judge_skill_shell
+
+        vetter = Vetter(
+            judge_skill_shell, tuple(self.config.skills.trusted_sources), bundled_skills_dir()
+        )
+        return SkillInstaller(self.skills, vetter)
 
     def approval_mode(self) -> ApprovalMode:
         """terminal.mode, with auto resolved: sandboxed where the sandbox works, else strict."""

@@ -59,9 +59,13 @@ def test_our_library_loads_every_bundled_skill_as_bundled(tmp_path: Path) -> Non
 
 
 def test_every_bundled_skill_would_install_as_safe() -> None:
-    from hermes_tui.core.skills.install import find_candidates
+    from hermes_tui.core.skills.install import Vetter, find_candidates
+    from hermes_tui.core.tools.shell_policy.skill_judge import judge_skill_shell
 
+    vetter = Vetter(shell=judge_skill_shell)
     verdicts = {
-        c.name: c.explain() for c in find_candidates(bundled_skills_dir()) if c.verdict != "safe"
+        c.name: c.explain()
+        for c in find_candidates(bundled_skills_dir(), vetter)
+        if c.verdict != "safe"
     }
     assert verdicts == {}

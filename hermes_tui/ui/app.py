@@ -136,7 +136,9 @@ class HermesApp(App):
                 with TabPane(PANES["memory"], id="memory"):
                     yield MemoryPane(self.runtime.memory, id="memory-pane")
                 with TabPane(PANES["skills"], id="skills"):
-                    yield SkillsPane(self.runtime.skills, id="skills-pane")
+                    yield SkillsPane(
+                        self.runtime.skills, self.runtime.skill_installer, id="skills-pane"
+                    )
                 with TabPane(PANES["reviews"], id="reviews"):
                     yield ReviewsPane(self.runtime, id="reviews-pane")
         yield NudgeBar(id="nudge-bar")

@@ -60,6 +60,17 @@ def _p(id_: str, category: str, severity: threats.Severity, pattern: str, descri
 
 
 SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (
+    # Issue 23: a hub skill's description told the agent to turn the sandbox off; a skill has no
+    # business changing the product's own safety settings.
+    _p(
+        "weaken_safety_settings",
+        "injection",
+        "high",
+        r"(?<!never )(?<!not )(?<!n't )\b(?:set|turn|switch|disable|change|put)\b[^.\n]{0,40}?"
+        r"(?:terminal\.sandbox|terminal\.mode|write_approval|\bsandbox\b|approval mode|--yolo)"
+        r"[^.\n]{0,30}?\b(?:off|false|disabled?|none|yolo)\b",
+        "asks to turn off one of the product's own safety settings",
+    ),
     _p(
         "rm_rf_root",
         "destructive",

@@ -1,9 +1,10 @@
 """Install skills from a folder, an archive or a git repository (the Skills pane's `i`).
 
 The user names a source; the dialog fetches it on a worker thread and lists every skill in it
-with the security scan's verdict. Safe skills start selected; cautious ones can be chosen once
-the user ticks that they read the findings; dangerous and invalid ones cannot be chosen. The
-installer (core/skills/install.py) fetches again and installs what was chosen, so what lands is
+with the security scan's verdict. Safe skills start selected; cautious ones from a community
+source can be chosen once the user ticks that they read the findings (from a trusted or bundled
+source they install with a notice); dangerous and invalid ones cannot be chosen. The
+installer (core/skills/install/) fetches again and installs what was chosen, so what lands is
 vetted at the moment it lands.
 """
 
@@ -22,9 +23,9 @@ from textual.widgets.selection_list import Selection
 from hermes_tui.core.skills.install import (
     Candidate,
     InstallError,
+    InstallResult,
     SkillInstaller,
     fetch,
-    find_candidates,
     parse_source,
 )
 from hermes_tui.core.skills.library import SkillLibrary
@@ -52,9 +53,13 @@ class InstallScreen(ModalScreen[list[str]]):
     """
     BINDINGS = [Binding("escape", "close", "Close")]
 
-    def __init__(self, library: SkillLibrary, cwd: Path | None = None) -> None:
+    def __init__(
+        self, library: SkillLibrary, installer: SkillInstaller, cwd: Path | None = None
+    ) -> None:
         super().__init__()
         self.library = library
+        self.installer = installer
+        self.needs_force: set[str] = set()
         self.cwd = cwd or Path.cwd()
         self.candidates: dict[str, Candidate] = {}
         self.source = ""
@@ -89,14 +94,18 @@ class InstallScreen(ModalScreen[list[str]]):
     def inspect(self, source: str) -> None:
         try:
             with fetch(parse_source(source, self.cwd)) as fetched:
-                candidates = find_candidates(fetched.root)
+                candidates = self.installer.candidates(fetched)
+                needs_force = {
+                    c.name for c in candidates if self.installer.action(fetched, c) == "force"
+                }
         except InstallError as exc:
             self.app.call_from_thread(self._status, str(exc), error=True)
             return
-        self.app.call_from_thread(self._show_candidates, candidates)
+        self.app.call_from_thread(self._show_candidates, candidates, needs_force)
 
-    def _show_candidates(self, candidates: list[Candidate]) -> None:
+    def _show_candidates(self, candidates: list[Candidate], needs_force: set[str]) -> None:
         self.candidates = {c.name: c for c in candidates}
+        self.needs_force = needs_force
         listing = self.query_one("#install-list", SelectionList)
         listing.clear_options()
         existing = {s.name for s in self.library.scan()}
@@ -135,7 +144,7 @@ class InstallScreen(ModalScreen[list[str]]):
             self._status("Select at least one skill.", error=True)
             return
         force = self.query_one("#install-force", Checkbox).value
-        cautious = [n for n in names if self.candidates[n].verdict == "caution"]
+        cautious = [n for n in names if n in self.needs_force]
         if cautious and not force:
             self._status(
                 f"{', '.join(cautious)}: rated caution; read the findings and tick the box.",
@@ -150,19 +159,23 @@ class InstallScreen(ModalScreen[list[str]]):
     def run_install(self, source: str, names: list[str], force: bool) -> None:
         try:
             with fetch(parse_source(source, self.cwd)) as fetched:
-                chosen = [c for c in find_candidates(fetched.root) if c.name in names]
-                results = SkillInstaller(self.library).install(fetched, chosen, force=force)
+                chosen = [c for c in self.installer.candidates(fetched) if c.name in names]
+                results = self.installer.install(fetched, chosen, force=force)
         except InstallError as exc:
             self.app.call_from_thread(self._status, str(exc), error=True)
             self.app.call_from_thread(self._enable_install)
             return
-        self.app.call_from_thread(self._installed, [r.name for r in results])
+        self.app.call_from_thread(self._installed, results)
 
     def _enable_install(self) -> None:
         self.query_one("#install-go", Button).disabled = False
 
-    def _installed(self, names: list[str]) -> None:
+    def _installed(self, results: list[InstallResult]) -> None:
+        names = [r.name for r in results]
         self.app.notify(neutralise(f"Installed {', '.join(names)} (provenance hub)"))
+        for result in results:
+            if result.notice:
+                self.app.notify(neutralise(f"{result.name}: {result.notice}"), severity="warning")
         self.dismiss(names)
 
     # ---- small helpers -----------------------------------------------------------------------

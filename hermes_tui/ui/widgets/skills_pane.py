@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +23,9 @@ from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, 
 from hermes_tui.core.skills.usage import parse_time
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal_text
+
+if TYPE_CHECKING:
+    from hermes_tui.core.skills.install import SkillInstaller
 
 
 def _when(value: Any) -> str:
@@ -80,9 +83,15 @@ class SkillsPane(Vertical):
             super().__init__()
             self.name = name
 
-    def __init__(self, library: SkillLibrary, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        library: SkillLibrary,
+        installer: Callable[[], SkillInstaller],
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.library = library
+        self.installer = installer  # made when the install dialog opens: it reads the trust tiers
         self.selected: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -301,7 +310,9 @@ class SkillsPane(Vertical):
         from hermes_tui.ui.screens.install import InstallScreen
 
         message.stop()
-        self.app.push_screen(InstallScreen(self.library), lambda _: self.refresh_view())
+        self.app.push_screen(
+            InstallScreen(self.library, self.installer()), lambda _: self.refresh_view()
+        )
 
     @on(ShowHistory)
     def _skill_history(self, message: ShowHistory) -> None:

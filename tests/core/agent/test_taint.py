@@ -316,13 +316,14 @@ def test_a_skill_installed_from_outside_taints_the_turn_that_loads_it(
 ) -> None:
     from helpers import write_skill
 
-    from hermes_tui.core.skills.install import SkillInstaller, fetch, find_candidates, parse_source
+    from hermes_tui.core.skills.install import fetch, parse_source
 
     runtime = open_runtime(home, llm.openai_url)
     source = tmp_path / "hub"
     write_skill(source, "deploy-notes", "ops")
     with fetch(parse_source(str(source))) as fetched:
-        SkillInstaller(runtime.skills).install(fetched, find_candidates(fetched.root))
+        installer = runtime.skill_installer()
+        installer.install(fetched, installer.candidates(fetched))
     llm.script(
         Reply(tool_calls=[("skill_view", {"name": "deploy-notes"})]),
         Reply(tool_calls=[("memory", {"action": "add", "target": "memory", "content": "Deploy."})]),
