@@ -6,7 +6,8 @@ runs `Session.submit` on a worker thread; the Runtime's events are turned into A
 updates (message and thought chunks, tool calls with their kind, diff and output, the review's
 memory and skill changes as `think` tool calls); every approval the app would show becomes a
 permission request with the same three choices, and a client that does not answer within
-`APPROVAL_TIMEOUT` has said no. Modes are the approval modes. stdout carries protocol messages
+`APPROVAL_TIMEOUT` has said no. Modes are the approval modes. What the client brings (its
+editor's buffers, its MCP servers) is in acp/editor.py. stdout carries protocol messages
 only: logging goes to `<home>/logs/acp.log` and stderr.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 import acp
 from acp import helpers, schema
 
+from hermes_tui.acp.editor import EditorBuffers, client_mcp_servers
 from hermes_tui.core import events as ev
 from hermes_tui.core.tools.registry import APPROVAL_MODES, CommandApproval
 
@@ -63,6 +65,7 @@ class AcpSession:
     cwd: Path
     cancel: threading.Event = field(default_factory=threading.Event)
     running: bool = False
+    mcp: Any = None  # the McpManager of the servers the client passed, if any
 
 
 class HermesAcpAgent:
@@ -76,7 +79,7 @@ class HermesAcpAgent:
         self.sessions: dict[str, AcpSession] = {}
         self._local = threading.local()  # the ACP session a worker thread's events belong to
         self._setup_problem: str | None = None
-        self.client_fs = False
+        self.client_read = self.client_write = False
 
     # ---- plumbing ----------------------------------------------------------------------
 
@@ -223,7 +226,8 @@ class HermesAcpAgent:
     ) -> Any:  # noqa: E501
         self.loop = asyncio.get_running_loop()
         fs = getattr(client_capabilities, "fs", None)
-        self.client_fs = bool(fs and getattr(fs, "read_text_file", False))
+        self.client_read = bool(fs and getattr(fs, "read_text_file", False))
+        self.client_write = bool(fs and getattr(fs, "write_text_file", False))
         runtime = await asyncio.to_thread(self._runtime)
         try:
             spec = runtime.provider_spec()
@@ -245,7 +249,9 @@ class HermesAcpAgent:
             auth_methods=[],
         )
 
-    def _open(self, cwd: str, session_id: str | None) -> tuple[str, AcpSession]:
+    def _open(
+        self, cwd: str, session_id: str | None, mcp_servers: Any = None
+    ) -> tuple[str, AcpSession]:
         runtime = self._runtime()
         holder: dict[str, str] = {}
 
@@ -264,8 +270,27 @@ class HermesAcpAgent:
         )
         holder["id"] = session.id
         state = AcpSession(session, Path(cwd))
+        if self.client_read or self.client_write:
+            session.agent.context.editor = EditorBuffers(
+                self, session.id, self.client_read, self.client_write
+            )
+        if mcp_servers:
+            state.mcp = client_mcp_servers(mcp_servers, runtime.sink)
+            state.mcp.start()
+            session.agent.add_tools(state.mcp.freeze())
+            for name, mcp_state in state.mcp.states.items():
+                if mcp_state.status != "ready":
+                    log.warning("client MCP server %s: %s", name, mcp_state.error)
         self.sessions[session.id] = state
         return session.id, state
+
+    def close(self) -> None:
+        """The client hung up: stop the servers it passed and close the runtime."""
+        for state in self.sessions.values():
+            if state.mcp is not None:
+                state.mcp.stop()
+        if self.runtime is not None:
+            self.runtime.close()
 
     def _modes(self, state: AcpSession) -> Any:
         current = state.session.agent.context.approval_mode
@@ -282,14 +307,14 @@ class HermesAcpAgent:
             raise acp.RequestError.invalid_request(
                 {"message": f"hermes-tui has no model yet: {self._setup_problem}"}
             )
-        session_id, state = await asyncio.to_thread(self._open, cwd, None)
+        session_id, state = await asyncio.to_thread(self._open, cwd, None, mcp_servers)
         asyncio.get_running_loop().call_soon(self._announce_commands, session_id)
         return schema.NewSessionResponse(session_id=session_id, modes=self._modes(state))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> Any:  # noqa: E501
-        opened_id, state = await asyncio.to_thread(self._open, cwd, session_id)
+        opened_id, state = await asyncio.to_thread(self._open, cwd, session_id, mcp_servers)
         for message in state.session.agent.history:
             if message.role == "user":
                 self._send(opened_id, acp.update_user_message_text(message.content))
@@ -479,7 +504,11 @@ def serve(home: str | None, overrides: Any) -> int:
         handlers=[logging.FileHandler(logs / "acp.log"), logging.StreamHandler(sys.stderr)],
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    asyncio.run(acp.run_agent(HermesAcpAgent(factory)))
+    agent = HermesAcpAgent(factory)
+    try:
+        asyncio.run(acp.run_agent(agent))
+    finally:
+        agent.close()
     return 0
 
 

@@ -45,11 +45,19 @@ class Editor:
     async def session_update(self, session_id, update, **_):
         self.updates.append(update)
 
-    async def write_text_file(self, *a, **k):  # pragma: no cover - not advertised
-        raise NotImplementedError
+    # The editor's unsaved buffers, when a test advertises the file-system capability.
+    buffers: dict[str, str] | None = None
 
-    async def read_text_file(self, *a, **k):  # pragma: no cover - not advertised
-        raise NotImplementedError
+    async def write_text_file(self, session_id, path, content, **_):
+        assert self.buffers is not None, "the agent wrote through an fs it was not offered"
+        self.buffers[path] = content
+        return schema.WriteTextFileResponse()
+
+    async def read_text_file(self, session_id, path, **_):
+        assert self.buffers is not None, "the agent read through an fs it was not offered"
+        if path not in self.buffers:
+            raise acp.RequestError.resource_not_found(path)
+        return schema.ReadTextFileResponse(content=self.buffers[path])
 
     def on_connect(self, conn):
         pass
@@ -73,7 +81,14 @@ async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
         env=cli_env(OPENAI_API_KEY="test-key"),
         cwd=str(work),
     ) as (conn, process):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        capabilities = None
+        if editor.buffers is not None:
+            capabilities = schema.ClientCapabilities(
+                fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            )
+        await conn.initialize(
+            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities
+        )
         result = await script(conn)
         await asyncio.sleep(0.3)  # the last notifications
         return result
@@ -201,3 +216,133 @@ def test_print_config_names_the_command(home: Path) -> None:
         capture_output=True, text=True, timeout=60, env=cli_env(),
     )  # fmt: skip
     assert json.loads(out.stdout)["agent_servers"]["hermes-tui"]["args"] == ["acp"]
+
+
+def test_an_editor_with_files_is_read_and_written_through_its_buffers(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "app.py").write_text("print('saved')\n")
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not for the model\n")
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(tool_calls=[("read_file", {"path": "app.py"})]),
+        Reply(tool_calls=[("read_file", {"path": str(secret)})]),
+        Reply(
+            tool_calls=[("patch", {"path": "app.py", "old_string": "unsaved", "new_string": "new"})]
+        ),
+        Reply(text="Done."),
+    )
+    editor = Editor("deny")
+    editor.buffers = {str(work / "app.py"): "print('unsaved')\n"}
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+
+    asyncio.run(_drive(home, work, editor, script))
+    results = [m for m in llm.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert "unsaved" in json.loads(results[0]["content"])["content"]
+    # The path policy still decides before the editor is asked: outside the workspace, denied.
+    assert json.loads(results[1]["content"])["success"] is False
+    assert str(secret) not in editor.buffers
+    assert editor.buffers[str(work / "app.py")] == "print('new')\n"
+    assert (work / "app.py").read_text() == "print('saved')\n"  # the editor saves, not us
+
+
+def test_mcp_servers_the_client_passes_join_the_session(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    pytest.importorskip("mcp_server_time")
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(tool_calls=[("mcp__clock__get_current_time", {"timezone": "UTC"})]),
+        Reply(text="It is now."),
+    )
+    editor = Editor("once")
+    server = schema.McpServerStdio(
+        name="clock", command=sys.executable, args=["-m", "mcp_server_time"], env=[]
+    )
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[server])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("time?")])
+
+    asyncio.run(_drive(home, work, editor, script))
+    offered = [t["function"]["name"] for t in llm.requests[0].body["tools"]]
+    assert "mcp__clock__get_current_time" in offered
+    result = next(m for m in llm.requests[-1].body["messages"] if m["role"] == "tool")
+    assert "UTC" in result["content"] and "error" not in json.loads(result["content"])
+
+
+def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="Streaming a long answer", fault="hang_mid_stream"))
+    editor = Editor("once")
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+        )
+        for _ in range(200):  # bounded: until the first text arrives
+            if editor.text():
+                break
+            await asyncio.sleep(0.05)
+        await conn.cancel(session_id=session.session_id)
+        return await asyncio.wait_for(turn, 10)
+
+    response = asyncio.run(_drive(home, work, editor, script))
+    assert response.stop_reason == "cancelled"
+    assert editor.text().startswith("Stream")
+
+
+def test_a_background_review_is_reported_after_the_turn(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(
+        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
+    )
+    llm.script(
+        Reply(text="Noted."),
+        Reply(
+            tool_calls=[
+                ("memory", {"action": "add", "target": "user", "content": "Uses fish shell."})
+            ]
+        ),
+        Reply(text="Saved."),
+    )
+    editor = Editor("once")
+
+    def reviewed() -> bool:
+        return any(
+            u.session_update == "tool_call" and u.title.startswith("Review:")
+            for u in editor.updates
+        )
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("I use fish")])
+        for _ in range(400):  # bounded: the review runs after the turn
+            if reviewed():
+                break
+            await asyncio.sleep(0.05)
+
+    asyncio.run(_drive(home, work, editor, script))
+    review = next(
+        u
+        for u in editor.updates
+        if u.session_update == "tool_call" and u.title.startswith("Review:")
+    )
+    assert review.kind == "think" and "memory" in review.title
+    assert "Uses fish shell." in review.content[0].new_text

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +49,7 @@ from hermes_tui.core.llm.base import (
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingWrite
-from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import BoundedResult, bound_result
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
@@ -156,6 +156,14 @@ class Agent:
         # parent and enforces its whitelist at run time instead (DESIGN.md section 8).
         self.tool_schemas = registry.schemas()
         self.last_usage = Usage()
+
+    def add_tools(self, tools: Iterable[Tool]) -> None:
+        """Tools a face brings for this conversation (an editor's own MCP servers), added
+        before its first turn so the cached prefix stays one list from then on."""
+        for tool in tools:
+            self.registry.register(tool)
+        self.taint.untrusted_tools = untrusted_tool_names(self.registry)
+        self.tool_schemas = self.registry.schemas()
 
     def _append(self, message: Message) -> None:
         self.history.append(message)

@@ -91,6 +91,29 @@ def _read_text(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _read(context: ToolContext, path: Path) -> str:
+    """The file's text as the user sees it: the editor's buffer when the face has one."""
+    editor = context.editor
+    if editor is None or not editor.can_read or (path.exists() and not path.is_file()):
+        return _read_text(path)  # the local checks name a folder, a pipe or a missing file
+    try:
+        text = editor.read_text(path)
+    except OSError as exc:
+        raise OSError(f"the editor could not read {path}: {exc}") from exc
+    if "\x00" in text[:8192]:
+        raise ValueError(f"{path} looks like a binary file")
+    return text[:MAX_READ_BYTES]
+
+
+def _write(context: ToolContext, path: Path, text: str) -> None:
+    """Through the editor when it writes files (its buffer and the disk stay one), else atomic."""
+    editor = context.editor
+    if editor is not None and editor.can_write:
+        editor.write_text(path, text)
+    else:
+        atomic_write_text(path, text)
+
+
 def make_file_tools(
     *,
     allowed_roots: Iterable[str | Path] = (),
@@ -135,7 +158,7 @@ def make_file_tools(
     def read_file(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         try:
             path = checked("read_file", "read", str(args["path"]), context)
-            text = _read_text(path)
+            text = _read(context, path)
         except PathRefused as exc:
             return {"success": False, "denied": True, "error": str(exc)}
         except (OSError, ValueError) as exc:
@@ -177,10 +200,10 @@ def make_file_tools(
         try:
             existed = path.exists()
             try:
-                before = _read_text(path) if existed else ""
+                before = _read(context, path) if existed else ""
             except (OSError, ValueError):
                 before = ""  # binary or unreadable: the diff shows the new text whole
-            atomic_write_text(path, content)
+            _write(context, path, content)
         except OSError as exc:
             return {"success": False, "error": f"cannot write {path}: {exc.strerror or exc}"}
         verb = "overwrote" if existed else "created"
@@ -194,14 +217,14 @@ def make_file_tools(
     def patch(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         try:
             path = checked("patch", "write", str(args["path"]), context)
-            text = _read_text(path)
+            text = _read(context, path)
             replaced = find_and_replace(
                 text,
                 str(args["old_string"]),
                 str(args.get("new_string", "")),
                 replace_all=bool(args.get("replace_all")),
             )
-            atomic_write_text(path, replaced.content)
+            _write(context, path, replaced.content)
         except PathRefused as exc:
             return {"success": False, "denied": True, "error": str(exc)}
         except FuzzyMatchError as exc:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from hermes_tui.core.events import Origin
 from hermes_tui.core.tools.memory_budget import FailureBudget
@@ -62,6 +62,17 @@ APPROVAL_MODES: tuple[ApprovalMode, ...] = ("sandboxed", "strict", "plan", "yolo
 CommandApprover = Callable[[CommandApproval], CommandDecision]
 
 
+class EditorFiles(Protocol):
+    """Files as an editor holds them; either method raises OSError when the editor cannot."""
+
+    can_read: bool
+    can_write: bool
+
+    def read_text(self, path: Path) -> str: ...
+
+    def write_text(self, path: Path, text: str) -> None: ...
+
+
 @dataclass
 class ToolContext:
     """What a tool call may know about who is calling; one per conversation (or review)."""
@@ -81,6 +92,9 @@ class ToolContext:
     command_grants: set[Any] = field(default_factory=set)
     # The conversation's approval mode; a face changes it (/mode, shift+tab) between turns.
     approval_mode: ApprovalMode = "sandboxed"
+    # An editor's buffers, when the face has one (ACP's fs/read_text_file, fs/write_text_file):
+    # file tools read unsaved edits and write through the editor; the path policy still decides.
+    editor: EditorFiles | None = None
 
 
 @dataclass(frozen=True)
