@@ -346,3 +346,54 @@ def test_a_background_review_is_reported_after_the_turn(
     )
     assert review.kind == "think" and "memory" in review.title
     assert "Uses fish shell." in review.content[0].new_text
+
+
+def test_stdout_carries_nothing_but_json_rpc(home: Path, tmp_path: Path, llm: FakeLLM) -> None:
+    """Raw lines on the wire, as a client that trusts stdout sees them (no SDK to hide noise)."""
+    import subprocess
+
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    llm.script(Reply(reasoning="Thinking aloud.", text="Hello from the agent."))
+    requests = [
+        {"method": "initialize", "params": {"protocolVersion": acp.PROTOCOL_VERSION}},
+        {"method": "session/new", "params": {"cwd": str(work), "mcpServers": []}},
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "acp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=cli_env(OPENAI_API_KEY="test-key"), cwd=str(work), text=True,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    lines: list[str] = []
+
+    def ask(number: int, request: dict) -> dict:
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, **request}) + "\n")
+        process.stdin.flush()
+        while True:
+            line = process.stdout.readline()
+            assert line, "the agent closed stdout"
+            lines.append(line)
+            message = json.loads(line)
+            if message.get("id") == number and "method" not in message:
+                return message
+
+    try:
+        for number, request in enumerate(requests):
+            reply = ask(number, request)
+        session_id = reply["result"]["sessionId"]
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        ask(9, {"method": "session/prompt", "params": prompt})
+    finally:
+        process.stdin.close()
+        process.wait(30)
+    messages = [json.loads(line) for line in lines]
+    assert all(m.get("jsonrpc") == "2.0" for m in messages)
+    chunks = [
+        m["params"]["update"]["content"]["text"]
+        for m in messages
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert "".join(chunks) == "Hello from the agent."
