@@ -380,6 +380,22 @@ class TestExternalSkillMutations:
         assert (skills / "fresh-skill" / "SKILL.md").exists()
         assert not (tmp_path / "vault" / "fresh-skill").exists()
 
+    def test_background_review_patches_a_user_skill_after_viewing_it(self, manage, library, skills):
+        """Hermes lets the review improve an unpinned skill the user wrote, once viewed."""
+        (skills / "mine").mkdir(parents=True)
+        (skills / "mine" / "SKILL.md").write_text(content("mine"))  # by hand: not agent-made
+        view = tool(make_skill_tools(library), "skill_view")
+        context = ToolContext(origin="review")
+        assert json.loads(view(context, name="mine"))["success"] is True
+        patch = tool(make_skill_tools(library), "skill_manage")
+        result = json.loads(
+            patch(
+                context, action="patch", name="mine", old_string="Do the thing.", new_string="Do."
+            )
+        )
+        assert result["success"] is True, result
+        assert "Step 1: Do." in (skills / "mine" / "SKILL.md").read_text()
+
     def test_background_review_refuses_to_patch_external_skill(self, manage, tmp_path):
         folder = external_skill(tmp_path)
         result = manage(
