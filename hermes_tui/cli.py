@@ -97,7 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--continue", dest="continue_", action="store_true", help="continue the latest session"
     )
     chat.add_argument("--yolo", action="store_true", help="allow dangerous commands without asking")
-    chat.add_argument("--json", action="store_true", help="print one JSON object with the result")
+    output = chat.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object with the result")
+    output.add_argument(
+        "--stream-json",
+        action="store_true",
+        help="print one JSON object per line as events happen, ending with the result "
+        "(schema: hermes_tui/schemas/stream-json.schema.json)",
+    )
     chat.add_argument(
         "-s",
         "--skill",
@@ -474,11 +481,13 @@ def entry() -> None:
 
 def stopped_early(argv: Sequence[str]) -> int:
     """Ctrl-C before a command got going (while modules import): no traceback, exit 130, and
-    `chat --json` still prints its one JSON object."""
+    `chat --json` still prints its one JSON object (`--stream-json` its result line)."""
     from hermes_tui.cli_chat import EXIT_STOPPED, stopped_outcome
 
     if "chat" in argv and "--json" in argv:
         print(json_for_terminal(stopped_outcome()))
+    elif "chat" in argv and "--stream-json" in argv:
+        print(json_for_terminal({"type": "result", **stopped_outcome()}))
     else:
         print("hermes-tui: stopped (Ctrl-C)", file=sys.stderr)
     return EXIT_STOPPED

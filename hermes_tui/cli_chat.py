@@ -143,7 +143,11 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
         deferred.end()
     if outcome["error"] and outcome["exit_code"] != EXIT_PROVIDER:  # the sink showed those
         print(f"hermes-tui: {outcome['error']}", file=sys.stderr)
-    if args.json:
+    if getattr(args, "stream_json", False):
+        from hermes_tui.cli_stream import StreamJsonSink
+
+        StreamJsonSink(sys.stdout).result(outcome)
+    elif args.json:
         print(json_for_terminal(outcome))
     if outcome["session_id"]:
         print(f"session: {outcome['session_id']}", file=sys.stderr)
@@ -166,7 +170,7 @@ def _run_chat(
         return _outcome(
             error="chat -q needs a message: the one given is empty", exit_code=EXIT_USAGE
         )
-    sink = ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
+    sink = _sink(args)
     try:
         runtime = open_runtime(args, sink)
     except ConfigError as exc:
@@ -183,34 +187,24 @@ def _run_chat(
         session_id = args.session
 
     def approver(command: str, reason: str) -> bool:
-        if args.yolo:
-            sink(ev.Notice("warning", f"--yolo: running a command that {reason}: {command}"))
-            return True
-        sink(
-            ev.Notice(
-                "warning", f"refused a command that {reason} (run with --yolo to allow): {command}"
-            )
+        told = (
+            f"--yolo: running a command that {reason}: {command}"
+            if args.yolo
+            else f"refused a command that {reason} (run with --yolo to allow): {command}"
         )
-        return False
+        sink.approval(command, reason, bool(args.yolo), told)
+        return bool(args.yolo)
 
     def command_approver(request: CommandApproval) -> CommandDecision:
         """The terminal's question; its reason may be "cannot tell what this runs: ..."."""
-        if args.yolo:
-            sink(
-                ev.Notice(
-                    "warning",
-                    f"--yolo: running without approval ({request.reason}): {request.command}",
-                )
-            )
-            return "once"
-        sink(
-            ev.Notice(
-                "warning",
-                f"refused (needs approval: {request.reason}; run with --yolo to allow): "
-                f"{request.command}",
-            )
+        told = (
+            f"--yolo: running without approval ({request.reason}): {request.command}"
+            if args.yolo
+            else f"refused (needs approval: {request.reason}; run with --yolo to allow): "
+            f"{request.command}"
         )
-        return "deny"
+        sink.approval(request.command, request.reason, bool(args.yolo), told)
+        return "once" if args.yolo else "deny"
 
     try:
         session = runtime.open_session(
@@ -265,7 +259,7 @@ def _run_chat(
             error="stopped before the turn ended (Ctrl-C twice)",
             exit_code=EXIT_STOPPED,
         )
-    if not args.json and result.text and not result.text.endswith("\n"):
+    if isinstance(sink, ConsoleSink) and not args.json and result.text[-1:] not in ("", "\n"):
         sys.stdout.write("\n")
     if not stopped and _wait_for_background(runtime, sink, cancel):
         # Closed by hand, not left to a finalizer: QuietStart froze the runtime out of the
@@ -293,7 +287,17 @@ def _run_chat(
     )
 
 
-def _wait(finished: threading.Event, cancel: threading.Event, sink: ConsoleSink) -> bool:
+def _sink(args: argparse.Namespace) -> Any:
+    """--stream-json: every event as a JSON line; else the console printer (no reply text on
+    stdout with --json, which prints one object at the end)."""
+    if getattr(args, "stream_json", False):
+        from hermes_tui.cli_stream import StreamJsonSink
+
+        return StreamJsonSink(sys.stdout)
+    return ConsoleSink(sys.stdout, sys.stderr, stream_text=not args.json)
+
+
+def _wait(finished: threading.Event, cancel: threading.Event, sink: Any) -> bool:
     """Wait for the turn. Ctrl-C cancels it; a second Ctrl-C stops waiting (True).
 
     An Event, not Thread.join: a join interrupted by Ctrl-C can leave the thread looking
@@ -314,7 +318,7 @@ def _wait(finished: threading.Event, cancel: threading.Event, sink: ConsoleSink)
     return False
 
 
-def _wait_for_background(runtime: Any, sink: ConsoleSink, cancel: threading.Event) -> bool:
+def _wait_for_background(runtime: Any, sink: Any, cancel: threading.Event) -> bool:
     """Wait for the reviews this turn started, then run a due curator; True when nothing of
     ours is still running."""
     try:

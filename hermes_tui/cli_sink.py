@@ -85,6 +85,10 @@ class ConsoleSink:
             self._waits_told = threshold
             self._say(f"waiting for the server ({seconds:.0f}s)")
 
+    def approval(self, command: str, reason: str, allowed: bool, told: str) -> None:
+        """A question the turn put to the user, answered without asking (`told` says how)."""
+        self(ev.Notice("warning", told))
+
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
             self._handle(event)

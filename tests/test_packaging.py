@@ -24,6 +24,7 @@ def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_pat
     repo_skills = {p.parent.name for p in (REPO / "skills_bundled").rglob("SKILL.md")}
     assert shipped_skills == repo_skills
     assert {f"hermes_tui/themes/{p.name}" for p in (REPO / "themes").glob("*.yaml")} <= set(names)
+    assert "hermes_tui/schemas/stream-json.schema.json" in names  # chat -q --stream-json's
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
