@@ -129,6 +129,11 @@ def event_line(event: Any) -> dict[str, Any] | None:
                     for c in event.changes
                 ],
             }
+        case ev.TodoChanged():
+            return {
+                "type": "todo",
+                "items": [{"content": i.content, "status": i.status} for i in event.items],
+            }
         case ev.NudgeCounters():
             return None  # the app's nudge bar; nothing a script acts on
     if dataclasses.is_dataclass(event):

@@ -237,49 +237,9 @@ class Runtime(LearningParts):
         )
 
     def tool_registry(self) -> ToolRegistry:
-        from hermes_tui.core.tools.files import make_file_tools
-        from hermes_tui.core.tools.memory import make_memory_tools
-        from hermes_tui.core.tools.registry import ToolRegistry
-        from hermes_tui.core.tools.sandbox import DEFAULT_NETWORK_ALLOW
-        from hermes_tui.core.tools.session_search import make_session_search_tools
-        from hermes_tui.core.tools.skills import make_skill_tools
-        from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+        from hermes_tui.runtime_tools import tool_registry
 
-        memory = self.config.memory
-        limits = self.result_limits()
-        terminal = self.config.terminal
-        return ToolRegistry(
-            [
-                *make_terminal_tools(
-                    TerminalSettings(
-                        allow=terminal.allow,
-                        deny=terminal.deny,
-                        sandbox=terminal.sandbox,  # type: ignore[arg-type]
-                        network=terminal.network,  # type: ignore[arg-type]
-                        network_allow=(*DEFAULT_NETWORK_ALLOW, *terminal.network_allow),
-                        env_passthrough=terminal.env_passthrough,
-                        writable_roots=tuple(Path(p).expanduser() for p in terminal.writable_roots),
-                        deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
-                        hermes_home=self.home,
-                        cache_dir=self.sandbox_cache_dir(),
-                    )
-                ),
-                *make_file_tools(
-                    allowed_roots=self.config.files.allowed_roots,
-                    hermes_home=self.home,
-                    limits=limits,
-                ),
-                *make_memory_tools(
-                    self.memory,
-                    memory_enabled=memory.memory_enabled,
-                    user_enabled=memory.user_profile_enabled,
-                ),
-                *make_skill_tools(self.skills, self.skill_runtime_settings()),
-                *make_session_search_tools(self.sessions, self.catalog),
-                *self._mcp_tools,
-            ],
-            limits=limits,
-        )
+        return tool_registry(self)
 
     def result_limits(self) -> ResultLimits:
         """Tool-result bounds: the configured cap, the secrets to redact, the scratch folder."""

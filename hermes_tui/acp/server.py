@@ -4,7 +4,7 @@ reviews as the app, spoken as ACP (JSON-RPC over stdio) with the agent-client-pr
 A face, not a second agent: each ACP session is a core `Session` opened by the Runtime; a prompt
 runs `Session.submit` on a worker thread; the Runtime's events are turned into ACP session
 updates (message and thought chunks, tool calls with their kind, diff and output, the review's
-memory and skill changes as `think` tool calls); every approval the app would show becomes a
+memory and skill changes as `think` tool calls, the agent's todo list as the plan); every approval the app would show becomes a
 permission request with the same three choices, and a client that does not answer within
 `APPROVAL_TIMEOUT` has said no. Modes are the approval modes. What the client brings (its
 editor's buffers, its MCP servers) is in acp/editor.py. stdout carries protocol messages
@@ -50,6 +50,7 @@ TOOL_KIND = {
     "skill_manage": "think",
     "memory": "think",
     "web_fetch": "fetch",
+    "todo": "think",
 }
 OUR_COMMANDS = {
     "memory": "show what the agent remembers (MEMORY.md and USER.md)",
@@ -176,6 +177,11 @@ class HermesAcpAgent:
             )
         if isinstance(event, ev.ErrorEvent):
             return acp.update_agent_message_text(f"\n\n[error] {event.text}\n")
+        if isinstance(event, ev.TodoChanged):
+            # The todo list is ACP's plan: the whole list each time, as the protocol asks.
+            return acp.update_plan(
+                [acp.plan_entry(item.content, status=item.status) for item in event.items]
+            )
         return None
 
     def _ask(self, session_id: str, request: CommandApproval) -> str:

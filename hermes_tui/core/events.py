@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from hermes_tui.core.pricing import UsageTotals
+from hermes_tui.core.todo import TodoItem
 
 Origin = Literal["user", "agent", "review", "curator"]
 MemoryTarget = Literal["memory", "user"]
@@ -177,6 +178,14 @@ class WriteHeld:
     source: str = ""  # the tool call that tainted it, when taint is the reason
 
 
+@dataclass(frozen=True)
+class TodoChanged:
+    """The agent's todo list for the conversation, whole, after the model wrote it."""
+
+    session_id: str
+    items: tuple[TodoItem, ...]
+
+
 Event = (
     MemoryChanged
     | SkillChanged
@@ -195,6 +204,7 @@ Event = (
     | ReviewStarted
     | ReviewFinished
     | WriteHeld
+    | TodoChanged
 )
 Sink = Callable[[Event], None]
 

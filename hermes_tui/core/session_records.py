@@ -28,6 +28,7 @@ class SessionInfo:
     nudge_skills: int
     message_count: int = 0
     cache_write_tokens: int = 0
+    todos: str = ""  # the agent's todo list as JSON (core/todo.py), '' for none
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def info_from_row(row: sqlite3.Row) -> SessionInfo:
         nudge_skills=row["nudge_skills"] if "nudge_skills" in keys else 0,
         message_count=row["message_count"] if "message_count" in keys else 0,
         cache_write_tokens=row["cache_write_tokens"] if "cache_write_tokens" in keys else 0,
+        todos=row["todos"] if "todos" in keys else "",
     )
 
 

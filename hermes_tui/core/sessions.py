@@ -52,7 +52,7 @@ __all__ = [
     "StoredMessage",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # How long a write waits for another process's transaction before giving up with a message.
 BUSY_TIMEOUT_S = 10.0
 _FTS_PARTS = frozenset({"messages_fts", "messages_ai", "messages_ad", "messages_au"})
@@ -122,6 +122,9 @@ _MIGRATIONS: dict[int, list[str]] = {
         f"ALTER TABLE sessions ADD COLUMN review_{name} INTEGER NOT NULL DEFAULT 0"
         for name in ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
     ],
+    # Version 6 keeps the agent's todo list with its session (core/todo.py's JSON), so a
+    # resumed conversation shows it again.
+    6: ["ALTER TABLE sessions ADD COLUMN todos TEXT NOT NULL DEFAULT ''"],
 }
 
 
@@ -360,7 +363,7 @@ class SessionStore:
         return [info_from_row(row) for row in rows]
 
     def update(self, session_id: str, **fields: Any) -> None:
-        allowed = {"title", "nudge_memory", "nudge_skills"}
+        allowed = {"title", "nudge_memory", "nudge_skills", "todos"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"can only update {sorted(allowed)}")
         assignments = ", ".join(f"{key} = ?" for key in fields)

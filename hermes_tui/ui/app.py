@@ -35,6 +35,7 @@ from hermes_tui.ui.widgets.mentions import MentionHints
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
+from hermes_tui.ui.widgets.todo import TodoPanel
 from hermes_tui.ui.widgets.trace import TracePane
 
 W = TypeVar("W", bound=Widget)
@@ -127,6 +128,7 @@ class HermesApp(App):
         with MainArea(id="main"):
             with Vertical(id="chat-column"):
                 yield ChatView(id="chat")
+                yield TodoPanel(id="todo")
                 yield SlashHints(id="slash-hints")
                 yield MentionHints(id="mention-hints")
                 yield ChatInput(id="chat-input")

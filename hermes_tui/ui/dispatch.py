@@ -14,6 +14,7 @@ from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 from hermes_tui.ui.widgets.reviews_pane import ReviewsPane
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
+from hermes_tui.ui.widgets.todo import TodoPanel
 from hermes_tui.ui.widgets.trace import TracePane
 
 SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
@@ -113,6 +114,9 @@ async def show_event(app: Any, event: ev.Event) -> None:
             severity="warning",
             timeout=12,
         )
+    elif isinstance(event, ev.TodoChanged):
+        if app.session is not None and event.session_id == app.session.id:
+            app.part(TodoPanel).items = event.items
     elif isinstance(event, ev.Notice):
         app.notify(event.text, severity=SEVERITY[event.level], timeout=6)
     elif isinstance(event, ev.ErrorEvent):

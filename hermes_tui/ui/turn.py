@@ -189,7 +189,11 @@ class TurnController:
 
     def forget_session(self) -> None:
         """The next message starts a new conversation (/new, a new provider or home)."""
+        from hermes_tui.ui.widgets.todo import TodoPanel
+
         self.session = None
+        for panel in self.app.query(TodoPanel):
+            panel.items = ()
 
     def resume(self, session_id: str) -> None:
         """Open a stored conversation on a worker; the app draws its transcript."""
@@ -257,6 +261,9 @@ class TurnController:
         bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
         bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
         bar.usage = session.usage()  # a resumed session's totals so far
+        from hermes_tui.ui.widgets.todo import TodoPanel
+
+        self.app.query_one(TodoPanel).items = session.todos.items  # a resumed session's list
 
     async def _show_resumed(self, items: list[TranscriptItem]) -> None:
         from hermes_tui.ui.widgets.chat import ChatView

@@ -397,3 +397,28 @@ def test_stdout_carries_nothing_but_json_rpc(home: Path, tmp_path: Path, llm: Fa
         and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
     ]
     assert "".join(chunks) == "Hello from the agent."
+
+
+def test_the_todo_list_reaches_the_editor_as_its_plan(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_config(home, llm.openai_url)
+    todos = [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Write the fix", "status": "in_progress"},
+        {"content": "Run the tests", "status": "pending"},
+    ]
+    llm.script(Reply(tool_calls=[("todo", {"todos": todos})]), Reply(text="On it."))
+    editor = Editor("once")
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+
+    asyncio.run(_drive(home, work, editor, script))
+    plan = next(u for u in editor.updates if u.session_update == "plan")
+    assert [(e.content, e.status) for e in plan.entries] == [
+        (t["content"], t["status"]) for t in todos
+    ]

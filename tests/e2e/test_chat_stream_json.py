@@ -75,6 +75,7 @@ def test_every_line_matches_the_schema_and_tells_the_whole_turn(
                 ("read_file", {"path": "notes.txt"}),
                 ("read_file", {"path": "~/.ssh/id_rsa"}),
                 ("memory", {"action": "add", "target": "memory", "content": "Port is 8443."}),
+                ("todo", {"todos": [{"content": "Answer", "status": "in_progress"}]}),
             ],
         ),
         Reply(text="This attempt is cut off", fault="cut"),
@@ -100,15 +101,17 @@ def test_every_line_matches_the_schema_and_tells_the_whole_turn(
     assert "memory_changed" in types and "text_reset" in types and "turn_finished" in types
     calls = [line for line in lines if line["type"] == "tool_call"]
     results = {line["call_id"]: line for line in lines if line["type"] == "tool_result"}
-    assert [c["name"] for c in calls] == ["read_file", "read_file", "memory"]
+    assert [c["name"] for c in calls] == ["read_file", "read_file", "memory", "todo"]
     assert all(c["call_id"] in results for c in calls), "every call has its result"
-    notes, key, _ = (results[c["call_id"]] for c in calls)
+    notes, key, _, _ = (results[c["call_id"]] for c in calls)
     assert notes["ok"] and "port=8443" in notes["result"]
     assert not key["ok"] and "stream-json-key-material" not in done.stdout
     refused = next(line for line in lines if line["type"] == "approval")
     assert refused["decision"] == "refused" and refused["command"].endswith(".ssh/id_rsa")
     result = lines[-1]
-    assert result["exit_code"] == 0 and result["tool_calls"] == 3
+    assert result["exit_code"] == 0 and result["tool_calls"] == 4
+    todo = next(line for line in lines if line["type"] == "todo")
+    assert todo["items"] == [{"content": "Answer", "status": "in_progress"}]
     assert result["text"] == "It listens on \x1b[31m8443."  # the final answer
     # The deltas rebuild everything said, the attempt cut off and retried left out.
     assert _reply_text(lines) == "Reading." + result["text"]

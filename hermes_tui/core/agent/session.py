@@ -14,12 +14,13 @@ from typing import Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
-from hermes_tui.core.events import UsageUpdated
+from hermes_tui.core.events import TodoChanged, UsageUpdated
 from hermes_tui.core.llm.base import Usage
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
+from hermes_tui.core.todo import TodoItem, TodoList, items_from_json, items_to_json
 from hermes_tui.core.transcript import Said, Thought, ToolRun, TranscriptItem
 
 
@@ -62,6 +63,8 @@ class Session:
         self.review_totals = sessions.usage_totals(info.id, review=True)
         self._abandoned = False  # the face stopped waiting for the turn: store nothing more
         self._persist_lock = threading.Lock()
+        # The agent's todo list (the `todo` tool writes it), stored with the session.
+        self.todos = TodoList(items_from_json(info.todos), self._todos_changed)
 
     @property
     def id(self) -> str:
@@ -69,6 +72,11 @@ class Session:
 
     def attach(self, agent: Agent) -> None:
         self.agent = agent
+        agent.context.todos = self.todos
+
+    def _todos_changed(self, items: tuple[TodoItem, ...]) -> None:
+        self.sessions.update(self.info.id, todos=items_to_json(items))
+        self.agent.sink(TodoChanged(self.info.id, items))
 
     def transcript(self) -> list[TranscriptItem]:
         """The conversation so far as a face draws it: messages, reasoning and finished tool calls."""
@@ -164,6 +172,8 @@ class Session:
         self.info = self.sessions.get(child.id)
         self.agent.context.session_id = child.id
         self._save_counters()
+        if self.todos.items:  # the list goes on with the conversation
+            self.sessions.update(child.id, todos=items_to_json(self.todos.items))
         return prompt
 
     def compress_now(self) -> bool:

@@ -95,6 +95,8 @@ class ToolContext:
     # An editor's buffers, when the face has one (ACP's fs/read_text_file, fs/write_text_file):
     # file tools read unsaved edits and write through the editor; the path policy still decides.
     editor: EditorFiles | None = None
+    # The conversation's todo list (core/todo.TodoList), set by the Session; None in a review.
+    todos: Any = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,62 @@
+"""The tools a conversation gets, built from the configuration (the Runtime's `tool_registry`).
+
+Apart from runtime.py so that the composition root stays readable: one place lists every
+toolset and what each is handed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.registry import ToolRegistry
+    from hermes_tui.runtime import Runtime
+
+
+def tool_registry(runtime: Runtime) -> ToolRegistry:
+    from hermes_tui.core.tools.files import make_file_tools
+    from hermes_tui.core.tools.memory import make_memory_tools
+    from hermes_tui.core.tools.registry import ToolRegistry
+    from hermes_tui.core.tools.sandbox import DEFAULT_NETWORK_ALLOW
+    from hermes_tui.core.tools.session_search import make_session_search_tools
+    from hermes_tui.core.tools.skills import make_skill_tools
+    from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+    from hermes_tui.core.tools.todo import make_todo_tools
+
+    memory = runtime.config.memory
+    limits = runtime.result_limits()
+    terminal = runtime.config.terminal
+    return ToolRegistry(
+        [
+            *make_terminal_tools(
+                TerminalSettings(
+                    allow=terminal.allow,
+                    deny=terminal.deny,
+                    sandbox=terminal.sandbox,  # type: ignore[arg-type]
+                    network=terminal.network,  # type: ignore[arg-type]
+                    network_allow=(*DEFAULT_NETWORK_ALLOW, *terminal.network_allow),
+                    env_passthrough=terminal.env_passthrough,
+                    writable_roots=tuple(Path(p).expanduser() for p in terminal.writable_roots),
+                    deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
+                    hermes_home=runtime.home,
+                    cache_dir=runtime.sandbox_cache_dir(),
+                )
+            ),
+            *make_file_tools(
+                allowed_roots=runtime.config.files.allowed_roots,
+                hermes_home=runtime.home,
+                limits=limits,
+            ),
+            *make_memory_tools(
+                runtime.memory,
+                memory_enabled=memory.memory_enabled,
+                user_enabled=memory.user_profile_enabled,
+            ),
+            *make_skill_tools(runtime.skills, runtime.skill_runtime_settings()),
+            *make_session_search_tools(runtime.sessions, runtime.catalog),
+            *make_todo_tools(),
+            *runtime._mcp_tools,
+        ],
+        limits=limits,
+    )
