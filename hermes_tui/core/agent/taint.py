@@ -199,6 +199,8 @@ def untrusted_reason(
         )
     if result.get("success") is False:
         return None  # an error message is ours, not the outside world's
+    if name == "web_fetch":
+        return f"a web page ({str(arguments.get('url') or '')[:200]})"
     if name in untrusted_tools:
         return "an external tool (MCP) result"
     if name in FILE_TOOLS:

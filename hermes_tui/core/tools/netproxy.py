@@ -56,7 +56,9 @@ class ProxyState:
     log: list[Connection] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def decide(self, host: str, port: int) -> Connection:
+    def decide(self, host: str, port: int, *, record: bool = True) -> Connection:
+        """Allowlist, then this conversation's session hosts, then `ask`. `record=False` for a
+        connection the app makes itself (web_fetch): it is not one a command made."""
         with self.lock:
             if host_allowed(host, self.allow):
                 verdict = Connection(host, port, True, "allowlist")
@@ -77,7 +79,8 @@ class ProxyState:
                     answer in ("once", "session"),
                     answer if answer != "deny" else "refused",
                 )
-            self.log.append(verdict)
+            if record:
+                self.log.append(verdict)
             return verdict
 
     def take_log(self) -> list[Connection]:

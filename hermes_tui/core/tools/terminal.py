@@ -37,6 +37,7 @@ from hermes_tui.core.tools.sandbox import (
     scrubbed_env,
     sweep_created,
 )
+from hermes_tui.core.tools.web import make_web_tools
 
 # A memory bound on what one command may return; what the model sees is capped centrally at
 # tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
@@ -92,7 +93,7 @@ class Sandbox:
     def proxy(self, context: ToolContext, command: str) -> FilteringProxy:
         if self._proxy is None:
             self._proxy = FilteringProxy(self.settings.network_allow)
-            self._proxy.start()
+        self._proxy.start()
         self._proxy.state.command = command
         self._proxy.state.ask = lambda host, cmd: _ask_network(host, cmd, context)
         return self._proxy
@@ -121,6 +122,21 @@ class Sandbox:
             runtime_dir=Path(runtime_dir) if runtime_dir else None,
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
+
+    def decide(self, host: str, port: int, context: ToolContext, what: str) -> Connection:
+        """The network policy's verdict on a connection the app makes for a tool (web_fetch):
+        the same allowlist, session hosts and question as a sandboxed command's."""
+        network = self.settings.network
+        if network == "off":
+            return Connection(host, port, False, "terminal.network is off")
+        if network == "on":
+            return Connection(host, port, True, "terminal.network is on")
+        if self._proxy is None:
+            self._proxy = FilteringProxy(self.settings.network_allow)  # started by a command
+        state = self._proxy.state
+        state.command = what
+        state.ask = lambda asked, cmd: _ask_network(asked, cmd, context)
+        return state.decide(host, port, record=False)
 
     def connections(self) -> list[Connection]:
         return self._proxy.state.take_log() if self._proxy is not None else []
@@ -411,7 +427,10 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             schema,
             terminal,
             preview=preview,
-        )
+        ),
+        # web_fetch shares this sandbox's network policy: one allowlist, one set of hosts
+        # allowed for the session.
+        *make_web_tools(sandbox.decide, settings.network_allow),
     ]
 
 
