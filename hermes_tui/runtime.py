@@ -468,6 +468,7 @@ class Runtime(LearningParts):
         from hermes_tui.core.agent.loop import Agent, AgentSettings
         from hermes_tui.core.agent.nudges import NudgeEngine
         from hermes_tui.core.agent.session import Session
+        from hermes_tui.core.checkpoints import CheckpointStore
         from hermes_tui.core.tools.registry import ToolContext, deny_all
 
         cwd = (cwd or Path.cwd()).resolve()
@@ -518,6 +519,7 @@ class Runtime(LearningParts):
             reviewer=reviewer,
             model=spec.model,
             price=self.price_of(spec.name, spec.model),
+            checkpoints=CheckpointStore(self.home / "checkpoints", info.id),
         )
         context = ToolContext(
             origin="agent",

@@ -24,6 +24,7 @@ from hermes_tui.core.text import neutralise
 from hermes_tui.ui import switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
+from hermes_tui.ui.rewind import Rewinder
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
 from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
@@ -83,6 +84,7 @@ class HermesApp(App):
         self.runtime = runtime
         self.forwarder = forwarder
         self.turn = TurnController(self, forwarder)
+        self.rewinder = Rewinder(self)
         self.watch_files_enabled = watch_files
         self.resume_on_start = resume
         self._last_interrupt = 0.0
@@ -246,6 +248,7 @@ class HermesApp(App):
         if isinstance(self.focused, ChatInput):
             self.query_one(SlashHints).hide()
             self.query_one(MentionHints).hide()
+            self.rewinder.escape(self.focused.text)  # esc esc on an empty box: /rewind
         else:
             self.query_one(ChatInput).focus()
 

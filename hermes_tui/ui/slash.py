@@ -54,6 +54,8 @@ async def run_slash(app: Any, text: str) -> None:
         compress(app)
     elif command == "/export":
         export(app, argument)
+    elif command == "/rewind":
+        app.rewinder.open()
     elif command == "/mcp":
         from hermes_tui.ui.screens.mcp import McpScreen
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
+from hermes_tui.core.checkpoints import CheckpointError, CheckpointStore
 from hermes_tui.core.events import TodoChanged, UsageUpdated
 from hermes_tui.core.llm.base import Usage
 from hermes_tui.core.messages import Message
@@ -47,6 +48,7 @@ class Session:
         reviewer: Reviewer | None = None,
         model: str = "",
         price: ModelPrice | None = None,
+        checkpoints: CheckpointStore | None = None,
     ) -> None:
         self.info = info
         self.sessions = sessions
@@ -65,6 +67,8 @@ class Session:
         self._persist_lock = threading.Lock()
         # The agent's todo list (the `todo` tool writes it), stored with the session.
         self.todos = TodoList(items_from_json(info.todos), self._todos_changed)
+        # What the files tools replaced, turn by turn, for /rewind (None: not recorded).
+        self.checkpoints = checkpoints
 
     @property
     def id(self) -> str:
@@ -73,6 +77,7 @@ class Session:
     def attach(self, agent: Agent) -> None:
         self.agent = agent
         agent.context.todos = self.todos
+        agent.context.file_writes = self.checkpoints
 
     def _todos_changed(self, items: tuple[TodoItem, ...]) -> None:
         self.sessions.update(self.info.id, todos=items_to_json(items))
@@ -188,8 +193,47 @@ class Session:
             self.agent.system_prompt = self.continue_compressed(compressed)
             return True
 
+    def rewind_conversation(self, number: int) -> str:
+        """Go on from before turn `number`: a child session holding the messages before it
+        (this one stays, resumable: nothing is lost), with the checkpoints of the turns kept.
+        Returns the turn's message, for the face to offer again."""
+        from hermes_tui.core.agent.taint import TaintTracker, untrusted_tool_names
+
+        if self.checkpoints is None:
+            raise CheckpointError("this conversation keeps no checkpoints")
+        with self._lock:
+            turn = self.checkpoints.get(number)
+            if turn.session_id != self.info.id:
+                raise CheckpointError(
+                    f"the conversation was compressed after turn {number}: only its files "
+                    "can be restored"
+                )
+            kept = self.agent.history[: turn.messages]
+            child = self.sessions.create(
+                provider=self.info.provider,
+                model=self.info.model,
+                system_prompt=self.agent.system_prompt,  # byte-identical: the cache still hits
+                parent_id=self.info.id,
+                title=self.info.title,
+            )
+            for message in kept:
+                self.sessions.append(child.id, message)
+            store = CheckpointStore(self.checkpoints.root, child.id)
+            self.checkpoints.copy_to(store, number)
+            self.checkpoints = self.agent.context.file_writes = store
+            self.agent.history = list(kept)
+            self.info = self.sessions.get(child.id)
+            self.agent.context.session_id = child.id
+            # What the dropped turns read is no longer in the conversation: taint anew.
+            self.agent.taint = TaintTracker(untrusted_tool_names(self.agent.registry))
+            self.agent.taint.replay(self.agent.history, self.agent.context)
+            self._save_counters()
+            return turn.text
+
     def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
         with self._lock:  # one turn at a time per conversation
+            if self.checkpoints is not None:
+                self.checkpoints.begin_turn(text, len(self.agent.history), self.info.id)
             self.agent.context.viewed_skills.clear()
             result = self.agent.run_turn(text, cancel)
             due = self.nudges.end_turn(answered=result.answered, interrupted=result.interrupted)

@@ -110,8 +110,13 @@ def _write(context: ToolContext, path: Path, text: str) -> None:
     editor = context.editor
     if editor is not None and editor.can_write:
         editor.write_text(path, text)
-    else:
-        atomic_write_text(path, text)
+        return
+    # Saved first for /rewind (core/checkpoints.py); an editor's writes are the editor's to undo.
+    if context.file_writes is not None:
+        context.file_writes.before(path)
+    atomic_write_text(path, text)
+    if context.file_writes is not None:
+        context.file_writes.after(path)
 
 
 def make_file_tools(

@@ -97,6 +97,9 @@ class ToolContext:
     editor: EditorFiles | None = None
     # The conversation's todo list (core/todo.TodoList), set by the Session; None in a review.
     todos: Any = None
+    # Told around every file write the files tools make (core/checkpoints.CheckpointStore:
+    # `before(path)`, `after(path)`), so a turn can be rewound; None: not recorded.
+    file_writes: Any = None
 
 
 @dataclass(frozen=True)

@@ -382,6 +382,7 @@ HELP = """# hermes-tui
 | alt+p | expand collapsed pastes ([Pasted N lines #k]) in the message box |
 | tab | complete a slash command, or its argument (/theme NAME, /model PROVIDER) |
 | esc | cancel the running turn (what streamed is kept); from a pane, back to the message box |
+| esc esc | on an empty message box: rewind (as /rewind) |
 | alt+up | focus the newest message (up, down move; **c** copies the whole message; esc back) |
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |
@@ -406,6 +407,7 @@ HELP = """# hermes-tui
 | /theme NAME | switch theme (saved to config.yaml) |
 | /compress | summarise the middle of a long session |
 | /export [FILE] | write this session as Markdown (default hermes-ID.md here) |
+| /rewind | restore files and/or the conversation to before a turn, with a diff preview |
 | /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |
 | /help, /quit | this help, leave |
 

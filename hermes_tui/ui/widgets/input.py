@@ -33,6 +33,7 @@ SLASH_COMMANDS = {
     "/theme": "switch theme: /theme NAME",
     "/compress": "summarise the middle of this session",
     "/export": "write this session as Markdown: /export [FILE]",
+    "/rewind": "undo turns: restore files and/or the conversation to before one (esc esc)",
     "/mcp": "MCP servers and their tools (/mcp reload restarts them)",
     "/help": "keys and commands",
     "/quit": "leave",

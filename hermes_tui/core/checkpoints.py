@@ -1,0 +1,280 @@
+"""Checkpoints: what the agent's file edits replaced, so a turn can be undone (`/rewind`).
+
+Layout, under `<home>/checkpoints/<session id>/` (0700): `blobs/<sha256>` holds file contents by
+their hash (each written once, atomically), and `log.jsonl` one record per line:
+`{"kind": "turn", "turn", "text", "at", "messages", "session_id"}` when a user turn starts
+(`messages`: how many messages the stored conversation `session_id` held before it), `{"kind": "write", "turn", "path", "before",
+"after"}` for each change write_file or patch made (`before` is the hash of what was there, or
+null when the file did not exist, so a rewind deletes it; `after` the hash of what the agent
+wrote), and `{"kind": "restore", "path", "after"}` when a rewind put a file back.
+
+Rewinding to before turn T restores each file changed in turn T or later to its `before` in the
+first such change. A file whose content now differs from the last thing the agent (or a rewind)
+left in it was changed since, by hand or by a command: it is a conflict, and the face asks before
+it is overwritten. Commands run in the terminal are not tracked: what they changed stays. Only
+what the files tools wrote is; a file over MAX_SNAPSHOT bytes is recorded as not restorable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.storage import (
+    append_line,
+    atomic_write_bytes,
+    ensure_private_dir,
+    file_lock,
+)
+
+MAX_SNAPSHOT = 20_000_000  # bytes; a bigger file's edit is recorded but cannot be restored
+TOO_LARGE = "too-large"  # the `before` of such a file
+
+
+class CheckpointError(Exception):
+    """A rewind that cannot be done as asked, with why."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    text: str
+    at: float
+    messages: int  # messages in the conversation before this turn's user message
+    session_id: str = ""  # the stored conversation `messages` counts (compression starts anew)
+    files: tuple[str, ...] = ()  # paths its write_file/patch calls changed, in order
+
+
+@dataclass(frozen=True)
+class FileRestore:
+    """One file of a rewind: what it becomes, and whether it was changed since the agent."""
+
+    path: str
+    target: bytes | None  # None: the agent created it, so the rewind deletes it
+    current: bytes | None  # None: it does not exist now
+    changed_since: bool  # its content is not what the agent (or a rewind) last left there
+    restorable: bool = True
+
+    @property
+    def needed(self) -> bool:
+        return self.target != self.current
+
+    def diff(self) -> str:
+        """A unified diff from the file as it is now to what the rewind makes it."""
+        if not self.restorable:
+            return f"{self.path}: too large to have been saved; it stays as it is\n"
+
+        def lines(data: bytes | None) -> list[str]:
+            return [] if data is None else data.decode("utf-8", "replace").splitlines(True)
+
+        before_name = self.path if self.current is not None else "/dev/null"
+        after_name = self.path if self.target is not None else "/dev/null"
+        return "".join(
+            difflib.unified_diff(
+                lines(self.current), lines(self.target), f"a/{before_name}", f"b/{after_name}"
+            )
+        )
+
+
+@dataclass(frozen=True)
+class RewindPlan:
+    turn: Turn
+    files: tuple[FileRestore, ...] = field(default_factory=tuple)
+
+    @property
+    def conflicts(self) -> tuple[FileRestore, ...]:
+        return tuple(f for f in self.files if f.changed_since and f.needed and f.restorable)
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+class CheckpointStore:
+    """One conversation's checkpoints; the files tools call `before` and `after` around a write."""
+
+    def __init__(self, root: Path, session_id: str) -> None:
+        self.root = root
+        self.folder = root / session_id
+        self.log_path = self.folder / "log.jsonl"
+        self._pending: dict[str, str | None] = {}  # path -> `before` hash of the write under way
+        records = self.records()
+        self.turn = max((r["turn"] for r in records if r["kind"] == "turn"), default=0)
+
+    # ---- recording ------------------------------------------------------------------------
+
+    def records(self) -> list[dict[str, Any]]:
+        try:
+            text = self.log_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        records = []
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line from a killed writer
+            if isinstance(record, dict) and "kind" in record:
+                records.append(record)
+        return records
+
+    def _append(self, record: dict[str, Any]) -> None:
+        ensure_private_dir(self.root)
+        ensure_private_dir(self.folder)
+        append_line(self.log_path, json.dumps(record, ensure_ascii=False))
+
+    def _store_blob(self, data: bytes) -> str:
+        digest = _hash(data)
+        blob = self.folder / "blobs" / digest
+        if not blob.exists():
+            ensure_private_dir(blob.parent)
+            atomic_write_bytes(blob, data, mode=0o600)
+        return digest
+
+    def blob(self, digest: str) -> bytes:
+        return (self.folder / "blobs" / digest).read_bytes()
+
+    def begin_turn(self, text: str, messages: int, session_id: str) -> int:
+        self.turn += 1
+        self._append(
+            {
+                "kind": "turn",
+                "turn": self.turn,
+                "text": text[:2000],
+                "at": time.time(),
+                "messages": messages,
+                "session_id": session_id,
+            }
+        )
+        return self.turn
+
+    def before(self, path: Path) -> None:
+        """Snapshot `path` as it is, right before a tool replaces it."""
+        key = str(path)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            self._pending[key] = None
+            return
+        if size > MAX_SNAPSHOT:
+            self._pending[key] = TOO_LARGE
+            return
+        data = _read(path)
+        self._pending[key] = None if data is None else self._store_blob(data)
+
+    def after(self, path: Path) -> None:
+        """The write went through: record it with what it left."""
+        key = str(path)
+        if key not in self._pending:
+            return
+        before = self._pending.pop(key)
+        data = _read(path)
+        after = None if data is None else self._store_blob(data)
+        self._append(
+            {"kind": "write", "turn": self.turn, "path": key, "before": before, "after": after}
+        )
+
+    # ---- reading and rewinding -----------------------------------------------------------
+
+    def turns(self) -> list[Turn]:
+        """The conversation's turns, oldest first, each with the files it changed."""
+        records = self.records()
+        files: dict[int, list[str]] = {}
+        for r in records:
+            if r["kind"] == "write" and r["path"] not in files.setdefault(r["turn"], []):
+                files[r["turn"]].append(r["path"])
+        return [
+            Turn(
+                r["turn"],
+                r["text"],
+                r["at"],
+                r["messages"],
+                r.get("session_id", ""),
+                tuple(files.get(r["turn"], ())),
+            )
+            for r in records
+            if r["kind"] == "turn"
+        ]
+
+    def get(self, number: int) -> Turn:
+        turn = next((t for t in self.turns() if t.number == number), None)
+        if turn is None:
+            raise CheckpointError(f"there is no turn {number} in this conversation")
+        return turn
+
+    def plan(self, number: int) -> RewindPlan:
+        """What rewinding to before turn `number` would do to the files."""
+        turn = self.get(number)
+        first_before: dict[str, str | None] = {}
+        last_after: dict[str, str | None] = {}
+        for r in self.records():
+            if r["kind"] == "write":
+                if r["turn"] >= number and r["path"] not in first_before:
+                    first_before[r["path"]] = r["before"]
+                last_after[r["path"]] = r["after"]
+            elif r["kind"] == "restore":
+                last_after[r["path"]] = r["after"]
+        files = []
+        for path, before in first_before.items():
+            current = _read(Path(path))
+            expected = last_after.get(path)
+            changed = (None if current is None else _hash(current)) != expected
+            if before == TOO_LARGE:
+                files.append(FileRestore(path, None, current, changed, restorable=False))
+                continue
+            target = None if before is None else self.blob(before)
+            files.append(FileRestore(path, target, current, changed))
+        return RewindPlan(turn, tuple(files))
+
+    def restore(self, plan: RewindPlan, *, overwrite_changed: bool) -> list[str]:
+        """Put the plan's files back; a file changed since is left alone unless
+        `overwrite_changed`. Returns the paths restored. Each is written atomically under the
+        log's lock, and checked again right before, so an edit made meanwhile is never lost
+        without having been asked about."""
+        restored: list[str] = []
+        with file_lock(self.log_path):
+            for item in plan.files:
+                if not item.restorable or not item.needed:
+                    continue
+                path = Path(item.path)
+                now = _read(path)
+                if now != item.current:
+                    raise CheckpointError(
+                        f"{item.path} changed while the rewind was being chosen; look again"
+                    )
+                if item.changed_since and not overwrite_changed:
+                    continue
+                if item.target is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write_bytes(path, item.target)
+                after = None if item.target is None else self._store_blob(item.target)
+                self._append({"kind": "restore", "path": item.path, "after": after})
+                restored.append(item.path)
+        return restored
+
+    def copy_to(self, other: CheckpointStore, before_turn: int) -> None:
+        """Carry the records of turns before `before_turn` (and their blobs) into the store of
+        a conversation forked from this one, so it can rewind them too."""
+        for r in self.records():
+            if r.get("turn", 0) >= before_turn and r["kind"] != "restore":
+                continue
+            for key in ("before", "after"):
+                digest = r.get(key)
+                if digest and digest != TOO_LARGE:
+                    other._store_blob(self.blob(digest))
+            other._append(r)
+        other.turn = max(other.turn, before_turn - 1)

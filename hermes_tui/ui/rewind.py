@@ -1,0 +1,95 @@
+"""`/rewind` and esc esc on an empty message box: choose a turn in the rewind dialog, then put
+the files back (asking first about any file changed since the agent's edit), the conversation
+(the session goes on in a child; the old one stays resumable), or both. The decisions are the
+core's (core/checkpoints.py, Session.rewind_conversation); this wires the dialog to them."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.checkpoints import CheckpointError
+from hermes_tui.ui.screens.rewind import RewindChoice, RewindScreen
+
+DOUBLE_ESCAPE = 0.8  # seconds within which a second esc on an empty box opens the dialog
+
+
+class Rewinder:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._last_escape = 0.0
+
+    def escape(self, box_text: str) -> None:
+        """An esc in the message box: the second within DOUBLE_ESCAPE, on an empty box with no
+        turn running, opens the dialog."""
+        now = time.monotonic()
+        if box_text.strip() or self.app.turn_running:
+            self._last_escape = 0.0
+            return
+        if now - self._last_escape <= DOUBLE_ESCAPE:
+            self._last_escape = 0.0
+            self.open()
+        else:
+            self._last_escape = now
+
+    def open(self) -> None:
+        app = self.app
+        if app.turn_running:
+            app.notify("Wait for the running turn (or esc) first", severity="warning")
+            return
+        session = app.session
+        checkpoints = getattr(session, "checkpoints", None)
+        if checkpoints is None or not checkpoints.turns():
+            app.notify("Nothing to rewind yet: no turn of this conversation", severity="warning")
+            return
+        app.push_screen(RewindScreen(checkpoints), self._chosen)
+
+    async def _chosen(self, choice: RewindChoice | None) -> None:
+        if choice is None:
+            return
+        from hermes_tui.ui.screens.modals import ConfirmScreen
+
+        conflicts = choice.plan.conflicts if choice.what != "conversation" else ()
+        if not conflicts:
+            await self._apply(choice, overwrite=False)
+            return
+        names = ", ".join(Path(item.path).name for item in conflicts)
+        question = (
+            f"{names} changed after the agent's edit (by hand or a command). Rewinding "
+            "overwrites those changes. Overwrite them? (No restores the other files and keeps "
+            "these as they are.)"
+        )
+
+        async def answered(yes: bool | None) -> None:
+            await self._apply(choice, overwrite=bool(yes))
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    async def _apply(self, choice: RewindChoice, *, overwrite: bool) -> None:
+        from hermes_tui.ui.widgets.chat import ChatView
+        from hermes_tui.ui.widgets.input import ChatInput
+
+        app, session, plan = self.app, self.app.session, choice.plan
+        said: list[str] = []
+        try:
+            if choice.what in ("both", "files"):
+                restored = session.checkpoints.restore(plan, overwrite_changed=overwrite)
+                kept = [Path(c.path).name for c in plan.conflicts if c.path not in restored]
+                said.append(
+                    f"{len(restored)} file{'' if len(restored) == 1 else 's'} restored"
+                    + (f", your changes to {', '.join(kept)} kept" if kept else "")
+                )
+            if choice.what in ("both", "conversation"):
+                text = session.rewind_conversation(plan.turn.number)
+                await app.action_new_session_view()
+                await app.query_one(ChatView).load_history(session.transcript())
+                box = app.query_one(ChatInput)
+                box.text = text  # the message of the turn undone, to edit and send again
+                box.move_cursor(box.document.end)
+                app.title = f"hermes-tui — {session.id}"
+                said.append(f"the conversation is back to before turn {plan.turn.number}")
+        except (CheckpointError, OSError) as exc:
+            app.notify(f"Rewind stopped: {exc}", severity="error", timeout=10)
+            return
+        app.notify("Rewound: " + "; ".join(said), timeout=8)

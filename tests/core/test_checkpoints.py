@@ -1,0 +1,166 @@
+"""Checkpoints (core/checkpoints.py): what write_file and patch replaced, turn by turn, put back
+exactly by a rewind; a file changed since the agent's edit is a conflict; the conversation
+rewinds into a child session."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import open_runtime
+
+# Bytes a text round trip would change: CRLF, no final newline, a byte that is not UTF-8.
+CONFIG = b"name = demo\r\nport = 80\r\nmode = \xff fast"
+NOTES = "# Notes\n\nfirst line\nsecond line\n"
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "config.txt").write_bytes(CONFIG)
+    (folder / "notes.md").write_text(NOTES)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def two_turns(home: Path, llm: FakeLLM):
+    """Turn 1 creates app.py and patches notes.md; turn 2 overwrites config.txt and patches
+    app.py and notes.md again."""
+    runtime = open_runtime(home, llm.openai_url)
+    session = runtime.open_session()
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("write_file", {"path": "app.py", "content": "print('v1')\n"}),
+                ("patch", {"path": "notes.md", "old_string": "first", "new_string": "1st"}),
+            ]
+        ),
+        Reply(text="Turn one done."),
+        Reply(
+            tool_calls=[
+                ("write_file", {"path": "config.txt", "content": "port = 8080\n"}),
+                ("patch", {"path": "app.py", "old_string": "v1", "new_string": "v2"}),
+                ("patch", {"path": "notes.md", "old_string": "second", "new_string": "2nd"}),
+            ]
+        ),
+        Reply(text="Turn two done."),
+    )
+    session.submit("start the app")
+    session.submit("configure it")
+    return runtime, session
+
+
+def test_rewinding_two_turns_restores_three_files_exactly(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    _, session = two_turns(home, llm)
+    assert (work / "app.py").read_text() == "print('v2')\n"
+    turns = session.checkpoints.turns()
+    assert [t.number for t in turns] == [1, 2]
+    assert turns[0].files == (str(work / "app.py"), str(work / "notes.md"))
+    plan = session.checkpoints.plan(1)
+    assert not plan.conflicts
+    restored = session.checkpoints.restore(plan, overwrite_changed=False)
+    assert sorted(Path(p).name for p in restored) == ["app.py", "config.txt", "notes.md"]
+    assert not (work / "app.py").exists(), "created by the agent: the rewind deletes it"
+    assert (work / "config.txt").read_bytes() == CONFIG
+    assert (work / "notes.md").read_text() == NOTES
+
+
+def test_rewinding_only_the_last_turn_keeps_the_first_turns_edits(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    _, session = two_turns(home, llm)
+    session.checkpoints.restore(session.checkpoints.plan(2), overwrite_changed=False)
+    assert (work / "app.py").read_text() == "print('v1')\n"
+    assert (work / "notes.md").read_text() == NOTES.replace("first", "1st")
+    assert (work / "config.txt").read_bytes() == CONFIG
+
+
+def test_a_hand_edit_after_the_agent_is_a_conflict_kept_unless_overwrite_is_chosen(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    _, session = two_turns(home, llm)
+    (work / "notes.md").write_text("my own notes, written after the agent\n")
+    plan = session.checkpoints.plan(1)
+    assert [Path(c.path).name for c in plan.conflicts] == ["notes.md"]
+    kept = session.checkpoints.restore(plan, overwrite_changed=False)
+    assert "notes.md" not in {Path(p).name for p in kept}
+    assert (work / "notes.md").read_text() == "my own notes, written after the agent\n"
+    assert (work / "config.txt").read_bytes() == CONFIG
+    again = session.checkpoints.plan(1)
+    assert [Path(c.path).name for c in again.conflicts] == ["notes.md"], "still yours"
+    session.checkpoints.restore(again, overwrite_changed=True)
+    assert (work / "notes.md").read_text() == NOTES
+    assert not session.checkpoints.plan(1).conflicts
+
+
+def test_a_file_changed_while_the_dialog_was_open_stops_the_rewind(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.core.checkpoints import CheckpointError
+
+    _, session = two_turns(home, llm)
+    plan = session.checkpoints.plan(1)
+    (work / "app.py").write_text("edited meanwhile\n")
+    with pytest.raises(CheckpointError, match="changed while the rewind was being chosen"):
+        session.checkpoints.restore(plan, overwrite_changed=True)
+    assert (work / "app.py").read_text() == "edited meanwhile\n"
+
+
+def test_blobs_are_content_addressed_in_the_sessions_private_folder(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    _, session = two_turns(home, llm)
+    folder = home / "checkpoints" / session.id
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "checkpoints").stat().st_mode) == 0o700
+    import hashlib
+
+    blobs = list((folder / "blobs").iterdir())
+    assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs)
+    assert CONFIG in {b.read_bytes() for b in blobs}
+    records = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
+    created = next(r for r in records if r["kind"] == "write" and r["path"].endswith("app.py"))
+    assert created["before"] is None, "recorded as created new"
+
+
+def test_the_conversation_rewinds_into_a_child_and_the_next_turn_sends_only_what_was_kept(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    runtime, session = two_turns(home, llm)
+    old_id = session.id
+    text = session.rewind_conversation(2)
+    assert text == "configure it"
+    assert session.id != old_id and runtime.sessions.get(session.id).parent_id == old_id
+    assert len(runtime.sessions.messages(old_id)) > len(runtime.sessions.messages(session.id))
+    llm.script(Reply(text="Fresh answer."))
+    session.submit("configure it differently")
+    sent = [m.get("content") for m in llm.requests[-1].body["messages"]]
+    assert "start the app" in sent and "configure it" not in sent
+    assert [t.number for t in session.checkpoints.turns()] == [1, 2]  # numbered anew
+    # The kept turn can still be rewound from the child.
+    session.checkpoints.restore(session.checkpoints.plan(1), overwrite_changed=True)
+    assert not (work / "app.py").exists() and (work / "notes.md").read_text() == NOTES
+
+
+def test_commands_in_the_terminal_are_not_tracked(home: Path, work: Path, llm: FakeLLM) -> None:
+    runtime = open_runtime(home, llm.openai_url, terminal={"sandbox": "off", "mode": "yolo"})
+    session = runtime.open_session()
+    llm.script(
+        Reply(tool_calls=[("terminal", {"command": "echo changed > notes.md"})]),
+        Reply(text="Done."),
+    )
+    session.submit("change the notes with a command")
+    assert (work / "notes.md").read_text() == "changed\n"
+    assert session.checkpoints.plan(1).files == ()

@@ -1,0 +1,119 @@
+"""/rewind in the app: the turns newest first with a diff preview, files and conversation put
+back, a file changed since the agent's edit asked about first; esc esc on an empty box opens it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import make_app, send, wait_until
+
+from hermes_tui.ui.screens.modals import ConfirmScreen
+from hermes_tui.ui.screens.rewind import NOT_TRACKED, RewindScreen
+from hermes_tui.ui.widgets.diff import DiffBlock
+from hermes_tui.ui.widgets.input import ChatInput
+
+SIZE = (120, 40)
+NOTES = "# Notes\n\nfirst line\n"
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "notes.md").write_text(NOTES)
+    (folder / "config.txt").write_text("port = 80\n")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def script_two_turns(llm: FakeLLM) -> None:
+    llm.script(
+        Reply(
+            tool_calls=[
+                ("write_file", {"path": "app.py", "content": "print('v1')\n"}),
+                ("patch", {"path": "notes.md", "old_string": "first", "new_string": "1st"}),
+            ]
+        ),
+        Reply(text="Turn one done."),
+        Reply(tool_calls=[("write_file", {"path": "config.txt", "content": "port = 8080\n"})]),
+        Reply(text="Turn two done."),
+    )
+
+
+async def _rewind_to_first_turn(app, pilot) -> RewindScreen:
+    app.query_one(ChatInput).text = "/rewind"
+    await pilot.press("enter")
+    await wait_until(lambda: isinstance(app.screen, RewindScreen))
+    screen = app.screen
+    await pilot.press("down")  # newest first: the second row is turn 1
+    await wait_until(lambda: screen.plan is not None and screen.plan.turn.number == 1)
+    await pilot.pause()
+    return screen
+
+
+@pytest.mark.parametrize("overwrite", [True, False])
+async def test_rewind_restores_files_and_conversation_and_asks_about_a_hand_edit(
+    home: Path, work: Path, llm: FakeLLM, overwrite: bool
+) -> None:
+    script_two_turns(llm)
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "start the app")
+        await send(app, pilot, "configure it")
+        old_session = app.session.id
+        (work / "notes.md").write_text("my own edit\n")
+        screen = await _rewind_to_first_turn(app, pilot)
+        shown = "\n".join(str(block.diff) for block in screen.query(DiffBlock))
+        assert "+first line" in shown and "-print('v1')" in shown
+        text = " ".join(str(s.render()) for s in screen.query("Static"))
+        assert "changed since the agent's edit" in text and NOT_TRACKED in text
+        await pilot.press("b")
+        await wait_until(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y" if overwrite else "n")
+        await wait_until(lambda: app.query_one(ChatInput).text == "start the app")
+        assert not (work / "app.py").exists()
+        assert (work / "config.txt").read_text() == "port = 80\n"
+        expected = NOTES if overwrite else "my own edit\n"
+        assert (work / "notes.md").read_text() == expected
+        assert app.session.id != old_session
+        said = [item.text for item in app.session.transcript() if hasattr(item, "text")]
+        assert "Turn one done." not in said and "start the app" not in said
+
+
+async def test_files_only_keeps_the_conversation(home: Path, work: Path, llm: FakeLLM) -> None:
+    script_two_turns(llm)
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "start the app")
+        await send(app, pilot, "configure it")
+        session_id = app.session.id
+        await _rewind_to_first_turn(app, pilot)
+        await pilot.press("f")
+        await wait_until(lambda: not (work / "app.py").exists())
+        assert (work / "notes.md").read_text() == NOTES
+        assert app.session.id == session_id and app.query_one(ChatInput).text == ""
+
+
+async def test_escape_twice_on_an_empty_box_opens_the_dialog(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    llm.script(
+        Reply(tool_calls=[("write_file", {"path": "app.py", "content": "x = 1\n"})]),
+        Reply(text="Done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "escape")
+        assert not isinstance(app.screen, RewindScreen), "nothing to rewind yet"
+        await send(app, pilot, "make app.py")
+        app.query_one(ChatInput).focus()
+        await pilot.press("escape", "escape")
+        await wait_until(lambda: isinstance(app.screen, RewindScreen))
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, RewindScreen))
+        app.query_one(ChatInput).text = "draft"
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RewindScreen), "a box with text is not rewound"
