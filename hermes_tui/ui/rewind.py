@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.checkpoints import CheckpointError
-from hermes_tui.ui.screens.rewind import RewindChoice, RewindScreen
+if TYPE_CHECKING:  # the dialog and the core's checkpoints load when first used, not at start-up
+    from hermes_tui.ui.screens.rewind import RewindChoice
 
 DOUBLE_ESCAPE = 0.8  # seconds within which a second esc on an empty box opens the dialog
 
@@ -34,6 +34,8 @@ class Rewinder:
             self._last_escape = now
 
     def open(self) -> None:
+        from hermes_tui.ui.screens.rewind import RewindScreen
+
         app = self.app
         if app.turn_running:
             app.notify("Wait for the running turn (or esc) first", severity="warning")
@@ -67,6 +69,7 @@ class Rewinder:
         self.app.push_screen(ConfirmScreen(question), answered)
 
     async def _apply(self, choice: RewindChoice, *, overwrite: bool) -> None:
+        from hermes_tui.core.checkpoints import CheckpointError
         from hermes_tui.ui.widgets.chat import ChatView
         from hermes_tui.ui.widgets.input import ChatInput
 

@@ -15,8 +15,6 @@ the result like every other, and the page taints the turn (core/agent/taint.py).
 
 from __future__ import annotations
 
-import http.client
-import ipaddress
 import re
 import socket
 from collections.abc import Callable
@@ -56,6 +54,8 @@ class Page:
 
 def public_address(address: str) -> bool:
     """True for an address on the open internet (not loopback, private, link-local, ...)."""
+    import ipaddress
+
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     mapped = getattr(ip, "ipv4_mapped", None)
     if mapped is not None:
@@ -82,6 +82,8 @@ def resolve(host: str, port: int, allow: tuple[str, ...]) -> str:
 
 
 def _get(url: str, address: str) -> Page:
+    import http.client  # here, not at import: every session loads this module
+
     parts = urlsplit(url)
     secure = parts.scheme == "https"
     port = parts.port or (443 if secure else 80)
