@@ -5,6 +5,7 @@ stored conversation stays alternating whatever happened."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -51,6 +52,17 @@ class Chat:
         for reader in self._readers:
             reader.daemon = True
             reader.start()
+
+    def started(self, timeout: float = 60.0) -> None:
+        """Bounded wait until hermes-tui's own code runs: `chat -q` starts the SDK's import on
+        a thread of its own, so the process has a second thread. A Ctrl-C before that lands in
+        Python's own start-up (runpy), which no program can catch; on a loaded machine that
+        took longer than 0.15 s, and the test measured the machine, not us."""
+        deadline = time.monotonic() + timeout
+        while len(os.listdir(f"/proc/{self.process.pid}/task")) < 2:
+            assert self.process.poll() is None, "chat -q ended before it started its work"
+            assert time.monotonic() < deadline, "chat -q never started importing the SDK"
+            time.sleep(0.002)
 
     @staticmethod
     def _read(stream, lines: list[str]) -> None:
@@ -210,6 +222,7 @@ def test_ctrl_c_during_start_up_still_prints_one_json_object(
     write_config(home, llm.openai_url)
     llm.script(Reply(fault="hang"))
     chat = Chat(home, tmp_path, "hello", "--json")
+    chat.started()
     time.sleep(delay)
     chat.ctrl_c()
     stdout, stderr, code = chat.finish()
