@@ -27,12 +27,12 @@ from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.pending import PendingStore
-from hermes_tui.core.scan_cache import VerdictCache, cache_path
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
 from hermes_tui.core.storage import ensure_private_dir, make_private
 from hermes_tui.core.threats import Scanner
+from hermes_tui.core.threats.cache import VerdictCache, cache_path
 from hermes_tui.resources import bundled_skills_dir
 from hermes_tui.runtime_learning import LearningParts
 

@@ -1,6 +1,6 @@
 """Security scan of a skill directory, run after every write by the agent, a review or the curator.
 
-It reuses the prompt-injection and exfiltration patterns of `core/threats.py` and adds what is
+It reuses the prompt-injection and exfiltration patterns of `core/threats/` and adds what is
 dangerous in a playbook the agent will later follow: destructive commands, persistence,
 obfuscated or piped-from-the-network execution, miners, privilege escalation, path traversal;
 plus structural checks (file count, size, binaries, symlinks). The verdict decides the policy

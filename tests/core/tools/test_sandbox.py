@@ -117,7 +117,7 @@ def test_the_hermes_home_stays_read_only_even_inside_a_writable_place(tmp_path: 
 
 @needs_bwrap
 def test_a_command_cannot_forge_the_scanners_remembered_verdicts(tmp_path: Path) -> None:
-    from hermes_tui.core.scan_cache import VerdictCache, cache_path
+    from hermes_tui.core.threats.cache import VerdictCache, cache_path
     from hermes_tui.runtime import Runtime
 
     # The home inside the working directory, opened as the app opens it (which makes cache/

@@ -3,7 +3,7 @@
 Every session start scans what enters the system prompt (SOUL.md, memory entries, the skills
 index); the verdicts rarely change, and reaching them the first time costs the xaidr import.
 `VerdictCache` keeps them in `<home>/cache/scan_verdicts.json`, keyed by the sha256 of the
-scanned text, under an identity of the scanner that judged them: our threats.py source, the
+scanned text, under an identity of the scanner that judged them: the source of this package, the
 xaidr version and files (read without importing it), Python and its Unicode tables. Another
 identity discards the whole file; an unreadable or malformed file, or entry, is a miss, so the
 text is scanned again. Refusals and holds are remembered too; a verdict the scanner could not
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core import threats
 from hermes_tui.core.storage import atomic_write_bytes, ensure_private_dir, file_lock
+from hermes_tui.core.threats.verdicts import SEVERITY_RANK, Finding, Verdict, tier_over
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +104,11 @@ def scanner_identity() -> str | None:
     digest.update(f"format {FORMAT}\npython {sys.version}\n".encode())
     digest.update(f"unicode {unicodedata.unidata_version}\n".encode())
     try:
-        # threats.py holds the whole of our half: patterns, decoded views, tiers, the
+        # This package holds the whole of our half: patterns, decoded views, tiers, the
         # library's noise filter and sensor settings. Any edit to it is a new scanner.
-        digest.update(Path(threats.__file__).read_bytes())
+        for source in sorted(Path(__file__).parent.glob("*.py")):
+            digest.update(f"{source.name}\n".encode())
+            digest.update(source.read_bytes())
         digest.update(_xaidr_fingerprint().encode())
     except (OSError, ImportError, ValueError) as exc:
         log.info("scan verdicts are not remembered: cannot identify the scanner (%s)", exc)
@@ -114,7 +116,7 @@ def scanner_identity() -> str | None:
     return digest.hexdigest()
 
 
-def _encode(verdict: threats.Verdict) -> list[Any]:
+def _encode(verdict: Verdict) -> list[Any]:
     return [
         verdict.tier,
         [
@@ -124,7 +126,7 @@ def _encode(verdict: threats.Verdict) -> list[Any]:
     ]
 
 
-def _decode(value: Any) -> threats.Verdict | None:
+def _decode(value: Any) -> Verdict | None:
     """The verdict in a cache entry, or None when the entry is not one we wrote."""
     if not (isinstance(value, list) and len(value) == 2):
         return None
@@ -137,16 +139,14 @@ def _decode(value: Any) -> threats.Verdict | None:
             isinstance(item, list) and len(item) == 7 and all(isinstance(v, str) for v in item)
         ):
             return None
-        if item[2] not in threats.SEVERITY_RANK:
+        if item[2] not in SEVERITY_RANK:
             return None
-        findings.append(threats.Finding(*item))
+        findings.append(Finding(*item))
     # An entry must say what the scanner would say of its findings: an "allow" carrying a
     # refusal, or a refusal with nothing to refuse, was not written by us.
-    tiers = {threats.tier_of(f) for f in findings}
-    expected = "refuse" if "refuse" in tiers else "hold" if tiers else "allow"
-    if tier != expected:
+    if tier != tier_over(findings):
         return None
-    return threats.Verdict(tier, tuple(findings))
+    return Verdict(tier, tuple(findings))
 
 
 class VerdictCache:
@@ -175,7 +175,7 @@ class VerdictCache:
             self._identified = True
         return self._identity
 
-    def get(self, text: str) -> threats.Verdict | None:
+    def get(self, text: str) -> Verdict | None:
         key = text_key(text)
         with self._lock:
             if self._entries is None:
@@ -188,7 +188,7 @@ class VerdictCache:
                 self._used.add(key)
             return verdict
 
-    def put(self, text: str, verdict: threats.Verdict) -> None:
+    def put(self, text: str, verdict: Verdict) -> None:
         if any(f.id in _NOT_REMEMBERED for f in verdict.findings):
             return
         key = text_key(text)

@@ -1,0 +1,45 @@
+"""Injection and exfiltration scanning for every text that can reach a future system prompt.
+
+The rooms, each importing only those above it:
+- verdicts.py: `Finding`, `Verdict`, the tiers (refuse: injection-shaped; hold: worth a look);
+- patterns.py: our threat patterns, one table of (regex, id, category, severity, description);
+- views.py: `normalise` and the decoded `views` of a text (base64, hex, rot13, reversed, URL,
+  homoglyphs, spaced-out letters);
+- sensor.py: the xaidr library's verdict as findings (its failure holds, never allows);
+- scanner.py: `Scanner` (patterns + sensor over the views, cached) and `scan` (patterns only);
+- cache.py: `VerdictCache`, the verdicts remembered on disk between starts.
+"""
+
+from hermes_tui.core.threats.patterns import PATTERNS, ThreatPattern
+from hermes_tui.core.threats.scanner import Scanner, scan
+from hermes_tui.core.threats.verdicts import (
+    MAX_SCAN_CHARS,
+    REFUSE_CATEGORIES,
+    SEVERITY_RANK,
+    Finding,
+    Severity,
+    Tier,
+    Verdict,
+    describe,
+    tier_of,
+)
+from hermes_tui.core.threats.views import fold_homoglyphs, normalise, views
+
+__all__ = [
+    "MAX_SCAN_CHARS",
+    "PATTERNS",
+    "REFUSE_CATEGORIES",
+    "SEVERITY_RANK",
+    "Finding",
+    "Scanner",
+    "Severity",
+    "ThreatPattern",
+    "Tier",
+    "Verdict",
+    "describe",
+    "fold_homoglyphs",
+    "normalise",
+    "scan",
+    "tier_of",
+    "views",
+]

@@ -1,0 +1,166 @@
+"""The scanner: our patterns and the xaidr sensor over every view of a text, with a verdict cache.
+
+`Scanner.assess(text)` gives a `Verdict` in three steps:
+1. the views of the text are computed once (views.py): the plain form, then each decoding;
+2. invisible characters are looked for in the raw text, then our pattern table (patterns.py)
+   runs over every view, and as a last resort the key phrases over the text without spaces;
+3. the xaidr sensor (sensor.py) reads every view, adding findings our table did not make.
+Any refusing finding refuses the text, any other holds it. Verdicts are cached by text in
+memory, and on disk when the scanner is given a `remembered` cache (cache.py).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
+from hermes_tui.core.threats.sensor import XaidrSensor, build_sensor
+from hermes_tui.core.threats.verdicts import (
+    MAX_SCAN_CHARS,
+    Finding,
+    Verdict,
+    excerpt,
+    tier_of,
+    tier_over,
+)
+from hermes_tui.core.threats.views import invisible, views
+
+
+class Remembered(Protocol):
+    """Verdicts kept across processes (cache.py's VerdictCache)."""
+
+    def get(self, text: str) -> Verdict | None: ...
+
+    def put(self, text: str, verdict: Verdict) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+class Scanner:
+    """Our patterns and the xaidr sensor over every decoded view of a text.
+
+    One per runtime: the sensor is built on the first scan (its import costs ~0.3 s, which
+    `memory show` and `--help` never pay) and verdicts are cached by text, since the same
+    entries and skill descriptions are scanned at every session start. With `remembered`
+    (cache.py) they are also kept on disk, so a start where nothing changed never builds the
+    sensor; inside `batch()` the disk is written once, when the batch ends.
+    """
+
+    CACHE_SIZE = 2048
+
+    def __init__(
+        self,
+        sensor_factory: Callable[[], Any] = build_sensor,
+        remembered: Remembered | None = None,
+    ) -> None:
+        self._sensor = XaidrSensor(sensor_factory)
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, Verdict] = OrderedDict()
+        self._remembered = remembered
+        self._batching = 0
+
+    def assess(self, text: str) -> Verdict:
+        with self._lock:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+                return cached
+            verdict = self._remembered.get(text) if self._remembered is not None else None
+            if verdict is None:
+                verdict = self._assess(text)
+                if self._remembered is not None and len(text) <= MAX_SCAN_CHARS:
+                    self._remembered.put(text, verdict)
+                    if not self._batching:
+                        self._remembered.flush()
+            self._cache[text] = verdict
+            if len(self._cache) > self.CACHE_SIZE:
+                self._cache.popitem(last=False)
+            return verdict
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Scan many texts (a system prompt's) and write the new verdicts to disk once."""
+        with self._lock:
+            self._batching += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batching -= 1
+                if not self._batching and self._remembered is not None:
+                    self._remembered.flush()
+
+    def refused(self, text: str) -> str | None:
+        """The ids of the findings that keep `text` out of a prompt, or None if it may go in."""
+        verdict = self.assess(text)
+        if verdict.tier != "refuse":
+            return None
+        return ", ".join(f.id for f in verdict.findings if tier_of(f) == "refuse")
+
+    def _assess(self, text: str) -> Verdict:
+        if len(text) > MAX_SCAN_CHARS:
+            finding = Finding("too_large", "hidden_content", "high", "too large to scan", text[:60])
+            return Verdict("refuse", (finding,))
+        forms = views(text)
+        findings = _scan(text, forms)
+        seen = {f.id for f in findings}
+        for view, shown in forms:
+            for finding in self._sensor.findings(shown, view):
+                if finding.id not in seen:
+                    seen.add(finding.id)
+                    findings.append(finding)
+        return Verdict(tier_over(findings), tuple(findings))
+
+
+def _scan(text: str, forms: list[tuple[str, str]]) -> list[Finding]:
+    findings: list[Finding] = []
+    if found := invisible(text):
+        findings.append(found)
+    seen: set[str] = set()
+    for view, shown in forms:
+        for pattern in PATTERNS:
+            if pattern.id in seen:
+                continue
+            match = pattern.regex.search(shown)
+            if match:
+                seen.add(pattern.id)
+                where = "" if view == "text" else f" (found in the {view})"
+                findings.append(
+                    Finding(
+                        pattern.id,
+                        pattern.category,
+                        pattern.severity,
+                        pattern.description + where,
+                        excerpt(shown, match.start(), match.end()),
+                        view,
+                    )
+                )
+    # Words cut in pieces are looked for last, as a fallback: the squashed text loses the
+    # word boundaries the other patterns need, so it only speaks when they found nothing.
+    squashed = re.sub(r"[\W_]+", "", forms[0][1]).lower()
+    if not any(tier_of(f) == "refuse" for f in findings) and (match := SQUASHED.search(squashed)):
+        findings.append(
+            Finding(
+                "split_words",
+                "prompt_injection",
+                "high",
+                "an injection phrase with its words cut into pieces",
+                excerpt(squashed, match.start(), match.end()),
+                "text without spaces",
+            )
+        )
+    return findings
+
+
+def scan(text: str) -> list[Finding]:
+    """Our own patterns over every decoded view, invisible characters first (no library).
+
+    The skill guard uses this: it needs pattern ids and severities, line by line, and a
+    SKILL.md is long prose the library would read sentence by sentence anyway.
+    """
+    return _scan(text, views(text))

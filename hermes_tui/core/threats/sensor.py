@@ -1,0 +1,134 @@
+"""The xaidr sensor as one more pair of eyes: its verdict on a text turned into our findings.
+
+The library is imported on first use (~0.3 s), its telemetry goes nowhere and no policy file
+from the working directory is read. It fails *open* on an internal error (an allowed result
+marked `scan_error`); here any failure of it, raised or reported, is a `scanner_error` finding,
+which holds the text for a person: the library failing must never let a write through unseen.
+Its findings in action categories (tool misuse, installs, PII) and its "maybe" outside the
+injection categories are dropped: they judge commands, and a note that names one is not one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from hermes_tui.core.threats.verdicts import REFUSE_CATEGORIES, Finding, Severity, excerpt
+
+
+class _NullReporter:
+    """xaidr reports every scan somewhere (stdout by default); ours go nowhere."""
+
+    def report(self, events: list[dict[str, Any]]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def build_sensor() -> Any:
+    from xaidr import Sensor
+
+    # The library logs through `logging`; without a handler Python would print its warnings
+    # to stderr, across the TUI. Records still reach any handler the host configures.
+    library_log = logging.getLogger("xaidr")
+    if not library_log.handlers:
+        library_log.addHandler(logging.NullHandler())
+    sensor = Sensor(
+        agent_id="hermes-tui",
+        enforcement_mode="block",
+        reporter=_NullReporter(),
+        # Its own faults, and an input past one of its parser bounds, answer "blocked"
+        # instead of the default "allowed": both become a hold below.
+        fail_closed=("internal", "bounds"),
+    )
+    # It also loads ./xaidr-policy.yaml from the working directory when one exists, and the
+    # working directory may be a repository the user just cloned: no policy but ours.
+    sensor.set_policy(None)
+    return sensor
+
+
+# xaidr findings that read ordinary notes as threats: a path named in prose is not a read,
+# and "confidential" is not a leak. Our own patterns cover the verb-shaped versions.
+_LIBRARY_NOISE_RULES = frozenset({"LLM06_sensitive_file_read", "LLM06_confidential"})
+# A prompt named as the thing being measured or stored is not a prompt being leaked.
+_PROMPT_AS_OBJECT = re.compile(
+    r"\bsystem\s+prompts?(?:'s)?\s+(?:length|size|tokens?|hash|checksum|chars?|characters|count"
+    r"|cache|template|file|path|builder|version|diff|budget)\b"
+    r"|\b(?:tokens?|size|length|chars?|characters)\s+(?:in|of)\s+the\s+system\s+prompt\b"
+    r"|\bsystem\s+prompt\s+(?:for|of)\s+the\s+\w+\s+(?:bot|agent|service)\b"
+    r"|\b(?:include|put|paste)\s+the\s+system\s+prompt\s+in\s+bug\s+reports\b",
+    re.I,
+)
+
+
+class XaidrSensor:
+    """The library's sensor, built on the first scan; `findings` never raises."""
+
+    def __init__(self, factory: Callable[[], Any] = build_sensor) -> None:
+        self._factory = factory
+        self._sensor: Any = None
+
+    def findings(self, text: str, view: str = "text") -> list[Finding]:
+        try:
+            if self._sensor is None:
+                self._sensor = self._factory()
+            result = self._sensor.scan(text)
+        except Exception as exc:  # the library failing must not let a write through unseen
+            return [
+                Finding(
+                    "scanner_error",
+                    "scanner",
+                    "medium",
+                    f"the xaidr scanner failed ({type(exc).__name__}: {exc}); a person must look",
+                    text[:60],
+                    view,
+                    "xaidr",
+                )
+            ]
+        status = getattr(result, "input_status", None)
+        if status in ("scan_error", "not_scannable", "fail_closed"):
+            return [
+                Finding(
+                    "scanner_error",
+                    "scanner",
+                    "medium",
+                    f"the xaidr scanner could not judge this text ({status}); a person must look",
+                    text[:60],
+                    view,
+                    "xaidr",
+                )
+            ]
+        if result.action == "allowed":
+            return []
+        rules = [r for r in (result.rules or []) if r not in _LIBRARY_NOISE_RULES]
+        if not rules:
+            return []
+        category = str(result.category or "unknown")
+        if category == "system_prompt_leak" and _PROMPT_AS_OBJECT.search(text):
+            return []
+        if result.action != "blocked":
+            if category not in REFUSE_CATEGORIES:
+                # The library's action categories (tool misuse, package installs, PII) judge
+                # commands an agent might run; a note that merely names one is not held on a
+                # "maybe". A block in those categories is still held for the user.
+                return []
+            # A flag in an injection category is the library's "maybe": a person decides.
+            category = f"{category} (flagged)"
+        severity: Severity = (
+            "critical" if result.score >= 0.9 else "high" if result.score >= 0.6 else "medium"
+        )
+        return [
+            Finding(
+                rules[0],
+                category,
+                severity,
+                f"xaidr {result.action} as {result.category} (score {result.score:.2f}; "
+                f"rules {', '.join(rules)})" + (f", found in the {view}" if view != "text" else ""),
+                excerpt(text, 0, 0),
+                view,
+                "xaidr",
+            )
+        ]
