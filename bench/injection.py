@@ -1,8 +1,14 @@
-"""Injection scanner quality over the corpus in tests/data/injection_corpus.json.
+"""Injection scanner quality over the corpora in tests/data/.
 
-Prints recall (attacks refused or held) and the false-positive rate (ordinary notes refused
-or held), overall, per attack form, and for the holdout part of the corpus (written after the
-patterns were tuned, never tuned against). Targets: recall >= 0.8, false positives <= 5 %.
+`injection_corpus.json` (issue 11: paraphrases and encodings, with its own holdout part),
+`injection_tuning.yaml` (issue 23's families: other languages, fake system tags, social
+engineering, safety settings, planted credentials; the patterns were tuned on it) and
+`injection_holdout.yaml` (the same families written after tuning, never tuned on).
+
+For each it prints recall without taint (attacks refused or held), recall with taint (also
+the weak signals a tainted turn holds on) and the false-positive rate (ordinary notes refused
+or held; and flagged, which matters only in a tainted turn). Targets (issue 23, on the
+holdout): recall >= 0.75 without taint, >= 0.90 with, false positives <= 3 %.
 Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 """
 
@@ -14,52 +20,63 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import yaml
+
 from hermes_tui.core.threats import Scanner
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "injection_corpus.json"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+CORPUS = DATA / "injection_corpus.json"
+TUNING = DATA / "injection_tuning.yaml"
+HOLDOUT = DATA / "injection_holdout.yaml"
+
+
+def load(path: Path) -> tuple[list[dict], list[dict]]:
+    text = path.read_text(encoding="utf-8")
+    corpus = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    return corpus["attacks"], corpus["notes"]
+
+
+def measure(scanner: Scanner, name: str, attacks: list[dict], notes: list[dict], verbose: bool):
+    by_form: dict[str, list[bool]] = defaultdict(list)
+    held = flagged = 0
+    for attack in attacks:
+        verdict = scanner.assess(attack["text"])
+        hit = verdict.tier != "allow"
+        held += hit
+        flagged += verdict.holds(tainted=True)
+        by_form[attack.get("family") or attack.get("form") or "?"].append(hit)
+        if verbose and not verdict.holds(tainted=True):
+            print(f"  missed  {attack['text'][:100]!r}")
+    stopped = noted = 0
+    for note in notes:
+        verdict = scanner.assess(note["text"])
+        stopped += verdict.tier != "allow"
+        noted += verdict.flagged
+        if verbose and verdict.tier != "allow":
+            print(f"  {verdict.tier:7} {note['text'][:80]!r}: {verdict.describe()}")
+    print(f"{name}: {len(attacks)} attacks, {len(notes)} notes")
+    print("  " + ", ".join(f"{form} {sum(h)}/{len(h)}" for form, h in sorted(by_form.items())))
+    print(
+        f"  recall {held / len(attacks):.3f} without taint, {flagged / len(attacks):.3f} with; "
+        f"false positives {stopped / len(notes):.3f} (flagged {noted / len(notes):.3f})"
+    )
+    return held / len(attacks), flagged / len(attacks), stopped / len(notes)
 
 
 def main(verbose: bool) -> int:
-    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
     scanner = Scanner()
     started = time.perf_counter()
-    caught: dict[str, list[bool]] = defaultdict(list)
-    holdout_caught: list[bool] = []
-    for attack in corpus["attacks"]:
-        verdict = scanner.assess(attack["text"])
-        hit = verdict.tier != "allow"
-        caught[attack["form"]].append(hit)
-        if attack.get("set") == "holdout":
-            holdout_caught.append(hit)
-        if verbose and not hit:
-            print(f"missed  [{attack['form']}] {attack['text'][:100]!r}")
-    flagged: list[bool] = []
-    holdout_flagged: list[bool] = []
-    for note in corpus["notes"]:
-        verdict = scanner.assess(note["text"])
-        hit = verdict.tier != "allow"
-        flagged.append(hit)
-        if note.get("set") == "holdout":
-            holdout_flagged.append(hit)
-        if verbose and hit:
-            print(f"{verdict.tier:7} {note['text'][:80]!r}: {verdict.describe()}")
-    elapsed = time.perf_counter() - started
-    every = [hit for hits in caught.values() for hit in hits]
-    recall = sum(every) / len(every)
-    false_positives = sum(flagged) / len(flagged)
-    print(f"attacks {len(every)}, notes {len(flagged)}, {elapsed:.2f}s")
-    for form in sorted(caught):
-        hits = caught[form]
-        print(f"  {form:15} {sum(hits):3}/{len(hits):<3}")
-    print(f"recall (refused or held): {recall:.3f}  (target >= 0.80)")
-    print(f"false positives (notes refused or held): {false_positives:.3f}  (target <= 0.05)")
-    if holdout_caught:
-        print(
-            f"holdout: recall {sum(holdout_caught) / len(holdout_caught):.3f} "
-            f"({len(holdout_caught)} attacks), false positives "
-            f"{sum(holdout_flagged) / max(1, len(holdout_flagged)):.3f} ({len(holdout_flagged)} notes)"
-        )
-    return 0 if recall >= 0.8 and false_positives <= 0.05 else 1
+    attacks, notes = load(CORPUS)
+    measure(scanner, "issue 11 corpus", attacks, notes, verbose)
+    for part in ("holdout",):
+        chosen = [a for a in attacks if a.get("set") == part]
+        benign = [n for n in notes if n.get("set") == part]
+        measure(scanner, f"issue 11 corpus, its {part}", chosen, benign, verbose)
+    measure(scanner, "issue 23 tuning", *load(TUNING), verbose)
+    recall, tainted, false_positives = measure(scanner, "issue 23 holdout", *load(HOLDOUT), verbose)
+    print(f"{time.perf_counter() - started:.2f}s")
+    ok = recall >= 0.75 and tainted >= 0.90 and false_positives <= 0.03
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

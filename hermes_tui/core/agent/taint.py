@@ -262,7 +262,8 @@ class TaintTracker:
         return source
 
     def replay(self, history: list[Message], context: ToolContext) -> None:
-        """Read the taint of a conversation from its messages (a review's fork, a resume)."""
+        """Read the taint of a conversation from its messages (a review's fork, a resume),
+        and the memory writes it had refused or held (for split attacks)."""
         calls = {}
         for message in history:
             for call in message.tool_calls or ():
@@ -276,8 +277,13 @@ class TaintTracker:
                 result = json.loads(message.content)
             except (json.JSONDecodeError, TypeError):
                 continue
-            if isinstance(result, dict):
-                self.observe(call.name, call.parsed_arguments(), result, context)
+            if not isinstance(result, dict):
+                continue
+            self.observe(call.name, call.parsed_arguments(), result, context)
+            if call.name == "memory" and (result.get("staged") or result.get("pattern_ids")):
+                arguments = call.parsed_arguments()
+                if isinstance(arguments, dict):
+                    context.suspect_writes.extend(_memory_contents(arguments))
 
 
 def _memory_contents(arguments: dict[str, Any]) -> list[str]:
@@ -289,6 +295,20 @@ def _memory_contents(arguments: dict[str, Any]) -> list[str]:
             if isinstance(op, dict) and op.get("content")
         ]
     return [str(arguments["content"])] if arguments.get("content") else []
+
+
+def _refused_as_continuation(verdict: threats.Verdict) -> dict[str, Any]:
+    refused = [f for f in verdict.findings if threats.tier_of(f) == "refuse"]
+    return {
+        "success": False,
+        "error": (
+            f"refused ({verdict.id}): joined to an entry refused or held earlier in this "
+            f"conversation, the text matches {threats.describe(refused)}. Memory is injected "
+            "into every future system prompt, so it may not hold instructions, secrets or "
+            "hidden text, in one entry or split across several."
+        ),
+        "pattern_ids": [finding.id for finding in refused],
+    }
 
 
 def _memory_operations(arguments: dict[str, Any]) -> list[dict[str, Any]]:
@@ -345,10 +365,19 @@ class WriteGate:
             return None  # the tool gives the error
         held: list[threats.Finding] = []
         for content in _memory_contents(arguments):
-            verdict = self.scanner.assess(content)
+            verdict = self.scanner.assess_continuation(context.suspect_writes, content)
+            if verdict.tier != "allow":
+                context.suspect_writes.append(content)
             if verdict.tier == "refuse":
-                return None  # the store refuses it with the finding's id
-            held.extend(f for f in verdict.findings if threats.tier_of(f) == "hold")
+                if self.scanner.assess(content).tier == "refuse":
+                    return None  # the store refuses it with the finding's id
+                return _refused_as_continuation(verdict), None
+            # In a tainted turn the scanner's weak signals count too.
+            held.extend(
+                f
+                for f in verdict.findings
+                if threats.tier_of(f) == "hold" or (sources and threats.tier_of(f) == "flag")
+            )
         if not sources and not held:
             return None
         operations = _memory_operations(arguments)

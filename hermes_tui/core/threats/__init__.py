@@ -2,11 +2,13 @@
 
 The rooms, each importing only those above it:
 - verdicts.py: `Finding`, `Verdict`, the tiers (refuse: injection-shaped; hold: worth a look);
+- lexicon.py: the word lists the table is built from, in English and ten other languages;
 - patterns.py: our threat patterns, one table of (regex, id, category, severity, description);
-- views.py: `normalise` and the decoded `views` of a text (base64, hex, rot13, reversed, URL,
-  homoglyphs, spaced-out letters);
+- views.py: `normalise` (the plain form any comparison should use) and the decoded `views` of a
+  text (as written, base64, hex, rot13, reversed, URL, homoglyphs, spaced-out letters);
 - sensor.py: the xaidr library's verdict as findings (its failure holds, never allows);
-- scanner.py: `Scanner` (patterns + sensor over the views, cached) and `scan` (patterns only);
+- scanner.py: `Scanner` (patterns + sensor over the views, cached; `assess_continuation` for
+  a text that completes ones refused or held before) and `scan` (patterns only);
 - cache.py: `VerdictCache`, the verdicts remembered on disk between starts.
 """
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -22,6 +22,7 @@ from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
 from hermes_tui.core.threats.sensor import XaidrSensor, build_sensor
 from hermes_tui.core.threats.verdicts import (
     MAX_SCAN_CHARS,
+    WEAK,
     Finding,
     Verdict,
     excerpt,
@@ -29,6 +30,9 @@ from hermes_tui.core.threats.verdicts import (
     tier_over,
 )
 from hermes_tui.core.threats.views import invisible, views
+
+# How many of a session's earlier refused or held texts a new one is joined to.
+CONTINUATION_DEPTH = 4
 
 
 class Remembered(Protocol):
@@ -95,6 +99,28 @@ class Scanner:
                 if not self._batching and self._remembered is not None:
                     self._remembered.flush()
 
+    def assess_continuation(self, earlier: Sequence[str], text: str) -> Verdict:
+        """The verdict on `text` as the next part of texts refused or held before it.
+
+        Issue 23: an attack split across two memory entries had one half held and the other
+        stored. `earlier` are the texts this session already had refused or held; the new text
+        is judged alone, then each earlier text (the last few, newest first) is joined to it,
+        and what the join shows that neither part shows alone is the new text's finding too.
+        """
+        verdict = self.assess(text)
+        if verdict.tier == "refuse" or not earlier:
+            return verdict
+        own = {f.id for f in verdict.findings}
+        findings = list(verdict.findings)
+        for before in list(earlier)[-CONTINUATION_DEPTH:][::-1]:
+            alone = {f.id for f in self.assess(before).findings} | own
+            for joiner in ("\n", " "):
+                for finding in self.assess(before.rstrip() + joiner + text.lstrip()).findings:
+                    if finding.id not in alone and tier_of(finding) != "flag":
+                        alone.add(finding.id)
+                        findings.append(_completing(finding, before))
+        return Verdict(tier_over(findings), tuple(findings))
+
     def refused(self, text: str) -> str | None:
         """The ids of the findings that keep `text` out of a prompt, or None if it may go in."""
         verdict = self.assess(text)
@@ -117,14 +143,28 @@ class Scanner:
         return Verdict(tier_over(findings), tuple(findings))
 
 
-def _scan(text: str, forms: list[tuple[str, str]]) -> list[Finding]:
+def _completing(finding: Finding, before: str) -> Finding:
+    shown = " ".join(before.split())
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return Finding(
+        finding.id,
+        finding.category,
+        finding.severity,
+        f"{finding.description}, together with an earlier entry of this session ({shown!r})",
+        finding.excerpt,
+        "joined to an earlier entry",
+        finding.source,
+    )
+
+
+def _scan(text: str, forms: list[tuple[str, str]], weak: bool = True) -> list[Finding]:
     findings: list[Finding] = []
     if found := invisible(text):
         findings.append(found)
     seen: set[str] = set()
     for view, shown in forms:
         for pattern in PATTERNS:
-            if pattern.id in seen:
+            if pattern.id in seen or (not weak and pattern.category.endswith(WEAK)):
                 continue
             match = pattern.regex.search(shown)
             if match:
@@ -161,6 +201,7 @@ def scan(text: str) -> list[Finding]:
     """Our own patterns over every decoded view, invisible characters first (no library).
 
     The skill guard uses this: it needs pattern ids and severities, line by line, and a
-    SKILL.md is long prose the library would read sentence by sentence anyway.
+    SKILL.md is long prose the library would read sentence by sentence anyway. Weak signals
+    are left out: a skill's verdict has no tainted turn to weigh them in.
     """
-    return _scan(text, views(text))
+    return _scan(text, views(text), weak=False)

@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hermes_tui.core.threats.verdicts import REFUSE_CATEGORIES, Finding, Severity, excerpt
+from hermes_tui.core.threats import lexicon as L
+from hermes_tui.core.threats.verdicts import REFUSE_CATEGORIES, WEAK, Finding, Severity, excerpt
 
 
 class _NullReporter:
@@ -53,6 +54,8 @@ def build_sensor() -> Any:
 # xaidr findings that read ordinary notes as threats: a path named in prose is not a read,
 # and "confidential" is not a leak. Our own patterns cover the verb-shaped versions.
 _LIBRARY_NOISE_RULES = frozenset({"LLM06_sensitive_file_read", "LLM06_confidential"})
+# Blocks that name an ordinary engineering step: a weak signal in a note, not a hold.
+_WEAK_WHEN_BLOCKED = frozenset({"LLM05_package_install"})
 # A prompt named as the thing being measured or stored is not a prompt being leaked.
 _PROMPT_AS_OBJECT = re.compile(
     r"\bsystem\s+prompts?(?:'s)?\s+(?:length|size|tokens?|hash|checksum|chars?|characters|count"
@@ -60,6 +63,14 @@ _PROMPT_AS_OBJECT = re.compile(
     r"|\b(?:tokens?|size|length|chars?|characters)\s+(?:in|of)\s+the\s+system\s+prompt\b"
     r"|\bsystem\s+prompt\s+(?:for|of)\s+the\s+\w+\s+(?:bot|agent|service)\b"
     r"|\b(?:include|put|paste)\s+the\s+system\s+prompt\s+in\s+bug\s+reports\b",
+    re.I,
+)
+# Someone asking for a prompt, in any language (an order, not a mention).
+_PROMPT_REQUESTED = re.compile(
+    rf"{L.PROMPT_REQUEST_VERB}[^.\n。]{{0,60}}?{L.SYSTEM_PROMPT}"
+    rf"|{L.SYSTEM_PROMPT}[^.\n。]{{0,20}}?{L.PROMPT_REQUEST_AFTER}"
+    r"|\b(?:what\s+(?:is|are)|what's)\s+(?:your|the)\s+(?:system\s+prompt|instructions)"
+    r"|\b(?:initial|original|hidden|secret)\s+(?:instructions|prompt)",
     re.I,
 )
 
@@ -107,16 +118,27 @@ class XaidrSensor:
         if not rules:
             return []
         category = str(result.category or "unknown")
-        if category == "system_prompt_leak" and _PROMPT_AS_OBJECT.search(text):
-            return []
-        if result.action != "blocked":
-            if category not in REFUSE_CATEGORIES:
-                # The library's action categories (tool misuse, package installs, PII) judge
-                # commands an agent might run; a note that merely names one is not held on a
-                # "maybe". A block in those categories is still held for the user.
-                return []
+        weak = False
+        if category == "system_prompt_leak" and (
+            _PROMPT_AS_OBJECT.search(text) or not _PROMPT_REQUESTED.search(text)
+        ):
+            # Issue 23: notes that merely talk about system prompts ("the system prompt is
+            # rebuilt at session start") were refused. Without a request for one, it is a
+            # weak signal.
+            weak = True
+        elif category not in REFUSE_CATEGORIES and (
+            result.action != "blocked" or set(rules) <= _WEAK_WHEN_BLOCKED
+        ):
+            # The library's action categories (tool misuse, package installs, PII) judge
+            # commands an agent might run; its "maybe" on a note that names one, and any note
+            # that names a package install ("pip install needs the proxy"), is a weak signal,
+            # which holds it only in a tainted turn. A block in those categories is held.
+            weak = True
+        elif result.action != "blocked":
             # A flag in an injection category is the library's "maybe": a person decides.
             category = f"{category} (flagged)"
+        if weak:
+            category += WEAK
         severity: Severity = (
             "critical" if result.score >= 0.9 else "high" if result.score >= 0.6 else "medium"
         )

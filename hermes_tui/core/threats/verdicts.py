@@ -2,7 +2,10 @@
 
 Invariants: a finding's tier follows from its id and category alone (`tier_of`), so a verdict
 read back from disk (cache.py) can be checked against what the scanner would have said; a
-verdict refuses when any finding refuses, holds when any holds, and allows only with none.
+verdict refuses when any finding refuses, holds when any holds, and allows otherwise. A finding
+of the lowest tier, "flag" (a weak signal: the library's "maybe" outside the injection
+categories, a prompt named with no request for it), does not hold a text on its own; it holds
+one written in a tainted turn (`Verdict.holds(tainted=True)`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Literal
 
 Severity = Literal["low", "medium", "high", "critical"]
 Tier = Literal["allow", "hold", "refuse"]
+FindingTier = Literal["flag", "hold", "refuse"]
 SEVERITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 
 # Anything longer cannot be a curated note; scanning it whole would be slow and a
@@ -44,6 +48,7 @@ REFUSE_CATEGORIES = frozenset(
         "exfiltration",
         "propagation",
         "secret",
+        "safety_settings",
         # xaidr's
         "jailbreak",
         "role_override",
@@ -72,15 +77,21 @@ REFUSE_CATEGORIES = frozenset(
 HOLD_IDS = frozenset({"read_secret_files"})
 
 
-def tier_of(finding: Finding) -> Tier:
+# A weak signal's category ends with this: "supply_chain (weak)", "suspicious (weak)".
+WEAK = " (weak)"
+
+
+def tier_of(finding: Finding) -> FindingTier:
     if finding.id in HOLD_IDS:
         return "hold"
+    if finding.category.endswith(WEAK):
+        return "flag"
     return "refuse" if finding.category in REFUSE_CATEGORIES else "hold"
 
 
 def tier_over(findings: tuple[Finding, ...] | list[Finding]) -> Tier:
     tiers = {tier_of(f) for f in findings}
-    return "refuse" if "refuse" in tiers else "hold" if tiers else "allow"
+    return "refuse" if "refuse" in tiers else "hold" if "hold" in tiers else "allow"
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,16 @@ class Verdict:
         """The id of the finding that decided the verdict ('' when allowed)."""
         deciding = [f for f in self.findings if tier_of(f) == self.tier]
         return deciding[0].id if deciding else ""
+
+    @property
+    def flagged(self) -> bool:
+        """Anything found at all, weak signals included."""
+        return bool(self.findings)
+
+    def holds(self, *, tainted: bool) -> bool:
+        """Whether a write with this verdict waits for a person: a tainted turn holds on weak
+        signals too (and refusals are refused before this is asked)."""
+        return self.tier != "allow" or (tainted and self.flagged)
 
     def describe(self) -> str:
         return describe(list(self.findings))

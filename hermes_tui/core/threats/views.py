@@ -2,7 +2,8 @@
 
 `normalise(text)` is the plain form every comparison should use: invisible characters removed,
 NFKC, homoglyphs (Cyrillic а, Greek ο, …) folded to the ASCII letter they imitate. `views(text)`
-adds every decoded form worth scanning: spaced-out letters joined, URL-decoding, base64 and hex
+adds the text as written (NFKC, not folded: Russian stays Russian) and every decoded form worth
+scanning: spaced-out letters joined, URL-decoding, base64 and hex
 runs that decode to printable text, rot13 and reversed text when that reads more like English.
 Invisible characters themselves are looked for in the raw text (`invisible`), since the views
 remove them.
@@ -216,6 +217,11 @@ def views(text: str) -> list[tuple[str, str]]:
 def _views(text: str) -> Iterator[tuple[str, str]]:
     plain = normalise(text)
     yield "text", plain
+    # Folding homoglyphs unmasks a Latin word spelled with Cyrillic letters, and mangles a
+    # text written in Cyrillic or Greek: that text is read as written too.
+    written = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    if written != plain:
+        yield "text as written", written
     joined = plain
     for run in _SPACED_RUNS:
         joined = run.sub(lambda m: re.sub(r"[ ._\-*]", "", m.group()), joined)

@@ -92,6 +92,9 @@ class ToolContext:
     command_grants: set[Any] = field(default_factory=set)
     # The conversation's approval mode; a face changes it (/mode, shift+tab) between turns.
     approval_mode: ApprovalMode = "sandboxed"
+    # Memory texts of this conversation the scanner refused or held: a later write is judged
+    # joined to them, so an attack split across two entries is seen whole (core/agent/taint.py).
+    suspect_writes: list[str] = field(default_factory=list)
     # An editor's buffers, when the face has one (ACP's fs/read_text_file, fs/write_text_file):
     # file tools read unsaved edits and write through the editor; the path policy still decides.
     editor: EditorFiles | None = None

@@ -265,7 +265,8 @@ def text_findings(directory: Path, description: str) -> list[guard.GuardFinding]
 
     findings: list[guard.GuardFinding] = []
     for finding in Scanner().assess(description).findings:
-        findings.append(_as_guard_finding("SKILL.md", None, finding, "refuse"))
+        if tier_of(finding) != "flag":  # a weak signal weighs only in a tainted turn
+            findings.append(_as_guard_finding("SKILL.md", None, finding, "refuse"))
     pieces: list[tuple[str, int, str]] = []
     for path in sorted(directory.rglob("*.md")):
         if path.is_symlink() or not path.is_file():
