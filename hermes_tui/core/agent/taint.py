@@ -1,8 +1,8 @@
 """Taint: which untrusted tool results a conversation has taken in, and the writes they hold.
 
 A tool result is untrusted when it carries text neither the user nor the project wrote: the
-files tools outside the working directory, terminal output of network commands, tools marked
-`untrusted` (every MCP tool), session_search hits from other sessions. Once a conversation has
+files tools outside the working directory, terminal output of network commands, web_fetch's
+pages, tools marked `untrusted` (every MCP tool), session_search hits from other sessions. Once a conversation has
 taken one in, the text stays in its context, so every later memory or skill write it makes is
 tainted: `WriteGate` stages it in pending/ for the user, whatever the scanner says (`--yolo` is
 about commands, not memory), with the tool call that tainted it. The scanner's hold tier goes
