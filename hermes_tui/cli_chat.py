@@ -164,7 +164,7 @@ def _run_chat(
     from hermes_tui.config import ConfigError
     from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.core.sessions import SessionError
-    from hermes_tui.core.tools.registry import CommandApproval, CommandDecision
+    from hermes_tui.core.tools.approvals import ApprovalRequest, Decision
 
     if not args.query.strip():
         return _outcome(
@@ -186,31 +186,22 @@ def _run_chat(
     else:
         session_id = args.session
 
-    def approver(command: str, reason: str) -> bool:
+    def ask(request: ApprovalRequest) -> Decision:
+        """No human to ask here: --yolo answers once, anything else is refused; the model is
+        told why, and the sink says what was refused or let through."""
         told = (
-            f"--yolo: running a command that {reason}: {command}"
-            if args.yolo
-            else f"refused a command that {reason} (run with --yolo to allow): {command}"
-        )
-        sink.approval(command, reason, bool(args.yolo), told)
-        return bool(args.yolo)
-
-    def command_approver(request: CommandApproval) -> CommandDecision:
-        """The terminal's question; its reason may be "cannot tell what this runs: ..."."""
-        told = (
-            f"--yolo: running without approval ({request.reason}): {request.command}"
+            f"--yolo: running without approval ({request.reason}): {request.what}"
             if args.yolo
             else f"refused (needs approval: {request.reason}; run with --yolo to allow): "
-            f"{request.command}"
+            f"{request.what}"
         )
-        sink.approval(request.command, request.reason, bool(args.yolo), told)
+        sink.approval(request.what, request.reason, bool(args.yolo), told)
         return "once" if args.yolo else "deny"
 
     try:
         session = runtime.open_session(
             session_id,
-            approver=approver,
-            command_approver=command_approver,
+            ask=ask,
             reviewer=runtime.reviewer(),
         )
     except (ProviderNotConfigured, SessionError) as exc:

@@ -47,14 +47,9 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.install import SkillInstaller
     from hermes_tui.core.skills.runtime import SkillRuntimeSettings
+    from hermes_tui.core.tools.approvals import AskHuman
     from hermes_tui.core.tools.mcp import McpManager
-    from hermes_tui.core.tools.registry import (
-        ApprovalMode,
-        Approver,
-        CommandApprover,
-        Tool,
-        ToolRegistry,
-    )
+    from hermes_tui.core.tools.registry import ApprovalMode, Tool, ToolRegistry
     from hermes_tui.core.tools.results import ResultLimits
     from hermes_tui.core.tools.sandbox import SandboxStatus
 
@@ -460,16 +455,19 @@ class Runtime(LearningParts):
         session_id: str | None = None,
         *,
         cwd: Path | None = None,
-        approver: Approver | None = None,
-        command_approver: CommandApprover | None = None,
+        ask: AskHuman | None = None,
         reviewer: Reviewer | None = None,
     ) -> Session:
-        """A new conversation, or the stored one with `session_id`, ready for `submit()`."""
+        """A new conversation, or the stored one with `session_id`, ready for `submit()`.
+
+        `ask` is the face's way to ask the human (approvals.py); without one, whatever needs
+        approval is refused. The session keeps the grants its answers make."""
         from hermes_tui.core.agent.loop import Agent, AgentSettings
         from hermes_tui.core.agent.nudges import NudgeEngine
         from hermes_tui.core.agent.session import Session
         from hermes_tui.core.checkpoints import CheckpointStore
-        from hermes_tui.core.tools.registry import ToolContext, deny_all
+        from hermes_tui.core.tools.approvals import Approvals
+        from hermes_tui.core.tools.registry import ToolContext
 
         cwd = (cwd or Path.cwd()).resolve()
         self.sessions  # noqa: B018 - first: an unusable sessions.db (read-only home) is the error shown
@@ -520,13 +518,13 @@ class Runtime(LearningParts):
             model=spec.model,
             price=self.price_of(spec.name, spec.model),
             checkpoints=CheckpointStore(self.home / "checkpoints", info.id),
+            approvals=Approvals(ask),
         )
         context = ToolContext(
             origin="agent",
             cwd=cwd,
             workdir=cwd,
-            approver=approver or deny_all,
-            command_approver=command_approver,
+            approvals=session.approvals,
             session_id=info.id,
             approval_mode=self.approval_mode(),
         )

@@ -145,3 +145,11 @@ async def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> No
         if time.monotonic() > deadline:
             raise AssertionError(f"not true within {timeout} s: {predicate}")
         await asyncio.sleep(step)
+
+
+def steady_mode(app) -> None:
+    """Snapshots draw the approval mode as `sandboxed` whether or not this machine has
+    bubblewrap (where it has none, "auto" resolves to strict)."""
+    from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+
+    app.screen_stack[0].query_one(NudgeBar).mode = "sandboxed"

@@ -27,16 +27,12 @@ from acp import helpers, schema
 
 from hermes_tui.acp.editor import EditorBuffers, client_mcp_servers
 from hermes_tui.core import events as ev
-from hermes_tui.core.tools.registry import APPROVAL_MODES, CommandApproval
+from hermes_tui.core.tools.approvals import ApprovalRequest, Decision
+from hermes_tui.core.tools.registry import APPROVAL_MODE_TEXT as MODE_TEXT
+from hermes_tui.core.tools.registry import APPROVAL_MODES
 
 log = logging.getLogger("hermes_tui.acp")
 APPROVAL_TIMEOUT = 300.0
-MODE_TEXT = {
-    "sandboxed": "Commands run in the OS sandbox without asking, except dangerous ones",
-    "strict": "Only commands proven read-only run without asking",
-    "plan": "Read, search and propose; every change is refused",
-    "yolo": "Nothing asks; the sandbox still applies",
-}
 # Our tools → ACP tool kinds (read, edit, delete, move, search, execute, think, fetch, other).
 TOOL_KIND = {
     "read_file": "read",
@@ -184,26 +180,27 @@ class HermesAcpAgent:
             )
         return None
 
-    def _ask(self, session_id: str, request: CommandApproval) -> str:
-        """An approval, as a permission request; no answer in time is a no."""
+    def _ask(self, session_id: str, request: ApprovalRequest) -> Decision:
+        """An approval, as a permission request; no answer in time is a no. The session's
+        grants live in the core (approvals.py): this only asks the client's human."""
         if self.loop is None or self.conn is None:
             return "deny"
-        options = [
-            schema.PermissionOption(option_id="once", name="Allow once", kind="allow_once"),
-            schema.PermissionOption(
-                option_id="session",
-                name="Allow for this session"
-                + (f" ({', '.join(request.prefixes)})" if request.prefixes else ""),
-                kind="allow_always",
-            ),
-            schema.PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
-        ]
+        options = [schema.PermissionOption(option_id="once", name="Allow once", kind="allow_once")]
+        if request.grants is not None:
+            options.append(
+                schema.PermissionOption(
+                    option_id="session",
+                    name=f"Allow for this session ({request.grants})",
+                    kind="allow_always",
+                )
+            )
+        options.append(schema.PermissionOption(option_id="deny", name="Deny", kind="reject_once"))
         tool_call = schema.ToolCallUpdate(
             tool_call_id=f"approval-{uuid.uuid4().hex[:8]}",
-            title=f"{request.command} — needs approval: {request.reason}",
+            title=f"{request.what} — needs approval: {request.reason}",
             kind="execute",
             status="pending",
-            raw_input={"command": request.command},
+            raw_input={"command": request.what, "category": request.category},
         )
         future = asyncio.run_coroutine_threadsafe(
             self.conn.request_permission(
@@ -219,7 +216,9 @@ class HermesAcpAgent:
             return "deny"
         outcome = response.outcome
         chosen = getattr(outcome, "option_id", None)
-        return chosen if chosen in ("once", "session") else "deny"
+        if chosen == "session" and request.grants is not None:
+            return "session"
+        return "once" if chosen == "once" else "deny"
 
     # ---- the protocol ------------------------------------------------------------------
 
@@ -261,17 +260,13 @@ class HermesAcpAgent:
         runtime = self._runtime()
         holder: dict[str, str] = {}
 
-        def command_approver(request: CommandApproval) -> str:
+        def ask(request: ApprovalRequest) -> Decision:
             return self._ask(holder["id"], request)
-
-        def approver(command: str, reason: str) -> bool:
-            return self._ask(holder["id"], CommandApproval(command, reason)) in ("once", "session")
 
         session = runtime.open_session(
             session_id,
             cwd=Path(cwd),
-            approver=approver,
-            command_approver=command_approver,
+            ask=ask,
             reviewer=runtime.reviewer(),
         )
         holder["id"] = session.id
@@ -299,7 +294,7 @@ class HermesAcpAgent:
             self.runtime.close()
 
     def _modes(self, state: AcpSession) -> Any:
-        current = state.session.agent.context.approval_mode
+        current = state.session.approval_mode
         return schema.SessionModeState(
             current_mode_id=current,
             available_modes=[
@@ -358,7 +353,7 @@ class HermesAcpAgent:
         state = self.sessions.get(session_id)
         if state is None or mode_id not in APPROVAL_MODES:
             raise acp.RequestError.invalid_params({"message": f"no session or mode {mode_id!r}"})
-        state.session.agent.context.approval_mode = mode_id
+        state.session.set_approval_mode(mode_id)  # type: ignore[arg-type]
         self._send(session_id, helpers.update_current_mode(mode_id))
         return schema.SetSessionModeResponse()
 

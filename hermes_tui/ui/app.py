@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.core.tools.registry import APPROVAL_MODES
 from hermes_tui.ui import switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
@@ -53,6 +54,7 @@ class HermesApp(App):
         Binding("ctrl+c", "interrupt", "Cancel · twice quits", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+b", "toggle_panel", "Panel"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True),  # ui/modes.py
         Binding("alt+left", "resize_panel(4)", "Wider panel", show=False),
         Binding("alt+right", "resize_panel(-4)", "Narrower panel", show=False),
         Binding("f1", "pane('trace')", "Trace", show=False),
@@ -159,6 +161,7 @@ class HermesApp(App):
             "/model": PROVIDER_NAMES,
             "/curator": ["dry"],
             "/mcp": ["reload"],
+            "/mode": list(APPROVAL_MODES),
         }
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
         switch.report_unused_keys(self)
@@ -314,6 +317,15 @@ class HermesApp(App):
 
         yield from super().get_system_commands(screen)
         yield from palette_commands(self, PANES)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # shift+tab switches the mode on the main screen only; in a dialog it moves focus back.
+        return action != "cycle_mode" or len(self.screen_stack) == 1
+
+    def action_cycle_mode(self) -> None:
+        from hermes_tui.ui.modes import cycle_mode
+
+        cycle_mode(self)
 
     def action_toggle_panel(self) -> None:
         side = self.query_one("#side")

@@ -37,6 +37,10 @@ class Housekeeping:
         CURATOR_CHECK_INTERVAL, and after the first frame warm up the Markdown renderer, start
         the collector and the MCP servers."""
         app = self.app
+        from hermes_tui.ui.modes import show_mode
+
+        # The mode resolves "auto" by probing the sandbox: a few ms, on a thread.
+        app.run_worker(lambda: show_mode(app), thread=True, group="mode", exit_on_error=False)
         if app.watch_files_enabled:
             self.watch_home()
         if app.runtime.config.curator.enabled:

@@ -36,6 +36,10 @@ async def run_slash(app: Any, text: str) -> None:
         app.action_pane(command[1:])
     elif command == "/model":
         app.action_model(argument)
+    elif command == "/mode":
+        from hermes_tui.ui.modes import mode_command
+
+        mode_command(app, argument)
     elif command == "/pending":
         from hermes_tui.ui.screens.modals import PendingScreen
 

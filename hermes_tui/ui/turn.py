@@ -152,8 +152,6 @@ class TurnController:
         forwarder.app = app
         self.session: Any = None  # assigned on the UI thread only
         self.cancel = threading.Event()
-        # Approval scopes the user allowed "for this session", and which session that was.
-        self.allowed_for_session: tuple[str | None, set[str]] = (None, set())
         self._asking: set[Future[str]] = set()
         self._lock = threading.Lock()
         self._last_delivery = 0.0
@@ -233,8 +231,7 @@ class TurnController:
         runtime = self.app.runtime
         session = runtime.open_session(
             session_id,
-            approver=self.approve,
-            command_approver=self.approve_command,
+            ask=self.ask_human,
             reviewer=runtime.reviewer(),
         )
         self.app.call_from_thread(self._adopt, session)
@@ -261,6 +258,7 @@ class TurnController:
         bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval
         bar.skills, bar.skills_interval = snapshot.skills, snapshot.skills_interval
         bar.usage = session.usage()  # a resumed session's totals so far
+        bar.mode = session.approval_mode
         from hermes_tui.ui.widgets.todo import TodoPanel
 
         self.app.query_one(TodoPanel).items = session.todos.items  # a resumed session's list
@@ -280,29 +278,13 @@ class TurnController:
 
     # ---- approvals ----------------------------------------------------------------------
 
-    def approve(self, command: str, reason: str) -> bool:
-        """A generic question (a file outside the roots, an ask-first MCP tool); blocks the
-        turn's worker thread until the user answers."""
-        from hermes_tui.core.tools.registry import approval_scope
+    def ask_human(self, request: Any) -> str:
+        """The core's question (an ApprovalRequest): "once", "session" (the grant it names,
+        kept by the core Session) or "deny"; blocks the turn's worker thread."""
         from hermes_tui.ui.screens.modals import ApprovalScreen
 
-        session_id = getattr(self.session, "id", None)
-        if self.allowed_for_session[0] != session_id:
-            self.allowed_for_session = (session_id, set())
-        scope = approval_scope(command)
-        if scope in self.allowed_for_session[1]:
-            return True
-        decision = self.ask(ApprovalScreen(command, reason))
-        if decision == "session":
-            self.allowed_for_session[1].add(scope)
-        return decision in ("once", "session")
-
-    def approve_command(self, request: Any) -> str:
-        """The terminal's question (a CommandApproval): "once", "session" (allow its
-        prefixes for this conversation) or "deny"; blocks the turn's worker thread."""
-        from hermes_tui.ui.screens.modals import ApprovalScreen
-
-        return self.ask(ApprovalScreen(request.command, request.reason, request.prefixes))
+        grants = (request.grants,) if request.grants is not None else ()
+        return self.ask(ApprovalScreen(request.what, request.reason, grants))
 
     def ask(self, screen: ModalScreen[Any]) -> str:
         """Show `screen` and wait (on the worker) for its answer; "deny" once cancelled."""

@@ -86,7 +86,7 @@ def test_reading_the_home_env_and_an_ssh_key_is_refused_with_reasons(
     )
     assert "the user did not approve it" in key["error"]
     assert soul["denied"] and "SOUL.md" in soul["error"] and not (home / "SOUL.md").exists()
-    assert "refused a command that reads ~/.ssh/id_rsa" in result.stderr
+    assert "refused (needs approval: reads ~/.ssh/id_rsa" in result.stderr
     sent = json.dumps([r.body for r in llm.requests])
     for secret in ("e2e-key-material", GITHUB_TOKEN):
         assert secret not in sent and secret not in _everything_stored(home)

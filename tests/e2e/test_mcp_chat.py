@@ -43,7 +43,7 @@ def test_chat_q_refuses_an_ask_first_mcp_tool_and_survives_a_broken_server(
     outcome = json.loads(done.stdout)
     assert outcome["text"] == "I could not use it." and outcome["tool_errors"] == 1
     assert "MCP server 'broken' could not start: command not found" in done.stderr
-    assert "refused a command that calls echo on the MCP server tools" in done.stderr
+    assert "refused (needs approval: calls echo on the MCP server tools" in done.stderr
     tool_message = [m for m in llm.requests[1].body["messages"] if m["role"] == "tool"][0]
     assert "did not allow" in json.loads(tool_message["content"])["error"]
     assert "Traceback" not in done.stderr

@@ -69,26 +69,34 @@ async def test_allowing_for_the_session_covers_the_approved_target_only(
     assert "cannot tell what this runs" in results[3]["error"]
 
 
-async def test_a_session_answer_to_a_generic_request_covers_only_that_request(home: Path) -> None:
-    app = make_app(home)
-    answers = iter(["session", "deny", "session", "deny"])
-    asked: list[str] = []
+async def test_a_session_answer_is_kept_by_the_core_session_and_names_the_file(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.txt").write_text("alpha\n")
+    (outside / "b.txt").write_text("beta\n")
+    llm.script(
+        Reply(tool_calls=[("read_file", {"path": str(outside / "a.txt")})]),
+        Reply(tool_calls=[("read_file", {"path": str(outside / "a.txt")})]),
+        Reply(tool_calls=[("read_file", {"path": str(outside / "b.txt")})]),
+        Reply(text="Done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "read my notes"
+        await pilot.press("enter")
+        first = await _next_dialog(app, pilot)
+        label = str(first.query_one("#session", Button).label)
+        assert f"read_file on {outside / 'a.txt'}" in label
+        await pilot.press("a")
+        # The same file again is not asked about; another file is.
+        second = await _next_dialog(app, pilot, after=first)
+        assert str(outside / "b.txt") in str(second.query_one(".command").content)
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        from hermes_tui.core.tools.approvals import PathGrant
 
-    def ask(screen) -> str:
-        asked.append(screen.command)
-        return next(answers)
-
-    async with app.run_test(size=SIZE):
-        app.turn.ask = ask  # the dialog's answer, as a user would give it
-        assert app.turn.approve("read_file /etc/hosts", "reads outside the working directory")
-        assert app.turn.approve("read_file /etc/hosts", "reads outside the working directory")
-        assert not app.turn.approve("read_file /etc/shadow", "reads outside the working directory")
-        assert app.turn.approve('mcp gh.create_issue {"title": "a"}', "asks before every call")
-        assert app.turn.approve('mcp gh.create_issue {"title": "b"}', "asks before every call")
-        assert not app.turn.approve("mcp gh.delete_repo {}", "asks before every call")
-    assert asked == [
-        "read_file /etc/hosts",
-        "read_file /etc/shadow",
-        'mcp gh.create_issue {"title": "a"}',
-        "mcp gh.delete_repo {}",
-    ]
+        assert app.turn.session.approvals.held() == [PathGrant("read_file", str(outside / "a.txt"))]
+    results = _tool_results(llm)
+    assert "alpha" in results[0] and "alpha" in results[1] and "beta" not in results[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, send
+from helpers import make_app, send, steady_mode
 
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.diff import DiffBlock
@@ -108,6 +108,7 @@ def test_snapshot_of_an_edit_in_the_chat(
         await send(app, pilot, "fix the typo")
         app.title = "hermes-tui"
         app.clear_notifications()
+        steady_mode(app)
         for row in app.query(ToolRow):
             row.title = re.sub(r"\d+\.\d+s", "0.01s", str(row.title))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import make_app
+from helpers import make_app, steady_mode
 
 from hermes_tui.config import Overrides
 from hermes_tui.core.llm.demo import TASK
@@ -35,6 +35,7 @@ def test_insights_after_three_demo_runs(snap_compare, home: Path) -> None:
         await app.screen.workers.wait_for_complete()
         await pilot.pause()
         app.clear_notifications()
+        steady_mode(app)
         body = str(app.screen.query_one("#insights-body").render())
         # The demo learns: five calls with an error, then three, then two without errors.
         assert "3 sessions, 3 turns, 10 tool calls, 1 tool error" in body

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, skill_text
+from helpers import make_app, skill_text, steady_mode
 
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
@@ -18,6 +18,7 @@ def _steady(app) -> None:
     """Replace what changes from run to run (timings, session ids) with fixed text."""
     app.title = "hermes-tui"
     app.clear_notifications()
+    steady_mode(app)
     for row in app.query(ToolRow):
         row.title = re.sub(r"\d+\.\d+s", "0.01s", str(row.title))
 

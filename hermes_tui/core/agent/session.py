@@ -22,6 +22,8 @@ from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.todo import TodoItem, TodoList, items_from_json, items_to_json
+from hermes_tui.core.tools.approvals import Approvals
+from hermes_tui.core.tools.registry import APPROVAL_MODES, ApprovalMode
 from hermes_tui.core.transcript import Said, Thought, ToolRun, TranscriptItem
 
 
@@ -49,6 +51,7 @@ class Session:
         model: str = "",
         price: ModelPrice | None = None,
         checkpoints: CheckpointStore | None = None,
+        approvals: Approvals | None = None,
     ) -> None:
         self.info = info
         self.sessions = sessions
@@ -60,6 +63,9 @@ class Session:
         self._lock = threading.Lock()
         self.model = model or info.model
         self.price = price
+        # What the user allowed for the rest of this conversation, and how to ask them more:
+        # the one place grants live (the faces only ask).
+        self.approvals = approvals if approvals is not None else Approvals()
         # Totals of the whole conversation: a resumed one starts from what sessions.db holds.
         self.totals = sessions.usage_totals(info.id)
         self.review_totals = sessions.usage_totals(info.id, review=True)
@@ -73,6 +79,18 @@ class Session:
     @property
     def id(self) -> str:
         return self.info.id
+
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.agent.context.approval_mode
+
+    def set_approval_mode(self, mode: ApprovalMode) -> None:
+        """Switch how much asks; the next tool call is judged in the new mode (grants kept)."""
+        if mode not in APPROVAL_MODES:
+            raise ValueError(
+                f"no approval mode {mode!r}; the modes are {', '.join(APPROVAL_MODES)}"
+            )
+        self.agent.context.approval_mode = mode
 
     def attach(self, agent: Agent) -> None:
         self.agent = agent

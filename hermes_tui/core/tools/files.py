@@ -4,7 +4,7 @@ Relative paths are resolved against the conversation's working directory (the on
 terminal tool keeps), so `cd` in the terminal and a later read_file agree. Every path is
 judged by path_policy.py before it is touched: inside the working directory or
 `files.allowed_roots` it is used; elsewhere, and for well-known secret files anywhere, the
-approver is asked (the TUI asks the user; `chat -q` refuses unless --yolo); the hermes home's
+user is asked (approvals.py: the TUI asks; `chat -q` refuses unless --yolo); the hermes home's
 own stores are never written here. The resolved path is the one opened.
 """
 
@@ -20,6 +20,7 @@ from typing import Any
 
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.tools.approvals import ApprovalRequest, PathGrant
 from hermes_tui.core.tools.path_policy import (
     Access,
     PathRules,
@@ -152,7 +153,10 @@ def make_file_tools(
             return verdict.path
         if verdict.action == "deny":
             raise PathRefused(f"not done: {tool} {verdict.reason}.")
-        if context.approver(f"{tool} {verdict.path}", verdict.reason):
+        request = ApprovalRequest(
+            f"{tool} {verdict.path}", "files", (verdict.reason,), PathGrant(tool, str(verdict.path))
+        )
+        if context.approvals.ask(request):
             return verdict.path
         raise PathRefused(
             f"not done: {tool} {verdict.reason}, and the user did not approve it. Work inside "

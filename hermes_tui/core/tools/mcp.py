@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hermes_tui.core.events import Notice, Sink, discard
+from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
 from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
@@ -375,7 +376,10 @@ class McpManager:
                 f"calls {tool} on the MCP server {server}, which is set to ask before every call "
                 "(approval: always)"
             )
-            if not context.approver(f"mcp {server}.{tool} {shown}", reason):
+            request = ApprovalRequest(
+                f"mcp {server}.{tool} {shown}", "mcp", (reason,), McpGrant(server, tool)
+            )
+            if not context.approvals.ask(request):
                 return {
                     "success": False,
                     "error": f"the user did not allow this call: it {reason}. "

@@ -4,7 +4,8 @@ It listens on a Unix socket that the sandbox binds in (sandbox.py bridges it to
 127.0.0.1:3128 with socat, and sets HTTP(S)_PROXY). It speaks HTTP CONNECT (for HTTPS and
 anything tunnelled) and plain HTTP with an absolute URL. A host on the allowlist (exact, or a
 subdomain of an entry) goes through; any other host is put to `ask(host, command)`, which
-answers "once" (this connection), "session" (this host until the conversation ends) or "deny".
+answers "once" (this connection), "session" (a host the conversation's approvals already
+allowed for the session: they keep that grant, approvals.py) or "deny".
 Every connection is recorded, so the terminal tool can say what a command reached and the taint
 tracker can mark the turn. One proxy per terminal toolset, started on the first command that
 needs it, in a daemon thread; connections are bounded in time.
@@ -52,7 +53,6 @@ class ProxyState:
     allow: tuple[str, ...]
     ask: Ask | None = None
     command: str = ""  # the command running now, named in the question
-    session_hosts: set[str] = field(default_factory=set)
     log: list[Connection] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -62,8 +62,6 @@ class ProxyState:
         with self.lock:
             if host_allowed(host, self.allow):
                 verdict = Connection(host, port, True, "allowlist")
-            elif host.lower() in self.session_hosts:
-                verdict = Connection(host, port, True, "session")
             else:
                 answer: Decision = "deny"
                 if self.ask is not None:
@@ -71,8 +69,6 @@ class ProxyState:
                         answer = self.ask(host, self.command)
                     except Exception:  # a face that failed to ask has not said yes
                         answer = "deny"
-                if answer == "session":
-                    self.session_hosts.add(host.lower())
                 verdict = Connection(
                     host,
                     port,

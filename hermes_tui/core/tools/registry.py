@@ -19,47 +19,26 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from hermes_tui.core.events import Origin
+from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.memory_budget import FailureBudget
 from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any], "ToolContext"], dict[str, Any]]
-# Asked before a dangerous command runs: (command, why it is dangerous) -> allowed?
-Approver = Callable[[str, str], bool]
 
-
-def approval_scope(request: str) -> str:
-    """What "allow for this session" covers of an approval request: the same MCP tool
-    (`mcp server.tool …`, whatever its arguments), else exactly the same request (the same
-    tool on the same resolved path). Never everything: a session answer is not --yolo."""
-    if request.startswith("mcp "):
-        return " ".join(request.split(" ", 2)[:2])
-    return request
-
-
-def deny_all(_command: str, _reason: str) -> bool:
-    return False
-
-
-@dataclass(frozen=True)
-class CommandApproval:
-    """A terminal command waiting for the user: why it asks, and what "allow for this
-    session" would cover, in words (empty when nothing can be granted)."""
-
-    command: str
-    reason: str
-    prefixes: tuple[str, ...] = ()
-
-
-CommandDecision = Literal["once", "session", "deny"]
 # How much asks before it runs (README, "Approval modes"): sandboxed runs in the OS sandbox and
 # asks for what the policy labels dangerous, for destroying work, for leaving the sandbox and
 # for unlisted network; strict runs only what is proven read-only; plan reads and proposes;
 # yolo asks nothing (the sandbox still applies).
 ApprovalMode = Literal["sandboxed", "strict", "plan", "yolo"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("sandboxed", "strict", "plan", "yolo")
-CommandApprover = Callable[[CommandApproval], CommandDecision]
+APPROVAL_MODE_TEXT: dict[str, str] = {
+    "sandboxed": "Commands run in the OS sandbox without asking, except dangerous ones",
+    "strict": "Only commands proven read-only run without asking",
+    "plan": "Read, search and propose; every change is refused",
+    "yolo": "Nothing asks; the sandbox still applies",
+}
 
 
 class EditorFiles(Protocol):
@@ -81,15 +60,12 @@ class ToolContext:
     viewed_skills: set[str] = field(default_factory=set)
     cwd: Path = field(default_factory=Path.cwd)
     workdir: Path = field(default_factory=Path.cwd)
-    approver: Approver = deny_all
+    # The conversation's approvals (approvals.py): its session grants, and the face that
+    # asks the human. The default has no human, so whatever asks is refused.
+    approvals: Approvals = field(default_factory=Approvals)
     cancel: threading.Event = field(default_factory=threading.Event)
     memory_budget: FailureBudget = field(default_factory=FailureBudget)
     session_id: str | None = None
-    # Asks about a terminal command with its session prefixes; without it, `approver` is asked.
-    command_approver: CommandApprover | None = None
-    # What the user allowed for the rest of this conversation (shell_policy.Grant: a
-    # command prefix with the category and target of the approved finding).
-    command_grants: set[Any] = field(default_factory=set)
     # The conversation's approval mode; a face changes it (/mode, shift+tab) between turns.
     approval_mode: ApprovalMode = "sandboxed"
     # Memory texts of this conversation the scanner refused or held: a later write is judged

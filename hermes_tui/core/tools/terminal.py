@@ -4,8 +4,9 @@ Per call: the shell policy (shell_policy/) decides allow / ask / deny with a rea
 conversation's approval mode decides what of that asks (sandboxed: the policy's dangerous
 categories, destroying work in the workspace, leaving the sandbox; strict: anything not proven
 read-only; plan: anything not read-only is refused; yolo: nothing), and in every mode a command
-that reaches for hermes-tui itself asks. "ask" goes to the approver (the app's dialog; the CLI
-refuses unless --yolo). Then the command runs with a scrubbed environment inside the OS sandbox
+that reaches for hermes-tui itself asks. "ask" is an ApprovalRequest put to the conversation's
+approvals (approvals.py: a grant it holds, else the face asks the human; `chat -q` refuses
+unless --yolo). Then the command runs with a scrubbed environment inside the OS sandbox
 (sandbox.py), its network through the filtering proxy (netproxy.py), and protected paths it
 created are moved aside afterwards. Output is captured through a temp file (no pipe can fill up
 and stall the command); the registry caps what the model sees.
@@ -14,6 +15,7 @@ and stall the command); the registry caps what the model sees.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import subprocess
@@ -24,8 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.tools.approvals import (
+    ApprovalRequest,
+    CommandGrant,
+    Decision,
+    HostGrant,
+    ShellGrants,
+)
 from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
-from hermes_tui.core.tools.registry import CommandApproval, Tool, ToolContext
+from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.sandbox import (
     DEFAULT_NETWORK_ALLOW,
     NetworkMode,
@@ -147,18 +156,19 @@ class Sandbox:
             self._proxy = None
 
 
-def _ask_network(host: str, command: str, context: ToolContext) -> str:
+def _ask_network(host: str, command: str, context: ToolContext) -> Decision:
     """The proxy's question about an unlisted host, asked as a terminal approval."""
     if context.approval_mode == "yolo":
         return "once"
-    request = CommandApproval(
+    request = ApprovalRequest(
         command,
-        f"it connects to {host}, which is not on terminal.network_allow",
-        (f"connections to {host}",),
+        "network",
+        (f"it connects to {host}, which is not on terminal.network_allow",),
+        HostGrant(host.lower()),
     )
-    if context.command_approver is not None:
-        return context.command_approver(request)
-    return "once" if context.approver(command, request.reason) else "deny"
+    if request.grant is not None and context.approvals.holds(request.grant):
+        return "session"
+    return "once" if context.approvals.ask(request) else "deny"
 
 
 def _cap(text: str) -> str:
@@ -235,17 +245,6 @@ def _refusal(text: str) -> dict[str, Any]:
     return {"success": False, "denied": True, "error": text}
 
 
-def _approved(command: str, reason: str, context: ToolContext, verdict: Any = None) -> bool:
-    grants = verdict.grants if verdict is not None else ()
-    prefixes = verdict.prefixes if verdict is not None else ()
-    if context.command_approver is None:
-        return bool(context.approver(command, reason))
-    decision = context.command_approver(CommandApproval(command, reason, prefixes))
-    if decision == "session":
-        context.command_grants.update(grants)
-    return decision in ("once", "session")
-
-
 def _git_tracked(workdir: Path):
     """(tracked, dirty) for destroys_work; without a repository nothing is tracked."""
     if not (workdir / ".git").exists():
@@ -280,9 +279,11 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     settings = settings or TerminalSettings()
     sandbox = Sandbox(settings)
 
-    def questions(command: str, context: ToolContext, outside: bool) -> tuple[str | None, Any]:
-        """(why this command asks in the conversation's mode, the policy verdict); a reason
-        starting with "plan mode" or "not run" refuses outright."""
+    def questions(
+        command: str, context: ToolContext, outside: bool
+    ) -> tuple[ApprovalRequest | None, str | None]:
+        """(what to ask the human about this command in the conversation's mode, or None;
+        why it is refused outright, or None)."""
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
         from hermes_tui.core.tools.shell_policy.guards import destroys_work, reaches_hermes
         from hermes_tui.core.tools.shell_policy.readonly import prove_read_only
@@ -293,16 +294,21 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             context.workdir,
             Path.home(),
             PolicyConfig(settings.allow, settings.deny),
-            tuple(context.command_grants),
+            context.approvals.shell_grants(),
+            realpath=context.approvals.realpath,
         )
         if verdict.action == "deny":
-            return f"not run: {verdict.reason}, so it is never run", verdict
+            return None, f"not run: {verdict.reason}, so it is never run"
         mode = context.approval_mode
         reasons: list[str] = []
+        # The category of the first reason; a session grant only when every reason has one.
+        category, grant = "", None
+        grantable = True
         if settings.hermes_home is not None and (
             why := reaches_hermes(command, str(settings.hermes_home))
         ):
             reasons.append(why)  # every mode, yolo included: self-approval is for a human
+            category, grantable = "hermes home", False
         if mode in ("strict", "plan") or (mode == "sandboxed" and not sandbox.status.active):
             proof = prove_read_only(
                 command, str(context.cwd), str(context.workdir), realpath=os.path.realpath
@@ -310,20 +316,34 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             if not proof.proven or verdict.action == "ask":
                 why_not = proof.reason or verdict.reason
                 if mode == "plan":
-                    return f"plan mode: only commands proven read-only run ({why_not})", verdict
+                    return None, f"plan mode: only commands proven read-only run ({why_not})"
                 label = "strict mode" if mode == "strict" else "no sandbox here (strict mode)"
                 reasons.append(f"{label}: {why_not}")
+                category = category or "strict mode"
+                # Proven nothing: only this exact line, here, again.
+                grant = CommandGrant(command, str(context.cwd))
         elif mode == "sandboxed":
             if verdict.action == "ask":
                 reasons.append(verdict.reason)
+                category = category or verdict.findings[0].category
+                if verdict.grants:
+                    grant = ShellGrants(verdict.grants)
+                else:
+                    grantable = False  # "cannot tell": nothing to name, so once only
             tracked, dirty = _git_tracked(context.workdir)
             if why := destroys_work(
                 command, str(context.cwd), str(context.workdir), tracked, dirty
             ):
                 reasons.append(why)
+                category, grantable = category or "destroys work", False
         if outside and mode != "yolo":
             reasons.append("it asks to run outside the sandbox")
-        return ("; and ".join(dict.fromkeys(reasons)) or None), verdict
+            category, grantable = category or "outside the sandbox", False
+        if not reasons:
+            return None, None
+        return ApprovalRequest(
+            command, category, tuple(reasons), grant if grantable else None
+        ), None
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         command = str(args["command"])
@@ -334,20 +354,23 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
                 "not run: sandbox: false needs a justification saying why the command cannot "
                 "run in the sandbox; the user sees it when asked"
             )
-        why, verdict = questions(command, context, outside)
-        if why is not None and why.startswith(("not run", "plan mode")):
+        request, refused = questions(command, context, outside)
+        if refused is not None:
             return _refusal(
-                f"{why}. Do it another way, or ask the user to run it themselves."
-                if why.startswith("not run")
-                else f"{why}. Propose the command to the user instead."
+                f"{refused}. Do it another way, or ask the user to run it themselves."
+                if refused.startswith("not run")
+                else f"{refused}. Propose the command to the user instead."
             )
-        if outside:
-            why = f"{why} ({args.get('justification')})"
-        if why is not None and not _approved(command, why, context, verdict):
-            return _refusal(
-                f"not run: this command needs approval ({why}) and it was not approved. Find a "
-                "safer way, or ask the user to run it themselves."
-            )
+        if request is not None:
+            if outside:
+                request = dataclasses.replace(
+                    request, reasons=(*request.reasons, f"({args.get('justification')})")
+                )
+            if not context.approvals.ask(request):
+                return _refusal(
+                    f"not run: this command needs approval ({request.reason}) and it was not "
+                    "approved. Find a safer way, or ask the user to run it themselves."
+                )
         if settings.sandbox == "on" and not sandbox.status.active:
             return {
                 "success": False,

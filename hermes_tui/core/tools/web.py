@@ -3,7 +3,7 @@
 Where it may go is the terminal's network policy, not a second list: each host is put to the
 same decision as a sandboxed command's connection (`Sandbox.decide`: `terminal.network`, the
 allowlist `terminal.network_allow`, this conversation's "allow for this session" hosts, and
-otherwise the approver, so `chat -q` refuses an unlisted host without --yolo). Then SSRF: the
+otherwise its approvals ask the human, so `chat -q` refuses an unlisted host without --yolo). Then SSRF: the
 host's addresses are resolved once and each must be public (not loopback, private, link-local,
 reserved...) unless the host or address is on the allowlist by name, and the connection goes
 to the address that was checked, so a second DNS answer cannot move it. Redirects are followed

@@ -21,9 +21,9 @@ Decision = Literal["once", "session", "deny"]
 class ApprovalScreen(ModalScreen[Decision]):
     """Asked from the turn's worker thread; the worker waits for the answer.
 
-    `prefixes` None: a generic question whose "a" allows everything for the session.
-    A terminal command passes what "a" would allow ("rm on /srv/x"); with none (the core
-    cannot tell what the command runs) there is no session answer, only once or no.
+    `prefixes`: what "a" would allow, in the core's words ("rm on /srv/x", "write_file on
+    /srv/notes.md"); with none (the core cannot name a grant) there is no session answer,
+    only once or no.
     """
 
     DEFAULT_CSS = """
@@ -39,7 +39,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("n,escape", "deny", "Deny"),
     ]
 
-    def __init__(self, command: str, reason: str, prefixes: tuple[str, ...] | None = None) -> None:
+    def __init__(self, command: str, reason: str, prefixes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.command, self.reason, self.prefixes = command, reason, prefixes
 
@@ -54,15 +54,7 @@ class ApprovalScreen(ModalScreen[Decision]):
             )
             with Horizontal():
                 yield Button("Deny (n)", id="deny", variant="error")
-                if self.prefixes is None:
-                    # Generic requests (a file outside the roots, an ask-first MCP tool): the
-                    # session answer covers the same request again, never everything.
-                    from hermes_tui.core.tools.registry import approval_scope
-
-                    scope = approval_scope(self.command)
-                    what = f"{scope} …" if scope != self.command else "this again"
-                    yield Button(f"Allow {neutralise(what)} this session (a)", id="session")
-                elif self.prefixes:
+                if self.prefixes:
                     # The core's words for what it grants: the same prefix, kind of risk
                     # and target ("rm on /srv/x"), never the bare program name.
                     shown = ", ".join(self.prefixes)
@@ -77,7 +69,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.dismiss("once")
 
     def action_session(self) -> None:
-        if self.prefixes is None or self.prefixes:
+        if self.prefixes:
             self.dismiss("session")
 
     def action_deny(self) -> None:
@@ -381,6 +373,7 @@ HELP = """# hermes-tui
 | up, down (empty box) | earlier messages |
 | alt+p | expand collapsed pastes ([Pasted N lines #k]) in the message box |
 | tab | complete a slash command, or its argument (/theme NAME, /model PROVIDER) |
+| shift+tab | next approval mode: sandboxed, strict, plan (yolo only by /mode yolo) |
 | esc | cancel the running turn (what streamed is kept); from a pane, back to the message box |
 | esc esc | on an empty message box: rewind (as /rewind) |
 | alt+up | focus the newest message (up, down move; **c** copies the whole message; esc back) |
@@ -405,6 +398,7 @@ HELP = """# hermes-tui
 | /pending | staged writes waiting for approval |
 | /model [provider or model] | the model picker: provider, base URL, key, model list, test |
 | /theme NAME | switch theme (saved to config.yaml) |
+| /mode [NAME] | the approval mode: sandboxed, strict, plan or yolo (saved to config.yaml) |
 | /compress | summarise the middle of a long session |
 | /export [FILE] | write this session as Markdown (default hermes-ID.md here) |
 | /rewind | restore files and/or the conversation to before a turn, with a diff preview |

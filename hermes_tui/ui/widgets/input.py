@@ -31,6 +31,7 @@ SLASH_COMMANDS = {
     "/pending": "writes waiting for your approval",
     "/model": "provider, server, key and model: /model [PROVIDER or MODEL]",
     "/theme": "switch theme: /theme NAME",
+    "/mode": "approval mode: /mode [sandboxed|strict|plan|yolo] (shift+tab cycles)",
     "/compress": "summarise the middle of this session",
     "/export": "write this session as Markdown: /export [FILE]",
     "/rewind": "undo turns: restore files and/or the conversation to before one (esc esc)",

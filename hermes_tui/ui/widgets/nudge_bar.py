@@ -1,5 +1,6 @@
-"""The nudge bar: how close the next background review is, whether one is running, and cost;
-while the provider's server is silent, a live "waiting for the server (Ns)" first."""
+"""The nudge bar: the approval mode, how close the next background review is, whether one is
+running, and cost; while the provider's server is silent, a live "waiting for the server (Ns)"
+first."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class NudgeBar(Static):
     NudgeBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     NudgeBar.-reviewing { color: $accent; }
     NudgeBar.-waiting { color: $warning; }
+    NudgeBar.-plan { color: $accent; }
     """
 
     memory = reactive(0)
@@ -31,6 +33,14 @@ class NudgeBar(Static):
     frame = reactive(0)
     usage: reactive[UsageUpdated | None] = reactive(None)
     waiting = reactive(0)  # whole seconds the server has been silent in this turn's call; 0: not
+    mode = reactive("")  # the approval mode (ui/modes.py); "" until known
+
+    def watch_mode(self, mode: str) -> None:
+        self.set_class(mode == "plan", "-plan")
+
+    def _mode(self) -> list[list[str]]:
+        """The mode's label, long then short ("plan mode", "plan"); none while unknown."""
+        return [[f"{self.mode} mode"], [self.mode]] if self.mode else [[]]
 
     def watch_waiting(self, seconds: int) -> None:
         self.set_class(seconds > 0, "-waiting")
@@ -82,7 +92,7 @@ class NudgeBar(Static):
 
     def render(self) -> Content:
         """The long form when it fits (without the provider, which the header also shows, if
-        need be), else the short one."""
+        need be), else the short one; the mode comes first in both."""
         room = self.content_size.width or self.size.width
         status = f"waiting for the server ({self.waiting}s)" if self.waiting else ""
         if status:  # it matters more than the counters while it lasts
@@ -93,10 +103,18 @@ class NudgeBar(Static):
         if room >= 100:
             parts = self._long_parts()
             bare = parts[:-1] if self.provider else parts
-            for text in ("  │  ".join(parts), "  │  ".join(bare), " │ ".join(bare)):
-                if len(text) <= room:
-                    return Content(text)
-        return Content(self._short())
+            quiet = [part for part in bare if part != "review idle"]
+            for separator, body in (
+                ("  │  ", parts),
+                ("  │  ", bare),
+                (" │ ", bare),
+                (" │ ", quiet),  # an idle review says least: it goes before the mode does
+            ):
+                for mode in self._mode():
+                    text = separator.join([*mode, *body])
+                    if len(text) <= room:
+                        return Content(text)
+        return Content(self._short(room))
 
     def _counter(self, value: int, interval: int, unit: str = "") -> str:
         if not interval:
@@ -120,13 +138,22 @@ class NudgeBar(Static):
             parts.append(self.provider)
         return parts
 
-    def _short(self) -> str:
+    def _short(self, room: int | None = None) -> str:
+        """The counters in brief, the mode first; where `room` is short an idle review's word
+        goes first, then the mode."""
         spinner = SPINNER[self.frame]
         review = f"{spinner} reviewing" if self.reviews_running else "idle"
         spend = self.spend(compact=True)
-        return (
-            f"mem {self._counter(self.memory, self.memory_interval)} │ skills "
-            f"{self._counter(self.skills, self.skills_interval)} │ {review} │ ctx "
-            f"{self.context_share:.0%} cache {self.cached_share:.0%}"
-            + (f" │ {spend}" if spend else "")
-        )
+        counters = [
+            f"mem {self._counter(self.memory, self.memory_interval)}",
+            f"skills {self._counter(self.skills, self.skills_interval)}",
+        ]
+        tail = [f"ctx {self.context_share:.0%} cache {self.cached_share:.0%}"]
+        tail += [spend] if spend else []
+        mode = [self.mode] if self.mode else []
+        candidates = [[*mode, *counters, review, *tail]]
+        if not self.reviews_running:
+            candidates.append([*mode, *counters, *tail])
+        candidates.append([*counters, review, *tail])
+        texts = [" │ ".join(parts) for parts in candidates]
+        return next((t for t in texts if room is None or len(t) <= room), texts[-1])

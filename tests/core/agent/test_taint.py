@@ -101,9 +101,9 @@ def test_tools_marked_untrusted_taint_whatever_they_return(tmp_path: Path) -> No
     )
 
 
-def allow(_what: str, _why: str) -> bool:
+def allow(_request) -> str:
     # Reading outside the working directory asks first (path policy); the user said yes.
-    return True
+    return "once"
 
 
 def _outside_file(tmp_path: Path) -> Path:
@@ -133,7 +133,7 @@ def test_a_memory_write_after_reading_an_outside_file_is_held_with_its_source(
         ),
         Reply(text="Noted."),
     )
-    session = runtime.open_session(cwd=_project(tmp_path), approver=allow)
+    session = runtime.open_session(cwd=_project(tmp_path), ask=allow)
     session.submit("read my notes and remember what matters")
     assert runtime.memory.entries("memory") == []
     [record] = runtime.pending.list()
@@ -167,7 +167,7 @@ def test_approving_a_held_write_saves_it(home: Path, tmp_path: Path, llm: FakeLL
         ),
         Reply(text="Noted."),
     )
-    runtime.open_session(cwd=_project(tmp_path), approver=allow).submit("remember where I work")
+    runtime.open_session(cwd=_project(tmp_path), ask=allow).submit("remember where I work")
     [record] = runtime.pending.list()
     assert runtime.approve_pending(record.id)["success"]
     assert runtime.memory.entries("user") == ["Works in Berlin."]
@@ -215,7 +215,7 @@ def test_a_tainted_skill_write_is_held(home: Path, tmp_path: Path, llm: FakeLLM)
         ),
         Reply(text="Saved."),
     )
-    runtime.open_session(cwd=_project(tmp_path), approver=allow).submit("save the deploy steps")
+    runtime.open_session(cwd=_project(tmp_path), ask=allow).submit("save the deploy steps")
     assert runtime.skills.get("deploy-notes") is None
     [record] = runtime.pending.list()
     assert (record.kind, record.target, record.action) == ("skill", "deploy-notes", "create")
@@ -231,7 +231,7 @@ def test_a_write_the_scanner_holds_waits_even_without_taint(
         Reply(tool_calls=[("memory", {"action": "add", "target": "memory", "content": note})]),
         Reply(text="Noted."),
     )
-    runtime.open_session(cwd=_project(tmp_path), approver=allow).submit("remember this")
+    runtime.open_session(cwd=_project(tmp_path), ask=allow).submit("remember this")
     [record] = runtime.pending.list()
     assert "agent_config_edit" in record.reason and record.sources == []
     assert runtime.memory.entries("memory") == []
@@ -256,7 +256,7 @@ def test_an_injection_is_refused_not_held(home: Path, tmp_path: Path, llm: FakeL
         ),
         Reply(text="ok"),
     )
-    runtime.open_session(cwd=_project(tmp_path), approver=allow).submit("remember")
+    runtime.open_session(cwd=_project(tmp_path), ask=allow).submit("remember")
     assert runtime.pending.list() == []
     result = json.loads(llm.requests[2].body["messages"][-1]["content"])
     assert result["success"] is False and "ignore_previous_instructions" in result["error"]
@@ -278,7 +278,7 @@ def test_a_review_inherits_the_taint_of_the_turns_it_reviews(
         ),
         Reply(text="memory +1"),
     )
-    session = runtime.open_session(cwd=_project(tmp_path), approver=allow)
+    session = runtime.open_session(cwd=_project(tmp_path), ask=allow)
     session.submit("what do my notes say?")
     agent = session.agent
     record = runtime.reviewer().run(
@@ -303,9 +303,9 @@ def test_a_resumed_session_is_still_tainted(home: Path, tmp_path: Path, llm: Fak
         ),
         Reply(text="Noted."),
     )
-    first = runtime.open_session(cwd=project, approver=allow)
+    first = runtime.open_session(cwd=project, ask=allow)
     first.submit("read my notes")
-    resumed = open_runtime(home, llm.openai_url).open_session(first.id, cwd=project, approver=allow)
+    resumed = open_runtime(home, llm.openai_url).open_session(first.id, cwd=project, ask=allow)
     resumed.submit("remember we use helm")
     [record] = runtime.pending.list()
     assert record.sources[0]["tool"] == "read_file"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_tui.core.tools.registry import CommandApproval, ToolContext, ToolRegistry
+from hermes_tui.core.tools.approvals import ApprovalRequest, Approvals
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import probe
 from hermes_tui.core.tools.shell_policy.readonly import prove_read_only
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
@@ -21,9 +22,9 @@ needs_bwrap = pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap
 def _setup(tmp_path: Path, mode: str, **settings):
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    asked: list[CommandApproval] = []
+    asked: list[ApprovalRequest] = []
 
-    def approver(request: CommandApproval) -> str:
+    def approver(request: ApprovalRequest) -> str:
         asked.append(request)
         return "deny"
 
@@ -31,7 +32,7 @@ def _setup(tmp_path: Path, mode: str, **settings):
     context = ToolContext(
         cwd=work,
         workdir=work,
-        command_approver=approver,
+        approvals=Approvals(approver),
         approval_mode=mode,  # type: ignore[arg-type]
     )
     return registry, context, asked

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.files import make_file_tools
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import ResultLimits
@@ -35,16 +36,16 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 def _tools(place: dict[str, Path], answer: bool = False, **options):
     asked: list[tuple[str, str]] = []
 
-    def approver(what: str, why: str) -> bool:
-        asked.append((what, why))
-        return answer
+    def ask(request) -> str:
+        asked.append((request.what, request.reason))
+        return "once" if answer else "deny"
 
     limits = options.pop("limits", ResultLimits(scratch_root=place["hermes"] / "scratch"))
     registry = ToolRegistry(
         make_file_tools(hermes_home=place["hermes"], limits=limits, **options), limits=limits
     )
     context = ToolContext(
-        cwd=place["work"], workdir=place["work"], approver=approver, session_id="s1"
+        cwd=place["work"], workdir=place["work"], approvals=Approvals(ask), session_id="s1"
     )
     return registry, context, asked
 

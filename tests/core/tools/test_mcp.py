@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.core.events import Notice
+from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.mcp import McpManager, convert_result, tool_name
 from hermes_tui.core.tools.mcp_config import parse_server, parse_servers
 from hermes_tui.core.tools.registry import ToolContext
@@ -207,13 +208,13 @@ def test_approval_always_asks_and_a_refusal_runs_nothing() -> None:
     manager = started({"f": fake(approval="always", tools={"approval": {"echo": "never"}})})
     asked: list[tuple[str, str]] = []
 
-    def approver(command: str, reason: str) -> bool:
-        asked.append((command, reason))
-        return False
+    def ask(request) -> str:
+        asked.append((request.what, request.reason))
+        return "deny"
 
     try:
         tools = {tool.name: tool for tool in manager.freeze()}
-        context = ToolContext(approver=approver)
+        context = ToolContext(approvals=Approvals(ask))
         refused = tools["mcp__f__sleepy"].handler({"seconds": 0}, context)
         assert refused["success"] is False and "did not allow" in refused["error"]
         assert asked == [

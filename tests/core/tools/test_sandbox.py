@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui.core.threats import Verdict
+from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import probe, scrubbed_env
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
@@ -26,7 +27,9 @@ def _terminal(tmp_path: Path, **settings) -> tuple[ToolRegistry, ToolContext]:
     work.mkdir(exist_ok=True)
     registry = ToolRegistry(make_terminal_tools(TerminalSettings(**settings)))
     # Approve everything, as --yolo does: these tests are about the wall behind the policy.
-    return registry, ToolContext(cwd=work, workdir=work, approver=lambda _c, _r: True)
+    return registry, ToolContext(
+        cwd=work, workdir=work, approvals=Approvals(lambda _request: "once")
+    )
 
 
 def run(registry: ToolRegistry, context: ToolContext, command: str) -> dict:

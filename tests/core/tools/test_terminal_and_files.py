@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.files import make_file_tools
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.terminal import make_terminal_tools
@@ -14,7 +15,7 @@ def _setup(tmp_path: Path, approver=None) -> tuple[ToolRegistry, ToolContext]:
     registry = ToolRegistry([*make_terminal_tools(), *make_file_tools()])
     context = ToolContext(cwd=tmp_path, workdir=tmp_path)
     if approver is not None:
-        context.approver = approver
+        context.approvals = Approvals(lambda request: approver(request.what, request.reason))
     return registry, context
 
 
@@ -40,7 +41,7 @@ def test_exit_code_timeout_and_output_cap(tmp_path: Path) -> None:
 
 def test_dangerous_commands_need_approval(tmp_path: Path) -> None:
     asked: list[str] = []
-    registry, context = _setup(tmp_path, approver=lambda cmd, why: asked.append(why) or False)
+    registry, context = _setup(tmp_path, approver=lambda cmd, why: asked.append(why) or "deny")
     result = registry.call("terminal", {"command": "sudo rm -rf /var/log/app"}, context)
     assert (
         result["denied"]
@@ -51,7 +52,7 @@ def test_dangerous_commands_need_approval(tmp_path: Path) -> None:
             f"/var/log/app, outside the working directory {tmp_path}"
         ]
     )
-    registry, context = _setup(tmp_path, approver=lambda cmd, why: True)
+    registry, context = _setup(tmp_path, approver=lambda cmd, why: "once")
     assert (
         registry.call("terminal", {"command": "sudo --version || true"}, context)["exit_code"] == 0
     )

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from fakes.web_server import Site
 
-from hermes_tui.core.tools.registry import CommandApproval, ToolContext, ToolRegistry
+from hermes_tui.core.tools.approvals import ApprovalRequest, Approvals
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import ResultLimits
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
 from hermes_tui.core.tools.web import public_address
@@ -32,14 +33,12 @@ def registry(tmp_path: Path, allow: tuple[str, ...] = (), network: str = "allowl
 
 
 def context(tmp_path: Path, answer: str = "deny", asked: list | None = None) -> ToolContext:
-    def command_approver(request: CommandApproval) -> str:
+    def ask(request: ApprovalRequest) -> str:
         if asked is not None:
             asked.append(request)
         return answer
 
-    return ToolContext(
-        cwd=tmp_path, workdir=tmp_path, session_id="s1", command_approver=command_approver
-    )
+    return ToolContext(cwd=tmp_path, workdir=tmp_path, session_id="s1", approvals=Approvals(ask))
 
 
 def test_an_allowlisted_page_arrives_as_markdown_without_its_scripts(
@@ -60,7 +59,7 @@ def test_an_allowlisted_page_arrives_as_markdown_without_its_scripts(
 def test_an_unlisted_host_asks_and_a_no_means_no_request_is_made(
     tmp_path: Path, site: Site
 ) -> None:
-    asked: list[CommandApproval] = []
+    asked: list[ApprovalRequest] = []
     result = (
         registry(tmp_path)
         .run("web_fetch", {"url": site.url()}, context(tmp_path, "deny", asked))
@@ -68,7 +67,7 @@ def test_an_unlisted_host_asks_and_a_no_means_no_request_is_made(
     )
     assert not result["success"] and result["denied"]
     assert "127.0.0.1 is not on terminal.network_allow" in result["error"]
-    assert "connects to 127.0.0.1" in asked[0].reason and asked[0].command.startswith("web_fetch")
+    assert "connects to 127.0.0.1" in asked[0].reason and asked[0].what.startswith("web_fetch")
     assert site.asked == []
 
 
@@ -86,7 +85,7 @@ def test_an_approved_private_address_is_still_refused_unless_listed(
 
 def test_each_redirect_hop_is_judged_again(tmp_path: Path, site: Site) -> None:
     site.pages["/moved"] = (302, "text/html", b"", {"Location": site.url("/", "localhost")})
-    asked: list[CommandApproval] = []
+    asked: list[ApprovalRequest] = []
     result = (
         registry(tmp_path, ("127.0.0.1",))
         .run("web_fetch", {"url": site.url("/moved")}, context(tmp_path, "deny", asked))

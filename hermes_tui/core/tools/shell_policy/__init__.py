@@ -12,6 +12,7 @@ category and target); allow otherwise. The terminal tool applies the verdict; th
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -88,15 +89,18 @@ def decide(
     home: str | PurePosixPath,
     policy: PolicyConfig = PolicyConfig(),
     grants: tuple[Grant, ...] = (),
+    realpath: Callable[[str], str] = str,
 ) -> Verdict:
     """The verdict on running `command` (bash) in `cwd`, for a conversation rooted at
-    `workdir`, with `home` as the user's $HOME."""
+    `workdir`, with `home` as the user's $HOME. `realpath` resolves a path a session grant
+    is checked against (the terminal passes os.path.realpath; the default judges words)."""
     rules = Rules(
         workdir=str(PurePosixPath(workdir)),
         home=str(PurePosixPath(home)),
         allow=tuple(parse_prefix(p) for p in policy.allow),
         deny=tuple(parse_prefix(p) for p in policy.deny),
         grants=grants,
+        realpath=realpath,
     )
     analysis = Analysis(rules)
     if not command.strip():

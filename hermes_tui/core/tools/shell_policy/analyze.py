@@ -426,7 +426,10 @@ class Script(Programs):
             forms.append(plain)
         left: list[Finding] = []
         for finding in own:
-            grant = next((g for g in self.rules.grants if g.covers(finding, forms)), None)
+            grant = next(
+                (g for g in self.rules.grants if g.covers(finding, forms, self.rules.realpath)),
+                None,
+            )
             if grant is None:
                 left.append(finding)
             else:
@@ -459,7 +462,8 @@ class Script(Programs):
                     "privilege",
                     f"runs a command with root or another user's rights ({base})",
                     prefix,
-                    _runs_as_root(base, args),
+                    # No target: the whole command line is (_Targeted), so a session grant
+                    # covers exactly this line as root again, never another program or args.
                 )
             )
             if base in ("su", "sg"):
@@ -639,24 +643,6 @@ class _Targeted(list):
         for finding in findings:
             self.append(finding)
         return self
-
-
-def _runs_as_root(base: str, args: Sequence[Word]) -> str | None:
-    """The program `sudo …` runs, as a grant's target: the same program again is covered,
-    unless it runs any text it is given (a shell, an interpreter, a wrapper), then None and
-    the whole command is the target."""
-    unwrapped = cmds.unwrap(base, args)
-    if unwrapped is None or not unwrapped.argv or unwrapped.argv[0].value is None:
-        return None
-    program = posixpath.basename(unwrapped.argv[0].value)
-    if (
-        program in cmds.SHELLS
-        or cmds.interpreter_family(program)
-        or cmds.unwrap(program, unwrapped.argv[1:]) is not None
-        or program in ("eval", "exec", "xargs", "find", "source", ".")
-    ):
-        return None
-    return f"{program} as root"
 
 
 def _has_fetch(node: Node) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -60,13 +60,20 @@ class Grant:
     """What "allow for this session" gave: one approved finding's command prefix, category
     and target. It covers a later finding of a command with that prefix in the same category
     whose target is the same, or (for a path) lies under it; never a stronger category, a
-    path the approved command did not name, another download or another program as root."""
+    path the approved command did not name, another download, or another command line as root."""
 
     prefix: str
     category: Category
     target: str | None = None
 
-    def covers(self, finding: Finding, forms: Sequence[Sequence[str]]) -> bool:
+    def covers(
+        self,
+        finding: Finding,
+        forms: Sequence[Sequence[str]],
+        realpath: Callable[[str], str] = str,
+    ) -> bool:
+        """`realpath` resolves the finding's path where it is now (a grant's own target was
+        resolved when it was made, approvals.py), so a link planted since does not widen it."""
         if finding.category != self.category or not any(
             prefix_matches(tuple(self.prefix.split()), form) for form in forms
         ):
@@ -74,7 +81,8 @@ class Grant:
         if self.target is None or finding.target is None:
             return self.target == finding.target
         if self.target.startswith("/") and finding.target.startswith("/"):
-            return finding.target == self.target or cmds.inside(finding.target, self.target)
+            where = realpath(finding.target)
+            return where == self.target or cmds.inside(where, self.target)
         return finding.target == self.target
 
     def describe(self) -> str:
@@ -84,8 +92,6 @@ class Grant:
             return self.prefix
         if target.startswith("/"):
             return f"{self.prefix} on {target}"
-        if target.endswith(" as root"):
-            return f"{self.prefix} ({target})"
         if " | " in target:
             return target  # a download fed to a program: that URL into that program
         if target.startswith(("?", "printed")):
@@ -100,6 +106,7 @@ class Rules:
     allow: tuple[tuple[str, ...], ...] = ()
     deny: tuple[tuple[str, ...], ...] = ()
     grants: tuple[Grant, ...] = ()
+    realpath: Callable[[str], str] = str  # where a granted path really is, at judging time
 
 
 @dataclass
