@@ -21,8 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.core.tools.registry import APPROVAL_MODES
-from hermes_tui.ui import switch
+from hermes_tui.ui import modes, switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
@@ -161,7 +160,7 @@ class HermesApp(App):
             "/model": PROVIDER_NAMES,
             "/curator": ["dry"],
             "/mcp": ["reload"],
-            "/mode": list(APPROVAL_MODES),
+            "/mode": list(modes.APPROVAL_MODES),
         }
         self.post_message(EventsWaiting())  # whatever the runtime said before the app existed
         switch.report_unused_keys(self)
@@ -323,9 +322,7 @@ class HermesApp(App):
         return action != "cycle_mode" or len(self.screen_stack) == 1
 
     def action_cycle_mode(self) -> None:
-        from hermes_tui.ui.modes import cycle_mode
-
-        cycle_mode(self)
+        modes.cycle_mode(self)
 
     def action_toggle_panel(self) -> None:
         side = self.query_one("#side")
