@@ -269,9 +269,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _open_runtime(args: argparse.Namespace, sink=None):
+    from hermes_tui.core.text import NeutralisedStream
     from hermes_tui.runtime import Runtime
 
-    return Runtime.open(args.home, _overrides(args), sink=sink or _notices_to_stderr)
+    runtime = Runtime.open(args.home, _overrides(args), sink=sink or _notices_to_stderr)
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, NeutralisedStream):  # the home's known secrets, encoded ones too
+            stream.redact = runtime.redactor.text
+    return runtime
 
 
 def _overrides(args: argparse.Namespace):
@@ -454,11 +459,14 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     args.whole_process = whole_process
     if args.command is None:
         return _run(args)
-    # Replies, tool output, memory and skills reach these streams: a terminal must not obey them.
+    # Replies, tool output, memory and skills reach these streams: a terminal must not obey them,
+    # and no secret is printed (key shapes now, the home's known secrets once it is open).
+    from hermes_tui.core.redaction import redact_shapes
     from hermes_tui.core.text import NeutralisedStream
 
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = NeutralisedStream(out), NeutralisedStream(err)
+    sys.stdout = NeutralisedStream(out, redact_shapes)
+    sys.stderr = NeutralisedStream(err, redact_shapes)
     try:
         return _run(args)
     finally:

@@ -521,6 +521,7 @@ def load_config(
     loaded = _section_values(path, data, lines)
     values = loaded.sections
 
+    make_private(home / ".env", 0o600)  # it holds the keys: tightened whenever it is opened
     env = {**parse_env_file(home / ".env"), **environ}
     model = values["model"]
     for key, variable in (

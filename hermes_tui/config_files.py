@@ -198,3 +198,22 @@ def _positive_seconds(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return seconds if seconds > 0 else None
+
+
+def said_once(keys: tuple[str, ...], marker: Path) -> tuple[str, ...]:
+    """`keys` the first time this set is seen (remembered in `marker`), else (): Hermes keys
+    we do not use are reported once, not at every start."""
+    import contextlib
+    import hashlib
+
+    if not keys:
+        return ()
+    digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()
+    try:
+        if marker.read_text(encoding="utf-8").strip() == digest:
+            return ()
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):  # a read-only home says it again next time
+        atomic_write_text(marker, digest + "\n")
+    return keys

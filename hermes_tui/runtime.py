@@ -27,6 +27,7 @@ from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.pending import PendingStore
+from hermes_tui.core.redaction import Redactor, collect_secrets, redacting_sink
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
@@ -92,6 +93,7 @@ class Runtime(LearningParts):
     sink: Sink = discard
     # One per runtime: it builds the xaidr sensor on first use and caches verdicts.
     scanner: Scanner = field(default_factory=Scanner)
+    redactor: Redactor = field(default_factory=Redactor)
     _provider: Provider | None = field(default=None, repr=False)
     _sessions: SessionStore | None = field(default=None, repr=False)
     _reviewer: ReviewManager | None = field(default=None, repr=False)
@@ -144,7 +146,10 @@ class Runtime(LearningParts):
                 model=overrides.model if overrides else None,
             )
             config = load_config(home_path, demo, environ)
-        audit = AuditLog(home_path / "logs" / "audit.jsonl")
+        # Every road out (events, sessions.db, logs, pending/, exports) is redacted the same way.
+        redactor = Redactor(collect_secrets(parse_env_file(home_path / ".env"), config.env))
+        sink = redacting_sink(sink, redactor)
+        audit = AuditLog(home_path / "logs" / "audit.jsonl", redact=redactor.text)
         verdicts = cache_path(home_path)
         # Made now, before any terminal command can run: the sandbox keeps an existing cache/
         # read-only, and one a command created itself could hold forged verdicts. In a
@@ -176,7 +181,8 @@ class Runtime(LearningParts):
             memory=memory,
             skills=skills,
             sink=sink,
-            pending=PendingStore(home_path / "pending"),
+            pending=PendingStore(home_path / "pending", redact=redactor.value),
+            redactor=redactor,
             _overrides=overrides,
             _environ=environ,
             scanner=scanner,
@@ -188,14 +194,14 @@ class Runtime(LearningParts):
     def reviews(self) -> ReviewStore:
         from hermes_tui.core.agent.review import ReviewStore
 
-        return ReviewStore(self.home / "logs" / "reviews")
+        return ReviewStore(self.home / "logs" / "reviews", redact=self.redactor.text)
 
     @property
     def sessions(self) -> SessionStore:
         from hermes_tui.core.sessions import SessionStore
 
         if self._sessions is None:
-            self._sessions = SessionStore(self.home / "sessions.db")
+            self._sessions = SessionStore(self.home / "sessions.db", redact=self.redactor.text)
             if self._sessions.recovered is not None:
                 self.sink(Notice("warning", self._sessions.recovered.message()))
         return self._sessions
@@ -238,12 +244,11 @@ class Runtime(LearningParts):
 
     def result_limits(self) -> ResultLimits:
         """Tool-result bounds: the configured cap, the secrets to redact, the scratch folder."""
-        from hermes_tui.core.tools.results import Redactor, ResultLimits, collect_secrets
+        from hermes_tui.core.tools.results import ResultLimits
 
-        secrets = collect_secrets(parse_env_file(self.home / ".env"), self.config.env)
         return ResultLimits(
             max_chars=self.config.tools.max_result_chars,
-            redactor=Redactor(secrets),
+            redactor=self.redactor,
             scratch_root=self.home / "scratch",
         )
 
@@ -343,25 +348,12 @@ class Runtime(LearningParts):
         return self.sessions.get(info.id), messages
 
     def hermes_keys_to_report(self) -> tuple[str, ...]:
-        """Hermes keys in config.yaml that hermes-tui does not use, the first time this set is
-        seen (remembered in cache/hermes_keys_reported), else (): said once, not every start."""
-        import hashlib
+        """Hermes keys in config.yaml that hermes-tui does not use, said once per set of them."""
+        from hermes_tui.config_files import said_once
 
-        keys = self.config.unused_hermes_keys
-        if not keys:
-            return ()
-        digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()
-        marker = self.home / "cache" / "hermes_keys_reported"
-        try:
-            if marker.read_text(encoding="utf-8").strip() == digest:
-                return ()
-        except OSError:
-            pass
-        from hermes_tui.core.storage import atomic_write_text
-
-        with contextlib.suppress(OSError):  # a read-only home says it again next time
-            atomic_write_text(marker, digest + "\n")
-        return keys
+        return said_once(
+            self.config.unused_hermes_keys, self.home / "cache" / "hermes_keys_reported"
+        )
 
     def sandbox_status(self) -> SandboxStatus:
         """Whether commands run in the OS sandbox here, and why not (probed once)."""

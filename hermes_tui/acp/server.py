@@ -497,12 +497,18 @@ def serve(home: str | None, overrides: Any) -> int:
     def factory(sink: Any) -> Any:
         return Runtime.open(home, overrides, sink=sink)
 
-    runtime_home = Path(Runtime.open(home, overrides).home)
-    logs = runtime_home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
+    from hermes_tui.core.redaction import RedactingFilter
+    from hermes_tui.core.storage import ensure_private_dir
+
+    runtime = Runtime.open(home, overrides)
+    logs = Path(runtime.home) / "logs"
+    ensure_private_dir(logs)
+    handlers = [logging.FileHandler(logs / "acp.log"), logging.StreamHandler(sys.stderr)]
+    for handler in handlers:  # no secret in a log line, a traceback included
+        handler.addFilter(RedactingFilter(runtime.redactor))
     logging.basicConfig(
         level=logging.INFO,
-        handlers=[logging.FileHandler(logs / "acp.log"), logging.StreamHandler(sys.stderr)],
+        handlers=handlers,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     agent = HermesAcpAgent(factory)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -28,8 +28,9 @@ class AuditRecord:
 
 
 class AuditLog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, redact: Callable[[str], str] = str) -> None:
         self.path = path
+        self.redact = redact  # the runtime's Redactor.text: logs/ never keeps a secret
 
     def record(
         self,
@@ -44,7 +45,7 @@ class AuditLog:
     ) -> AuditRecord:
         entry = AuditRecord(time.time(), origin, kind, action, target, before, after, detail)
         ensure_private_dir(self.path.parent)  # logs/ holds every before/after text: 0700
-        append_line(self.path, json.dumps(asdict(entry), ensure_ascii=False))
+        append_line(self.path, self.redact(json.dumps(asdict(entry), ensure_ascii=False)))
         return entry
 
     def records(self) -> Iterator[AuditRecord]:

@@ -62,8 +62,11 @@ def why_held(record: PendingWrite) -> list[str]:
 
 
 class PendingStore:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, redact: Callable[[Any], Any] | None = None) -> None:
         self.directory = directory
+        # The runtime's Redactor.value: a staged write never keeps a secret (approving one
+        # stores the placeholder, not the secret).
+        self.redact = redact or (lambda value: value)
 
     def stage(
         self,
@@ -99,7 +102,7 @@ class PendingStore:
         ensure_private_dir(self.directory)  # staged writes carry memory and skill text: 0700
         atomic_write_text(
             self.directory / f"{record.id}.json",
-            json.dumps(asdict(record), indent=2, ensure_ascii=False),
+            json.dumps(self.redact(asdict(record)), indent=2, ensure_ascii=False),
         )
         return record
 
@@ -144,5 +147,5 @@ class PendingStore:
 
     def _move(self, record: PendingWrite, folder: str) -> None:
         destination = self.directory / folder
-        destination.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(destination)
         (self.directory / f"{record.id}.json").replace(destination / f"{record.id}.json")

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -157,8 +157,16 @@ def fts_query(text: str) -> str:
 
 
 class SessionStore:
-    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        busy_timeout: float = BUSY_TIMEOUT_S,
+        redact: Callable[[str], str] = str,
+    ) -> None:
         self.path = path
+        # The runtime's Redactor.text, over what a message stores (not signed reasoning).
+        self.redact = redact
         self.busy_timeout = busy_timeout
         self.recovered: Recovery | None = None
         self._lock = threading.RLock()
@@ -428,7 +436,10 @@ class SessionStore:
     def append(self, session_id: str, message: Message) -> int:
         calls = (
             json.dumps(
-                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+                [
+                    {"id": c.id, "name": c.name, "arguments": self.redact(c.arguments)}
+                    for c in message.tool_calls
+                ]
             )
             if message.tool_calls
             else ""
@@ -441,7 +452,7 @@ class SessionStore:
                 (
                     session_id,
                     message.role,
-                    message.content,
+                    self.redact(message.content),
                     calls,
                     message.tool_call_id,
                     message.tool_name or "",
@@ -453,7 +464,7 @@ class SessionStore:
             if message.role == "user":
                 db.execute(
                     "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
-                    (" ".join(message.content.split())[:80], session_id),
+                    (" ".join(self.redact(message.content).split())[:80], session_id),
                 )
             return int(cursor.lastrowid or 0)
 

@@ -197,8 +197,15 @@ def make_private(path: Path, mode: int) -> None:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` as a 0700 folder (or tighten the one that is there) for private data."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Create `path` as a 0700 folder (or tighten the one that is there) for private data; the
+    folders made on the way to it are 0700 too (logs/curator/<stamp>), existing ones untouched."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
     make_private(path, 0o700)
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -84,13 +85,15 @@ def _json_escape(char: str) -> str:
 
 
 class NeutralisedStream:
-    """A text stream wrapper for the CLI's stdout and stderr: every write is neutralised."""
+    """A text stream wrapper for the CLI's stdout and stderr: every write is neutralised, and
+    redacted (`redact`: key shapes at first, the runtime's known secrets once it is open)."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, redact: Callable[[str], str] = str) -> None:
         self._stream = stream
+        self.redact = redact
 
     def write(self, text: str) -> int:
-        self._stream.write(neutralise(text))
+        self._stream.write(neutralise(self.redact(text)))
         return len(text)
 
     def write_control(self, sequence: str) -> None:

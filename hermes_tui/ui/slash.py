@@ -151,7 +151,8 @@ def export(app: Any, argument: str) -> None:
         return
     store = app.runtime.sessions
     info = store.get(session.id)
-    text = session_markdown(info, [stored.message for stored in store.messages(info.id)])
+    messages = [stored.message for stored in store.messages(info.id)]
+    text = app.runtime.redactor.text(session_markdown(info, messages))  # no secret leaves in it
     path = Path(argument).expanduser() if argument else Path.cwd() / f"hermes-{info.id}.md"
     try:
         atomic_write_text(path, text)

@@ -62,3 +62,26 @@ def test_opening_a_home_tightens_its_existing_private_folders(home: Path) -> Non
         (home / name).chmod(0o755)
     Runtime.open(home, environ={})
     assert all(_mode(home / name) == 0o700 for name in ("logs", "pending", "scratch"))
+
+
+def test_an_open_dotenv_is_tightened_to_0600(home: Path) -> None:
+    (home / ".env").write_text("OPENAI_API_KEY=sk-proj-abcdefgh01234567\n")
+    (home / ".env").chmod(0o644)
+    Runtime.open(home, environ={})
+    assert _mode(home / ".env") == 0o600
+
+
+def test_every_folder_under_logs_is_created_0700(home: Path) -> None:
+    from hermes_tui.core.agent.review import ReviewRecord
+
+    runtime = Runtime.open(home, environ={})
+    runtime.reviews.save(ReviewRecord("r1", "s1", "memory", 0.0))
+    runtime.run_curator(dry_run=True)  # the first run records the time; the second reports
+    runtime.run_curator(dry_run=True)
+    (home / "skills").mkdir()
+    runtime.curator().backup("test")
+    folders = [p for p in (home / "logs").rglob("*") if p.is_dir()]
+    assert {p.relative_to(home / "logs").parts[0] for p in folders} >= {"reviews", "curator"}
+    assert all(_mode(p) == 0o700 for p in [home / "logs", *folders]), [
+        (str(p), oct(_mode(p))) for p in folders
+    ]

@@ -32,7 +32,7 @@ class Reply:
     output_tokens: int = 20
     cached_tokens: int = 0
     cache_creation_tokens: int = 0
-    # "429", "500", "408" (an HTTP status), "cut", "garbage", "reject_stream_options",
+    # "429", "500", "408" (an HTTP status), "401" (the key sent, quoted back), "cut", "garbage", "reject_stream_options",
     # "error_frame", "hang" (headers never sent), "hang_mid_stream" (some text, then nothing)
     fault: str | None = None
     retry_after: str | None = "0"
@@ -40,6 +40,7 @@ class Reply:
     retry_after_header: str = "retry-after"
     error_type: str | None = "overloaded_error"  # the `type` of an error_frame's error
     error_code: str | None = None  # its `code`: LiteLLM puts the upstream's HTTP status there
+    error_message: str | None = None  # an HTTP error's message; `{key}` is the key that was sent
     # one_chunk, no_index, object_args, stop_with_tools, reasoning_field (OpenAI: `reasoning`
     # instead of `reasoning_content`), usage_in_delta (Anthropic: zeros in message_start, the
     # counts in message_delta), json_body (a whole JSON reply to a stream request),
@@ -193,8 +194,15 @@ class FakeLLM:
                 body = json.loads(raw)
                 request = Request(self.path, body, raw)
                 reply = fake._next(request)
+                # An error body may quote the key that was sent (`{key}`), as providers do.
+                sent = self.headers.get("x-api-key") or self.headers.get("authorization") or ""
+                words = (reply.error_message or "scripted failure").replace("{key}", sent)
                 if reply.fault in ("429", "500", "408"):
-                    self._json_error(int(reply.fault), reply.retry_after, reply=reply)
+                    self._json_error(int(reply.fault), reply.retry_after, words, reply=reply)
+                    return
+                if reply.fault == "401":
+                    message = reply.error_message and words
+                    self._json_error(401, None, message or f"Incorrect API key provided: {sent}")
                     return
                 if reply.fault == "reject_stream_options" and "stream_options" in body:
                     fake.replies.insert(0, Reply(**{**reply.__dict__, "fault": None}))

@@ -42,7 +42,7 @@ from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.model import names_main_file
-from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 
 REVIEW_TOOLS = frozenset({"memory", "skills_list", "skill_view", "skill_manage"})
@@ -135,13 +135,17 @@ def summarise(changes: list[ReviewChange]) -> str:
 
 
 class ReviewStore:
-    def __init__(self, directory: Path) -> None:
+    """logs/reviews/<id>.json (0700 folder), secrets redacted from the text saved."""
+
+    def __init__(self, directory: Path, redact: Callable[[str], str] = str) -> None:
         self.directory = directory
+        self.redact = redact
 
     def save(self, record: ReviewRecord) -> None:
+        ensure_private_dir(self.directory)
         atomic_write_text(
             self.directory / f"{record.id}.json",
-            json.dumps(asdict(record), indent=2, ensure_ascii=False),
+            self.redact(json.dumps(asdict(record), indent=2, ensure_ascii=False)),
         )
 
     def mark_undone(self, review_id: str, index: int) -> ReviewRecord:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.redaction import redact_shapes
 
 # Seconds (model.timeout, model.first_byte_timeout): the longest silence in a reply, and the
 # longest wait from sending a request to the first byte back, before the attempt fails and is
@@ -115,12 +116,14 @@ class ProviderError(Exception):
         retry_after: float | None = None,
         hint: str = "",
     ) -> None:
-        super().__init__(message)
+        # Error bodies quote what was sent ("Incorrect API key provided: Bearer sk-…"): the key
+        # shapes go before the message reaches any face, store or log.
+        super().__init__(redact_shapes(message))
         self.provider = provider
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
-        self.hint = hint
+        self.hint = redact_shapes(hint)
 
     def user_message(self) -> str:
         status = f" (HTTP {self.status})" if self.status else ""

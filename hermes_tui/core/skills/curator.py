@@ -30,7 +30,7 @@ from typing import Any
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.usage import iso_now, parse_time
-from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
 DAY = 86_400
 
@@ -292,7 +292,7 @@ class Curator:
 
     def backup(self, reason: str = "manual") -> Backup:
         """A tar.gz snapshot of skills/ (with a .json beside it saying why); keeps the newest."""
-        self.backups_dir.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.backups_dir)  # logs/ and its folders: 0700
         now = self.clock()
         stamp = datetime.fromtimestamp(now, UTC).strftime("%Y%m%dT%H%M%SZ")
         path = self.backups_dir / f"skills-{stamp}.tar.gz"
@@ -389,6 +389,7 @@ class Curator:
             "- no changes"
         ]
         lines += [f"- error: {e}" for e in report.errors]
+        ensure_private_dir(path.parent)
         atomic_write_text(path, "\n".join(lines) + "\n")
         return path
 

@@ -1,9 +1,8 @@
 """What a tool result may carry out of the process: known secrets redacted, size capped.
 
 Every tool result passes here once (`ToolRegistry.run`) before the model, sessions.db or a
-face sees it. Redaction replaces each known secret value (the provider keys, every value of
-`<home>/.env`, environment variables whose names look secret) with `[REDACTED NAME]`. The cap
-keeps a result under `tools.max_result_chars` of JSON: the largest field is cut to its head and
+face sees it. Redaction (core/redaction.py) replaces known secret values, in their encoded forms
+too, and well-known key shapes. The cap keeps a result under `tools.max_result_chars` of JSON: the largest field is cut to its head and
 tail with a note saying how much was left out and where the whole output was saved (the
 session's scratch folder, `<home>/scratch/<session id>/`, 0700), so the model can page through
 it with read_file.
@@ -15,84 +14,16 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.redaction import Redactor, collect_secrets  # noqa: F401 - re-exported
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
 DEFAULT_MAX_RESULT_CHARS = 30_000
-# Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
-MIN_SECRET_LENGTH = 8
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
 # Room for the cut note and the JSON around a cut field.
 NOTE_ROOM = 700
-
-
-def _looks_like_secret_value(value: str) -> bool:
-    # Paths and sentences under a secret-looking name (KEYBOARD_LAYOUT_DIR=/usr/share/...) are
-    # not secrets, and redacting them would blank out ordinary output.
-    return (
-        len(value) >= MIN_SECRET_LENGTH
-        and not any(ch.isspace() for ch in value)
-        and not value.startswith(("/", "~", "."))
-    )
-
-
-def collect_secrets(
-    dotenv: Mapping[str, str], environ: Mapping[str, str], provider_keys: Mapping[str, str] = {}
-) -> dict[str, str]:
-    """Name → value of what must never leave in a tool result.
-
-    Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys, and
-    environment variables whose names look secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...).
-    """
-    found: dict[str, str] = {}
-    for name, value in environ.items():
-        if SECRET_NAME.search(name) and _looks_like_secret_value(value):
-            found[name] = value
-    for source in (dotenv, provider_keys):
-        for name, value in source.items():
-            if _looks_like_secret_value(value):
-                found[name] = value
-    return found
-
-
-class Redactor:
-    """Replaces known secret values in text (longest first, so a key containing another wins)."""
-
-    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
-        by_value: dict[str, str] = {}
-        for name, value in (secrets or {}).items():
-            if _looks_like_secret_value(value):
-                by_value.setdefault(value, name)
-        self._names = by_value
-        self._pattern = (
-            re.compile("|".join(re.escape(v) for v in sorted(by_value, key=len, reverse=True)))
-            if by_value
-            else None
-        )
-
-    def __bool__(self) -> bool:
-        return self._pattern is not None
-
-    def text(self, text: str) -> str:
-        if self._pattern is None:
-            return text
-        return self._pattern.sub(lambda m: f"[REDACTED {self._names[m.group(0)]}]", text)
-
-    def value(self, value: Any) -> Any:
-        """The same JSON-like value with every string (keys included) redacted."""
-        if self._pattern is None:
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.value(k): self.value(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.value(v) for v in value]
-        return value
 
 
 @dataclass(frozen=True)

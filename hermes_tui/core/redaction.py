@@ -1,0 +1,235 @@
+"""Secrets out of everything that leaves the process: one redaction for every road.
+
+Tool results, provider errors, exceptions, events the faces print, messages sessions.db keeps,
+exports, staged writes and log lines all pass `Redactor.text` (or `.value` for JSON-like
+values) before they go anywhere. Two kinds of secret are replaced:
+
+1. Known values (the provider keys, every value of `<home>/.env`, environment variables whose
+   names look secret), also in the encodings that carry them out unnoticed: base64 (standard and
+   URL-safe, at any offset inside a longer encoded text), hex, URL-encoding and reversed. Each
+   becomes `[REDACTED NAME]`.
+2. Well-known key shapes, configured or not: `Bearer <token>`, OpenAI/Anthropic `sk-…`, GitHub
+   `ghp_…`, AWS `AKIA…`, Slack `xox?-…`, Google `AIza…`, JWTs, PEM private keys, and a few more.
+   Each becomes `[REDACTED <kind>]`.
+
+Known values go first, so a configured key is named by its variable rather than by its shape.
+The replacements hold no quote or backslash, so redacting JSON text keeps it valid JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import logging
+import re
+import urllib.parse
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hermes_tui.core.events import Event, Sink
+
+# Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
+MIN_SECRET_LENGTH = 8
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
+# An encoded form shorter than this could match by chance in ordinary base64 or hex.
+MIN_ENCODED_LENGTH = 8
+
+_B = r"(?<![A-Za-z0-9_\-])"  # not the middle of a longer word
+# (kind, pattern): the shapes providers and code hosts give their keys. Replaced whole.
+KEY_SHAPES: tuple[tuple[str, str], ...] = (
+    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
+    ("bearer token", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
+    ("anthropic key", _B + r"sk-ant-[A-Za-z0-9_\-]{12,}"),
+    ("openai key", _B + r"sk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
+    ("github token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+    ("aws key", _B + r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"),
+    ("slack token", _B + r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    ("google key", _B + r"AIza[0-9A-Za-z_\-]{35}"),
+    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),
+    ("gitlab token", _B + r"glpat-[A-Za-z0-9_\-]{20,}"),
+    ("hugging face token", _B + r"hf_[A-Za-z0-9]{30,}"),
+    ("stripe key", _B + r"(?:sk|rk|pk)_live_[A-Za-z0-9]{16,}"),
+    ("npm token", _B + r"npm_[A-Za-z0-9]{36}"),
+)  # fmt: skip
+_SHAPES = re.compile("|".join(f"(?P<s{i}>{pattern})" for i, (_, pattern) in enumerate(KEY_SHAPES)))
+
+
+def looks_like_secret_value(value: str) -> bool:
+    # Paths and sentences under a secret-looking name (KEYBOARD_LAYOUT_DIR=/usr/share/...) are
+    # not secrets, and redacting them would blank out ordinary output.
+    return (
+        len(value) >= MIN_SECRET_LENGTH
+        and not any(ch.isspace() for ch in value)
+        and not value.startswith(("/", "~", "."))
+    )
+
+
+def collect_secrets(
+    dotenv: Mapping[str, str], environ: Mapping[str, str], provider_keys: Mapping[str, str] = {}
+) -> dict[str, str]:
+    """Name → value of what must never leave the process.
+
+    Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys, and
+    environment variables whose names look secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...).
+    """
+    found: dict[str, str] = {}
+    for name, value in environ.items():
+        if SECRET_NAME.search(name) and looks_like_secret_value(value):
+            found[name] = value
+    for source in (dotenv, provider_keys):
+        for name, value in source.items():
+            if looks_like_secret_value(value):
+                found[name] = value
+    return found
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """What `raw` looks like inside any base64 text, at each of the three byte offsets.
+
+    Base64 turns 3 bytes into 4 characters, so a secret embedded in a longer encoded text
+    (`KEY=<secret>` encoded whole) shows up as one of three strings depending on where it starts;
+    the groups it shares with its neighbours are left out.
+    """
+    cores = []
+    for offset in range(3):
+        skip = (3 - offset) % 3  # bytes of the secret in the group shared with what precedes
+        body = raw[skip:]
+        body = body[: len(body) - len(body) % 3]
+        if len(body) * 4 // 3 >= MIN_ENCODED_LENGTH:
+            cores.append(base64.b64encode(body).decode("ascii"))
+    return cores
+
+
+def encoded_forms(value: str) -> set[str]:
+    """The value and the forms it can be carried out in: hex, URL-encoded, reversed (base64 is
+    `base64_forms`)."""
+    raw = value.encode("utf-8")
+    forms = {value, value[::-1], raw.hex(), raw.hex().upper()}
+    forms.update({urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)})
+    return {form for form in forms if len(form) >= MIN_ENCODED_LENGTH}
+
+
+def base64_forms(value: str) -> set[str]:
+    """The value inside base64 text (standard and URL-safe) at each of the three offsets."""
+    forms = set()
+    for core in _base64_cores(value.encode("utf-8")):
+        forms.update({core, core.replace("+", "-").replace("/", "_")})
+    return forms
+
+
+def redact_shapes(text: str) -> str:
+    """`text` with every well-known key shape replaced (nothing configured needed)."""
+    return _SHAPES.sub(_shape_label, text)
+
+
+def _shape_label(match: re.Match[str]) -> str:
+    kind = KEY_SHAPES[int(str(match.lastgroup)[1:])][0]
+    if kind == "bearer token":
+        return f"{match.group(0).split()[0]} [REDACTED {kind}]"
+    return f"[REDACTED {kind}]"
+
+
+def _alternatives(forms: Mapping[str, str], suffix: str) -> re.Pattern[str] | None:
+    # Longest first, so a key containing another (or a longer encoding) wins.
+    ordered = sorted(forms, key=len, reverse=True)
+    return re.compile("|".join(f"{re.escape(f)}{suffix}" for f in ordered)) if forms else None
+
+
+class Redactor:
+    """Replaces known secret values (in their encoded forms too) and well-known key shapes."""
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        by_form: dict[str, str] = {}
+        by_base64: dict[str, str] = {}
+        for name, value in (secrets or {}).items():
+            if looks_like_secret_value(value):
+                for form in encoded_forms(value):
+                    by_form.setdefault(form, name)
+                for form in base64_forms(value):
+                    by_base64.setdefault(form, name)
+        self._names = by_form
+        self._base64_names = by_base64
+        self._pattern = _alternatives(by_form, "")
+        # The group that holds the secret's last bytes and its padding go with it.
+        self._base64 = _alternatives(by_base64, "[A-Za-z0-9+/_-]{0,3}={0,2}")
+
+    def __bool__(self) -> bool:
+        """Whether any known value is configured (key shapes are redacted either way)."""
+        return self._pattern is not None
+
+    def text(self, text: str) -> str:
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda m: f"[REDACTED {self._names[m.group(0)]}]", text)
+        if self._base64 is not None:
+            text = self._base64.sub(self._base64_label, text)
+        return redact_shapes(text)
+
+    def _base64_label(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        name = next(n for form, n in self._base64_names.items() if found.startswith(form))
+        return f"[REDACTED {name}]"
+
+    def value(self, value: Any) -> Any:
+        """The same JSON-like value with every string (keys included) redacted."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value
+
+    def deep(self, value: Any) -> Any:
+        """Like `value`, but keeps tuples and dataclasses (an event's fields), and returns the
+        very same object when nothing in it changed."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, (list, tuple)):
+            items = [self.deep(v) for v in value]
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return type(value)(items) if isinstance(value, tuple) else items
+        if isinstance(value, dict):
+            pairs = [(self.deep(k), self.deep(v)) for k, v in value.items()]
+            if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
+                return value
+            return dict(pairs)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changed = {}
+            for item in dataclasses.fields(value):
+                old = getattr(value, item.name)
+                new = self.deep(old)
+                if new is not old:
+                    changed[item.name] = new
+            return dataclasses.replace(value, **changed) if changed else value
+        return value
+
+
+def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
+    """`sink`, handed every event with its text redacted (what the faces print and show)."""
+
+    def forward(event: Event) -> None:
+        sink(redactor.deep(event))
+
+    return forward
+
+
+class RedactingFilter(logging.Filter):
+    """A handler filter: the formatted message and any traceback redacted before it is written."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self.redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.redactor.text(record.getMessage())
+        record.args = None
+        if record.exc_info:
+            record.exc_text = self.redactor.text(
+                logging.Formatter().formatException(record.exc_info)
+            )
+            record.exc_info = None
+        return True
+
+
+Redact = Callable[[str], str]

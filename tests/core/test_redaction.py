@@ -1,0 +1,141 @@
+"""Redaction: known secrets in every encoding they can leave in, and key shapes nobody configured."""
+
+from __future__ import annotations
+
+import base64
+import logging
+import urllib.parse
+from dataclasses import dataclass
+
+import pytest
+
+from hermes_tui.core.events import ErrorEvent, ToolCallFinished
+from hermes_tui.core.redaction import (
+    RedactingFilter,
+    Redactor,
+    redact_shapes,
+    redacting_sink,
+)
+
+SECRET = "Zq9-known-secret-7781xy"  # no well-known shape: only knowing it finds it
+
+
+def forms(value: str) -> list[str]:
+    raw = value.encode()
+    return [
+        value,
+        value[::-1],
+        raw.hex(),
+        raw.hex().upper(),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode(),
+        urllib.parse.quote(value, safe=""),
+    ]
+
+
+@pytest.mark.parametrize("prefix", ["", "K", "KE", "KEY=", "export TOKEN=", "😀"])
+def test_a_known_secret_is_found_in_every_encoding_whatever_precedes_it(prefix: str) -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    raw = (prefix + SECRET + "\n").encode()
+    carried = [
+        prefix + SECRET,
+        (prefix + SECRET)[::-1],
+        raw.hex(),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        urllib.parse.quote(prefix + SECRET),
+    ]
+    for text in carried:
+        out = redactor.text(f"here it is: {text} (done)")
+        assert "[REDACTED DB_TOKEN]" in out, text
+        for form in forms(SECRET):
+            assert form not in out, (text, form)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Incorrect API key provided: Bearer abc.DEF-123_xyz", "bearer token"),
+        ("authorization: bearer eyJraWQiOi1234", "bearer token"),
+        ("key sk-proj-AbCdEf0123456789AbCdEf", "openai key"),
+        ("sk-ant-api03-AbCdEf0123456789-xyz", "anthropic key"),
+        ("token=ghp_0123456789abcdefghijABCDEFGHIJ012345", "github token"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghij", "github token"),
+        ("AKIAIOSFODNN7EXAMPLE", "aws key"),
+        ("xoxb-123456789012-abcdefghijkl", "slack token"),
+        ("AIzaSyA-0123456789abcdefghijklmnopqrstu", "google key"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX2hlcmU", "jwt"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private key"),
+    ],
+)
+def test_well_known_key_shapes_are_redacted_without_configuration(text: str, kind: str) -> None:
+    out = redact_shapes(text)
+    assert f"[REDACTED {kind}]" in out
+    secret_part = text.split()[-1] if kind != "private key" else "MIIEow"
+    assert secret_part not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pip install scikit-learn; sk-learn is fine",
+        "the task-abcdefghijklmnopqrstuvwxyz is a slug, not a key",
+        "a bearer of bad news",
+        "AKIA is a prefix",
+        "see /home/u/.ssh/id_ed25519",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert Redactor({"X_KEY": SECRET}).text(text) == text
+
+
+def test_a_configured_key_is_named_by_its_variable_not_its_shape() -> None:
+    key = "sk-proj-AbCdEf0123456789AbCdEf"
+    assert Redactor({"OPENAI_API_KEY": key}).text(f"x {key} y") == "x [REDACTED OPENAI_API_KEY] y"
+
+
+def test_events_reach_the_face_redacted_and_untouched_ones_are_the_same_object() -> None:
+    seen = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(ErrorEvent(f"openai (HTTP 401): Incorrect API key provided: {SECRET[::-1]}"))
+    encoded = base64.b64encode(SECRET.encode()).decode()
+    finished = ToolCallFinished("c1", "terminal", True, 0.1, "ok", output=f"echo {encoded}")
+    sink(finished)
+    plain = ErrorEvent("nothing secret here")
+    sink(plain)
+    assert SECRET[::-1] not in seen[0].text and "[REDACTED DB_TOKEN]" in seen[0].text
+    assert seen[1].output == "echo [REDACTED DB_TOKEN]"
+    assert seen[2] is plain
+
+
+@dataclass(frozen=True)
+class _Nested:
+    items: tuple[str, ...]
+
+
+def test_deep_keeps_tuples_and_dataclasses() -> None:
+    value = _Nested(("ok", f"Bearer {SECRET}"))
+    out = Redactor().deep(value)
+    assert isinstance(out, _Nested) and isinstance(out.items, tuple)
+    assert out.items == ("ok", "Bearer [REDACTED bearer token]")
+
+
+def test_a_log_line_and_its_traceback_are_redacted(tmp_path) -> None:
+    path = tmp_path / "x.log"
+    handler = logging.FileHandler(path)
+    handler.addFilter(RedactingFilter(Redactor({"DB_TOKEN": SECRET})))
+    logger = logging.getLogger("test_redaction_log")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        try:
+            raise RuntimeError(f"connect failed with {SECRET}")
+        except RuntimeError:
+            logger.exception("request with %s failed", SECRET[::-1])
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    text = path.read_text()
+    assert "connect failed with [REDACTED DB_TOKEN]" in text
+    for form in forms(SECRET):
+        assert form not in text
