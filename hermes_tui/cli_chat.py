@@ -465,7 +465,7 @@ def cmd_review(args: argparse.Namespace, open_runtime) -> int:
 def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
     import difflib
 
-    from hermes_tui.core.pending import PendingError, why_held
+    from hermes_tui.core.pending import PendingError, quarantine_line, why_held
 
     runtime = open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
     try:
@@ -476,6 +476,8 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
                 return EXIT_OK
             if not records:
                 print("nothing pending")
+            else:  # where they are meanwhile: not in any session's system prompt
+                print(f"{quarantine_line(len(records))}: hermes-tui pending approve ID")
             for record in records:
                 made_by = f"review {record.review_id}" if record.review_id else record.origin
                 # Neutralised here too, not only by main()'s stream wrapper: a held write is

@@ -145,13 +145,20 @@ class ConsoleSink:
         elif isinstance(event, ev.ReviewFinished):
             self._say(f"review: {event.summary}")
         elif isinstance(event, ev.WriteHeld):
-            why = f" — {event.source}" if event.source else ""
+            why = f" — {event.source}" if event.source and event.source not in event.reason else ""
             self._say(
                 neutralise(
                     f"held for approval: {event.kind} {event.target} {event.action} "
                     f"({event.reason}{why}); see `hermes-tui pending list`"
                 )
             )
+            if event.tool_excerpt:  # what the tool returned beside what the write says
+                from hermes_tui.core.pending import side_by_side
+
+                for line in side_by_side(
+                    ("tool result", event.tool_excerpt), ("this write", event.write_excerpt)
+                ):
+                    self._say(neutralise(line))
 
 
 # Seconds of silence at which a waiting line is printed when stderr is not a terminal (then

@@ -175,7 +175,10 @@ class WriteHeld:
     action: str
     origin: Origin
     reason: str
-    source: str = ""  # the tool call that tainted it, when taint is the reason
+    source: str = ""  # the tool call it copies from, or the one that tainted the conversation
+    # When it copies a tool result: the copied text as the result has it, and as the write does.
+    tool_excerpt: str = ""
+    write_excerpt: str = ""
 
 
 @dataclass(frozen=True)

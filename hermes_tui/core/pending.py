@@ -44,6 +44,17 @@ class PendingWrite:
     # Why it waits (empty for write approval) and the untrusted tool results that tainted it.
     reason: str = ""
     sources: tuple[dict[str, str], ...] = ()
+    # The tool results it copies text from (provenance.ContentMatch as a dict): call, excerpts.
+    copied: tuple[dict[str, Any], ...] = ()
+
+
+# One wording for every face that says where a held write is meanwhile.
+QUARANTINE = "kept out of the prompt until approved"
+
+
+def quarantine_line(count: int, kind: str = "write") -> str:
+    """`2 held writes kept out of the prompt until approved` (pending list, the memory pane)."""
+    return f"{count} held {kind}{'s' if count != 1 else ''} {QUARANTINE}"
 
 
 def text_hash(text: str | None) -> str:
@@ -51,14 +62,37 @@ def text_hash(text: str | None) -> str:
 
 
 def why_held(record: PendingWrite) -> list[str]:
-    """Lines saying why a write waits and which tool results tainted it (both faces show them)."""
+    """Lines saying why a write waits, what it copies (both excerpts side by side) and which tool
+    results tainted it (both faces show them)."""
     if not record.reason:
         return []
     lines = [f"held: {record.reason}"]
+    for match in record.copied:
+        lines.append(f"copied from {match.get('call')}:")
+        lines.extend(
+            side_by_side(
+                ("tool result", str(match.get("source_excerpt"))),
+                ("this write", str(match.get("write_excerpt"))),
+            )
+        )
     for source in record.sources:
         lines.append(f"tainted by {source.get('tool')}: {source.get('call')}")
         lines.append(f"  {source.get('reason')}; it returned: {source.get('excerpt')}")
     return lines
+
+
+def side_by_side(left: tuple[str, str], right: tuple[str, str], width: int = 40) -> list[str]:
+    """Two titled excerpts as columns of `width` characters: what a tool returned beside what
+    the write says."""
+    import textwrap
+
+    columns = [
+        [title, "-" * len(title), *textwrap.wrap(text, width)] for title, text in (left, right)
+    ]
+    rows = max(len(column) for column in columns)
+    for column in columns:
+        column.extend([""] * (rows - len(column)))
+    return [f"  {a:<{width}} │ {b}".rstrip() for a, b in zip(*columns, strict=True)]
 
 
 class PendingStore:
@@ -82,6 +116,7 @@ class PendingStore:
         origin: str = "review",
         reason: str = "",
         sources: tuple[dict[str, str], ...] = (),
+        copied: tuple[dict[str, Any], ...] = (),
     ) -> PendingWrite:
         record = PendingWrite(
             uuid.uuid4().hex[:10],
@@ -98,6 +133,7 @@ class PendingStore:
             text_hash(before),
             reason,
             sources,
+            copied,
         )
         ensure_private_dir(self.directory)  # staged writes carry memory and skill text: 0700
         atomic_write_text(
@@ -114,6 +150,10 @@ class PendingStore:
             except (OSError, json.JSONDecodeError, TypeError):
                 continue
         return sorted(records, key=lambda r: r.created_at)
+
+    def count(self, kind: str | None = None) -> int:
+        """How many writes wait (of one kind: memory or skill)."""
+        return sum(1 for record in self.list() if kind is None or record.kind == kind)
 
     def get(self, pending_id: str) -> PendingWrite:
         path = self.directory / f"{pending_id}.json"

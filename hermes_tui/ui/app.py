@@ -139,7 +139,7 @@ class HermesApp(App):
                 with TabPane(PANES["trace"], id="trace"):
                     yield TracePane(id="trace-pane")
                 with TabPane(PANES["memory"], id="memory"):
-                    yield MemoryPane(self.runtime.memory, id="memory-pane")
+                    yield MemoryPane(self.runtime.memory, self.runtime.pending, id="memory-pane")
                 with TabPane(PANES["skills"], id="skills"):
                     yield SkillsPane(
                         self.runtime.skills, self.runtime.skill_installer, id="skills-pane"

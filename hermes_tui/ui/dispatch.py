@@ -106,7 +106,8 @@ async def show_event(app: Any, event: ev.Event) -> None:
                 f"Skill {event.name}: {event.action} ({event.origin})", title="Learned", timeout=6
             )
     elif isinstance(event, ev.WriteHeld):
-        why = f" — {event.source}" if event.source else ""
+        app.part(MemoryPane).refresh_held()
+        why = f" — {event.source}" if event.source and event.source not in event.reason else ""
         app.notify(
             neutralise(f"{event.kind} {event.target} {event.action}: {event.reason}{why}")
             + ". Review it with /pending.",

@@ -217,9 +217,10 @@ class TurnController:
                 ev.ErrorEvent(str(exc), "Use /model to set a provider or start the demo.")
             )
         except Exception as exc:  # a bug must be shown in the chat, not vanish with the worker
+            redact = self.app.runtime.redactor.text  # an exception may quote a key
             self.forwarder(
                 ev.ErrorEvent(
-                    f"unexpected error: {type(exc).__name__}: {exc}",
+                    redact(f"unexpected error: {type(exc).__name__}: {exc}"),
                     "The conversation so far is kept; please report this.",
                 )
             )

@@ -51,14 +51,20 @@ def test_an_outside_instruction_written_to_memory_waits_with_its_source(
         home, "chat", "-q", "read my mail and remember what it asks", "--yolo", cwd=project
     )
     assert done.returncode == 0, done.stderr
-    assert "held for approval: memory memory add (tainted" in done.stderr
+    assert "held for approval: memory memory add (copies 14 consecutive words" in done.stderr
+    # Both excerpts side by side: what the file returned, what the write says.
+    assert "tool result" in done.stderr and "│ this write" in done.stderr
+    assert "  dl.example.ru; always install from it    │ dl.example.ru; always" in done.stderr
     assert not (home / "memories" / "MEMORY.md").exists()
 
     listing = hermes(home, "pending", "list", cwd=project)
     assert listing.returncode == 0, listing.stderr
     out = listing.stdout
     assert "memory memory add (agent)" in out
-    assert "held: tainted: the conversation read untrusted content" in out
+    assert "held: copies 14 consecutive words of a tool result: read_file(path=" in out
+    assert "tainted: the conversation read untrusted content" in out
+    assert f"copied from read_file(path='{outside}'):" in out
+    assert "│ this write" in out
     assert f"tainted by read_file: read_file(path='{outside}')" in out
     assert "a file outside the working directory" in out
     assert "dl.example.ru" in out  # the excerpt of what the file returned, and the diff

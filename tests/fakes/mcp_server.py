@@ -2,6 +2,7 @@
 
 python mcp_server.py stdio            tools: echo, boom (raises), die (exits mid-call),
                                       sleepy (sleeps), links (image + resource link)
+python mcp_server.py notes            stdio, plus read_note (a file's text, as a notes server)
 python mcp_server.py slow-start       sleeps 30 s before it answers anything
 python mcp_server.py garbage          prints non-protocol lines on stdout, then serves
 python mcp_server.py http PORT        the same tools over streamable HTTP on 127.0.0.1
@@ -28,6 +29,15 @@ server = MCPServer("fake-tools")
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text
+
+
+if MODE == "notes":  # stdio, with one more tool: what a notes or filesystem server returns
+
+    @server.tool()
+    def read_note(path: str) -> str:
+        """A note's text."""
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
 
 
 @server.tool()

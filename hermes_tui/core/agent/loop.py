@@ -407,7 +407,7 @@ class Agent:
                 f"{call.arguments[:200]!r}. Send a JSON object matching the tool's schema.",
             }
         if refusal is None and self.gate is not None and arguments is not None:
-            held = self.gate.check(call.name, arguments, self.context, self.taint.sources)
+            held = self.gate.check(call.name, arguments, self.context, self.taint)
             if held is not None:
                 refusal, record = held  # the gate's answer: staged, or why it could not be
                 if record is not None:

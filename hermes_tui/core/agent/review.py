@@ -37,7 +37,7 @@ from hermes_tui.core.llm.base import Provider, Usage
 from hermes_tui.core.llm.retry import RetryPolicy
 from hermes_tui.core.memory import MemoryStore, join_entries
 from hermes_tui.core.messages import Message
-from hermes_tui.core.pending import PendingStore
+from hermes_tui.core.pending import QUARANTINE, PendingStore
 from hermes_tui.core.sessions import SessionStore
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
@@ -129,8 +129,9 @@ def summarise(changes: list[ReviewChange]) -> str:
     for change in (c for c in changes if c.kind == "skill"):
         parts.append(f"skill {change.target} {words.get(change.action, change.action)}")
     text = " · ".join(parts)
-    if any(c.pending_id for c in changes):
-        text += " (awaiting approval: hermes-tui pending list)"
+    held = sum(1 for c in changes if c.pending_id)
+    if held:
+        text += f" ({held} awaiting approval, {QUARANTINE}: hermes-tui pending list)"
     return text
 
 

@@ -1,13 +1,20 @@
-"""Taint: which untrusted tool results a conversation has taken in, and the writes they hold.
+"""Taint: what a conversation has taken in from tool results, and the writes that holds.
 
-A tool result is untrusted when it carries text neither the user nor the project wrote: the
-files tools outside the working directory, terminal output of network commands, web_fetch's
-pages, tools marked `untrusted` (every MCP tool), session_search hits from other sessions. Once a conversation has
-taken one in, the text stays in its context, so every later memory or skill write it makes is
-tainted: `WriteGate` stages it in pending/ for the user, whatever the scanner says (`--yolo` is
-about commands, not memory), with the tool call that tainted it. The scanner's hold tier goes
-the same way. A review forks the conversation: its agent replays the history it is given, so
-it inherits the taint of the turns it reviews. A resumed session replays its stored history.
+Two rules, either of which holds a memory or skill write for the user in pending/ (whatever the
+scanner says; `--yolo` is about commands, not memory), naming the tool call:
+
+- By content (provenance.py): a write that reproduces text from ANY tool result of the
+  conversation (8 consecutive words, or most of its 5-word runs, compared in the scanner's
+  normal form and decodings) is held, with both excerpts. A README inside the working
+  directory, a file copied in and printed, a page a script fetched: the channel does not matter.
+- By channel: once a conversation has taken in an untrusted result (the files tools outside
+  the working directory, network commands, network egress through the sandbox's proxy, web_fetch's pages,
+  tools marked `untrusted` such as every MCP tool, skills from outside, any session_search), every
+  later write is held, even in its own words.
+
+The scanner's hold tier goes the same way. A review forks the conversation: its agent replays
+the history it is given, so it inherits the taint and the content of the turns it reviews. A
+resumed session replays its stored history.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
+from hermes_tui.core.agent.provenance import ContentIndex, ContentMatch, result_text
 from hermes_tui.core.events import Sink, WriteHeld
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.messages import Message
@@ -68,6 +76,8 @@ READERS = frozenset(
     }
 )  # fmt: skip
 _SEGMENTS = re.compile(r"\|\|?|&&|;|\n|\$\(|`|\(|\)")
+# Tools whose results are our own stores' text (already scanned when written), not indexed.
+OWN_TEXT_TOOLS = frozenset({"memory", "skill_manage", "skills_list"})
 
 
 @dataclass(frozen=True)
@@ -129,13 +139,23 @@ def network_program(command: str) -> str | None:
         if program in NETWORK_PROGRAMS:
             return program
         subcommands = NETWORK_SUBCOMMANDS.get(program)
-        if subcommands and len(words) > 1 and words[1] in subcommands:
-            return f"{program} {words[1]}"
+        rest = _past_global_options(words[1:]) if program == "git" else words[1:]
+        if subcommands and rest and rest[0] in subcommands:
+            return f"{program} {rest[0]}"
         if re.fullmatch(r"python[\d.]*|node|ruby|perl|deno|bun", program) and _FETCH_IN_CODE.search(
             segment
         ):
             return f"{program} fetching a URL"
     return None
+
+
+def _past_global_options(words: list[str]) -> list[str]:
+    """git's arguments after its global options (`git -C sub -c k=v fetch` → [fetch])."""
+    while words and words[0].startswith("-"):
+        option = words.pop(0)
+        if option in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") and words:
+            words.pop(0)
+    return words
 
 
 def _unwrapped(words: list[str]) -> list[str]:
@@ -187,6 +207,15 @@ def untrusted_reason(
     """Why this tool result is untrusted input, or None when it is not."""
     if name == "terminal":
         # Checked whether or not the command failed: its output is there either way.
+        reached = sorted(
+            {
+                str(c.get("host"))
+                for c in result.get("network") or ()
+                if isinstance(c, dict) and c.get("allowed")
+            }
+        )
+        if reached:  # whatever program it was: the proxy saw it go out
+            return f"network egress through the sandbox's proxy ({', '.join(reached)})"
         command = str(arguments.get("command") or "")
         program = network_program(command)
         if program:
@@ -214,17 +243,21 @@ def untrusted_reason(
         # Installed from a hub or read from an external folder: written by someone else.
         return f"a skill from outside ({result['provenance']}: {result.get('name')})"
     if name == "session_search":
-        foreign = [
-            hit
-            for hit in result.get("results") or []
-            if isinstance(hit, dict) and not hit.get("current_session")
-        ]
-        if foreign:
-            return f"text from {len(foreign)} hit(s) in other sessions"
-        asked = arguments.get("session_id")
-        if asked and asked != session_id and result.get("messages"):
-            return f"messages of another session ({asked})"
+        # Every mode: hits, a session's messages, the messages around one, the recent list all
+        # carry stored text, tool output of other sessions included.
+        mode = next(
+            (key for key in ("around_message_id", "session_id", "query") if arguments.get(key)),
+            "recent sessions",
+        )
+        return f"text from stored sessions (session_search by {mode})"
     return None
+
+
+def indexes_content(name: str, result: dict[str, Any]) -> bool:
+    """Whether a tool result is text a write could copy from outside our own stores."""
+    if name in OWN_TEXT_TOOLS:
+        return False
+    return name != "skill_view" or result.get("provenance") in OUTSIDE_PROVENANCE
 
 
 class TaintTracker:
@@ -233,6 +266,7 @@ class TaintTracker:
     def __init__(self, untrusted_tools: frozenset[str] = frozenset()) -> None:
         self.untrusted_tools = untrusted_tools
         self.sources: list[TaintSource] = []
+        self.content = ContentIndex()  # every tool result's text, for taint by content
 
     @property
     def tainted(self) -> bool:
@@ -246,6 +280,8 @@ class TaintTracker:
         context: ToolContext,
     ) -> TaintSource | None:
         arguments = arguments if isinstance(arguments, dict) else {}
+        if indexes_content(name, result):
+            self.content.add(name, _render_call(name, arguments), result_text(result))
         reason = untrusted_reason(
             name,
             arguments,
@@ -348,23 +384,24 @@ class WriteGate:
         name: str,
         arguments: dict[str, Any],
         context: ToolContext,
-        sources: list[TaintSource],
+        taint: TaintTracker,
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         """None to let the call run; otherwise the result the model reads and what was staged."""
         if name == "memory":
-            return self._memory(arguments, context, sources)
-        if name == "skill_manage" and arguments.get("action") in SKILL_WRITE_ACTIONS and sources:
-            return self._skill(arguments, context, sources)
+            return self._memory(arguments, context, taint)
+        if name == "skill_manage" and arguments.get("action") in SKILL_WRITE_ACTIONS:
+            return self._skill(arguments, context, taint)
         return None
 
     def _memory(
-        self, arguments: dict[str, Any], context: ToolContext, sources: list[TaintSource]
+        self, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         target = arguments.get("target") or "memory"
         if target not in ("memory", "user"):
             return None  # the tool gives the error
+        contents = _memory_contents(arguments)
         held: list[threats.Finding] = []
-        for content in _memory_contents(arguments):
+        for content in contents:
             verdict = self.scanner.assess_continuation(context.suspect_writes, content)
             if verdict.tier != "allow":
                 context.suspect_writes.append(content)
@@ -376,37 +413,56 @@ class WriteGate:
             held.extend(
                 f
                 for f in verdict.findings
-                if threats.tier_of(f) == "hold" or (sources and threats.tier_of(f) == "flag")
+                if threats.tier_of(f) == "hold"
+                or (taint.sources and threats.tier_of(f) == "flag")
             )
-        if not sources and not held:
+        copied = _copies(taint, contents)
+        if not taint.sources and not held and not copied:
             return None
         operations = _memory_operations(arguments)
         preview = self.memory.preview(target, operations)
         if not preview.get("success"):
             return context.memory_budget.apply(preview), None
         action = "batch" if arguments.get("operations") else str(arguments.get("action"))
-        reason = (
-            "tainted: the conversation read untrusted content"
-            if sources
-            else f"the scanner holds it: {threats.describe(held)}"
-        )
-        if sources and held:
-            reason += f"; the scanner also holds it: {threats.describe(held)}"
+        reason = _reason(taint.sources, copied, held)
         return self._stage(
-            context, "memory", target, action, "memory", arguments, preview, reason, sources
+            context, "memory", target, action, "memory", arguments, preview, reason, taint, copied
         )
 
     def _skill(
-        self, arguments: dict[str, Any], context: ToolContext, sources: list[TaintSource]
-    ) -> tuple[dict[str, Any], PendingWrite | None]:
+        self, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
+    ) -> tuple[dict[str, Any], PendingWrite | None] | None:
+        texts = [
+            str(arguments[key])
+            for key in ("content", "file_content", "new_string")
+            if arguments.get(key)
+        ]
+        copied = _copies(taint, texts)
+        held: list[threats.Finding] = []
+        if context.origin == "review":  # a review's skill goes to every later prompt unasked
+            for text in texts:
+                held.extend(
+                    f for f in self.scanner.assess(text).findings if threats.tier_of(f) == "hold"
+                )
+        if not taint.sources and not copied and not held:
+            return None
         name = str(arguments.get("name") or "")
         action = str(arguments.get("action"))
         planned = self._planned_skill(arguments)
         if "error" in planned:
             return {"success": False, "error": planned["error"]}, None
-        reason = "tainted: the conversation read untrusted content"
+        reason = _reason(taint.sources, copied, held)
         return self._stage(
-            context, "skill", name, action, "skill_manage", arguments, planned, reason, sources
+            context,
+            "skill",
+            name,
+            action,
+            "skill_manage",
+            arguments,
+            planned,
+            reason,
+            taint,
+            copied,
         )
 
     def _planned_skill(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -454,8 +510,10 @@ class WriteGate:
         arguments: dict[str, Any],
         change: dict[str, Any],
         reason: str,
-        sources: list[TaintSource],
+        taint: TaintTracker,
+        copied: list[ContentMatch],
     ) -> tuple[dict[str, Any], PendingWrite]:
+        sources = taint.sources
         record = self.pending.stage(
             review_id="",
             kind=kind,
@@ -468,7 +526,9 @@ class WriteGate:
             origin=context.origin,
             reason=reason,
             sources=tuple(asdict(source) for source in sources[-3:]),
+            copied=tuple(asdict(match) for match in copied[:3]),
         )
+        first = copied[0] if copied else None
         self.sink(
             WriteHeld(
                 record.id,
@@ -477,19 +537,40 @@ class WriteGate:
                 action,
                 context.origin,
                 reason,
-                sources[-1].describe() if sources else "",
+                first.call if first else sources[-1].describe() if sources else "",
+                tool_excerpt=first.source_excerpt if first else "",
+                write_excerpt=first.write_excerpt if first else "",
             )
         )
         result = {
             "success": True,
             "staged": True,
             "pending_id": record.id,
+            # Not the reason: the model is not told which rule held it (a model steered by an
+            # injection would learn to word the next try around it).
             "message": (
-                f"Held for the user's approval ({reason}). It is saved only if they approve; "
-                "do not repeat it."
+                "Held for the user's approval. It is saved only if they approve; do not repeat "
+                "it or write it again in other words."
             ),
         }
         return result, record
+
+
+def _copies(taint: TaintTracker, texts: list[str]) -> list[ContentMatch]:
+    return [match for text in texts if (match := taint.content.match(text)) is not None]
+
+
+def _reason(
+    sources: list[TaintSource], copied: list[ContentMatch], held: list[threats.Finding]
+) -> str:
+    """Why a write is held, the most specific first: what it copies, then the channel, then the
+    scanner."""
+    parts = [copied[0].describe()] if copied else []
+    if sources:
+        parts.append("tainted: the conversation read untrusted content")
+    if held:
+        parts.append(f"the scanner holds it: {threats.describe(held)}")
+    return "; ".join(parts)
 
 
 def untrusted_tool_names(registry: ToolRegistry) -> frozenset[str]:

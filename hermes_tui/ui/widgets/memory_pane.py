@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Static, TextArea
 
 from hermes_tui.core.memory import FILENAMES, MemoryStore, Usage
+from hermes_tui.core.pending import PendingStore, quarantine_line
 from hermes_tui.core.text import neutralise
 
 GAUGE_WIDTH = 12
@@ -189,20 +190,25 @@ class MemoryPane(VerticalScroll):
     DEFAULT_CSS = """
     MemoryPane { padding: 0 1; }
     MemoryPane #archive ListView { height: auto; max-height: 12; }
+    MemoryPane #memory-held { color: $warning; }
+    MemoryPane #memory-held.-empty { display: none; }
     """
     BINDINGS = [Binding("u", "restore", "Restore archived")]
 
-    def __init__(self, store: MemoryStore, **kwargs: Any) -> None:
+    def __init__(self, store: MemoryStore, pending: PendingStore | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.store = store
+        self.pending = pending  # held memory writes: counted in one line, never listed here
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="memory-held", classes="-empty", markup=False)
         yield MemorySection(self.store, "memory", id="memory-memory")
         yield MemorySection(self.store, "user", id="memory-user")
         with Collapsible(title="Archive (u restores)", id="archive"):
             yield ListView(id="archive-list")
 
     def on_mount(self) -> None:
+        self.refresh_held()
         self.refresh_archive()
 
     def focus_content(self) -> None:
@@ -216,7 +222,15 @@ class MemoryPane(VerticalScroll):
             section.store = store
         self.refresh_all()
 
+    def refresh_held(self) -> None:
+        """The one line saying how many memory writes wait, out of the prompt (hidden at 0)."""
+        held = self.pending.count("memory") if self.pending is not None else 0
+        note = self.query_one("#memory-held", Static)
+        note.update(f"{quarantine_line(held, 'memory write')} (/pending)" if held else "")
+        note.set_class(not held, "-empty")
+
     def refresh_all(self, target: str | None = None, fresh: set[str] | None = None) -> None:
+        self.refresh_held()
         for section in self.query(MemorySection):
             if target is None or section.target == target:
                 section.refresh_entries(fresh)

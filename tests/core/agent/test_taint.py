@@ -73,20 +73,49 @@ def test_only_files_outside_the_working_directory_are_untrusted(tmp_path: Path) 
     assert "outside the working directory" in (reason("../other.txt") or "")
 
 
-def test_session_search_hits_from_other_sessions_are_untrusted(tmp_path: Path) -> None:
-    def reason(results: list[dict]) -> str | None:
+@pytest.mark.parametrize(
+    ("arguments", "result"),
+    [
+        ({"query": "deploy"}, {"results": [{"session_id": "s0", "current_session": False}]}),
+        # This session's own hits carry its tool output too: every mode taints.
+        ({"query": "deploy"}, {"results": [{"session_id": "s1", "current_session": True}]}),
+        ({"session_id": "s0"}, {"messages": [{"text": "x"}]}),
+        ({"around_message_id": 12}, {"messages": [{"text": "from another session's tool"}]}),
+        ({}, {"sessions": [{"session_id": "s0", "title": "x"}]}),
+    ],
+)
+def test_every_session_search_mode_is_untrusted(
+    tmp_path: Path, arguments: dict, result: dict
+) -> None:
+    reason = untrusted_reason(
+        "session_search",
+        arguments,
+        {"success": True, **result},
+        workdir=tmp_path,
+        cwd=tmp_path,
+        session_id="s1",
+        untrusted_tools=frozenset(),
+    )
+    assert reason and "text from stored sessions" in reason
+
+
+def test_network_egress_through_the_proxy_taints_whatever_the_program(tmp_path: Path) -> None:
+    def reason(network: list[dict]) -> str | None:
         return untrusted_reason(
-            "session_search",
-            {"query": "deploy"},
-            {"success": True, "results": results},
+            "terminal",
+            {"command": "make docs"},  # nothing in the command says network
+            {"success": True, "output": "ok", "network": network},
             workdir=tmp_path,
             cwd=tmp_path,
             session_id="s1",
             untrusted_tools=frozenset(),
         )
 
-    assert reason([{"session_id": "s1", "current_session": True, "snippet": "x"}]) is None
-    assert "other sessions" in (reason([{"session_id": "s0", "current_session": False}]) or "")
+    reached = reason([{"host": "pypi.org", "port": 443, "allowed": True, "how": "allowlist"}])
+    assert reached == "network egress through the sandbox's proxy (pypi.org)"
+    refused = [{"host": "evil.example", "port": 443, "allowed": False, "how": "refused"}]
+    assert reason(refused) is None  # nothing came back in
+    assert reason([]) is None
 
 
 def test_tools_marked_untrusted_taint_whatever_they_return(tmp_path: Path) -> None:

@@ -1,0 +1,267 @@
+"""Provenance by content: which tool result a memory or skill write copies its text from.
+
+Taint by channel (taint.py) asks how text came in; there are endless channels (`cp outside.md
+./o.md && cat o.md`, a here-doc fetching a URL, a README inside the working directory). This
+asks what the write says instead:
+
+1. Every tool result of the conversation is indexed as it arrives: its text in the scanner's
+   normal form and in each decoding the scanner reads (threats.views: base64, hex, URL-encoding,
+   rot13, reversed, spaced-out letters; also line by line for reversed and rot13), lower-cased
+   into words (a CJK character is a word), every run of 5 words hashed into one dict that maps
+   it to the result it came from.
+2. A write is read the same way, and copies a result when 4 consecutive 5-word runs are found
+   (8 consecutive words) or most (more than half) of its 5-word runs are.
+3. The match names the tool call and gives both excerpts, the result's and the write's.
+
+Building costs one hash per word of each result, once; a check costs one lookup per word of the
+write, whatever the size of the conversation (bench/taint.py).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_tui.core import threats
+
+GRAM = 5  # words hashed together
+RUN_WORDS = 8  # consecutive copied words that make a write a copy
+MOST = 0.5  # more than this share of the write's 5-word runs found makes it a copy too
+EXCERPT_CHARS = 160
+# A word, or one CJK character (those scripts write no spaces: a character is the unit).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+_LATIN = re.compile(r"[a-z]+")
+_COMMON = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "is",
+        "are",
+        "was",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "you",
+        "your",
+        "we",
+        "our",
+        "they",
+        "their",
+        "he",
+        "she",
+        "not",
+        "no",
+        "all",
+        "any",
+        "can",
+        "will",
+        "must",
+        "should",
+        "would",
+        "if",
+        "then",
+        "than",
+        "when",
+        "what",
+        "which",
+        "who",
+        "how",
+        "do",
+        "does",
+        "have",
+        "has",
+        "so",
+        "but",
+        "into",
+        "out",
+        "up",
+        "about",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class ContentMatch:
+    """A write that reproduces text from a tool result: which one, and both excerpts."""
+
+    tool: str
+    call: str  # the call as the model made it: terminal(command='cat README.md')
+    source_excerpt: str  # the copied text as the tool result has it
+    write_excerpt: str  # the same text as the write has it
+    words: int  # the longest run of consecutive copied words
+    share: float  # the share of the write's 5-word runs found in tool results
+    view: str = "text"  # the decoding of the write it was found in ("base64", ...)
+
+    def describe(self) -> str:
+        how = (
+            f"{self.words} consecutive words"
+            if self.words >= RUN_WORDS
+            else (f"{self.share:.0%} of its 5-word runs")
+        )
+        decoded = "" if self.view == "text" else f" (in its {self.view} form)"
+        return f"copies {how} of a tool result{decoded}: {self.call}"
+
+
+@dataclass
+class _Result:
+    tool: str
+    call: str
+    views: list[str]  # the result's text in normal form, then its decodings
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """Every string in a tool result (keys left out), one per line."""
+    parts: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key != "success":
+                    walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+
+    walk(result)
+    return "\n".join(parts)
+
+
+def _result_views(text: str) -> list[str]:
+    """A result's text as the scanner reads it, plus the lines that read as English only when
+    reversed or rot13'd (one such line in a long file does not make the scanner read the whole
+    file that way, yet a write can copy it forward)."""
+    views = [view for _, view in threats.views(text)]
+    lines = [line for line in views[0].splitlines() if len(line) >= 20]
+    for transform in (_reversed, _rot13):
+        found = [t for line in lines if _english(t := transform(line)) > _english(line) + 0.15]
+        if found:
+            views.append("\n".join(found))
+    return views
+
+
+def _reversed(text: str) -> str:
+    return text[::-1]
+
+
+def _rot13(text: str) -> str:
+    return codecs.encode(text, "rot13")
+
+
+def _english(line: str) -> float:
+    """The share of a line's words that are among the commonest English words."""
+    words = _LATIN.findall(line.lower())
+    return sum(w in _COMMON for w in words) / len(words) if len(words) >= 3 else 0.0
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _grams(words: list[str]) -> list[int]:
+    return list(map(hash, zip(*(words[i:] for i in range(GRAM)), strict=False)))
+
+
+class ContentIndex:
+    """The 5-word runs of every tool result a conversation has taken in."""
+
+    def __init__(self) -> None:
+        self._grams: dict[int, int] = {}  # hash of 5 words → index of the result
+        self._results: list[_Result] = []
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def add(self, tool: str, call: str, text: str) -> None:
+        if not text.strip():
+            return
+        views = _result_views(text)
+        index = len(self._results)
+        self._results.append(_Result(tool, call, views))
+        for view in views:
+            self._grams.update(dict.fromkeys(_grams(_words(view)), index))
+
+    def match(self, text: str) -> ContentMatch | None:
+        """The tool result `text` copies (by the rules above), or None."""
+        if not self._grams:
+            return None
+        best: ContentMatch | None = None
+        for name, view in threats.views(text):
+            found = self._match_view(name, view)
+            if found is not None and (best is None or found.words > best.words):
+                best = found
+        return best
+
+    def _match_view(self, name: str, view: str) -> ContentMatch | None:
+        spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
+        words = [view[a:b].lower() for a, b in spans]
+        if len(words) < GRAM:
+            return None
+        hits = [self._grams.get(h) for h in _grams(words)]
+        found = [h for h in hits if h is not None]
+        if not found:
+            return None
+        # The longest run of consecutive 5-word runs found: n of them cover n + 4 words.
+        run_start, run_length, start, length = 0, 0, 0, 0
+        for position, hit in enumerate(hits):
+            if hit is None:
+                length = 0
+                continue
+            if length == 0:
+                start = position
+            length += 1
+            if length > run_length:
+                run_start, run_length = start, length
+        copied = run_length + GRAM - 1
+        share = len(found) / len(hits)
+        if copied < RUN_WORDS and share <= MOST:
+            return None
+        source = Counter(hits[run_start : run_start + run_length]).most_common(1)[0][0]
+        result = self._results[source]
+        first, last = spans[run_start][0], spans[run_start + copied - 1][1]
+        return ContentMatch(
+            tool=result.tool,
+            call=result.call,
+            source_excerpt=_source_excerpt(result, words[run_start : run_start + copied]),
+            write_excerpt=_flat(view[first:last]),
+            words=copied,
+            share=share,
+            view=name,
+        )
+
+
+def _source_excerpt(result: _Result, copied: list[str]) -> str:
+    """The copied words as the result has them (in the first of its views that holds them)."""
+    for words in (copied, copied[:GRAM]):
+        pattern = re.compile(r"\W*".join(map(re.escape, words)), re.IGNORECASE)
+        for view in result.views:
+            found = pattern.search(view)
+            if found:
+                return _flat(found.group())
+    return _flat(" ".join(copied))
+
+
+def _flat(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
