@@ -396,3 +396,56 @@ def test_a_failed_network_command_and_a_terminal_read_outside_still_taint(tmp_pa
     assert reason("head -n 5 ../notes.txt") is not None
     assert reason("cat README.md && grep -n x src/app.py") is None
     assert reason("ls -la /dev/null") is None
+
+
+def test_a_network_call_inside_an_allowed_program_taints_through_the_proxys_record(
+    tmp_path: Path,
+) -> None:
+    """`python3 tools/status.py` says nothing about the network; the sandbox's proxy saw it."""
+    import http.server
+    import threading
+
+    from hermes_tui.core.agent.taint import TaintTracker
+    from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+    from hermes_tui.core.tools.sandbox import probe
+    from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+
+    status = probe("auto")
+    if not status.active or status.socat is None:
+        pytest.skip(f"no sandbox with a network proxy here: {status.detail}")
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            body = INSTRUCTION.encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    (work / "tools" / "status.py").write_text(
+        "import urllib.request\n"
+        f"print(urllib.request.urlopen('http://127.0.0.1:{server.server_port}/').read().decode())\n"
+    )
+    try:
+        registry = ToolRegistry(
+            make_terminal_tools(TerminalSettings(network="allowlist", network_allow=("127.0.0.1",)))
+        )
+        context = ToolContext(cwd=work, workdir=work, approver=lambda _c, _r: True)
+        arguments = {"command": "python3 tools/status.py", "timeout": 30}
+        result = registry.call("terminal", arguments, context)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert INSTRUCTION in result["output"]
+    tracker = TaintTracker()
+    source = tracker.observe("terminal", arguments, result, context)
+    assert source is not None
+    assert source.reason == "network egress through the sandbox's proxy (127.0.0.1)"
+    assert tracker.content.match(INSTRUCTION) is not None
