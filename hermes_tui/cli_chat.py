@@ -229,7 +229,7 @@ def _run_chat(
             done["result"] = session.submit(text, cancel)
         except Exception as exc:  # a bug: reported as one line plus a log file, not a traceback
             done["crash"] = exc
-            done["log"] = _log_crash(runtime.home, runtime.redactor.text)
+            done["log"] = _log_crash(runtime.home)
         finally:
             finished.set()
 
@@ -330,19 +330,15 @@ def _wait_for_background(runtime: Any, sink: Any, cancel: threading.Event) -> bo
     return True
 
 
-def _log_crash(home: Any, redact: Callable[[str], str]) -> str:
-    """Append the traceback of an unexpected error, redacted, to <home>/logs/errors.log (0600);
-    return its path."""
+def _log_crash(home: Any) -> str:
+    """Append the traceback of an unexpected error to <home>/logs/errors.log; return its path."""
     import traceback
     from pathlib import Path
 
-    from hermes_tui.core.storage import ensure_private_dir
-
     path = Path(home) / "logs" / "errors.log"
-    ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-    with open(fd, "a", encoding="utf-8") as log:
-        log.write(redact(traceback.format_exc()) + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as log:
+        log.write(traceback.format_exc() + "\n")
     return str(path)
 
 

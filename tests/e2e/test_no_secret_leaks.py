@@ -119,17 +119,3 @@ def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(
                 assert form not in text, (form, text[-400:])
             for name, data in left.items():
                 assert form.encode() not in data, (form, name)
-
-
-def test_a_crash_traceback_is_logged_redacted_and_private(home: Path) -> None:
-    from hermes_tui.cli_chat import _log_crash
-    from hermes_tui.core.redaction import Redactor
-
-    try:
-        raise RuntimeError(f"request failed: Authorization: Bearer {PLAIN_KEY[::-1]}")
-    except RuntimeError:
-        path = Path(_log_crash(home, Redactor({"ANTHROPIC_API_KEY": PLAIN_KEY}).text))
-    text = path.read_text(encoding="utf-8")
-    assert "RuntimeError: request failed" in text and "[REDACTED" in text
-    assert all(form not in text for form in forms(PLAIN_KEY))
-    assert path.stat().st_mode & 0o077 == 0 and (home / "logs").stat().st_mode & 0o077 == 0
