@@ -413,8 +413,7 @@ class WriteGate:
             held.extend(
                 f
                 for f in verdict.findings
-                if threats.tier_of(f) == "hold"
-                or (taint.sources and threats.tier_of(f) == "flag")
+                if threats.tier_of(f) == "hold" or (taint.sources and threats.tier_of(f) == "flag")
             )
         copied = _copies(taint, contents)
         if not taint.sources and not held and not copied:
