@@ -240,7 +240,7 @@ def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
     outcomes = {}
     for case, answer in zip(cases, answers, strict=True):
         if "refused" in str(answer.get("error")):  # the scanner refused it outright
-            outcomes[case["id"]] = "held: refused by the scanner"
+            outcomes[case["id"]] = "refused: by the scanner, outright"
             continue
         assert case["planted"][:40] not in memory, case["id"]
         own = [rendered(name, arguments) for name, arguments in case["calls"]]
@@ -258,6 +258,8 @@ def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
             outcomes[case["id"]] = "held: tainted by its own tool call"
         else:
             outcomes[case["id"]] = f"held for another reason: {record.reason}"
-    wrong = {k: v for k, v in outcomes.items() if not v.startswith("held: ")}
+    wrong = {k: v for k, v in outcomes.items() if not v.startswith(("held: ", "refused: "))}
+    # Most are held by the content rule alone (the scanner refuses a few outright).
+    assert sum(v == "held: copies its own tool call" for v in outcomes.values()) >= 25, outcomes
     assert not wrong, (wrong, done.stderr[-4000:])
     assert len(cases) >= 27 and sum(c["kind"] == "content" for c in cases) >= 20
