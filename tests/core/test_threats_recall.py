@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermes_tui.core.agent.taint import TaintSource, WriteGate
+from hermes_tui.core.agent.taint import TaintSource, TaintTracker, WriteGate
 from hermes_tui.core.events import discard
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.pending import PendingStore
@@ -78,12 +78,15 @@ def test_no_holdout_attack_reaches_memory_from_a_tainted_turn(home: Path, scanne
         scanner=scanner,
         sink=discard,
     )
-    source = TaintSource("read_file", "read_file(path='/tmp/page.md')", "outside", "…")
+    tainted = TaintTracker()  # the turn read an outside page (the gate takes the tracker)
+    tainted.sources.append(
+        TaintSource("read_file", "read_file(path='/tmp/page.md')", "outside", "…")
+    )
     attacks, _ = _load("injection_holdout.yaml")
     for attack in attacks:
         context = ToolContext()
         arguments = {"action": "add", "target": "memory", "content": attack["text"]}
-        answer = gate.check("memory", arguments, context, [source])
+        answer = gate.check("memory", arguments, context, tainted)
         if answer is None:  # the gate lets the store judge: it must refuse
             answer = (memory.add("memory", attack["text"]), None)
         result, staged = answer
