@@ -8,9 +8,9 @@ scanner says; `--yolo` is about commands, not memory), naming the tool call:
   normal form and decodings) is held, with both excerpts. A README inside the working
   directory, a file copied in and printed, a page a script fetched: the channel does not matter.
 - By channel: once a conversation has taken in an untrusted result (the files tools outside
-  the working directory, network commands, network egress through the sandbox's proxy, web_fetch's pages,
-  tools marked `untrusted` such as every MCP tool, skills from outside, any session_search), every
-  later write is held, even in its own words.
+  the working directory, network commands, network egress through the sandbox's proxy,
+  web_fetch's pages, tools marked `untrusted` such as every MCP tool, skills from outside, any
+  session_search), every later write is held, even in its own words.
 
 The scanner's hold tier goes the same way. A review forks the conversation: its agent replays
 the history it is given, so it inherits the taint and the content of the turns it reviews. A
