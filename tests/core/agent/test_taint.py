@@ -406,6 +406,7 @@ def test_a_network_call_inside_an_allowed_program_taints_through_the_proxys_reco
     import threading
 
     from hermes_tui.core.agent.taint import TaintTracker
+    from hermes_tui.core.tools.approvals import Approvals
     from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
     from hermes_tui.core.tools.sandbox import probe
     from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
@@ -437,7 +438,7 @@ def test_a_network_call_inside_an_allowed_program_taints_through_the_proxys_reco
         registry = ToolRegistry(
             make_terminal_tools(TerminalSettings(network="allowlist", network_allow=("127.0.0.1",)))
         )
-        context = ToolContext(cwd=work, workdir=work, approver=lambda _c, _r: True)
+        context = ToolContext(cwd=work, workdir=work, approvals=Approvals(lambda _request: "once"))
         arguments = {"command": "python3 tools/status.py", "timeout": 30}
         result = registry.call("terminal", arguments, context)
     finally:
