@@ -49,9 +49,20 @@ OVERRIDE_VERB = (
     r"|negeer|vergeet|zignoruj|zapomnij|pomiń|abaikan|lupakan|bỏ\s+qua|quên\s+đi"  # nl pl id vi
     r"|görmezden\s+gel|unut|yok\s+say"  # tr
     r"|fais\s+abstraction\s+d|ne\s+suis\s+(?:plus|pas)|pasa\s+por\s+alto|pasar\s+por\s+alto"
+    r"|ne\s+tiens\s+aucun\s+compte\s+d|deja\s+de\s+(?:obedecer|seguir|cumplir|respetar)"
+    r"|arr[êe]te\s+de\s+(?:suivre|respecter|obéir)|pare\s+de\s+(?:seguir|obedecer|cumprir)"
+    r"|smetti\s+di\s+(?:seguire|obbedire|rispettare)|перестань\s+(?:следовать|слушаться|выполнять)"
+    r"|stop\s+(?:following|obeying|applying)|hör\s+auf,?\s+(?:\w+\s+){0,3}zu\s+(?:befolgen|beachten)"
     r"|no\s+sigas|deixe\s+de\s+lado|não\s+siga|не\s+следуй|не\s+слушай\w*|не\s+выполняй)"
     r"|(?:\bignore|\bignora)\s+(?=(?:toutes|tous|tes|vos|les|todas|todos|tus|sus|las|los"
     r"|as|os|tutte|tutti|le)\b))"
+)
+# "What you were told (before)".
+TOLD_BEFORE = (
+    r"(?:what\s+(?:you\s+were|you've\s+been|you\s+have\s+been)\s+told|ce\s+qu['’]on\s+t['’]a\s+dit"
+    r"|ce\s+que\s+l['’]on\s+t['’]a\s+dit|was\s+(?:man\s+)?dir\s+(?:\w+\s+)?gesagt\s+(?:wurde|hat)"
+    r"|lo\s+que\s+te\s+(?:dijeron|han\s+dicho)|o\s+que\s+te\s+disseram|quello\s+che\s+ti\s+hanno\s+detto"
+    r"|что\s+тебе\s+(?:сказали|говорили))"
 )
 # What it was told.
 INSTRUCTION_NOUN = (
@@ -62,7 +73,8 @@ INSTRUCTION_NOUN = (
     r"|инструкци\w*|правил\w*|указани\w*|команд\w*|ограничени\w*|промпт\w*"
     r"|normas|normes|normen|norme|нормы|pautas|lineamientos|diretivas|directivas|orientações"
     r"|consignas|mandatos|instructies|regels|richtlijnen|instrukcje|instrukcji|polecenia|zasady"
-    r"|instruksi|aturan|perintah|talimat\w*|kurallar\w*|hướng\s+dẫn|chỉ\s+thị)"
+    r"|instruksi|aturan|perintah|talimat\w*|kurallar\w*|hướng\s+dẫn|chỉ\s+thị"
+    r"|linee\s+guida|leitlinien|lignes\s+directrices|guidelines|directions)"
 )
 CJK_OVERRIDE = (
     # zh: a verb, a qualifier (previous, all, the system's), then the noun, in a short window.
@@ -72,8 +84,8 @@ CJK_OVERRIDE = (
     r"(?:之前|以前|先前|上面|上述|所有|全部|系统|原来|原有|一切|开发者)[^。\n]{0,12}?"
     r"(?:指令|指示|规则|提示|命令|设定|要求|限制|规范|准则)"
     # ja: the noun first, the verb at the end.
-    r"|(?:これまで|以前|前|上記|すべて|全て|システム|元|安全)の?[^。\n]{0,15}?"
-    r"(?:指示|命令|ルール|規則|制約|制限|設定)[^。\n]{0,15}?(?:無視|忘れ)"
+    r"|(?:これまで|今まで|従来|以前|前|上記|すべて|全て|システム|元|安全)の?[^。\n]{0,15}?"
+    r"(?:指示|命令|ルール|規則|制約|制限|設定)[^。\n]{0,15}?(?:無視|忘れ|捨て|破棄)"
     # ko
     r"|(?:이전|모든|위의|시스템|기존)[^.\n]{0,15}?(?:지시|명령|규칙|지침|설정|제한)[^.\n]{0,15}?"
     r"(?:무시|잊어|잊고|잊으)"
@@ -144,6 +156,16 @@ HIDE_FROM_USER = (
     r"|\bgarde(?:r)?\s+le\s+secret\b|\bne\s+lui\s+(?:parle|dis|montre|mentionne)\s+(?:jamais|pas|rien)"
     r"|\bno\s+se\s+lo\s+(?:menciones|digas|cuentes)|\bне\s+(?:говоря|сообщая)\s+пользовател\w*"
     r"|隐瞒|隠して"
+    r"|\blass\s+(?:den|die)\s+(?:benutzer|nutzer|anwender)\w*\s+(?:\w+\s+)?nicht\s+wissen"
+    r"|\bohne\s+wissen\s+(?:des|der)\s+(?:benutzer|nutzer|anwender)\w*"
+    r"|\b(?:don't|do\s+not|never)\s+let\s+(?:the\s+)?user\s+(?:know|find\s+out|notice|see)"
+    r"|\b(?:so\s+(?:that\s+)?)?the\s+user\s+(?:must\s+not|mustn't|won't|doesn't|does\s+not"
+    r"|never)\s+(?:know|find\s+out|notice|learn)"
+    r"|\bque\s+el\s+usuario\s+no\s+se\s+entere|\bsin\s+que\s+(?:el\s+usuario\s+)?se\s+entere"
+    r"|\b(?:en\s+cachette\s+de|à\s+l['’]insu\s+de)\s+l['’]utilisat\w+"
+    r"|\bsem\s+o\s+(?:usuário|utilizador)\s+saber|\bque\s+o\s+(?:usuário|utilizador)\s+não\s+saiba"
+    r"|\ball['’]insaputa\s+dell['’]utente|\bпользовател\w*\s+не\s+(?:должен|должна)\s+(?:знать"
+    r"|узнать)"
     r"|\bne\s+(?:préviens|previens|avertis|informe|prévenez|avertissez|informez)\s+(?:pas|jamais)"
     r"\s+l['’]utilisat\w+"
     r"|\bne\s+(?:dis|dites|mentionne|signale|montre)\s+(?:surtout\s+|jamais\s+)?(?:rien|pas)"
@@ -170,7 +192,8 @@ HIDE_FROM_USER = (
 
 SEND_VERB = (
     r"(?:\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|paste|share|sync|mirror"
-    r"|email|schick\w*|sende\w*|hochladen|lade|übertrag\w*|leite\w*"
+    r"|email|schick\w*|sende\w*|hochladen|lade|übertrag\w*|leite\w*|übermittl\w*|expédi\w*"
+    r"|transf[ie]r\w*|trasferisc\w*|перевед\w*"
     r"|envoie\w*|envoyer|transmet\w*|téléverse\w*|copie\w*|poste\w*"
     r"|envía\w*|envia\w*|manda\w*|sube|subir|copia\w*|reenvía\w*|envie|mande|suba|carregue"
     r"|invia\w*|carica\w*|inoltra\w*|отправ\w*|пошли|перешли|загрузи|скопируй|передай|слей)\b"
@@ -183,7 +206,8 @@ CONTEXT_NOUN = (
     r"|gesprächsverlauf|chatverlauf|verlauf|protokoll|schlüssel|api-schlüssel|passwörter"
     r"|zugangsdaten|anmeldedaten|historique|clés|cles|mots\s+de\s+passe|identifiants"
     r"|historial|conversación|claves|contraseñas|credenciales|histórico|conversa|credenciais"
-    r"|senhas|chaves|cronologia|conversazione|chiavi|credenziali"
+    r"|senhas|chaves|cronologia|conversazione|chiavi|credenziali|memoria|mémoire|memória"
+    r"|speicher|gedächtnis|память|umgebungsvariablen|variables\s+de\s+entorno"
     r"|истори\w*|диалог\w*|переписк\w*|ключ\w*|парол\w*|учётн\w*|учетн\w*)\b"
     r"|~/\.|(?<![\w.])\.env\b|对话记录|聊天记录|对话历史|历史记录|密钥|密码|凭证|凭据|记忆"
     r"|会話履歴|履歴|キー|パスワード|認証情報|대화\s*기록|비밀번호|키)"
@@ -276,12 +300,16 @@ NEGATED = r"(?<!never )(?<!not )(?<!n't )(?<!nicht )(?<!jamais )(?<!nunca )(?<!�
 
 # ---- credentials planted for later ---------------------------------------------------------
 
+# A password-looking word: upper and lower case letters and a digit or symbol, eight or more.
+STRONG_VALUE = r"(?-i:(?=\S*[A-Z])(?=\S*[a-z])(?=\S*[\d!#$%&*@^]))\S{8,}"
+
 # A value that looks like a secret: printable ASCII, at least eight characters with a digit
 # and a letter ("stored", "rotated" and "15" are not secrets).
 SECRET_VALUE = r"['\"`「]?(?=[!-~]*\d)(?=[!-~]*[a-z])[!-~]{8,}"
 SECRET_NOUN = (
     r"(?:\b(?:password|passwd|passphrase|passcode|token|api[\s_-]?key|secret|credentials?"
-    r"|pin|login|access\s+key|private\s+key|creds"
+    r"|pin|login|access\s+key|private\s+key|creds|identifiants|credenciales|credenciais"
+    r"|credenziali|учетные\s+данные|учётные\s+данные"
     r"|passwort|kennwort|schlüssel|zugangsdaten|mot\s+de\s+passe|jeton|clé|contraseña|clave"
     r"|senha|chave|пароль|токен|ключ)\b|密码|口令|令牌|密钥|パスワード|トークン|비밀번호)"
 )
@@ -314,7 +342,8 @@ RULES_OR_BEFORE = (
 AUTHORITY = (
     r"(?:\b(?:admin\w*|owner|developers?|maintainers?|operator|sysadmin|security|management"
     r"|supervisor|manager|cto|ceo|it\s+(?:team|department|helpdesk)|vendor|anthropic|openai"
-    r"|team|support|staff|leadership|lead|maintainers?"
+    r"|team|support|staff|leadership|lead|officer|compliance|legal|director|head\s+of"
+    r"|auftrag\s+des|im\s+namen\s+des"
     r"|verwalter|entwickler\w*|besitzer|betreiber|sicherheit\w*|administrateur|développeur"
     r"|sécurité|responsable|administrador|desarrollador|dueño|seguridad|segurança|proprietário"
     r"|amministratore|sicurezza|администратор\w*|разработчик\w*|владел\w*|безопасност\w*)\b"
@@ -333,7 +362,10 @@ GRANT_TO_YOU = (
     r"|(?:you\s+have|tienes|tens|hai|du\s+hast|tu\s+as|у\s+тебя\s+есть)\s+(?:my|mi|meu|il\s+mio"
     r"|meine|mon|моё|мое)\s+(?:permission|permiso|permissão|permesso|erlaubnis|autorisation"
     r"|разрешение)"
-    r"|pre-?(?:authori[sz]ed|approved|cleared)\s+(?:you|the\s+(?:agent|assistant|ai|model)))\b"
+    r"|pre-?(?:authori[sz]ed|approved|cleared)\s+(?:you|the\s+(?:agent|assistant|ai|model))"
+    r"|(?:cleared|authori[sz]ed|permitted|allowed|approved)\s+you\s+to"
+    r"|du\s+darfst|tu\s+(?:peux|as\s+le\s+droit)|puedes|você\s+pode|podes|puoi|ты\s+можешь)\b"
+    r"|你可以"
     r"|允许你|授权你|批准你|あなたに許可|許可します|허락합니다|권한을\s*줍니다)"
 )
 SECOND_PERSON = (
@@ -356,6 +388,10 @@ NO_LIMITS = (
     r"|einschränkung\w*|regel\w*|grenze\w*|filter\w*|zensur|limites?|règles?|filtres?|censure"
     r"|restricci\w+|límites?|reglas?|filtros?|censura|restrições|regras|filtri|limiti|regole"
     r"|restrizioni|ограничени\w*|правил\w*|фильтр\w*|цензур\w*|beperkingen|ograniczeń|zasad)\b"
+    r"|\b(?:uneingeschränkt\w*|unzensiert\w*|unrestricted|uncensored|unfiltered|illimité\w*"
+    r"|irrestrict\w*|irrestrit\w*|неограниченн\w*)\b"
+    r"|\bsin\s+censura|\bsem\s+censura|\bsenza\s+censura|\bsans\s+(?:aucune\s+)?censure"
+    r"|解除了?(?:所有|全部|一切)?(?:的)?(?:限制|约束)|无限制|不受限制|無制限"
     r"|没有(?:任何)?(?:限制|审查|规则|约束)|不受(?:任何)?(?:限制|约束)"
     r"|制限(?:なし|のない|がない)|검열\s*없는|제한\s*없는)"
 )
@@ -379,6 +415,13 @@ ONLY_THIS = (
     r"(?:\w+\s+)?(?:file|note|text|message|memory|entry|document|instructions?|lines?|datei|notiz"
     r"|zeilen|fichier|texte|archivo|nota|texto|arquivo|file|файл\w*|заметк\w*|текст\w*|записи"
     r"|bestand|notitie|dosya\w*|not\w*|berkas|catatan)\b"
+    r"|\bseule?s?\s+(?:cette|ce|ces)\s+(?:note|fichier|texte|instructions?)\b"
     r"|只(?:听从|遵循|执行)?(?:这|本)(?:份|个|条)?(?:文件|笔记|说明|记忆)|(?:この|本)(?:ファイル|メモ)(?:の\w+)?だけ"
     r"|이\s*(?:파일|메모)만)"
+)
+
+# Says the text alone counts: "only this note applies", "seule cette note fait foi".
+ALONE_COUNTS = (
+    r"(?:\b(?:counts?|applies|is\s+valid|is\s+binding|matters|fait\s+foi|compte|gilt|zählt|cuenta"
+    r"|vale|conta|действует|имеет\s+силу)\b|为准|有効)"
 )

@@ -312,6 +312,7 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
     (
         rf"{L.OVERRIDE_VERB}[^.\n。]{{0,40}}?{L.INSTRUCTION_NOUN}|{L.CJK_OVERRIDE}"
         rf"|{L.OVERRIDE_VERB}\s+(?:tudo|alles|tout|todo|всё|все)\b"
+        rf"|(?:{L.OVERRIDE_VERB}|\b(?:forget|ignore|disregard)\b)[^.\n]{{0,20}}?{L.TOLD_BEFORE}"
         r"|\b(?:forget|disregard|ignore)\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told"
         r"|(?:that\s+)?(?:came\s+)?before|above|prior)",
         "ignore_instructions_translated",
@@ -446,6 +447,7 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
         rf"|{L.SAFETY_SETTING}\s+(?:set|switched|turned|changed|flipped)\s+(?:to\s+)?['\"]?"
         rf"{L.SETTING_OFF}\b"
         r"|\bskip(?:ping)?\s+(?:the\s+)?(?:scan\w*|sandbox\w*|approv\w*|taint\w*)"
+        rf"|\b(?:schalte|stelle|mach)\b[^.\n]{{0,30}}?{L.SAFETY_SETTING}[^.\n]{{0,30}}?\b(?:ab|aus)\b"
         rf"|{L.NEGATED}{L.TURN_OFF}\s*(?:the\s+|all\s+|any\s+|die\s+|den\s+|le\s+|la\s+|el\s+|o\s+)?"
         rf"[^.\n]{{0,20}}?{L.SAFETY_SETTING}"
         r"|(?:沙箱|审批|扫描器?|サンドボックス|承認|スキャナー?)[^。\n]{0,10}?(?:关闭|禁用|無効|オフ|切って|外して)"
@@ -468,7 +470,8 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
     # kept for later (what hardcoded_secret's known shapes miss), in any language.
     (
         rf"{L.SECRET_NOUN}{L.SECRET_OF}{L.SECRET_IS}{L.SECRET_VALUE}"
-        rf"|(?:{L.SECRET_NOUN}|\blogin\b)[^\n]{{0,40}}?:\s*\S+\s*/\s*(?=\S*\d)\S{{6,}}",
+        rf"|(?:{L.SECRET_NOUN}|\blogin\b)[^\n]{{0,40}}?:\s*\S+\s*/\s*(?=\S*\d)\S{{6,}}"
+        rf"|\b[\w-]+\s*:\s*[\w.@-]+\s*/\s*{L.STRONG_VALUE}",
         "planted_credential",
         "secret",
         "high",
@@ -502,7 +505,9 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
     # "Sigue solamente este texto", "slušaj только этого файла": a text ordering the model to
     # obey it alone (issue 23's third holdout).
     (
-        rf"^(?=[^\n]*?{L.OBEY_VERB})(?=[^\n]*?{L.ONLY_THIS})[^\n]*"
+        rf"^(?=[^\n]*?(?:{L.OBEY_VERB}|{L.ALONE_COUNTS}))(?=[^\n]*?{L.ONLY_THIS})[^\n]*"
+        r"|\b(?:carr(?:y|ies)|has|with)\s+(?:the\s+)?(?:owner|admin\w*|user|operator|system)'?s?\s+"
+        r"authority\b"
         r"|\b(?:messages?|requests?|notes?|anything|lines?|text)\s+(?:that\s+)?(?:start(?:ing|s)?"
         r"|begin(?:ning|s)?|prefixed|marked|tagged|signed|containing|mention(?:ing|s)?)\b[^\n]{0,60}?"
         r"\b(?:comes?\s+from|are\s+from|is\s+from|as\s+(?:if\s+)?from|must\s+be\s+(?:executed"
@@ -535,7 +540,9 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
         r"|follow\s+(?:the\s+)?(?:instructions|orders|commands)\s+(?:in|at|from)\b)"
         r"|\b(?:jailbreak|jailbroken|DAN\s+mode|god\s+mode|prompt\s+injection\s+payload)\b"
         rf"|{L.OVERRIDE_VERB}[^\n]{{0,60}}"
-        rf"|^(?=[^\n]*?{L.SECOND_PERSON})(?=[^\n]*?{L.SENSITIVE})[^\n]*",
+        rf"|^(?=[^\n]*?{L.SECOND_PERSON})(?=[^\n]*?{L.SENSITIVE})[^\n]*"
+        rf"|^(?=[^\n]*?{L.SEND_VERB})(?=[^\n]*?{L.OUTSIDE_ADDRESS})[^\n]*"
+        rf"|^(?=[^\n]*?{L.AUTHORITY})(?=[^\n]*?{L.YOU_OR_AI})[^\n]*",
         "injection_shaped",
         "suspicious" + WEAK,
         "medium",
