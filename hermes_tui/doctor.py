@@ -7,6 +7,7 @@ model that answered, and whether streaming and tool calls work.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sqlite3
 import tempfile
 from dataclasses import dataclass
@@ -106,26 +107,64 @@ def _sessions_db(path: Path) -> Check:
     )
 
 
-def _sandbox_check(terminal) -> Check:
-    """Whether terminal commands run inside bubblewrap, and why not."""
-    from hermes_tui.core.tools.sandbox import probe
+def _sandbox_checks(runtime) -> list[Check]:
+    """The approval mode and why, whether commands run inside bubblewrap (and why not), and
+    the profile they get: what is writable, read-only, unreadable, and the network."""
+    from hermes_tui.core.tools.sandbox import describe_profile
 
-    status = probe(terminal.sandbox)
-    if status.active:
-        network = "network on" if terminal.network else "no network"
-        return Check("terminal sandbox", True, f"active: {status.detail}, {network}")
-    if terminal.sandbox == "on":
-        return Check(
-            "terminal sandbox", False, f"terminal.sandbox is on but unavailable: {status.detail}"
+    terminal = runtime.config.terminal
+    status = runtime.sandbox_status()
+    mode = runtime.approval_mode()
+    if terminal.mode == "auto":
+        why = (
+            "terminal.mode: auto, and the sandbox works here"
+            if status.active
+            else "terminal.mode: auto, and there is no sandbox here"
         )
-    if terminal.sandbox == "off":
-        return Check("terminal sandbox", True, status.detail, warning=True)
-    return Check(
-        "terminal sandbox",
-        True,
-        f"inactive: {status.detail}; commands run with the shell policy only",
-        warning=True,
-    )
+    else:
+        why = f"terminal.mode: {terminal.mode}"
+    meaning = {
+        "sandboxed": "commands run in the sandbox without asking, except the dangerous ones, "
+        "destroying work, unlisted hosts and leaving the sandbox",
+        "strict": "only commands proven read-only run without asking",
+        "plan": "only commands proven read-only run; everything else is refused",
+        "yolo": "nothing asks but reaching hermes-tui itself",
+    }[mode]
+    checks = [Check("approval mode", True, f"{mode} ({why}): {meaning}", warning=mode == "yolo")]
+    if status.active:
+        checks.append(Check("terminal sandbox", True, f"active: {status.detail}"))
+    elif terminal.sandbox == "on":
+        checks.append(
+            Check(
+                "terminal sandbox",
+                False,
+                f"terminal.sandbox is on but unavailable: {status.detail}",
+            )
+        )
+    else:
+        why_off = status.detail if terminal.sandbox == "off" else f"inactive: {status.detail}"
+        checks.append(
+            Check(
+                "terminal sandbox",
+                True,
+                f"{why_off}; commands run as you, with the shell policy only (strict mode is "
+                "the safe choice)",
+                warning=True,
+            )
+        )
+    applied = "" if status.active else " (not applied: the sandbox is off)"
+    for what, detail in describe_profile(
+        user_home=Path.home(),
+        hermes_home=runtime.home,
+        cache_dir=runtime.sandbox_cache_dir(),
+        writable_roots=[Path(p).expanduser() for p in terminal.writable_roots],
+        deny_read=[Path(p).expanduser() for p in terminal.deny_read],
+        network=terminal.network,
+        network_allow=terminal.network_allow,
+        socat=status.socat if status.active else shutil.which("socat"),
+    ):
+        checks.append(Check(f"sandbox {what}", True, detail + applied))
+    return checks
 
 
 def run_checks(args: argparse.Namespace) -> list[Check]:
@@ -173,7 +212,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
             )
         )
     checks.extend(_skill_checks(runtime.skills, runtime.skill_runtime_settings().environ))
-    checks.append(_sandbox_check(config.terminal))
+    checks.extend(_sandbox_checks(runtime))
     has_fts5 = fts5_available()
     detail = f"SQLite {sqlite3.sqlite_version}"
     if not has_fts5:

@@ -103,6 +103,17 @@ def _write(path: Path, data: bytes) -> None:
 def restore(before: GitSnapshot | None, workdir: Path) -> list[str]:
     """Put back what the command changed that would run later; what was undone, in words."""
     if before is None:
+        impostor = workdir / ".git"
+        if os.path.lexists(impostor) and _git_dir(workdir) is None:
+            # A `.git` file or link sends git to a folder of the command's choosing, with
+            # whatever config it wrote there: the user's next git command would obey it.
+            aside = workdir / ".git.refused"
+            serial = 1
+            while os.path.lexists(aside):
+                serial += 1
+                aside = workdir / f".git.refused.{serial}"
+            os.replace(impostor, aside)
+            return [f"made a .git that is not a folder (git would follow it); moved to {aside}"]
         created = _git_dir(workdir)
         if created is None:
             return []
@@ -125,7 +136,7 @@ def restore(before: GitSnapshot | None, workdir: Path) -> list[str]:
     undone: list[str] = []
     git_dir = _git_dir(workdir)
     if git_dir is None:
-        return ["the command removed or replaced .git; check it before running git"]
+        return ["removed or replaced .git; check it before running git"]
     config_path = git_dir / "config"
     try:
         after = config_path.read_bytes()

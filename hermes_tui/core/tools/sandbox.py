@@ -8,7 +8,8 @@ on) a command sees:
   `terminal.writable_roots`, a private cache folder (tools' caches are pointed there by
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
-  `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts);
+  `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts;
+  `.git` itself is bound onto itself, so it cannot be renamed away and replaced);
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
@@ -16,7 +17,8 @@ on) a command sees:
   tmpfs over a folder, /dev/null over a file);
 - no network (its own network namespace, where abstract Unix sockets are out of reach too) unless
   `terminal.network` is `allowlist` (egress only through the filtering proxy, netproxy.py,
-  bridged in by `socat`) or `on`;
+  bridged in by `socat`: in a namespace held for the conversation, netns.py, or per command
+  without `nsenter`) or `on`;
 - no privileges: a user namespace with every capability dropped (also as root), no_new_privs,
   its own session (no keystrokes into the user's terminal), dies with hermes-tui; the runtime
   folder, container engine and multiplexer sockets are hidden and their variables scrubbed.
@@ -168,6 +170,7 @@ class SandboxStatus:
     detail: str  # how it runs, or why it does not
     bwrap: str | None = None
     socat: str | None = None  # the bridge into the network namespace (allowlist mode)
+    nsenter: str | None = None  # joins a held network namespace (netns.py), when there
 
 
 class SandboxUnavailable(RuntimeError):
@@ -201,15 +204,26 @@ def probe(
             False,
             f"bwrap at {bwrap} cannot create a sandbox here ({why}); are user namespaces off?",
         )
-    return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap, which("socat"))
+    return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap, which("socat"), which("nsenter"))
 
 
 def _isolation(network: NetworkMode) -> list[str]:
-    args = ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts"]
-    args += ["--unshare-cgroup-try", "--cap-drop", "ALL", "--new-session", "--die-with-parent"]
+    # No UTS or cgroup namespace: without a capability a command can change neither the
+    # hostname nor a cgroup of the host's, and each namespace costs about a millisecond per
+    # command (bench/sandbox.py).
+    args = ["--unshare-user", "--unshare-ipc", "--unshare-pid"]
+    args += ["--cap-drop", "ALL", "--new-session", "--die-with-parent"]
     if network != "on":
         args.append("--unshare-net")
     return args
+
+
+def unreadable_paths(user_home: Path, hermes_home: Path, deny_read: Iterable[Path]) -> list[Path]:
+    """What no command may read: credentials, the hermes home's secrets and stores, and
+    terminal.deny_read (strict mode's proof of read-only counts them as outside too)."""
+    paths = [user_home / name for name in CREDENTIALS]
+    paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
+    return [*paths, *deny_read]
 
 
 @dataclass(frozen=True)
@@ -228,11 +242,12 @@ class Profile:
     proxy_socket: Path | None = None  # the filtering proxy's socket on the host (allowlist)
     socat: str | None = None
     runtime_dir: Path | None = None  # $XDG_RUNTIME_DIR, hidden
+    # Joins a network namespace held for the conversation (netns.py: `nsenter ... --`), whose
+    # loopback has the proxy's bridge on it in allowlist; empty: one namespace per command.
+    held_network: tuple[str, ...] = ()
 
     def unreadable(self) -> list[Path]:
-        paths = [self.user_home / name for name in CREDENTIALS]
-        paths += [self.hermes_home / name for name in UNREADABLE_IN_HOME]
-        return [*paths, *self.deny_read]
+        return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
 
     def protected(self) -> list[Path]:
         return [self.workdir / name for name in PROTECTED_IN_WORKDIR]
@@ -256,6 +271,11 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     for path in dict.fromkeys([profile.workdir, *profile.writable_roots, profile.cache_dir]):
         if exists(path):
             args += ["--bind", str(path), str(path)]
+    # A mount point cannot be renamed or removed: `.git` stays where git looks for it, so a
+    # `.git` file pointing at a folder of the command's making cannot take its place.
+    git_dir = profile.workdir / ".git"
+    if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink():
+        args += ["--bind", str(git_dir), str(git_dir)]
     read_only = [profile.hermes_home, *profile.protected()]
     for path in dict.fromkeys(read_only):
         if exists(path):
@@ -266,22 +286,29 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     for name, sub in CACHE_VARIABLES.items():
         env += ["--setenv", name, str(profile.cache_dir / sub)]
     network = profile.network
-    if network == "allowlist" and (profile.proxy_socket is None or profile.socat is None):
+    held = bool(profile.held_network) and network != "on"
+    if (
+        network == "allowlist"
+        and not held
+        and (profile.proxy_socket is None or profile.socat is None)
+    ):
         network = "off"  # no bridge: no network at all, never an open one
-    args += _isolation(network)
+    # A held namespace is the command's own network: it is joined, not made.
+    args += _isolation("on" if held else network)
     if network == "allowlist":
-        assert profile.proxy_socket is not None and profile.socat is not None
-        args += ["--bind", str(profile.proxy_socket), PROXY_SOCKET_INSIDE]
+        if not held:
+            assert profile.proxy_socket is not None and profile.socat is not None
+            args += ["--bind", str(profile.proxy_socket), PROXY_SOCKET_INSIDE]
+            argv = _with_bridge(profile.socat, argv)
         proxy = f"http://127.0.0.1:{PROXY_PORT}"
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             env += ["--setenv", name, proxy]
         env += ["--setenv", "all_proxy", proxy, "--setenv", "npm_config_proxy", proxy]
         env += ["--setenv", "npm_config_https_proxy", proxy, "--setenv", "PIP_PROXY", proxy]
         env += ["--setenv", "NO_PROXY", "", "--setenv", "no_proxy", ""]
-        argv = _with_bridge(profile.socat, argv)
     args += env
     args += ["--chdir", str(profile.cwd), "--", *argv]
-    return args
+    return [*profile.held_network, *args] if held else args
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:
@@ -296,14 +323,19 @@ def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:
 
 
 def _with_bridge(socat: str, argv: list[str]) -> list[str]:
-    """Start the bridge from 127.0.0.1:PROXY_PORT to the proxy's socket, wait until it listens
-    (at most 0.5 s), then run the command."""
-    listening = f":{PROXY_PORT:04X} 00000000:0000 0A"
+    """Start the bridge from 127.0.0.1:PROXY_PORT to the proxy's socket, wait until it listens,
+    then run the command. The wait reads /proc/net/tcp with bash builtins only (no `grep`, no
+    `sleep`: a process per poll cost more than the bridge itself) and gives up after 20,000
+    reads; the command then finds no proxy, never an open network."""
+    local = f"0100007F:{PROXY_PORT:04X}"
     script = (
         f"{socat} TCP-LISTEN:{PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "
         f"UNIX-CONNECT:{PROXY_SOCKET_INSIDE} 2>/dev/null &\n"
-        "for _ in $(seq 500); do "
-        f"grep -q '{listening}' /proc/net/tcp 2>/dev/null && break; sleep 0.001; done\n"
+        "for ((i = 0; i < 20000; i++)); do\n"
+        "  while read -r _ a _ st _; do\n"
+        f"    [[ $a == {local} && $st == 0A ]] && break 3\n"
+        "  done < /proc/net/tcp\n"
+        "done\n"
         'exec "$@"\n'
     )
     return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
@@ -329,8 +361,58 @@ def sweep_created(
     return moved
 
 
-def describe(profile_paths: Mapping[str, Iterable[Path | str]]) -> list[str]:
-    """Lines for `doctor`: what is writable, unreadable, and where the network goes."""
+def describe_profile(
+    *,
+    user_home: Path,
+    hermes_home: Path,
+    cache_dir: Path,
+    writable_roots: Iterable[Path],
+    deny_read: Iterable[Path],
+    network: NetworkMode,
+    network_allow: Iterable[str],
+    socat: str | None,
+) -> list[tuple[str, str]]:
+    """(what, detail) lines for `doctor`: what a sandboxed command may write, what stays
+    read-only, what it cannot read, and where its network goes."""
+
+    def short(path: Path) -> str:
+        try:
+            return "~/" + str(path.relative_to(user_home))
+        except ValueError:
+            return str(path)
+
+    writable = ["the working directory", *map(short, writable_roots), "a private /tmp and /var/tmp"]
+    writable.append(f"tools' caches in {short(cache_dir)}")
+    credentials = [short(user_home / name) for name in CREDENTIALS]
+    present = [name for name, path in zip(credentials, CREDENTIALS, strict=True)
+               if os.path.lexists(user_home / path)]  # fmt: skip
+    in_home = ", ".join(UNREADABLE_IN_HOME)
+    unreadable = f"{', '.join(credentials)} (here: {', '.join(present) or 'none of them'})"
+    unreadable += f"; in the hermes home {in_home}"
+    extra = [short(Path(p)) for p in deny_read]
+    if extra:
+        unreadable += f"; terminal.deny_read: {', '.join(extra)}"
+    allow = list(dict.fromkeys([*DEFAULT_NETWORK_ALLOW, *network_allow]))
+    if network == "allowlist" and socat is None:
+        net = "off: terminal.network is allowlist, but socat (its bridge) is not on PATH"
+    elif network == "allowlist":
+        net = (
+            "allowlist: only through the filtering proxy, to "
+            + ", ".join(allow)
+            + "; any other host asks (refused in chat -q without --yolo)"
+        )
+    elif network == "on":
+        net = "on: any host, and the host's abstract sockets (terminal.network: on)"
+    else:
+        net = "off: no network at all (terminal.network: off)"
     return [
-        f"{name}: {', '.join(map(str, paths)) or '(none)'}" for name, paths in profile_paths.items()
+        ("writable", ", ".join(writable)),
+        (
+            "read-only",
+            "everything else, the home included (existing or not); in the working directory "
+            + ", ".join(PROTECTED_IN_WORKDIR)
+            + f" and .git itself; the hermes home {short(hermes_home)}",
+        ),
+        ("unreadable", unreadable),
+        ("network", net),
     ]

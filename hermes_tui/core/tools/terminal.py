@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -33,10 +34,12 @@ from hermes_tui.core.tools.approvals import (
     HostGrant,
     ShellGrants,
 )
+from hermes_tui.core.tools.netns import HolderUnavailable, NetworkHolder
 from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.sandbox import (
     DEFAULT_NETWORK_ALLOW,
+    PROXY_PORT,
     NetworkMode,
     Profile,
     SandboxMode,
@@ -45,6 +48,7 @@ from hermes_tui.core.tools.sandbox import (
     probe,
     scrubbed_env,
     sweep_created,
+    unreadable_paths,
 )
 from hermes_tui.core.tools.web import make_web_tools
 
@@ -80,6 +84,8 @@ class Sandbox:
         self.settings = settings
         self._status: SandboxStatus | None = None
         self._proxy: FilteringProxy | None = None
+        self._holder: NetworkHolder | None = None
+        self._holder_failed = False
 
     @property
     def status(self) -> SandboxStatus:
@@ -116,6 +122,7 @@ class Sandbox:
         network = self.network
         proxy = self.proxy(context, command) if network == "allowlist" else None
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+        held = self._held_network(network, proxy)
         profile = Profile(
             bwrap=status.bwrap,
             workdir=context.workdir,
@@ -129,6 +136,7 @@ class Sandbox:
             proxy_socket=proxy.socket_path if proxy else None,
             socat=status.socat,
             runtime_dir=Path(runtime_dir) if runtime_dir else None,
+            held_network=held,
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 
@@ -147,10 +155,42 @@ class Sandbox:
         state.ask = lambda asked, cmd: _ask_network(asked, cmd, context)
         return state.decide(host, port, record=False)
 
+    def _held_network(self, network: NetworkMode, proxy: FilteringProxy | None) -> tuple[str, ...]:
+        """The prefix that joins the conversation's network namespace (netns.py), tried once
+        with a trial command; () to make one per command instead (no nsenter, or it failed)."""
+        status = self.status
+        if network != "allowlist" or status.nsenter is None or status.bwrap is None:
+            return ()
+        if self._holder_failed:
+            return ()
+        first = self._holder is None
+        if first:
+            self._holder = NetworkHolder(
+                status.bwrap,
+                status.nsenter,
+                PROXY_PORT,
+                status.socat if proxy is not None else None,
+                proxy.socket_path if proxy is not None else None,
+            )
+        assert self._holder is not None
+        try:
+            prefix = tuple(self._holder.prefix())
+            if first:
+                trial = [*prefix, status.bwrap, "--ro-bind", "/", "/", "--unshare-user"]
+                subprocess.run([*trial, "--", "true"], check=True, capture_output=True, timeout=15)
+        except (HolderUnavailable, OSError, subprocess.SubprocessError):
+            self._holder_failed = True
+            self._holder.close()
+            return ()
+        return prefix
+
     def connections(self) -> list[Connection]:
         return self._proxy.state.take_log() if self._proxy is not None else []
 
     def close(self) -> None:
+        if self._holder is not None:
+            self._holder.close()
+            self._holder = None
         if self._proxy is not None:
             self._proxy.close()
             self._proxy = None
@@ -211,7 +251,12 @@ def run_command(
             )
             deadline = time.monotonic() + timeout
             stopped = ""
-            while process.poll() is None:
+            ended = _waiter(process)
+            while True:
+                # Woken the moment the command ends (a sleep between polls adds up to its
+                # length to every command); cancel and timeout are checked between waits.
+                if ended(0.05):
+                    break
                 if context.cancel.is_set():
                     stopped = "cancelled by the user"
                 elif time.monotonic() > deadline:
@@ -220,8 +265,8 @@ def run_command(
                     with contextlib.suppress(ProcessLookupError):
                         os.killpg(process.pid, signal.SIGKILL)
                     process.wait()
+                    ended(0)  # closes the pidfd
                     break
-                time.sleep(0.02)
         output = out_path.read_bytes().decode("utf-8", errors="replace")
         reported = cwd_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
         if reported:
@@ -241,19 +286,74 @@ def run_command(
     return result
 
 
+def _waiter(process: subprocess.Popen) -> Any:
+    """`ended(seconds)`: wait at most that long for `process` to end; whether it has. A pidfd
+    wakes at the exit itself; without one, Popen.wait polls (with a growing delay)."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+
+    def ended(seconds: float) -> bool:
+        if pidfd is None:
+            try:
+                process.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        select.select([pidfd], [], [], seconds)
+        if process.poll() is None:
+            return False
+        os.close(pidfd)
+        return True
+
+    return ended
+
+
 def _refusal(text: str) -> dict[str, Any]:
     return {"success": False, "denied": True, "error": text}
 
 
+def _git_config_risk(workdir: Path) -> str | None:
+    """Why git, run in this workspace, would start a program its repository config names (a
+    repository from a tarball brings its own .git/config), or None."""
+    from hermes_tui.core.tools import gitguard
+
+    git_dir = workdir / ".git"
+    if not os.path.lexists(git_dir):
+        return None
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        return "the workspace's .git is not a folder: git would follow it elsewhere"
+    try:
+        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if risky := gitguard.risky_settings(text):
+        keys = ", ".join(sorted({key for key, _ in risky}))
+        return f"the repository's .git/config sets {keys}, which makes git run a program"
+    return None
+
+
 def _git_tracked(workdir: Path):
-    """(tracked, dirty) for destroys_work; without a repository nothing is tracked."""
-    if not (workdir / ".git").exists():
+    """(tracked, dirty) for destroys_work; without a repository nothing is tracked.
+
+    This git runs outside the sandbox, in a repository commands may write: it runs only on a
+    real `.git` folder (a `.git` file could send it to a config of the command's making: then
+    everything counts as tracked and dirty, so destroying work asks) and never starts the
+    fsmonitor program a config may name."""
+    git_dir = workdir / ".git"
+    if not os.path.lexists(git_dir):
         return (lambda _path: False), (lambda: False)
+    if git_dir.is_symlink() or not git_dir.is_dir() or _git_config_risk(workdir):
+        # A config that runs programs (a filter's clean command runs at `git status` too):
+        # not run at all; everything counts, so destroying work asks.
+        return (lambda _path: True), (lambda: True)
+    git = ["git", "-c", "core.fsmonitor=false", "-C", str(workdir)]
 
     def tracked(path: str) -> bool:
         try:
             found = subprocess.run(
-                ["git", "-C", str(workdir), "ls-files", "-z", "--", path],
+                [*git, "ls-files", "-z", "--", path],
                 capture_output=True,
                 timeout=10,
             )
@@ -264,7 +364,7 @@ def _git_tracked(workdir: Path):
     def dirty() -> bool:
         try:
             found = subprocess.run(
-                ["git", "-C", str(workdir), "status", "--porcelain"],
+                [*git, "status", "--porcelain"],
                 capture_output=True,
                 timeout=10,
             )
@@ -304,14 +404,22 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         # The category of the first reason; a session grant only when every reason has one.
         category, grant = "", None
         grantable = True
+        unreadable = unreadable_paths(
+            Path.home(), settings.hermes_home or Path("/nonexistent"), settings.deny_read
+        )
         if settings.hermes_home is not None and (
-            why := reaches_hermes(command, str(settings.hermes_home))
+            why := reaches_hermes(command, str(settings.hermes_home), str(context.cwd))
         ):
             reasons.append(why)  # every mode, yolo included: self-approval is for a human
             category, grantable = "hermes home", False
         if mode in ("strict", "plan") or (mode == "sandboxed" and not sandbox.status.active):
             proof = prove_read_only(
-                command, str(context.cwd), str(context.workdir), realpath=os.path.realpath
+                command,
+                str(context.cwd),
+                str(context.workdir),
+                realpath=os.path.realpath,
+                excluded=[str(p) for p in unreadable],
+                git_config_risk=_git_config_risk(context.workdir),
             )
             if not proof.proven or verdict.action == "ask":
                 why_not = proof.reason or verdict.reason

@@ -200,3 +200,39 @@ def test_the_proxy_lets_listed_hosts_through_asks_for_others_and_says_what_was_r
         f"curl --noproxy '*' -sS -m 5 http://127.0.0.1:{web_server}/",
     )
     assert "hello" not in direct["output"]  # no way around the proxy: no network at all
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # git grep -O runs "the pager" on the files it finds: a program of the model's choice
+        "git grep -O'sh -c id' hello",
+        "git grep --open-files-in-pager=sh hello",
+        # git's and diff's paths are paths too, inside an option's value or not
+        "git diff --no-index /home/u/.ssh/id_ed25519 README.md",
+        "git blame --contents=/home/u/.aws/credentials README.md",
+        "diff --from-file=/home/u/.ssh/id_ed25519 README.md",
+        "grep -f/home/u/.ssh/id_ed25519 README.md",
+        # sort reads the files named in its input, which no proof has seen
+        "find . -name .env -print0 | sort --files0-from=- | rev",
+        # the hermes home inside the workspace: its secrets are outside for a proof
+        "rev .hermes/.env",
+        "cat .*/.env",
+        "cat .h*/.e?v",
+        "grep -r -h -a TOKEN .",
+        "grep -rh TOKEN | rev",
+        "rg TOKEN",
+        "diff -r . /w/src",
+    ],
+)
+def test_strict_proof_keeps_out_of_programs_paths_and_excluded_places(command: str) -> None:
+    assert not prove_read_only(command, "/w", "/w", excluded=["/w/.hermes/.env"]).proven, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat *.py", "grep -rn TODO src", "rg TODO src", "git diff --stat", "git grep -n hello",
+     "diff -r src tests", "ls -la .hermes", "cat src/*/*.py"],
+)  # fmt: skip
+def test_strict_proof_still_reads_the_rest_of_the_workspace(command: str) -> None:
+    assert prove_read_only(command, "/w", "/w", excluded=["/w/.hermes/.env"]).proven, command

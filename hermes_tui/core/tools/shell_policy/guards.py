@@ -36,8 +36,9 @@ def _commands(command: str, depth: int = 0) -> Iterator[list[str | None]]:
         pending.extend(node.children)
 
 
-def reaches_hermes(command: str, hermes_home: str) -> str | None:
-    """Why `command` touches hermes-tui's own state or program, or None."""
+def reaches_hermes(command: str, hermes_home: str, cwd: str | None = None) -> str | None:
+    """Why `command` touches hermes-tui's own state or program, or None. With `cwd`, a path
+    relative to it counts too (`.hermes/config.yaml` when the home lies in the workspace)."""
     text = command
     if SELF.search(text):
         return "it runs hermes-tui itself (approving its own held writes is for a human)"
@@ -46,7 +47,32 @@ def reaches_hermes(command: str, hermes_home: str) -> str | None:
         return f"it names the hermes home ({home}), where memory, skills and config live"
     if "HERMES_HOME" in text:
         return "it names $HERMES_HOME, where memory, skills and config live"
+    if cwd is not None and home and home != "/" and not parse(command).has_error:
+        for word in [w for words in _commands(command) for w in words] + _redirects(command):
+            if word is not None:
+                # `--home=.hermes`, `of=.hermes/x`: the value after `=` is a path too.
+                for candidate in {word, word.split("=", 1)[-1]}:
+                    if "/" not in candidate and not candidate.startswith("."):
+                        continue  # a word, not a path (`echo 1` in the home itself)
+                    path = posixpath.normpath(posixpath.join(cwd, candidate))
+                    if path == home or path.startswith(home.rstrip("/") + "/"):
+                        return (
+                            f"it names the hermes home ({candidate} is in {home}), where memory, "
+                            "skills and config live"
+                        )
     return None
+
+
+def _redirects(command: str) -> list[str | None]:
+    """The targets of every file redirection in the line (`> .hermes/x`)."""
+    found: list[str | None] = []
+    pending = [parse(command)]
+    while pending:
+        node = pending.pop()
+        if node.type == "file_redirect" and node.children:
+            found.append(_plain(node.children[-1]))
+        pending.extend(node.children)
+    return found
 
 
 def destroys_work(

@@ -5,14 +5,18 @@ program that runs programs; this accepts only what it can prove harmless and ref
 a line made of plain words (no variables, substitutions, globs out of the workspace, here-docs or
 writes to files), joined by `|`, `&&`, `||` or `;`, where every command is a known reader with
 only harmless options (`find` without `-exec`/`-delete`, `sort` without `-o`, git's read-only
-subcommands, …) and every path it names lies inside the working directory. `<program> --version`
+subcommands without `grep -O`, …) and every path it names (an operand, or an option's value such
+as `--from-file=PATH`) lies inside the working directory. Places that must not be read even
+there (`excluded`: the hermes home, credentials) count as outside, and so does a glob or a
+recursive search (`grep -r`, `diff -r`, `rg`) that could reach into them. `<program> --version`
 and `--help` of a program found on PATH are allowed too. Pure: no I/O besides parsing.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hermes_tui.core.tools.shell_policy.words import node_text, parse
@@ -41,9 +45,12 @@ READERS: dict[str, frozenset[str]] = {
     "which": frozenset(),
     "type": frozenset(),
     "tree": frozenset({"-o"}),
-    "du": frozenset(),
+    "du": frozenset({"--files0-from"}),
     "df": frozenset(),
-    "sort": frozenset({"-o", "--output", "--compress-program", "-T", "--temporary-directory"}),
+    # --files0-from reads the files named in its input: names no proof has seen.
+    "sort": frozenset(
+        {"-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"}
+    ),
     "uniq": frozenset(),
     "cut": frozenset(),
     "tr": frozenset(),
@@ -107,11 +114,22 @@ GIT_WRITES = {
                          "update", "set-branches"}),
     "reflog": frozenset({"expire", "delete"}),
     "diff": frozenset({"--output", "--ext-diff", "--textconv"}),
+    # -O runs a program ("the pager") on the matching files.
+    "grep": frozenset({"-O", "--open-files-in-pager", "--ext-grep"}),
     "show": frozenset({"--output", "--ext-diff", "--textconv"}),
     "log": frozenset({"--output", "--ext-diff", "--textconv"}),
 }  # fmt: skip
 Resolve = Callable[[str], str] | None
 SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "&1", "&2"})
+GLOB = frozenset("*?[")
+# Readers that read the contents of whole trees, and the options that make them do so.
+RECURSIVE = {
+    "grep": frozenset({"-r", "-R", "--recursive", "--dereference-recursive"}),
+    "egrep": frozenset({"-r", "-R", "--recursive", "--dereference-recursive"}),
+    "fgrep": frozenset({"-r", "-R", "--recursive", "--dereference-recursive"}),
+    "diff": frozenset({"-r", "--recursive"}),
+}
+ALWAYS_RECURSIVE = frozenset({"rg"})
 JOINERS = frozenset({"|", "&&", "||", ";", "\n", "|&"})
 
 
@@ -126,11 +144,21 @@ def _no(reason: str) -> ReadOnly:
 
 
 def prove_read_only(
-    command: str, cwd: str, workdir: str, realpath: Callable[[str], str] | None = None
+    command: str,
+    cwd: str,
+    workdir: str,
+    realpath: Callable[[str], str] | None = None,
+    excluded: Sequence[str] = (),
+    git_config_risk: str | None = None,
 ) -> ReadOnly:
     """Whether `command` provably only reads inside `workdir` (see the module docstring).
     `realpath`, when given, also resolves each path (a link in the workspace to ~/.ssh is
-    outside it); without it the function does no I/O."""
+    outside it); without it the function does no I/O. Paths under `excluded` count as
+    outside even within the workspace. `git_config_risk`: why the repository's own git config
+    makes git run a program (a hostile repository's `core.fsmonitor` runs at `git status`,
+    `diff.external` at `git diff`); then no git command is proven harmless."""
+    where = _Where(cwd, workdir, realpath, tuple(posixpath.normpath(e) for e in excluded))
+    where.git_config_risk = git_config_risk
     if not command.strip():
         return ReadOnly(True, "")
     root = parse(command)
@@ -142,7 +170,7 @@ def prove_read_only(
         return _no(problem)
     for node in commands:
         if isinstance(node, tuple):
-            if (problem := _outside(node[1], cwd, workdir, realpath)) is not None:
+            if (problem := where.outside(node[1])) is not None:
                 return _no(problem)
             continue
         words = [_plain(child) for child in node.children if child.type != "variable_assignment"]
@@ -150,7 +178,7 @@ def prove_read_only(
             return _no("it sets variables for the program it runs")
         if any(word is None for word in words):
             return _no("it uses variables, substitutions or quoting that cannot be read here")
-        result = _reader(words, cwd, workdir, realpath)  # type: ignore[arg-type]
+        result = _reader(words, where)  # type: ignore[arg-type]
         if not result.proven:
             return result
     return ReadOnly(True, "")
@@ -216,32 +244,66 @@ def _plain(node) -> str | None:
     return None
 
 
-def _reader(words: list[str], cwd: str, workdir: str, realpath: Resolve) -> ReadOnly:
+def _reader(words: list[str], where: _Where) -> ReadOnly:
     program, *args = words
     if "/" not in program and args and all(a in ("--version", "-V", "--help", "-h") for a in args):
         return ReadOnly(True, "")
     name = program
     if name == "git":
-        return _git(args, cwd, workdir, realpath)
+        return _git(args, where)
     if "/" in program or name not in READERS:
         return _no(f"{program} is not a program strict mode knows to only read")
     unsafe = READERS[name]
+    recursive = name in ALWAYS_RECURSIVE
     operands = 0
     for arg in args:
         option = arg.split("=", 1)[0]
         if option in unsafe or (name == "find" and arg.startswith("-fprint")):
             return _no(f"{name} {option} can write or run a program")
         if arg.startswith("-") and arg != "-":
+            recursive = recursive or _recursive_option(name, arg)
+            if (problem := _option_value(arg, where)) is not None:
+                return _no(problem)
             continue
         operands += 1
-        if (problem := _outside(arg, cwd, workdir, realpath)) is not None:
+        if (problem := where.outside(arg)) is not None:
             return _no(problem)
     if operands > MAX_OPERANDS.get(name, 10_000):
         return _no(f"{name} with {operands} files writes the last one")
+    if recursive:
+        # Every operand of diff is a tree; grep's and rg's first is the pattern (or a tree,
+        # with -e: then counting it out only asks more), and without a tree they search ".".
+        named = [a for a in args if not a.startswith("-") or a == "-"]
+        for tree in named if name == "diff" else (named[1:] or ["."]):
+            if (problem := where.holds_excluded(tree)) is not None:
+                return _no(problem)
     return ReadOnly(True, "")
 
 
-def _git(args: list[str], cwd: str, workdir: str, realpath: Resolve) -> ReadOnly:
+def _recursive_option(name: str, arg: str) -> bool:
+    if name not in RECURSIVE:
+        return False
+    if arg in RECURSIVE[name] or arg in ("--directories=recurse", "-drecurse"):
+        return True
+    return not arg.startswith("--") and any(c in arg[1:] for c in "rR")
+
+
+def _option_value(arg: str, where: _Where) -> str | None:
+    """Why an option's attached value (`--from-file=PATH`, `-f/PATH`) is a path outside."""
+    if arg.startswith("--") and "=" in arg:
+        value = arg.split("=", 1)[1]
+    elif not arg.startswith("--") and "/" in arg:
+        value = arg[arg.index("/") :]
+    else:
+        return None
+    if "/" not in value and not GLOB & set(value) and not value.startswith("."):
+        return None  # a word, a number, a pattern: not a path
+    return where.outside(value)
+
+
+def _git(args: list[str], where: _Where) -> ReadOnly:
+    if where.git_config_risk:
+        return _no(where.git_config_risk)
     i = 0
     while i < len(args) and args[i].startswith("-"):
         option = args[i].split("=", 1)[0]
@@ -253,7 +315,7 @@ def _git(args: list[str], cwd: str, workdir: str, realpath: Resolve) -> ReadOnly
                 if "=" in args[i]
                 else (args[i + 1] if i + 1 < len(args) else "")
             )
-            if (problem := _outside(value, cwd, workdir, realpath)) is not None:
+            if (problem := where.outside(value)) is not None:
                 return _no(problem)
             i += 1 if "=" in args[i] else 2
             continue
@@ -265,8 +327,16 @@ def _git(args: list[str], cwd: str, workdir: str, realpath: Resolve) -> ReadOnly
         return _no(f"git {sub} is not one of git's read-only subcommands")
     writes = GIT_WRITES.get(sub, frozenset())
     for arg in rest:
-        if arg.split("=", 1)[0] in writes:
+        option = arg.split("=", 1)[0]
+        if option in writes or (option.startswith("-O") and sub == "grep"):
             return _no(f"git {sub} {arg} changes the repository or runs a program")
+        # Paths (`diff --no-index FILE`, `blame --contents=FILE`) stay inside the workspace.
+        if arg.startswith("-"):
+            problem = _option_value(arg, where)
+        else:
+            problem = where.outside(arg) if arg != "/dev/null" else None
+        if problem is not None:
+            return _no(problem)
     if sub == "branch" and any(not a.startswith("-") for a in rest):
         return _no("git branch NAME creates a branch")
     if (
@@ -281,17 +351,65 @@ def _git(args: list[str], cwd: str, workdir: str, realpath: Resolve) -> ReadOnly
     return ReadOnly(True, "")
 
 
-def _outside(arg: str, cwd: str, workdir: str, realpath: Resolve) -> str | None:
-    """Why a path argument is not inside the working directory (None when it is, or when the
-    argument cannot be a path, such as a grep pattern without a slash)."""
-    path = posixpath.normpath(posixpath.join(cwd, arg))
-    work = posixpath.normpath(workdir)
+class _Where:
+    """Where a proof may read: inside the workspace, not under an excluded path."""
 
-    def inside(candidate: str) -> bool:
-        return candidate == work or candidate.startswith(work.rstrip("/") + "/")
+    def __init__(
+        self, cwd: str, workdir: str, realpath: Resolve, excluded: tuple[str, ...]
+    ) -> None:
+        self.cwd, self.work = cwd, posixpath.normpath(workdir)
+        self.realpath, self.excluded = realpath, excluded
+        self.git_config_risk: str | None = None
 
-    if not inside(path):
-        return f"{arg} is outside the working directory"
-    if realpath is not None and not inside(realpath(path)):
-        return f"{arg} is a link to {realpath(path)}, outside the working directory"
-    return None
+    def _inside(self, candidate: str) -> bool:
+        return candidate == self.work or candidate.startswith(self.work.rstrip("/") + "/")
+
+    def _in_excluded(self, candidate: str) -> str | None:
+        for path in self.excluded:
+            if candidate == path or candidate.startswith(path.rstrip("/") + "/"):
+                return path
+        return None
+
+    def outside(self, arg: str) -> str | None:
+        """Why a path argument may not be read (None when it may, or when the argument cannot
+        be a path, such as a grep pattern without a slash)."""
+        path = posixpath.normpath(posixpath.join(self.cwd, arg))
+        if not self._inside(path):
+            return f"{arg} is outside the working directory"
+        if (hidden := self._in_excluded(path)) is not None:
+            return f"{arg} lies in {hidden}, which commands may not read"
+        if GLOB & set(arg) and (hidden := self._glob_reaches(path)) is not None:
+            return f"{arg} could match {hidden}, which commands may not read"
+        if self.realpath is not None:
+            real = self.realpath(path)
+            if not self._inside(real):
+                return f"{arg} is a link to {real}, outside the working directory"
+            if (hidden := self._in_excluded(real)) is not None:
+                return f"{arg} is a link into {hidden}, which commands may not read"
+        return None
+
+    def holds_excluded(self, tree: str) -> str | None:
+        """Why a recursive search of `tree` would read what may not be read."""
+        root = posixpath.normpath(posixpath.join(self.cwd, tree))
+        for path in self.excluded:
+            if path.startswith(root.rstrip("/") + "/") or path == root:
+                return f"searching {tree} recursively reads {path}, which commands may not read"
+        return None
+
+    def _glob_reaches(self, pattern: str) -> str | None:
+        """An excluded path the glob could match, or lie under what it matches (a glob like
+        `.*/.env` reaches `.hermes/.env`; `*` never matches a leading dot, as in bash)."""
+        wanted = pattern.strip("/").split("/")
+        for path in self.excluded:
+            parts = path.strip("/").split("/")
+            if all(_segment_matches(w, p) for w, p in zip(wanted, parts, strict=False)):
+                return path
+        return None
+
+
+def _segment_matches(pattern: str, name: str) -> bool:
+    if not GLOB & set(pattern):
+        return pattern == name
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)

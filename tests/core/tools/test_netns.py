@@ -1,0 +1,117 @@
+"""The conversation's held network namespace (netns.py): made once, joined by each command,
+started again when it is gone, and never needed: without nsenter each command makes its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from hermes_tui.core.tools import terminal
+from hermes_tui.core.tools.netns import NetworkHolder
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.sandbox import PROXY_PORT, probe
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+
+STATUS = probe("auto")
+pytestmark = pytest.mark.skipif(
+    not STATUS.active or STATUS.socat is None or STATUS.nsenter is None,
+    reason=f"needs bubblewrap, socat and nsenter: {STATUS.detail}",
+)
+
+
+@pytest.fixture
+def web_server() -> Iterator[int]:
+    class Hello(BaseHTTPRequestHandler):
+        def log_message(self, *_args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            body = b"hello through the proxy"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def _unix_listener(path: Path) -> socket.socket:
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(4)
+    return listener
+
+
+def test_the_holder_is_made_once_and_again_when_it_is_gone(tmp_path: Path) -> None:
+    listener = _unix_listener(tmp_path / "proxy.sock")
+    holder = NetworkHolder(STATUS.bwrap, STATUS.nsenter, PROXY_PORT, STATUS.socat,
+                           tmp_path / "proxy.sock")  # fmt: skip
+    try:
+        first = holder.prefix()
+        assert holder.prefix() == first
+        joined = [*first, STATUS.bwrap, "--ro-bind", "/", "/", "--unshare-user", "--"]
+        reach = "exec 3<>/dev/tcp/127.0.0.1/3128 && echo connected"
+        assert (
+            "connected"
+            in subprocess.run(
+                [*joined, "bash", "-c", reach], capture_output=True, text=True, timeout=15
+            ).stdout
+        )
+        listener.settimeout(5)
+        listener.accept()[0].close()  # the bridge forwarded the connection to the host socket
+        holder._process.kill()  # noqa: SLF001 - as if the thread that started it ended
+        holder._process.wait()  # noqa: SLF001
+        again = holder.prefix()
+        assert again != first
+        assert (
+            "connected"
+            in subprocess.run(
+                [*again, *joined[len(first) :], "bash", "-c", reach],
+                capture_output=True,
+                text=True,
+                timeout=15,
+            ).stdout
+        )
+    finally:
+        holder.close()
+        listener.close()
+    assert holder._process is None  # noqa: SLF001
+
+
+@pytest.mark.parametrize("nsenter", [True, False])
+def test_allowlist_reaches_a_listed_host_with_or_without_a_held_namespace(
+    tmp_path: Path, web_server: int, monkeypatch: pytest.MonkeyPatch, nsenter: bool
+) -> None:
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    if not nsenter:
+        monkeypatch.setattr(
+            terminal, "probe", lambda mode: dataclasses.replace(STATUS, nsenter=None)
+        )
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = TerminalSettings(network="allowlist", network_allow=("127.0.0.1",))
+    registry = ToolRegistry(make_terminal_tools(settings))
+    context = ToolContext(cwd=work, workdir=work)  # no human: an unlisted host is refused
+    for _ in range(2):
+        result = registry.call(
+            "terminal", {"command": f"curl -sS -m 10 http://127.0.0.1:{web_server}/"}, context
+        )
+        assert "hello through the proxy" in result["output"], result
+    direct = registry.call(
+        "terminal",
+        {"command": f"curl --noproxy '*' -sS -m 5 http://127.0.0.1:{web_server}/"},
+        context,
+    )
+    assert "hello" not in direct["output"]  # no way around the proxy

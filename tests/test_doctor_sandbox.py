@@ -1,0 +1,66 @@
+"""`hermes-tui doctor` says which approval mode applies and why, whether the sandbox is on and
+why not, and what a sandboxed command may write, may not read, and where its network goes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import run_cli
+
+from hermes_tui.core.tools.sandbox import probe
+
+
+def _doctor(home: Path, tmp_path: Path, terminal: dict) -> dict[str, str]:
+    (home / "config.yaml").write_text(yaml.safe_dump({"terminal": terminal}), encoding="utf-8")
+    user = tmp_path / "user"
+    (user / ".ssh").mkdir(parents=True)
+    result = run_cli(home, "doctor", HOME=str(user))
+    lines: dict[str, str] = {}
+    for line in result.stdout.splitlines():
+        name, _, detail = line[7:].partition(": ")
+        lines[name] = f"{line[:6]} {detail}"
+    return lines
+
+
+def test_doctor_says_why_the_sandbox_is_off_and_what_strict_mode_means(
+    home: Path, tmp_path: Path
+) -> None:
+    found = _doctor(
+        home,
+        tmp_path,
+        {"sandbox": "off", "network_allow": ["git.example.com"], "deny_read": ["~/secrets"]},
+    )
+    assert found["approval mode"].startswith("[ok  ] strict (terminal.mode: auto, and there is")
+    assert "only commands proven read-only run without asking" in found["approval mode"]
+    assert found["terminal sandbox"].startswith("[warn] off (terminal.sandbox: off)")
+    assert "(not applied: the sandbox is off)" in found["sandbox writable"]
+    unreadable = found["sandbox unreadable"]
+    assert "~/.ssh, ~/.aws" in unreadable and "(here: ~/.ssh)" in unreadable
+    assert "in the hermes home .env, sessions.db" in unreadable
+    assert "terminal.deny_read: ~/secrets" in unreadable
+    assert ".git/hooks, .git/config" in found["sandbox read-only"]
+    assert f"the hermes home {home}" in found["sandbox read-only"]
+    network = found["sandbox network"]
+    assert network.startswith("[ok  ] allowlist") or "socat" in network
+    if network.startswith("[ok  ] allowlist"):
+        assert "pypi.org" in network and "git.example.com" in network
+
+
+def test_an_explicit_mode_and_network_off_are_named(home: Path, tmp_path: Path) -> None:
+    found = _doctor(home, tmp_path, {"sandbox": "off", "mode": "yolo", "network": "off"})
+    assert found["approval mode"].startswith("[warn] yolo (terminal.mode: yolo)")
+    assert "off: no network at all (terminal.network: off)" in found["sandbox network"]
+
+
+@pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
+def test_with_bubblewrap_doctor_shows_the_sandbox_active_and_its_profile(
+    home: Path, tmp_path: Path
+) -> None:
+    found = _doctor(home, tmp_path, {"writable_roots": [str(tmp_path / "build")]})
+    assert found["approval mode"].startswith("[ok  ] sandboxed (terminal.mode: auto, and the")
+    assert found["terminal sandbox"].startswith("[ok  ] active: bubblewrap")
+    writable = found["sandbox writable"]
+    assert "the working directory" in writable and str(tmp_path / "build") in writable
+    assert "a private /tmp and /var/tmp" in writable and "not applied" not in writable
