@@ -153,3 +153,18 @@ def steady_mode(app) -> None:
     from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
     app.screen_stack[0].query_one(NudgeBar).mode = "sandboxed"
+
+
+def script_a_memory_review(llm, home: Path, answer: str, fact: str) -> None:
+    """A home whose first turn fires a memory review, and the model's three replies: `answer`
+    to the user, then the review's `memory add` of `fact` to USER.md, then its last word."""
+    from fakes.llm_server import Reply
+
+    write_config(
+        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
+    )
+    llm.script(
+        Reply(text=answer),
+        Reply(tool_calls=[("memory", {"action": "add", "target": "user", "content": fact})]),
+        Reply(text="Saved."),
+    )

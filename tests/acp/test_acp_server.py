@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, script_a_memory_review, write_config
 
 acp = pytest.importorskip("acp")
 from acp import schema  # noqa: E402
@@ -22,6 +22,24 @@ from acp.stdio import spawn_agent_process  # noqa: E402
 def llm():
     with FakeLLM() as server:
         yield server
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """The editor's project folder."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+def one_prompt(work: Path, text: str, servers: list[Any] | None = None):
+    """A client's script: one session in `work`, one prompt."""
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=servers or [])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block(text)])
+
+    return script
 
 
 class Editor:
@@ -95,10 +113,8 @@ async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
 
 
 def test_a_prompt_streams_text_thought_tool_calls_and_a_diff(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     (work / "app.py").write_text("print('old')\n")
     write_config(home, llm.openai_url)
     llm.script(
@@ -136,10 +152,8 @@ def test_a_prompt_streams_text_thought_tool_calls_and_a_diff(
 
 @pytest.mark.parametrize("answer", ["once", "deny"])
 def test_a_command_that_needs_approval_is_a_permission_request(
-    home: Path, tmp_path: Path, llm: FakeLLM, answer: str
+    home: Path, work: Path, llm: FakeLLM, answer: str
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url, terminal={"mode": "strict", "sandbox": "off"})
     llm.script(
         Reply(tool_calls=[("terminal", {"command": "touch made.txt"})]),
@@ -147,11 +161,7 @@ def test_a_command_that_needs_approval_is_a_permission_request(
     )
     editor = Editor(answer)
 
-    async def script(conn):
-        session = await conn.new_session(cwd=str(work), mcp_servers=[])
-        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
-
-    asyncio.run(_drive(home, work, editor, script))
+    asyncio.run(_drive(home, work, editor, one_prompt(work, "go")))
     tool_call, options = editor.asked[0]
     assert "touch made.txt" in tool_call.title and "strict mode" in tool_call.title
     assert [o.option_id for o in options] == ["once", "session", "deny"]
@@ -159,10 +169,8 @@ def test_a_command_that_needs_approval_is_a_permission_request(
 
 
 def test_modes_switch_from_the_client_and_plan_refuses_writes(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url)
     llm.script(
         Reply(tool_calls=[("write_file", {"path": "x.txt", "content": "x"})]),
@@ -182,10 +190,8 @@ def test_modes_switch_from_the_client_and_plan_refuses_writes(
 
 
 def test_a_stored_session_loads_with_its_history_replayed(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url)
     llm.script(Reply(text="First answer."))
     first = Editor("once")
@@ -219,10 +225,8 @@ def test_print_config_names_the_command(home: Path) -> None:
 
 
 def test_an_editor_with_files_is_read_and_written_through_its_buffers(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     (work / "app.py").write_text("print('saved')\n")
     secret = tmp_path / "outside.txt"
     secret.write_text("not for the model\n")
@@ -238,11 +242,7 @@ def test_an_editor_with_files_is_read_and_written_through_its_buffers(
     editor = Editor("deny")
     editor.buffers = {str(work / "app.py"): "print('unsaved')\n"}
 
-    async def script(conn):
-        session = await conn.new_session(cwd=str(work), mcp_servers=[])
-        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
-
-    asyncio.run(_drive(home, work, editor, script))
+    asyncio.run(_drive(home, work, editor, one_prompt(work, "go")))
     results = [m for m in llm.requests[-1].body["messages"] if m["role"] == "tool"]
     assert "unsaved" in json.loads(results[0]["content"])["content"]
     # The path policy still decides before the editor is asked: outside the workspace, denied.
@@ -253,11 +253,9 @@ def test_an_editor_with_files_is_read_and_written_through_its_buffers(
 
 
 def test_mcp_servers_the_client_passes_join_the_session(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
     pytest.importorskip("mcp_server_time")
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url)
     llm.script(
         Reply(tool_calls=[("mcp__clock__get_current_time", {"timezone": "UTC"})]),
@@ -268,11 +266,7 @@ def test_mcp_servers_the_client_passes_join_the_session(
         name="clock", command=sys.executable, args=["-m", "mcp_server_time"], env=[]
     )
 
-    async def script(conn):
-        session = await conn.new_session(cwd=str(work), mcp_servers=[server])
-        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("time?")])
-
-    asyncio.run(_drive(home, work, editor, script))
+    asyncio.run(_drive(home, work, editor, one_prompt(work, "time?", [server])))
     offered = [t["function"]["name"] for t in llm.requests[0].body["tools"]]
     assert "mcp__clock__get_current_time" in offered
     result = next(m for m in llm.requests[-1].body["messages"] if m["role"] == "tool")
@@ -280,10 +274,8 @@ def test_mcp_servers_the_client_passes_join_the_session(
 
 
 def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url)
     llm.script(Reply(text="Streaming a long answer", fault="hang_mid_stream"))
     editor = Editor("once")
@@ -306,22 +298,9 @@ def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
 
 
 def test_a_background_review_is_reported_after_the_turn(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, work: Path, llm: FakeLLM
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    write_config(
-        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
-    )
-    llm.script(
-        Reply(text="Noted."),
-        Reply(
-            tool_calls=[
-                ("memory", {"action": "add", "target": "user", "content": "Uses fish shell."})
-            ]
-        ),
-        Reply(text="Saved."),
-    )
+    script_a_memory_review(llm, home, "Noted.", "Uses fish shell.")
     editor = Editor("once")
 
     def reviewed() -> bool:
@@ -348,12 +327,10 @@ def test_a_background_review_is_reported_after_the_turn(
     assert "Uses fish shell." in review.content[0].new_text
 
 
-def test_stdout_carries_nothing_but_json_rpc(home: Path, tmp_path: Path, llm: FakeLLM) -> None:
+def test_stdout_carries_nothing_but_json_rpc(home: Path, work: Path, llm: FakeLLM) -> None:
     """Raw lines on the wire, as a client that trusts stdout sees them (no SDK to hide noise)."""
     import subprocess
 
-    work = tmp_path / "work"
-    work.mkdir()
     write_config(home, llm.openai_url)
     llm.script(Reply(reasoning="Thinking aloud.", text="Hello from the agent."))
     requests = [
@@ -399,11 +376,7 @@ def test_stdout_carries_nothing_but_json_rpc(home: Path, tmp_path: Path, llm: Fa
     assert "".join(chunks) == "Hello from the agent."
 
 
-def test_the_todo_list_reaches_the_editor_as_its_plan(
-    home: Path, tmp_path: Path, llm: FakeLLM
-) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
+def test_the_todo_list_reaches_the_editor_as_its_plan(home: Path, work: Path, llm: FakeLLM) -> None:
     write_config(home, llm.openai_url)
     todos = [
         {"content": "Read the code", "status": "completed"},
@@ -413,11 +386,7 @@ def test_the_todo_list_reaches_the_editor_as_its_plan(
     llm.script(Reply(tool_calls=[("todo", {"todos": todos})]), Reply(text="On it."))
     editor = Editor("once")
 
-    async def script(conn):
-        session = await conn.new_session(cwd=str(work), mcp_servers=[])
-        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
-
-    asyncio.run(_drive(home, work, editor, script))
+    asyncio.run(_drive(home, work, editor, one_prompt(work, "go")))
     plan = next(u for u in editor.updates if u.session_update == "plan")
     assert [(e.content, e.status) for e in plan.entries] == [
         (t["content"], t["status"]) for t in todos

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, script_a_memory_review, write_config
 
 
 @pytest.fixture
@@ -152,18 +152,7 @@ def test_dangerous_command_is_refused_without_yolo(
 
 
 def test_a_review_triggered_by_chat_is_waited_for_and_summarised(home: Path, llm: FakeLLM) -> None:
-    write_config(
-        home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
-    )
-    llm.script(
-        Reply(text="Sure, short answers from now on."),
-        Reply(
-            tool_calls=[
-                ("memory", {"action": "add", "target": "user", "content": "Wants short answers."})
-            ]
-        ),
-        Reply(text="Saved."),
-    )
+    script_a_memory_review(llm, home, "Sure, short answers from now on.", "Wants short answers.")
     result = chat(home, "please keep answers short, always")
     assert "review: started (memory review" in result.stderr
     assert "review: memory +1 (user)" in result.stderr
