@@ -217,7 +217,7 @@ class HermesApp(App):
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:
-        self.turn.reply_grew(message.reply, self.part(ChatView).current)
+        self.turn.reply_grew(message.reply)
 
     @on(EventsWaiting)
     async def _events_waiting(self) -> None:

@@ -326,18 +326,29 @@ class TurnController:
                 # Counted from the end, so that keys always get a gap between two batches.
                 self._last_delivery = time.monotonic()
 
-    def reply_grew(self, reply: Any, current: Any) -> None:
-        """A step of `reply` was laid out; `current` is the streaming reply (or None)."""
+    def reply_grew(self, reply: Any) -> None:
+        """A step of `reply` was laid out."""
+        current = self._streaming_reply()
         if current is not None and reply is not current:
             return  # an older reply drawn again: not what the provider's thread waits for
         # Once the step is on screen: the provider's thread reads on between steps.
         self.app.call_after_refresh(self._report_drawn)
 
     def _report_drawn(self) -> None:
+        current = self._streaming_reply()
+        self.forwarder.drawn(0 if current is None else current.undrawn)
+
+    def _streaming_reply(self) -> Any:
+        """The reply now streaming, or None; also None once the chat is gone (the app closing,
+        a step landing after it): the provider's thread is then told nothing waits to be drawn."""
+        from textual.css.query import NoMatches
+
         from hermes_tui.ui.widgets.chat import ChatView
 
-        current = self.app.part(ChatView).current
-        self.forwarder.drawn(0 if current is None else current.undrawn)
+        try:
+            return self.app.part(ChatView).current
+        except NoMatches:
+            return None
 
     def reply_reset(self) -> None:
         """The provider restarted its reply: the text counted as undrawn is gone."""

@@ -49,3 +49,20 @@ async def test_a_cancel_answers_the_waiting_approval_with_deny(home: Path, llm: 
         app.turn.stop()  # ctrl+c from elsewhere, while the question is open
         await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
         assert not app.turn_running
+
+
+async def test_a_step_that_lands_after_the_chat_is_gone_is_dropped(
+    home: Path, llm: FakeLLM
+) -> None:
+    """Seen under load while the app closed: a reply's Grew after its chat left the DOM."""
+    from hermes_tui.ui.widgets.chat import ChatView
+
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        released: list[int] = []
+        app.turn.forwarder.drawn = released.append
+        await app.query_one(ChatView).remove()
+        await pilot.pause()
+        app.post_message(AssistantMessage.Grew(AssistantMessage()))  # raised NoMatches before
+        await pilot.pause()
+        assert released == [0]  # the provider's thread is not left waiting for a screen
