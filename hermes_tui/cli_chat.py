@@ -73,6 +73,32 @@ def stopped_outcome(session_id: str | None = None) -> dict[str, Any]:
     )
 
 
+def _custom_command(runtime: Any, session: Any, text: str, show: bool) -> str | dict[str, Any]:
+    """`chat -q "/name args"`: a prompt command's expanded text, or (an exec quick command,
+    run through the terminal tool with this run's approvals) the outcome with its output."""
+    from pathlib import Path
+
+    from hermes_tui.core.custom_commands import expand, load_custom_commands, resolve, shell_output
+
+    commands = load_custom_commands(Path.cwd(), runtime.home, runtime.config.hermes_sections)
+    found = resolve(commands, text)
+    if found is None:
+        return text
+    command, arguments = found
+    if command.kind == "prompt":
+        return expand(command, arguments)
+    if command.kind == "alias":
+        error = f"/{command.name} is an alias of {command.body}, which chat -q cannot run"
+        return _outcome(session_id=session.id, error=error, exit_code=EXIT_USAGE)
+    call = {"command": command.body, "timeout": command.timeout}
+    result = session.agent.registry.run("terminal", call, session.agent.context).result
+    output = shell_output(result)
+    if show:  # --json carries it in "text"
+        print(neutralise(output))
+    ok = result.get("success", True) and result.get("exit_code") in (None, 0)
+    return _outcome(session_id=session.id, text=output, exit_code=EXIT_OK if ok else EXIT_INTERNAL)
+
+
 class DeferredInterrupt:
     """Ctrl-C during start-up is noted, not raised, until `end()`.
 
@@ -210,6 +236,11 @@ def _run_chat(
     from hermes_tui.core.skills.library import SkillError
 
     text = args.query
+    if text.startswith("/"):  # a custom command (.hermes/commands, <home>/commands, quick_commands)
+        found = _custom_command(runtime, session, text, show=not getattr(args, "json", False))
+        if isinstance(found, dict):
+            return found
+        text = found
     try:
         # Each -s skill wraps the request, the first named outermost (read first).
         for name in reversed(getattr(args, "skill", None) or []):

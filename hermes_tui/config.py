@@ -74,8 +74,7 @@ class SkillsConfig:
     external_dirs: tuple[str, ...] = ()
     write_approval: bool = False
     index_max_chars: int = 6000
-    # Sources (URL or path prefixes) whose skills rated "caution" install with a notice, no --force.
-    trusted_sources: tuple[str, ...] = ()
+    trusted_sources: tuple[str, ...] = ()  # skills rated "caution" from these install unforced
     # Hermes' per-skill settings: skill name -> {key: value}, shown with the skill when loaded.
     config: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -99,6 +98,7 @@ class CuratorConfig:
 @dataclass(frozen=True)
 class AgentConfig:
     max_turns: int = 90
+    reasoning_effort: str = ""  # Hermes: none minimal low medium high xhigh; "" the model's own
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,8 @@ class DisplayConfig:
     panel_width: int = 44  # the side panel's columns (alt+←/→ change it; remembered here)
     # Model name -> core.pricing.ModelPrice (USD per million tokens), beside the built-in table.
     prices: Mapping[str, Any] = field(default_factory=dict)
+    show_reasoning: bool = True  # reasoning drawn as a collapsed block (/reasoning show|hide)
+    personality: str = ""  # one of `personalities` (Hermes), applied to new conversations
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,9 @@ class Config:
     terminal: TerminalConfig = field(default_factory=TerminalConfig)
     files: FilesConfig = field(default_factory=FilesConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
-    # Hermes' `mcp_servers:` as written (server name -> settings), for the MCP client.
-    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)  # Hermes' mcp_servers as written
+    # Hermes' `quick_commands:` and `personalities:` as written, read by core/custom_commands.py.
+    hermes_sections: Mapping[str, Any] = field(default_factory=dict)
     # Keys that were ignored or only partly mapped, each with file, line and reason.
     warnings: tuple[str, ...] = ()
     # Hermes keys set in config.yaml that hermes-tui does not use (`section` for a whole
@@ -205,8 +208,7 @@ SECTIONS: dict[str, type] = {
 }
 MIN_RESULT_CHARS = 2_000
 
-# Values Hermes gives a key of ours that mean one of ours: display.memory_notifications is
-# "off" | "on" | "verbose" in Hermes, a switch here.
+# Hermes' values for our keys: display.memory_notifications is "off" | "on" | "verbose" there.
 VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
     ("display", "memory_notifications"): {"verbose": True},
     # YAML reads a bare on/off as a boolean; for the sandbox they are the mode names.
@@ -227,6 +229,7 @@ class _Loaded:
     hermes_providers: dict[str, Any] = field(default_factory=dict)  # Hermes' `providers:`
     hermes_provider: str | None = None  # model.provider as written, before it is mapped
     hermes_allow: tuple[str, ...] = ()
+    kept: dict[str, Any] = field(default_factory=dict)  # quick_commands, personalities
     warnings: list[str] = field(default_factory=list)
     unused_hermes: list[str] = field(default_factory=list)
 
@@ -242,6 +245,9 @@ def _hermes_top_level(section: str, body: Any, where: str, loaded: _Loaded) -> N
     if section == "providers":
         if isinstance(body, dict):
             loaded.hermes_providers = body  # read for request timeouts (hermes_timeout)
+        return
+    if section in ("quick_commands", "personalities"):
+        loaded.kept[section] = body
         return
     if section == "command_allowlist":
         allow, skipped = hermes_allowlist_to_prefixes(body)
@@ -567,6 +573,7 @@ def load_config(
         home=home,
         env=env,
         mcp_servers=loaded.mcp_servers,
+        hermes_sections=loaded.kept,
         warnings=tuple(loaded.warnings),
         unused_hermes_keys=tuple(loaded.unused_hermes),
         **sections,

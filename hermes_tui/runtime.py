@@ -222,11 +222,11 @@ class Runtime(LearningParts):
         from hermes_tui.core.llm import select
 
         if self._provider is None:
-            model = self.config.model
             self._provider = select.open_provider(
                 select.choose(self.config),
-                timeout=model.timeout,
-                first_byte_timeout=model.first_byte_timeout,
+                timeout=self.config.model.timeout,
+                first_byte_timeout=self.config.model.first_byte_timeout,
+                reasoning_effort=self.config.agent.reasoning_effort,
             )
         return self._provider
 

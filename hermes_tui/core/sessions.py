@@ -550,6 +550,15 @@ class SessionStore:
                 found[hit.session_id] = SessionMatch(hit.session_id, hit.session_title, hit, 1)
         return list(found.values())
 
+    def truncate(self, session_id: str, from_id: int) -> int:
+        """Remove the session's messages from `from_id` on (/undo, /retry); how many went."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM messages WHERE session_id = ? AND id >= ?", (session_id, from_id)
+            )
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
+        return cursor.rowcount
+
     def rename(self, session_id: str, title: str) -> None:
         title = " ".join(title.split())
         if not title:

@@ -55,7 +55,10 @@ async def show_event(app: Any, event: ev.Event) -> None:
     if isinstance(event, ev.TextDelta):
         await chat.stream(event.text)
     elif isinstance(event, ev.ReasoningDelta):
-        await chat.reasoning(event.text)
+        from hermes_tui.ui.commands.settings import reasoning_shown
+
+        if reasoning_shown(app):  # /reasoning hide: the model still reasons, unseen
+            await chat.reasoning(event.text)
     elif isinstance(event, ev.TextReset):
         await chat.reset_stream()
         app.turn.reply_reset()

@@ -8,9 +8,17 @@ from hermes_tui.ui.widgets.input import SLASH_COMMANDS
 
 
 async def run_slash(app: Any, text: str) -> None:
+    from hermes_tui.ui.commands import custom, handlers
+
     command, _, argument = text.partition(" ")
     argument = argument.strip()
+    handler = handlers().get(command)
+    if handler is not None:
+        await handler(app, argument)
+        return
     if command not in SLASH_COMMANDS:
+        if await custom.run(app, text):
+            return
         if app.runtime.skills.get(command[1:]) is not None:
             await invoke_skill(app, command[1:], argument)
             return

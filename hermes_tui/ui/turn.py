@@ -250,10 +250,12 @@ class TurnController:
         self.app.call_from_thread(self._show_resumed, session.transcript())
 
     def _adopt(self, session: Any) -> None:
+        from hermes_tui.ui.commands import session_adopted
         from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
         self.session = session
         self.app.title = f"hermes-tui — {session.id}"
+        session_adopted(self.app, session, new=not session.agent.history)
         bar = self.app.query_one(NudgeBar)
         snapshot = session.nudges.snapshot()
         bar.memory, bar.memory_interval = snapshot.memory, snapshot.memory_interval

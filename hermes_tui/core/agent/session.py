@@ -70,6 +70,8 @@ class Session:
         self.totals = sessions.usage_totals(info.id)
         self.review_totals = sessions.usage_totals(info.id, review=True)
         self._abandoned = False  # the face stopped waiting for the turn: store nothing more
+        # Said before the next message (a personality chosen): the system prompt stays as built.
+        self.pending_note = ""
         self._persist_lock = threading.Lock()
         # The agent's todo list (the `todo` tool writes it), stored with the session.
         self.todos = TodoList(items_from_json(info.todos), self._todos_changed)
@@ -250,11 +252,35 @@ class Session:
             self._save_counters()
             return turn.text
 
+    def undo_last_exchange(self) -> str:
+        """Drop the last user message and all that followed it (replies, tool calls and
+        results) from the model's history and from sessions.db; return what the user had said.
+
+        Only the conversation changes: files a tool wrote and commands it ran stay as they are.
+        Raises SessionError when this session holds no user message (a compression moved the
+        earlier ones into the session it continues).
+        """
+        from hermes_tui.core.sessions import SessionError
+
+        with self._lock:
+            stored = self.sessions.messages(self.info.id)
+            last = next((m for m in reversed(stored) if m.message.role == "user"), None)
+            history = self.agent.history
+            users = [i for i, message in enumerate(history) if message.role == "user"]
+            if last is None or not users:
+                since = " since the last compression" if self.info.parent_id else ""
+                raise SessionError(f"nothing to undo{since}: no message of yours is left")
+            self.sessions.truncate(self.info.id, last.id)
+            self.agent.history = history[: users[-1]]
+            return last.message.content
+
     def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
         with self._lock:  # one turn at a time per conversation
             if self.checkpoints is not None:
                 self.checkpoints.begin_turn(text, len(self.agent.history), self.info.id)
             self.agent.context.viewed_skills.clear()
+            if self.pending_note:
+                text, self.pending_note = f"{self.pending_note}\n\n{text}", ""
             result = self.agent.run_turn(text, cancel)
             due = self.nudges.end_turn(answered=result.answered, interrupted=result.interrupted)
             self._save_counters()

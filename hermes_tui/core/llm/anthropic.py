@@ -37,6 +37,9 @@ from hermes_tui.core.llm.transport import install
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 MAX_TOKENS = 8192
+# Extended thinking's token budget for each reasoning effort (/reasoning); it must stay below
+# max_tokens, which grows by the budget.
+THINKING_BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768}
 EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -118,6 +121,7 @@ class AnthropicProvider:
 
         self.model = model
         self.base_url = base_url
+        self.reasoning_effort = ""  # extended thinking with THINKING_BUDGET's tokens when set
         self._anthropic = anthropic
         http_client = install(anthropic.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
         self._client = anthropic.Anthropic(
@@ -153,6 +157,10 @@ class AnthropicProvider:
         }
         if tools:
             kwargs["tools"] = to_anthropic_tools(tools)
+        budget = THINKING_BUDGET.get(self.reasoning_effort)
+        if budget:
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            kwargs["max_tokens"] = MAX_TOKENS + budget
         response = self._client.messages.create(**kwargs)
         try:
             yield from self._events(response)

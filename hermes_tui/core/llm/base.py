@@ -132,6 +132,10 @@ class ProviderError(Exception):
         return f"{self.provider}{status}: {str(self).rstrip(' .')}.{hint}"
 
 
+# Hermes' reasoning effort levels (/reasoning, agent.reasoning_effort); "" leaves the model's own.
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+
+
 class ProviderNotConfigured(Exception):
     """No provider could be chosen; the message names what to set."""
 

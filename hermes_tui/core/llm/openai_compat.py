@@ -65,12 +65,15 @@ class OpenAICompatProvider:
             http_client=http_client,
         )
         self._stream_options_ok = True
+        self.reasoning_effort = ""  # sent as `reasoning_effort` when set (/reasoning)
 
     def _request(self, system: str, messages: list[Message], tools: list[dict[str, Any]]):
         wire = [{"role": "system", "content": system}, *(m.to_openai() for m in messages)]
         kwargs: dict[str, Any] = {"model": self.model, "messages": wire, "stream": True}
         if tools:
             kwargs["tools"] = tools
+        if self.reasoning_effort:
+            kwargs["reasoning_effort"] = self.reasoning_effort
         if self._stream_options_ok:
             kwargs["stream_options"] = {"include_usage": True}
         try:

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from hermes_tui.core.llm.base import (
     DEFAULT_FIRST_BYTE_TIMEOUT,
@@ -156,28 +156,35 @@ def open_provider(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     first_byte_timeout: float = DEFAULT_FIRST_BYTE_TIMEOUT,
+    reasoning_effort: str = "",
 ) -> Provider:
+    """The provider `spec` names; `reasoning_effort` (agent.reasoning_effort) is what the real
+    providers ask for (the scripted demo has none)."""
+    if spec.name == "demo":
+        from hermes_tui.core.llm.demo import DemoProvider
+
+        return DemoProvider(model=spec.model, delay=0.01)
+    provider: Any
     if spec.name == "anthropic":
         from hermes_tui.core.llm.anthropic import AnthropicProvider
 
-        return AnthropicProvider(
+        provider = AnthropicProvider(
             api_key=spec.api_key,
             model=spec.model,
             base_url=spec.base_url,
             timeout=timeout,
             first_byte_timeout=first_byte_timeout,
         )
-    if spec.name == "demo":
-        from hermes_tui.core.llm.demo import DemoProvider
+    else:
+        from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
 
-        return DemoProvider(model=spec.model, delay=0.01)
-    from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
-
-    return OpenAICompatProvider(
-        api_key=spec.api_key,
-        model=spec.model,
-        base_url=spec.base_url,
-        name=spec.name,
-        timeout=timeout,
-        first_byte_timeout=first_byte_timeout,
-    )
+        provider = OpenAICompatProvider(
+            api_key=spec.api_key,
+            model=spec.model,
+            base_url=spec.base_url,
+            name=spec.name,
+            timeout=timeout,
+            first_byte_timeout=first_byte_timeout,
+        )
+    provider.reasoning_effort = reasoning_effort
+    return provider

@@ -187,6 +187,14 @@ class SkillLibrary(SkillWrites):
             key=lambda s: (s.category or DEFAULT_CATEGORY, s.name, s.duplicate_of is not None),
         )
 
+    def rescan(self) -> list[Skill]:
+        """`scan()` with every cached listing and parse forgotten (/reload-skills): a change
+        made within one timestamp tick of the last look is read too."""
+        self._cache.clear()
+        self._dir_cache.clear()
+        self._index_cache = None
+        return self.scan()
+
     def duplicates(self) -> list[Skill]:
         """Skills whose name another folder already has (for `doctor` and the skills list)."""
         return [skill for skill in self.scan() if skill.duplicate_of is not None]

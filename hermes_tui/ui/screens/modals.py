@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from textual import on
@@ -388,28 +389,22 @@ HELP = """# hermes-tui
 | f5 | insights over time (d switches 7/30/90 days) |
 | f10 | this help |
 
-| command | does |
-|---|---|
-| /new | start a new session |
-| /sessions, /resume ID | browse, search and resume sessions |
-| /memory, /skills | open those panes |
-| /refine [focus] | run a background review of this session now |
-| /curator [dry] | run the skill curator |
-| /pending | staged writes waiting for approval |
-| /model [provider or model] | the model picker: provider, base URL, key, model list, test |
-| /theme NAME | switch theme (saved to config.yaml) |
-| /mode [NAME] | the approval mode: sandboxed, strict, plan or yolo (saved to config.yaml) |
-| /compress | summarise the middle of a long session |
-| /export [FILE] | write this session as Markdown (default hermes-ID.md here) |
-| /rewind | restore files and/or the conversation to before a turn, with a diff preview |
-| /mcp [reload] | MCP servers: status, tools, errors; reload restarts them from config.yaml |
-| /help, /quit | this help, leave |
+{commands}
 
 Trace pane: **c** copies the selected call.
 Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.
 Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new, **i** install.
 Reviews pane: **[** **]** choose a change, **z** undo it.
 """
+
+
+def commands_table(commands: Mapping[str, str]) -> str:
+    """The slash commands (built-in and the user's) as a Markdown table, from their help."""
+    rows = "".join(
+        f"| {neutralise(name)} | {neutralise(' '.join(text.split())).replace('|', '/')} |\n"
+        for name, text in commands.items()
+    )
+    return "| command | does |\n|---|---|\n" + rows + "| /<skill-name> [request] | load a skill |\n"
 
 
 class HelpScreen(ModalScreen[None]):
@@ -419,9 +414,15 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q", "close", "Close")]
 
+    def __init__(self, commands: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        from hermes_tui.ui.widgets.input import SLASH_COMMANDS
+
+        self.commands = SLASH_COMMANDS if commands is None else commands
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(HELP)
+            yield Markdown(HELP.replace("{commands}", commands_table(self.commands)))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -74,6 +74,15 @@ class ErrorBlock(Static):
     """
 
 
+class NoteBlock(Static):
+    """What a command reports (/usage, /tools, a background task's answer): in the chat, never
+    sent to the model."""
+
+    DEFAULT_CSS = """
+    NoteBlock { margin: 1 0 0 0; padding: 0 1; border-left: thick $accent; color: $text-muted; }
+    """
+
+
 @dataclass(frozen=True)
 class DrawnTool:
     """A tool row as it was drawn, kept to draw it again after it left the DOM."""
@@ -367,6 +376,10 @@ class ChatView(VerticalScroll):
         if self.current is not None:  # a reply cut off by the error must not look finished
             self.current.add_class("-interrupted")
         await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
+        self.scroll_end(animate=False)
+
+    async def note(self, text: str) -> None:
+        await self._add(NoteBlock(neutralise(text), markup=False))
         self.scroll_end(animate=False)
 
     async def load_history(self, items: list[TranscriptItem]) -> None:

@@ -36,19 +36,37 @@ SLASH_COMMANDS = {
     "/export": "write this session as Markdown: /export [FILE]",
     "/rewind": "undo turns: restore files and/or the conversation to before one (esc esc)",
     "/mcp": "MCP servers and their tools (/mcp reload restarts them)",
+    "/retry": "send your last message again (its reply is dropped)",
+    "/undo": "remove your last message and its reply (files stay as they are)",
+    "/title": "name this session: /title NAME",
+    "/clear": "start a new conversation (clears the chat)",
+    "/usage": "tokens and cost of this session, its reviews included",
+    "/insights": "insights over time: sessions, skills, memory, reviews",
+    "/tools": "the tools this conversation has, MCP ones included, and which are off",
+    "/reload-skills": "rescan the skills folders (new skills become /<skill-name>)",
+    "/yolo": "toggle YOLO: commands run without asking (the sandbox still holds)",
+    "/reasoning": "reasoning effort and display: /reasoning [LEVEL|show|hide]",
+    "/personality": "list or choose a personality: /personality [NAME|none]",
+    "/background": "run a prompt as a separate background task: /background PROMPT",
+    "/queue": "send a message when the running turn ends: /queue MESSAGE",
+    "/init": "have the agent explore this folder and write AGENTS.md",
     "/help": "keys and commands",
     "/quit": "leave",
 }
 
 
-def completions(text: str, arguments: Mapping[str, Sequence[str]] | None = None) -> list[str]:
-    """What `text` may complete to: command names, or after `/theme ` (any command listed in
-    `arguments`) that command with one of its arguments."""
+def completions(
+    text: str,
+    arguments: Mapping[str, Sequence[str]] | None = None,
+    commands: Mapping[str, str] = SLASH_COMMANDS,
+) -> list[str]:
+    """What `text` may complete to: names in `commands` (built-in and custom), or after
+    `/theme ` (any command listed in `arguments`) that command with one of its arguments."""
     if not text.startswith("/") or "\n" in text:
         return []
     command, space, argument = text.partition(" ")
     if not space:
-        return [name for name in SLASH_COMMANDS if name.startswith(text)]
+        return [name for name in commands if name.startswith(text)]
     if " " in argument:
         return []
     choices = (arguments or {}).get(command, ())
@@ -61,10 +79,10 @@ class SlashHints(OptionList):
     SlashHints.-visible { display: block; }
     """
 
-    def show_for(self, names: list[str]) -> None:
+    def show_for(self, names: list[str], commands: Mapping[str, str] = SLASH_COMMANDS) -> None:
         self.clear_options()
         for name in names:
-            self.add_option(f"{name}  {SLASH_COMMANDS[name]}" if name in SLASH_COMMANDS else name)
+            self.add_option(f"{name}  {commands[name]}" if name in commands else name)
         self.set_class(bool(names), "-visible")
 
     def hide(self) -> None:
@@ -93,6 +111,8 @@ class ChatInput(TextArea):
         self.pastes: dict[str, str] = {}  # label number → the pasted text
         # Arguments tab completes after a command (the app sets them: `/theme` → theme names).
         self.argument_choices: dict[str, list[str]] = {}
+        # Every command name with its help: the built-in ones and the user's (the app adds them).
+        self.commands: dict[str, str] = dict(SLASH_COMMANDS)
         self._found: dict[type, Widget | None] = {}
 
     def on_mount(self) -> None:
@@ -213,7 +233,7 @@ class ChatInput(TextArea):
         row, _ = self.cursor_location
         handled = True
         if event.key == "enter":
-            names = completions(self.text)
+            names = completions(self.text, commands=self.commands)
             if names and self.text not in names:
                 self.text = names[0] + " "
                 self.move_cursor(self.document.end)
@@ -223,7 +243,7 @@ class ChatInput(TextArea):
             self.insert("\n")
         elif event.key == "tab" and self.text.startswith("/") and "\n" not in self.text:
             # A command in progress keeps the tab, whether or not it completes anything.
-            self._complete(completions(self.text, self.argument_choices))
+            self._complete(completions(self.text, self.argument_choices, self.commands))
         elif event.key == "up" and row == 0 and (not self.text or self.recall_index is not None):
             self._recall(-1)
         elif (
@@ -257,7 +277,9 @@ class ChatInput(TextArea):
     def on_text_area_changed(self) -> None:
         hints = self._beside(SlashHints)
         if hints is not None:
-            hints.show_for(completions(self.text, self.argument_choices))
+            hints.show_for(
+                completions(self.text, self.argument_choices, self.commands), self.commands
+            )
         mentions = self._mention_hints()
         if mentions is not None:
             from hermes_tui.ui.outgoing import workdir

@@ -1,0 +1,77 @@
+"""/init: the agent explores the working directory and answers with an AGENTS.md, which is
+checked as every context file is (the threat scan) and then written here, atomically.
+
+The agent does not write the file itself: its answer carries the text between two marker
+lines, so what lands on disk is exactly what was scanned, and a refused text is never written.
+An AGENTS.md already there is given to the agent to improve and kept as AGENTS.md.bak.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Protocol
+
+from hermes_tui.core.storage import atomic_write_text
+
+BEGIN, END = "<<<AGENTS.md", "AGENTS.md>>>"
+MAX_CHARS = 20_000  # the prompt's context tier caps a context file anyway
+
+
+class Refuser(Protocol):
+    def refused(self, text: str) -> str | None: ...
+
+
+class InitError(Exception):
+    """No AGENTS.md was written; the message says why."""
+
+
+def init_prompt(cwd: Path) -> str:
+    existing = cwd / "AGENTS.md"
+    current = ""
+    if existing.is_file():
+        text = existing.read_text(encoding="utf-8", errors="replace")[:MAX_CHARS]
+        current = (
+            "\n\nAn AGENTS.md exists; improve it rather than start over. It reads:\n"
+            f"{BEGIN}\n{text}\n{END}"
+        )
+    return (
+        f"/init: write an AGENTS.md for the project in {cwd}, the instructions a coding agent "
+        "reads before working here. Explore first, only reading (list folders, read the "
+        "README, build files, CI configuration, tests, a few central modules); change nothing. "
+        "Then answer with the complete file between a line holding only "
+        f"{BEGIN} and a line holding only {END}. Keep it short and specific to this project: "
+        "what it is, how to build, test and lint it (exact commands), how the code is laid out, "
+        "its conventions, and what to take care with. No secrets, nothing invented; say what "
+        f"you could not find out.{current}"
+    )
+
+
+def agents_md_from_reply(reply: str) -> str | None:
+    """The text between the markers of the agent's answer (the last such block), or None."""
+    blocks = re.findall(
+        rf"^{re.escape(BEGIN)}[ \t]*\n(.*?)\n^{re.escape(END)}[ \t]*$", reply, re.S | re.M
+    )
+    text = blocks[-1].strip() if blocks else ""
+    return text + "\n" if text else None
+
+
+def write_agents_md(cwd: Path, reply: str, scanner: Refuser) -> Path:
+    """Write the AGENTS.md of the agent's answer into `cwd`; raises InitError (nothing written)
+    when the answer holds none, it is too long, or the threat scan refuses it."""
+    text = agents_md_from_reply(reply)
+    if text is None:
+        raise InitError(f"the answer held no AGENTS.md between {BEGIN} and {END}; nothing written")
+    if len(text) > MAX_CHARS:
+        raise InitError(f"the AGENTS.md proposed is {len(text):,} characters (most {MAX_CHARS:,})")
+    ids = scanner.refused(text)
+    if ids:
+        raise InitError(
+            f"the AGENTS.md proposed matched threat pattern(s) {ids}; nothing written "
+            "(it would not be loaded as a context file either)"
+        )
+    path = cwd / "AGENTS.md"
+    if path.is_file():
+        atomic_write_text(cwd / "AGENTS.md.bak", path.read_text(encoding="utf-8", errors="replace"))
+    atomic_write_text(path, text)
+    return path

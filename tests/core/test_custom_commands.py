@@ -1,0 +1,97 @@
+"""Custom commands: prompt files, Hermes' quick_commands, personalities (issue 26 New 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_tui.core.custom_commands import (
+    expand,
+    load_custom_commands,
+    load_personalities,
+    load_quick_commands,
+    resolve,
+)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_arguments_replace_the_placeholders(tmp_path: Path) -> None:
+    _write(tmp_path / "p/.hermes/commands/deploy.md", "Deploy to $1 ($ARGUMENTS); env $2.")
+    found = load_custom_commands(tmp_path / "p", tmp_path / "home", {})
+    assert (
+        expand(found.get("deploy"), 'prod "eu west"')
+        == 'Deploy to prod (prod "eu west"); env eu west.'
+    )
+    assert expand(found.get("deploy"), "") == "Deploy to  (); env ."
+
+
+def test_a_text_without_placeholders_gets_the_arguments_appended(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "home/commands/review.md", "---\ndescription: Review  it\n---\nReview the diff."
+    )
+    command = load_custom_commands(tmp_path, tmp_path / "home", {}).get("review")
+    assert command.description == "Review it" and command.body.strip() == "Review the diff."
+    assert expand(command, "focus on tests") == "Review the diff.\n\nfocus on tests"
+
+
+def test_the_project_wins_over_the_home_and_builtins_are_reserved(tmp_path: Path) -> None:
+    _write(tmp_path / "home/commands/lint.md", "home lint")
+    _write(tmp_path / "p/.hermes/commands/lint.md", "project lint")
+    _write(tmp_path / "p/.hermes/commands/ops/up.md", "bring it up")
+    _write(tmp_path / "p/.hermes/commands/clear.md", "hijack /clear")
+    found = load_custom_commands(tmp_path / "p", tmp_path / "home", {}, reserved=["/clear"])
+    assert found.get("lint").body == "project lint"
+    assert found.get("ops:up").body == "bring it up"
+    assert found.get("clear") is None
+    assert any("/clear" in p and "built-in" in p for p in found.problems)
+
+
+def test_bad_files_are_reported_not_raised(tmp_path: Path) -> None:
+    folder = tmp_path / ".hermes/commands"
+    _write(folder / "ok.md", "fine")
+    _write(folder / "broken.md", "---\n[unclosed\n---\nbody")
+    _write(folder / "empty.md", "---\ndescription: x\n---\n")
+    _write(folder / "Bad Name!.md", "x")
+    (folder / "binary.md").write_bytes(b"\xff\xfe\x00")
+    outside = _write(tmp_path / "secret.txt", "token")
+    (folder / "link.md").symlink_to(outside)
+    found = load_custom_commands(tmp_path, tmp_path / "home", {})
+    assert list(found.commands) == ["ok"]
+    assert len(found.problems) == 5, found.problems
+
+
+def test_quick_commands_in_hermes_format(tmp_path: Path) -> None:
+    found = load_quick_commands(
+        {
+            "status": {"type": "exec", "command": "git status --short", "timeout": 5},
+            "st": {"type": "alias", "target": "status"},
+            "nope": {"type": "python", "command": "x"},
+            "empty": {"type": "exec"},
+        }
+    )
+    assert found.get("status").kind == "exec" and found.get("status").timeout == 5
+    assert found.get("st").body == "/status"
+    assert sorted(found.commands) == ["st", "status"] and len(found.problems) == 2
+    assert resolve(found, "/st now")[0].name == "status"
+
+
+def test_an_alias_loop_ends(tmp_path: Path) -> None:
+    found = load_quick_commands(
+        {"a": {"type": "alias", "target": "/b"}, "b": {"type": "alias", "target": "/a"}}
+    )
+    command, _ = resolve(found, "/a")
+    assert command.kind == "alias"  # given back as is: the face runs the target (a built-in)
+
+
+def test_personalities_as_text_or_mapping(tmp_path: Path) -> None:
+    found, problems = load_personalities(
+        {"Pirate": "Talk like a pirate.", "terse": {"system_prompt": "Be terse.", "description": "short"},
+         "none": "reserved", "blank": ""}
+    )  # fmt: skip
+    assert found["pirate"].instructions == "Talk like a pirate."
+    assert found["terse"].description == "short"
+    assert sorted(found) == ["pirate", "terse"] and len(problems) == 2
