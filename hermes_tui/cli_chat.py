@@ -78,10 +78,19 @@ def _custom_command(runtime: Any, session: Any, text: str, show: bool) -> str | 
     run through the terminal tool with this run's approvals) the outcome with its output."""
     from pathlib import Path
 
-    from hermes_tui.core.custom_commands import expand, load_custom_commands, resolve, shell_output
+    from hermes_tui.core.custom_commands import (
+        AliasLoop,
+        expand,
+        load_custom_commands,
+        resolve,
+        shell_output,
+    )
 
     commands = load_custom_commands(Path.cwd(), runtime.home, runtime.config.hermes_sections)
-    found = resolve(commands, text)
+    try:
+        found = resolve(commands, text)
+    except AliasLoop as exc:
+        return _outcome(session_id=session.id, error=str(exc), exit_code=EXIT_USAGE)
     if found is None:
         return text
     command, arguments = found
@@ -244,7 +253,8 @@ def _run_chat(
     try:
         # Each -s skill wraps the request, the first named outermost (read first).
         for name in reversed(getattr(args, "skill", None) or []):
-            text = runtime.skill_invocation(name, text, session.id)
+            tools = (session.agent.registry, session.agent.context)  # for inline shell
+            text = runtime.skill_invocation(name, text, session.id, tools)
     except SkillError as exc:
         return _outcome(session_id=session.id, error=str(exc), exit_code=EXIT_USAGE)
     started()

@@ -77,6 +77,9 @@ class SkillsConfig:
     trusted_sources: tuple[str, ...] = ()  # skills rated "caution" from these install unforced
     # Hermes' per-skill settings: skill name -> {key: value}, shown with the skill when loaded.
     config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Hermes: a skill's !`command` runs (through the terminal tool) only when this is on.
+    inline_shell: bool = False
+    inline_shell_timeout: float = 10.0
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from hermes_tui.core.threats import Scanner
 from hermes_tui.core.threats.cache import VerdictCache, cache_path
 from hermes_tui.resources import bundled_skills_dir
 from hermes_tui.runtime_learning import LearningParts
+from hermes_tui.runtime_skills import SkillParts
 
 if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not for `memory show`
     from hermes_tui.core.agent.review import ReviewManager, ReviewStore
@@ -47,7 +47,6 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.session_catalog import SessionCatalog
     from hermes_tui.core.sessions import SessionStore
     from hermes_tui.core.skills.install import SkillInstaller
-    from hermes_tui.core.skills.runtime import SkillRuntimeSettings
     from hermes_tui.core.tools.approvals import AskHuman
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import ApprovalMode, Tool, ToolRegistry
@@ -84,7 +83,7 @@ def demo_remembered(home: Path) -> bool:
 
 
 @dataclass
-class Runtime(LearningParts):
+class Runtime(LearningParts, SkillParts):
     config: Config
     audit: AuditLog
     memory: MemoryStore
@@ -386,29 +385,6 @@ class Runtime(LearningParts):
         import platformdirs
 
         return Path(platformdirs.user_cache_dir("hermes-tui")) / "sandbox"
-
-    def skill_runtime_settings(self) -> SkillRuntimeSettings:
-        """What a viewed or invoked skill may need: the environment (with .env), skills.config."""
-        from hermes_tui.core.skills.runtime import SkillRuntimeSettings
-
-        environ = os.environ if self._environ is None else self._environ
-        return SkillRuntimeSettings(
-            environ={**self.config.env, **environ},
-            env_file=self.home / ".env",
-            skill_config=self.config.skills.config,
-        )
-
-    def skill_invocation(self, name: str, arguments: str, session_id: str | None) -> str:
-        """The message that loads skill `name` into a turn (`/<skill-name>`, `chat -s`);
-        raises SkillError when there is no such usable skill."""
-        from hermes_tui.core.skills.library import SkillError
-        from hermes_tui.core.skills.runtime import invocation
-
-        skill = self.skills.require(name)
-        if skill.broken or skill.document is None:
-            raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
-        self.skills.usage.record_view(skill.name)
-        return invocation(skill, arguments, session_id, self.skill_runtime_settings())
 
     def build_system_prompt(self, cwd: Path) -> str:
         from hermes_tui.core.agent.prompt import PromptInputs, build_system_prompt

@@ -27,7 +27,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
     memory = runtime.config.memory
     limits = runtime.result_limits()
     terminal = runtime.config.terminal
-    return ToolRegistry(
+    registry = ToolRegistry(
         [
             *make_terminal_tools(
                 TerminalSettings(
@@ -53,10 +53,12 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                 memory_enabled=memory.memory_enabled,
                 user_enabled=memory.user_profile_enabled,
             ),
-            *make_skill_tools(runtime.skills, runtime.skill_runtime_settings()),
+            # skills.inline_shell runs a skill's snippets through this registry's terminal.
+            *make_skill_tools(runtime.skills, runtime.skill_runtime_settings(lambda: registry)),
             *make_session_search_tools(runtime.sessions, runtime.catalog),
             *make_todo_tools(),
             *runtime._mcp_tools,
         ],
         limits=limits,
     )
+    return registry

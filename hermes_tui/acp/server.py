@@ -410,7 +410,10 @@ class HermesAcpAgent:
         if name == "curator":
             return f"Curator: {runtime.run_curator().summary()}"
         if runtime.skills.get(name) is not None:
-            loaded = runtime.skill_invocation(name, argument, session_id)
+            agent = state.session.agent  # its tools run inline shell (skills.inline_shell)
+            loaded = runtime.skill_invocation(
+                name, argument, session_id, (agent.registry, agent.context)
+            )
             self._local.session_id = session_id
             try:
                 state.session.submit(loaded, state.cancel)

@@ -241,20 +241,27 @@ def personality_note(personality: Personality | None) -> str:
     )
 
 
+class AliasLoop(ValueError):
+    """Aliases that lead back to themselves; the message names the first."""
+
+
 def resolve(
     commands: CustomCommands, text: str, depth: int = 5
 ) -> tuple[CustomCommand, str] | None:
     """The custom command `text` (a `/name args` line) runs, following aliases to another custom
-    command, with its arguments; None when the line names no custom command (a built-in one,
-    a skill). An alias loop ends after `depth` steps with None."""
+    command, with its arguments: an alias is given back only when its target is no custom
+    command (a built-in one, a skill). None when the line names no custom command. Raises
+    AliasLoop after `depth` aliases."""
     command, _, arguments = text.strip().partition(" ")
     found = commands.get(command[1:]) if command.startswith("/") else None
-    if found is None or depth <= 0:
+    if found is None:
         return None
-    if found.kind == "alias":
-        target = f"{found.body} {arguments}".strip()
-        return resolve(commands, target, depth - 1) or (found, arguments.strip())
-    return found, arguments.strip()
+    if found.kind != "alias":
+        return found, arguments.strip()
+    if depth <= 0:
+        raise AliasLoop(f"/{found.name}: its alias leads back to itself ({found.source})")
+    target = f"{found.body} {arguments}".strip()
+    return resolve(commands, target, depth - 1) or (found, arguments.strip())
 
 
 def shell_output(result: Mapping[str, Any]) -> str:

@@ -86,6 +86,9 @@ async def invoke_skill(app: Any, name: str, argument: str) -> None:
         app.notify("A turn is running: wait for it or press esc to cancel it", severity="warning")
         return
     session_id = app.session.id if app.session is not None else None
+    if app.runtime.config.skills.inline_shell:
+        invoke_with_inline_shell(app, name, argument, session_id)
+        return
     try:
         text = app.runtime.skill_invocation(name, argument, session_id)
     except SkillError as exc:
@@ -93,6 +96,38 @@ async def invoke_skill(app: Any, name: str, argument: str) -> None:
         return
     await app.query_one(ChatView).add_user(f"/{name} {argument}".rstrip())
     app.turn_running = True
+    app.turn.start(text)
+
+
+def invoke_with_inline_shell(app: Any, name: str, argument: str, session_id: str | None) -> None:
+    """skills.inline_shell: the skill's snippets run first, on a worker (a command may wait for
+    the user's approval), through the conversation's terminal tool; then the turn starts."""
+    from hermes_tui.core.skills.library import SkillError
+    from hermes_tui.ui.commands.custom import command_tools
+
+    tools = command_tools(app)
+    app.turn_running = True  # nothing else starts while the snippets run
+
+    def work() -> None:
+        try:
+            text = app.runtime.skill_invocation(name, argument, session_id, tools)
+        except SkillError as exc:
+            app.call_from_thread(_not_invoked, app, str(exc))
+            return
+        app.call_from_thread(_start_invoked, app, f"/{name} {argument}".rstrip(), text)
+
+    _worker(app, work, "skill-inline-shell")
+
+
+def _not_invoked(app: Any, error: str) -> None:
+    app.turn_running = False
+    app.notify(error, severity="error")
+
+
+async def _start_invoked(app: Any, shown: str, text: str) -> None:
+    from hermes_tui.ui.widgets.chat import ChatView
+
+    await app.query_one(ChatView).add_user(shown)
     app.turn.start(text)
 
 
@@ -182,7 +217,7 @@ def palette_commands(app: Any, panes: dict[str, str]):
             f"Show {title}", f"open the {title} pane", lambda p=pane: app.action_pane(p)
         )
     for name, help_text in SLASH_COMMANDS.items():
-        if name in ("/resume", "/theme"):
+        if name in ("/resume", "/theme", "/queue", "/background"):  # need an argument
             continue
 
         async def invoke(command: str = name) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hermes_tui.core.custom_commands import (
+    AliasLoop,
     expand,
     load_custom_commands,
     load_personalities,
@@ -79,12 +82,18 @@ def test_quick_commands_in_hermes_format(tmp_path: Path) -> None:
     assert resolve(found, "/st now")[0].name == "status"
 
 
-def test_an_alias_loop_ends(tmp_path: Path) -> None:
+def test_an_alias_loop_is_an_error_and_an_alias_to_a_builtin_is_given_back() -> None:
     found = load_quick_commands(
-        {"a": {"type": "alias", "target": "/b"}, "b": {"type": "alias", "target": "/a"}}
+        {
+            "a": {"type": "alias", "target": "/b"},
+            "b": {"type": "alias", "target": "/a"},
+            "u": {"type": "alias", "target": "/usage"},
+        }
     )
-    command, _ = resolve(found, "/a")
-    assert command.kind == "alias"  # given back as is: the face runs the target (a built-in)
+    with pytest.raises(AliasLoop, match="leads back"):
+        resolve(found, "/a")
+    command, arguments = resolve(found, "/u now")
+    assert (command.body, arguments) == ("/usage", "now")  # the face runs the built-in
 
 
 def test_personalities_as_text_or_mapping(tmp_path: Path) -> None:

@@ -47,7 +47,10 @@ async def test_an_exec_quick_command_runs_through_the_terminal_policy(
     _add_quick_commands(
         home,
         {
-            "hello": {"type": "exec", "command": "echo quick-$((6*7))"},
+            "hello": {
+                "type": "exec",
+                "command": "echo quick-$((6*7)); printf '\\033]0;pwned\\007'",
+            },
             "wipe": {"type": "exec", "command": f"cat {home}/config.yaml"},
         },
     )
@@ -57,7 +60,8 @@ async def test_an_exec_quick_command_runs_through_the_terminal_policy(
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "/hello")
         await wait_until(lambda: list(app.query(NoteBlock)))
-        assert "quick-42" in str(app.query(NoteBlock).last().content)
+        shown = str(app.query(NoteBlock).last().content)
+        assert "quick-42" in shown and "\x1b" not in shown and "\x07" not in shown
         assert not llm.requests  # shown, not sent to the model
         # Reaching the hermes home asks, in every mode: denied here, so it does not run.
         app.query_one("#chat-input").text = "/wipe"

@@ -15,6 +15,7 @@ from hermes_tui.core.skills.requirements import runs_here
 from hermes_tui.core.skills.runtime import (
     SkillRuntimeSettings,
     config_block,
+    expand_for,
     readiness,
     substitute,
 )
@@ -147,6 +148,7 @@ def make_skill_tools(
             if skill.document is not None and (
                 not args.get("file_path") or args["file_path"].strip("./") == "SKILL.md"
             ):
+                content = expand_for(content, settings, context)  # SKILL.md's snippets only
                 content += config_block(skill, settings)
                 result.update(readiness(skill, settings))
             result["content"] = content

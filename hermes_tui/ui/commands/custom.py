@@ -40,10 +40,14 @@ def offer(app: Any) -> None:
 
 async def run(app: Any, text: str) -> bool:
     """Run `text` if it names a custom command; False if it does not."""
-    from hermes_tui.core.custom_commands import expand, resolve
+    from hermes_tui.core.custom_commands import AliasLoop, expand, resolve
     from hermes_tui.ui.commands.conversation import BUSY, send
 
-    found = resolve(load(app), text)
+    try:
+        found = resolve(load(app), text)
+    except AliasLoop as exc:
+        app.notify(str(exc), severity="error")
+        return True
     if found is None:
         return False
     command, arguments = found
@@ -60,29 +64,35 @@ async def run(app: Any, text: str) -> bool:
     return True
 
 
-def run_shell(app: Any, command: CustomCommand) -> None:
-    """A quick command of type exec: through the terminal tool (sandbox, policy, approvals, as
-    the agent's commands), in the conversation's folder; its output is shown, not sent."""
-    from hermes_tui.core.custom_commands import shell_output
+def command_tools(app: Any) -> tuple[Any, Any]:
+    """(tool registry, tool context) for a command the user runs: the conversation's (a copy of
+    its context, so a `cd` stays there), or a new conversation's before the first message."""
     from hermes_tui.core.tools.registry import ToolContext
 
     session = app.session
     if session is not None:
-        registry = session.agent.registry
         context = dataclasses.replace(session.agent.context, cancel=threading.Event())
-    else:
-        from hermes_tui.ui.outgoing import workdir
+        return session.agent.registry, context
+    from hermes_tui.ui.outgoing import workdir
 
-        folder = workdir(app)[0]
-        registry = app.runtime.tool_registry()
-        context = ToolContext(
-            origin="user",
-            cwd=folder,
-            workdir=folder,
-            approver=app.turn.approve,
-            command_approver=app.turn.approve_command,
-            approval_mode=state(app).mode or app.runtime.approval_mode(),
-        )
+    folder = workdir(app)[0]
+    context = ToolContext(
+        origin="user",
+        cwd=folder,
+        workdir=folder,
+        approver=app.turn.approve,
+        command_approver=app.turn.approve_command,
+        approval_mode=state(app).mode or app.runtime.approval_mode(),
+    )
+    return app.runtime.tool_registry(), context
+
+
+def run_shell(app: Any, command: CustomCommand) -> None:
+    """A quick command of type exec: through the terminal tool (sandbox, policy, approvals, as
+    the agent's commands), in the conversation's folder; its output is shown, not sent."""
+    from hermes_tui.core.custom_commands import shell_output
+
+    registry, context = command_tools(app)
     arguments = {"command": command.body, "timeout": command.timeout}
 
     def work() -> None:
