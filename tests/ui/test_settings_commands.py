@@ -131,3 +131,30 @@ async def test_personality_reaches_the_model_without_changing_the_system_prompt(
         assert "turned the personality off" in llm.requests[-1].last_user_text
         assert yaml.safe_load((home / "config.yaml").read_text())["display"]["personality"] == ""
         assert "personalities" not in app.runtime.config.unused_hermes_keys
+
+
+async def test_tools_lists_mcp_tools_and_the_servers_without_them(home: Path) -> None:
+    import sys
+
+    from helpers import wait_until
+
+    fake = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
+    servers = {
+        "tools": {"command": sys.executable, "args": [fake]},
+        "broken": {"command": "/no/such/mcp-server"},
+        "off": {"command": sys.executable, "args": [fake], "enabled": False},
+    }
+    with FakeLLM() as llm:
+        app = make_app(home, llm.openai_url, mcp_servers=servers)
+        async with app.run_test(size=SIZE) as pilot:
+            states = app.runtime.mcp.states
+            await wait_until(lambda: states["tools"].status == "ready", timeout=60)
+            await wait_until(lambda: states["broken"].status == "failed", timeout=60)
+            await send(app, pilot, "/tools")
+            note = _notes(app)[-1]
+            assert "✓ MCP server tools: " in note
+            assert "✗ MCP server broken (failed" in note and "✗ MCP server off (disabled" in note
+            llm.script(Reply(text="Hi."))
+            await send(app, pilot, "hello")  # the conversation's tools: the MCP ones included
+            await send(app, pilot, "/tools")
+            assert "✓ mcp__tools__" in _notes(app)[-1]

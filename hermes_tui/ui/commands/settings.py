@@ -67,7 +67,9 @@ def tools_text(app: Any) -> str:
         lines.append(f"{mark} {name} ({', '.join(notes)})")
     mcp = app.runtime.mcp
     for server in mcp.describe() if mcp is not None else []:
-        if server["status"] != "ready":
+        if server["status"] == "ready":
+            lines.append(f"✓ MCP server {server['name']}: {server['tools']} tool(s)")
+        else:
             why = f": {server['error']}" if server.get("error") else ""
             lines.append(f"✗ MCP server {server['name']} ({server['status']}{why})")
     if session is not None and mcp is not None:
