@@ -25,3 +25,19 @@ def test_hermes_refuses_an_ambiguous_duplicate_name(home: Path) -> None:
     view = {t.name: t for t in make_skill_tools(SkillLibrary(home / "skills"))}["skill_view"]
     result = view.handler({"name": "deploy"}, ToolContext())
     assert result["success"] is False and "Ambiguous" in result["error"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="deliberate difference (README: inline shell): a snippet runs as a terminal tool call "
+    "of the conversation, in its working directory (the sandbox's workspace), where Hermes runs "
+    "it on the host in the skill's folder",
+)
+def test_hermes_runs_inline_shell_in_the_skills_folder(home: Path, tmp_path: Path) -> None:
+    from helpers import open_runtime
+
+    write_skill(home / "skills", "where", text=skill_text("where", body="At: !`pwd`\n"))
+    runtime = open_runtime(home, "http://127.0.0.1:9/v1", skills={"inline_shell": True})
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path, approval_mode="strict")
+    viewed = runtime.tool_registry().call("skill_view", {"name": "where"}, context)
+    assert f"At: {home / 'skills' / 'where'}" in viewed["content"]
