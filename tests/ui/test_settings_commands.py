@@ -9,6 +9,7 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app, send, skill_text, write_skill
 
 from hermes_tui.ui.widgets.chat import NoteBlock
+from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
 SIZE = (120, 40)
 
@@ -81,6 +82,9 @@ async def test_yolo_toggles_the_conversations_approval_mode(home: Path, llm: Fak
         await send(app, pilot, "/new")
         await send(app, pilot, "again")
         assert app.session.agent.context.approval_mode == "yolo"
+        assert app.part(NudgeBar).mode == "yolo"
+        saved = yaml.safe_load((home / "config.yaml").read_text())
+        assert "mode" not in saved.get("terminal", {})  # this run only, unlike /mode yolo
 
 
 async def test_reasoning_sets_the_effort_sent_and_the_display(home: Path, llm: FakeLLM) -> None:

@@ -2,8 +2,8 @@
 they keep between turns.
 
 `CommandState` lives on the app (`app.slash_state`): messages queued for after the turn, the
-approval mode and personality chosen for the conversations of this run, a title given before
-the conversation existed, work waiting for the turn's end (/init). Two hooks apply it:
+mode /yolo returns to, the personality chosen for this run's conversations, a title given
+before the conversation existed, work waiting for the turn's end (/init). Two hooks apply it:
 `session_adopted` when a conversation opens (ui/turn.py) and `after_turn` when a turn ends.
 The commands' logic is in the core (Session.undo_last_exchange, core/custom_commands.py);
 these functions read the user's intent and show the outcome.
@@ -22,8 +22,7 @@ Handler = Callable[[Any, str], Awaitable[None]]
 @dataclass
 class CommandState:
     queued: deque[str] = field(default_factory=deque)  # /queue, oldest first
-    mode: str | None = None  # /yolo's approval mode for this run's conversations
-    mode_before_yolo: str | None = None
+    mode_before_yolo: str | None = None  # the mode /yolo goes back to
     personality: str | None = None  # /personality's choice ("" for none) for new conversations
     title: str | None = None  # /title before the first message
     after_turn: list[Callable[[Any], Awaitable[None]]] = field(default_factory=list)

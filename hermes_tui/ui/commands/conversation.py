@@ -143,10 +143,7 @@ async def background(app: Any, argument: str) -> None:
     def run() -> None:
         collect = _Collect()
         try:
-            session = app.runtime.open_session(
-                approver=app.turn.approve,
-                command_approver=app.turn.approve_command,
-            )
+            session = app.runtime.open_session(ask=app.turn.ask_human)
             session.agent.sink = collect
             app.runtime.sessions.update(session.id, title=f"[background] {prompt[:70]}")
             result = session.submit(prompt, threading.Event())

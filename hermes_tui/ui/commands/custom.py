@@ -67,6 +67,7 @@ async def run(app: Any, text: str) -> bool:
 def command_tools(app: Any) -> tuple[Any, Any]:
     """(tool registry, tool context) for a command the user runs: the conversation's (a copy of
     its context, so a `cd` stays there), or a new conversation's before the first message."""
+    from hermes_tui.core.tools.approvals import Approvals
     from hermes_tui.core.tools.registry import ToolContext
 
     session = app.session
@@ -80,9 +81,8 @@ def command_tools(app: Any) -> tuple[Any, Any]:
         origin="user",
         cwd=folder,
         workdir=folder,
-        approver=app.turn.approve,
-        command_approver=app.turn.approve_command,
-        approval_mode=state(app).mode or app.runtime.approval_mode(),
+        approvals=Approvals(app.turn.ask_human),
+        approval_mode=app.runtime.approval_mode(),
     )
     return app.runtime.tool_registry(), context
 

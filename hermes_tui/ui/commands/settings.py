@@ -111,23 +111,31 @@ def _mode_without_yolo(app: Any) -> str:
 
 async def yolo(app: Any, argument: str) -> None:
     """/yolo: commands run without asking, for this run's conversations; again to turn it off.
-    The OS sandbox still holds, and a command that reaches the hermes home still asks."""
+    The OS sandbox still holds, and a command that reaches the hermes home still asks. Unlike
+    `/mode yolo` (ui/modes.py) it is not saved: the next start is back in the configured mode."""
+    import dataclasses
+
+    from hermes_tui.ui.modes import current_mode
+    from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+
     found = state(app)
-    session = app.session
-    current = found.mode or app.runtime.approval_mode()
-    if session is not None:
-        current = session.agent.context.approval_mode
+    current = current_mode(app)
     if current == "yolo":
-        found.mode = _mode_without_yolo(app)
-        text = f"YOLO off: back to {found.mode} mode"
+        mode = _mode_without_yolo(app)
+        text = f"YOLO off: back to {mode} mode"
     else:
-        found.mode_before_yolo, found.mode = current, "yolo"
+        found.mode_before_yolo, mode = current, "yolo"
         text = (
             "YOLO on: commands run without asking (the sandbox still applies; /yolo again ends it)"
         )
-    if session is not None:
-        session.agent.context.approval_mode = found.mode
-    app.notify(text, severity="warning" if found.mode == "yolo" else "information", timeout=6)
+    runtime = app.runtime  # new conversations of this run open in it too
+    runtime.config = dataclasses.replace(
+        runtime.config, terminal=dataclasses.replace(runtime.config.terminal, mode=mode)
+    )
+    if app.session is not None:
+        app.session.set_approval_mode(mode)
+    app.part(NudgeBar).mode = mode
+    app.notify(text, severity="warning" if mode == "yolo" else "information", timeout=6)
 
 
 def reasoning_shown(app: Any) -> bool:
@@ -234,12 +242,10 @@ async def personality(app: Any, argument: str) -> None:
 
 
 def adopt_settings(app: Any, session: Any, new: bool) -> None:
-    """A conversation opened: it takes /yolo's mode, and a new one the chosen personality."""
+    """A new conversation opened: it takes the chosen personality."""
     from hermes_tui.core.custom_commands import personality_note
 
     found = state(app)
-    if found.mode is not None:
-        session.agent.context.approval_mode = found.mode
     name = found.personality
     if name is None:
         name = app.runtime.config.display.personality
