@@ -1,8 +1,8 @@
-"""Files shipped with the package: themes and bundled skills.
+"""Files shipped with the package: themes, bundled skills and eval suites.
 
-In the repository they live at the top level (`themes/`, `skills_bundled/`); the wheel carries them
-inside the package (hatch `force-include`), so an installed copy finds them beside its modules and a
-source checkout finds them one level up.
+In the repository they live at the top level (`themes/`, `skills_bundled/`, `evals/`); the wheel
+carries them inside the package (hatch `force-include`), so an installed copy finds them beside
+its modules and a source checkout finds them one level up.
 """
 
 from __future__ import annotations
@@ -24,3 +24,8 @@ def themes_dir() -> Path:
 
 def bundled_skills_dir() -> Path:
     return _shipped_path("skills_bundled")
+
+
+def bundled_evals_dir() -> Path:
+    """The bundled eval suites (`evals/` in the repository, `hermes_tui/evals` in the wheel)."""
+    return _shipped_path("evals")

@@ -1,4 +1,4 @@
-"""The wheel carries the top-level themes/ and skills_bundled/ into the package (DESIGN.md section 2)."""
+"""The wheel carries the top-level themes/, skills_bundled/ and evals/ into the package (DESIGN.md section 2)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_pat
     assert shipped_skills == repo_skills
     assert {f"hermes_tui/themes/{p.name}" for p in (REPO / "themes").glob("*.yaml")} <= set(names)
     assert "hermes_tui/schemas/stream-json.schema.json" in names  # chat -q --stream-json's
+    repo_evals = {
+        f"hermes_tui/{p.relative_to(REPO)}" for p in (REPO / "evals").rglob("*") if p.is_file()
+    }
+    assert repo_evals and repo_evals <= set(names)  # fixtures, checkers and solutions alike
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -36,9 +40,10 @@ def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_pat
         capture_output=True,
     )
     probe = (
-        "from hermes_tui.resources import bundled_skills_dir, themes_dir;"
+        "from hermes_tui.resources import bundled_evals_dir, bundled_skills_dir, themes_dir;"
         "print(themes_dir()); print(bundled_skills_dir());"
-        "print(len(list(themes_dir().glob('*.yaml'))), len(list(bundled_skills_dir().rglob('SKILL.md'))))"
+        "print(len(list(themes_dir().glob('*.yaml'))), len(list(bundled_skills_dir().rglob('SKILL.md'))));"
+        "print(bundled_evals_dir())"
     )
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run(
@@ -48,3 +53,4 @@ def test_wheel_installed_in_a_fresh_venv_finds_themes_and_bundled_skills(tmp_pat
     themes, skills = map(int, out[2].split())
     assert themes == len(list((REPO / "themes").glob("*.yaml")))
     assert skills == len(repo_skills)
+    assert str(venv) in out[3]

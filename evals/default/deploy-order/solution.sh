@@ -1,0 +1,2 @@
+#!/bin/sh
+./migrate.sh && ./deploy.sh "$EVAL_SERVICE" "$EVAL_VERSION"

@@ -1,0 +1,2 @@
+#!/bin/sh
+BUILD_PROFILE=release ./build.sh

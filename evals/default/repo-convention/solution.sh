@@ -1,0 +1,2 @@
+#!/bin/sh
+printf '%s\n' "$EVAL_SUMMARY" > "changelog.d/$EVAL_TICKET.$EVAL_KIND.md"

@@ -1,0 +1,2 @@
+#!/bin/sh
+./tools/testrun --ci | tail -n1 > test-summary.txt

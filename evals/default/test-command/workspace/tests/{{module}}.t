@@ -1,0 +1,3 @@
+check {{module}} accepts valid input
+check {{module}} rejects empty input
+check {{module}} keeps order

@@ -1,0 +1,2 @@
+check {{other}} starts
+check {{other}} stops cleanly
