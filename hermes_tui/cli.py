@@ -254,9 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     insights.add_argument("--days", type=int, default=30, help="how far back (default 30)")
     insights.add_argument("--json", action="store_true", help="machine-readable output")
-    from hermes_tui import cli_mcp
+    from hermes_tui import cli_eval, cli_mcp
 
     cli_mcp.add_parsers(commands, common)
+    cli_eval.add_parser(commands, common)
     doctor = commands.add_parser(
         "doctor", help="check config, home, memory files and SQLite FTS5", parents=[common]
     )
@@ -547,6 +548,10 @@ def _run(args: argparse.Namespace) -> int:
             return cli_skills.cmd_curator(args, _open_runtime)
         if args.command == "doctor":
             return cmd_doctor(args)
+        if args.command == "eval":
+            from hermes_tui import cli_eval
+
+            return cli_eval.run(args)
         return cmd_app(args)
     except ConfigError as exc:
         print(f"hermes-tui: configuration error: {exc}", file=sys.stderr)

@@ -33,6 +33,11 @@ class LearningParts:
     audit: Any
     started_at: float
     _last_activity: tuple[float | None] | None
+    _provider: Any
+
+    def use_provider(self, provider: Any) -> None:
+        """Talk to `provider` instead of the configured one (the eval's scripted model)."""
+        self._provider = provider
 
     def write_gate(self) -> WriteGate:
         """Holds tainted memory and skill writes (and ones the scanner holds) for approval."""
