@@ -1,8 +1,9 @@
 """Insights (f5): is the agent getting better at recurring tasks? Computed on a worker thread.
 
-Sessions as bars of tool calls with their errors and the skills they loaded, each skill's uses,
-success rate and patches per day as a sparkline, memory fill after each write, and what reviews
-and the curator did. `d` switches the window between 7, 30 and 90 days.
+Learning tab: sessions as bars of tool calls with their errors and the skills they loaded, each
+skill's uses, success rate and patches per day as a sparkline, memory fill after each write, and
+what reviews and the curator did; `d` switches the window between 7, 30 and 90 days. Evals tab:
+past `hermes-tui eval` runs and their curves (widgets/evals_pane.py).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from typing import Any
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Static, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui.widgets.evals_pane import EvalsPane
 
 WINDOWS = (7, 30, 90)
 
@@ -24,13 +26,15 @@ WINDOWS = (7, 30, 90)
 class InsightsScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     InsightsScreen { align: center middle; }
-    InsightsScreen > VerticalScroll { width: 120; max-width: 98%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
+    InsightsScreen > Vertical { width: 120; max-width: 98%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
+    InsightsScreen TabbedContent { height: 1fr; }
     InsightsScreen #insights-title { text-style: bold; color: $primary; }
     InsightsScreen #insights-hint { color: $text-muted; }
     """
     BINDINGS = [
         Binding("escape,q,f5", "close", "Close"),
         Binding("d", "days", "Change window (7/30/90 days)"),
+        Binding("e", "evals", "Evals tab"),
     ]
 
     def __init__(self, runtime: Any, days: int = 30) -> None:
@@ -39,12 +43,18 @@ class InsightsScreen(ModalScreen[None]):
         self.days = days
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with Vertical():
             yield Static("Insights", id="insights-title")
-            yield Static(
-                "Reading sessions, skills and the audit log…", id="insights-body", markup=False
-            )
-            yield Static("d: 7/30/90 days · esc: close", id="insights-hint")
+            with TabbedContent(id="insights-tabs"):
+                with TabPane("Learning", id="tab-learning"), VerticalScroll():
+                    yield Static(
+                        "Reading sessions, skills and the audit log…",
+                        id="insights-body",
+                        markup=False,
+                    )
+                with TabPane("Evals", id="tab-evals"):
+                    yield EvalsPane(self.runtime.user_home, id="evals")
+            yield Static("d: 7/30/90 days · e: evals · esc: close", id="insights-hint")
 
     def on_mount(self) -> None:
         self.load(self.days)
@@ -65,6 +75,10 @@ class InsightsScreen(ModalScreen[None]):
             WINDOWS[(WINDOWS.index(self.days) + 1) % len(WINDOWS)] if self.days in WINDOWS else 30
         )
         self.load(self.days)
+
+    def action_evals(self) -> None:
+        tabs = self.query_one("#insights-tabs", TabbedContent)
+        tabs.active = "tab-learning" if tabs.active == "tab-evals" else "tab-evals"
 
     def action_close(self) -> None:
         self.dismiss(None)
