@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -56,6 +56,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hermes_tui.config import ConfigError, Overrides, resolve_home
+    from hermes_tui.core.llm.base import ProviderNotConfigured
     from hermes_tui.evaluation.runner import ARMS, EvalError
     from hermes_tui.evaluation.suite import SuiteError
 
@@ -80,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args, suite, home, arms, overrides)
         if args.dry_run:
             return _dry_run(options, scripted, home)
+        if not scripted:
+            _provider_configured(home, overrides)  # said now, not after the first home is made
         return _run(args, options, scripted and model == "ignorant" if scripted else None)
-    except (SuiteError, EvalError, ConfigError) as exc:
+    except (SuiteError, EvalError, ConfigError, ProviderNotConfigured) as exc:
         print(f"hermes-tui eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -177,6 +180,14 @@ def _dry_run(options, scripted: bool, home: Path) -> int:
     return EXIT_OK
 
 
+def _provider_configured(home: Path, overrides) -> None:
+    """Raises ProviderNotConfigured (saying what to set) when no provider can be chosen."""
+    from hermes_tui.config import load_config
+    from hermes_tui.core.llm import select
+
+    select.choose(load_config(home, overrides))
+
+
 def _run(args: argparse.Namespace, options, ignorant: bool | None) -> int:
     from hermes_tui.core.text import json_for_terminal
     from hermes_tui.evaluation.report import build_report, terminal_table, write_outputs
@@ -190,7 +201,16 @@ def _run(args: argparse.Namespace, options, ignorant: bool | None) -> int:
             return scripted_provider(suite, reads_prompt=not ignorant)
 
     bar = ProgressBar(sys.stderr)
-    state = EvalRunner(options, provider=provider, progress=bar).run()
+    try:
+        state = EvalRunner(options, provider=provider, progress=bar).run()
+    except KeyboardInterrupt:
+        bar.finish()
+        print(
+            f"hermes-tui eval: stopped; the finished runs are kept in {options.out}. "
+            f"To go on, run the same command with --out {options.out}",
+            file=sys.stderr,
+        )
+        return EXIT_STOPPED
     bar.finish()
     report = build_report(state)
     paths = write_outputs(report, options.out)

@@ -256,7 +256,9 @@ class EvalRunner:
                     )
                 if self.provider_factory is not None:
                     runtime.use_provider(self.provider_factory())
-                state["meta"].update(self.meta(runtime))
+                meta = self.meta(runtime)
+                _same_model(state, meta, self.options.out)
+                state["meta"].update(meta)
                 last_rep = 0
                 for run in todo:
                     if arm == "learn" and last_rep and run.repetition != last_rep:
@@ -403,6 +405,19 @@ def _cost(runtime: Runtime, usage: Usage, reviews: UsageTotals) -> float | None:
         usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.cache_creation_tokens
     )
     return round(cost(spent + reviews, price), 6)
+
+
+def _same_model(state: dict[str, Any], meta: dict[str, Any], out: Path) -> None:
+    """A resumed eval must go on with the model it started with, or its curves mix two."""
+    if not state["records"]:
+        return
+    before = (state["meta"].get("provider"), state["meta"].get("model"))
+    now = (meta["provider"], meta["model"])
+    if before != now:
+        raise EvalError(
+            f"{out} was started with {before[0]}/{before[1]}, not {now[0]}/{now[1]}; resume it "
+            "with the same --provider and --model, or choose another --out"
+        )
 
 
 def _now() -> str:

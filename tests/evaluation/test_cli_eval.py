@@ -74,6 +74,12 @@ def test_dry_run_of_a_model_without_a_price_says_the_cost_is_unknown(home: Path)
     assert result.returncode == 0 and "estimated cost: unknown" in result.stdout
 
 
+def test_an_eval_without_a_provider_says_what_to_set_and_makes_nothing(home: Path) -> None:
+    result = run_cli(home, "eval", "--families", "env-var")
+    assert result.returncode == 2 and "no LLM provider is configured" in result.stderr
+    assert not (home / "evals").exists()
+
+
 def test_usage_errors_say_what_is_wrong(home: Path) -> None:
     bad_arm = run_cli(home, "eval", "--provider", "demo", "--arms", "learn,placebo", "--dry-run")
     assert bad_arm.returncode == 2 and "--arms" in bad_arm.stderr
@@ -177,3 +183,30 @@ def test_markdown_and_terminal_show_the_json_numbers() -> None:
     table = terminal_table(report)
     assert "█▁ 5→2.67" in table and "██ 5→5" in table  # overall tool calls: learn, control
     json.dumps(report)  # plain JSON all the way down
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(home: Path, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "eval", "--provider", "demo"]
+        + ["--families", "env-var,flaky-test", "--repeat", "3", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        state = out / "state.json"
+        if state.exists() and json.loads(state.read_text())["records"]:
+            break
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert f"run the same command with --out {out}" in stderr
+    kept = json.loads((out / "state.json").read_text())["records"]
+    assert 1 <= len(kept) < 12

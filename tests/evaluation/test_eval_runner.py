@@ -172,3 +172,20 @@ def test_an_out_folder_of_another_eval_is_refused(tmp_path: Path) -> None:
     _run(tmp_path, suite, repeat=1, arms=("control",))
     with pytest.raises(EvalError, match="different eval"):
         _run(tmp_path, suite, repeat=2, arms=("control",))
+
+
+def test_a_resumed_eval_must_keep_its_model(tmp_path: Path) -> None:
+    suite = load_suite(BUNDLED).select(["env-var"])
+    user = tmp_path / "user"
+    user.mkdir()
+    options = EvalOptions(suite=suite, out=tmp_path / "out", user_home=user, repeat=2)
+
+    def stop(done, total, run, record) -> None:
+        if record is not None:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        EvalRunner(options, provider=lambda: scripted_provider(suite), progress=stop).run()
+    ignorant = lambda: scripted_provider(suite, reads_prompt=False)  # noqa: E731
+    with pytest.raises(EvalError, match="scripted-eval, not scripted/scripted-eval-ignorant"):
+        EvalRunner(options, provider=ignorant).run()

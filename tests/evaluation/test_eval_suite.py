@@ -144,3 +144,17 @@ def test_partial_credit_comes_from_a_last_score_line(tmp_path: Path, runner: Che
 def test_the_bundled_suite_is_found_where_the_package_is() -> None:
     assert (bundled_evals_dir() / "default" / "suite.yaml").is_file()
     assert shutil.which("sh")
+
+
+def test_shell_in_a_variation_value_stays_text(tmp_path: Path, runner: CheckerRunner) -> None:
+    suite = _family(tmp_path, check='test -f done.txt && [ -n "$EVAL_WHO" ]\n')
+    yaml_path = suite / "fam" / "family.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("{who: bob}", "{who: '$(touch PWNED)'}"))
+    (suite / "fam" / "workspace" / "{{who}}.txt").rename(suite / "fam" / "workspace" / "w.txt")
+    family = load_suite(suite, verify=runner.passes).family("fam")
+    variables = family.variation(2)
+    workspace = make_workspace(family, variables, tmp_path / "w")
+    assert (workspace / "w.txt").read_text() == "hello $(touch PWNED)\n"
+    (workspace / "done.txt").touch()
+    assert runner.check(family, variables, workspace).passed  # the checker ran in the workspace
+    assert not list(tmp_path.rglob("PWNED"))
