@@ -195,7 +195,8 @@ def load_family(directory: Path) -> Family:
 
 
 def make_workspace(family: Family, variables: Mapping[str, str], destination: Path) -> Path:
-    """A fresh working directory: the fixture with placeholders filled, modes kept."""
+    """A fresh working directory: the fixture with placeholders filled, modes kept (and a
+    file starting with `#!` executable)."""
     destination.mkdir(parents=True, exist_ok=False)
     source = family.workspace
     if not source.is_dir():
@@ -217,6 +218,8 @@ def make_workspace(family: Family, variables: Mapping[str, str], destination: Pa
         else:
             target.write_text(render(text, variables, f"{family.name}: {path}"), encoding="utf-8")
         shutil.copymode(path, target)
+        if data.startswith(b"#!"):  # a script stays runnable from a copy that lost its modes
+            target.chmod(target.stat().st_mode | 0o111)
     return destination
 
 

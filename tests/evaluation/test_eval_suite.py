@@ -88,6 +88,17 @@ def test_placeholders_fill_file_names_and_contents(tmp_path: Path) -> None:
     assert family.prompt_for(family.variation(1)) == "Greet ada."
 
 
+def test_a_script_in_the_fixture_is_runnable_even_if_its_mode_was_lost(tmp_path: Path) -> None:
+    suite = _family(tmp_path)
+    script = suite / "fam" / "workspace" / "run"
+    script.write_text("#!/bin/sh\necho {{who}}\n")
+    script.chmod(0o644)
+    family = load_suite(suite).family("fam")
+    workspace = make_workspace(family, family.variation(1), tmp_path / "w")
+    assert os.access(workspace / "run", os.X_OK)
+    assert not os.access(workspace / "ada.txt", os.X_OK)
+
+
 def test_an_unknown_placeholder_is_refused_with_its_name(tmp_path: Path) -> None:
     suite = _family(tmp_path)
     (suite / "fam" / "workspace" / "x.txt").write_text("{{nobody}}")
