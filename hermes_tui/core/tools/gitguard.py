@@ -58,10 +58,31 @@ def _hooks(git_dir: Path) -> dict[str, tuple[int, bytes]] | None:
     return found
 
 
-def snapshot(workdir: Path) -> GitSnapshot | None:
+@dataclass(frozen=True)
+class GitLink:
+    """A `.git` file or link the workspace had before the command: the user's own worktree or
+    submodule (`gitdir: …`), never to be moved aside as an impostor."""
+
+    target: bytes
+    is_link: bool
+
+
+def _link(workdir: Path) -> GitLink | None:
+    path = workdir / ".git"
+    try:
+        if path.is_symlink():
+            return GitLink(os.fsencode(os.readlink(path)), True)
+        if path.is_file():
+            return GitLink(path.read_bytes()[:65536], False)
+    except OSError:
+        return None
+    return None
+
+
+def snapshot(workdir: Path) -> GitSnapshot | GitLink | None:
     git_dir = _git_dir(workdir)
     if git_dir is None:
-        return None
+        return _link(workdir)
     try:
         config = (git_dir / "config").read_bytes()
     except OSError:
@@ -100,8 +121,21 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(temp, path)
 
 
-def restore(before: GitSnapshot | None, workdir: Path) -> list[str]:
+def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
     """Put back what the command changed that would run later; what was undone, in words."""
+    if isinstance(before, GitLink):
+        if _link(workdir) == before:
+            return []
+        path = workdir / ".git"
+        if os.path.lexists(path) and not path.is_dir():
+            path.unlink()
+        if not os.path.lexists(path):
+            if before.is_link:
+                os.symlink(os.fsdecode(before.target), path)
+            else:
+                _write(path, before.target)
+            return ["changed the workspace's .git link; put back the one it had"]
+        return ["replaced the workspace's .git link with a folder; check it before running git"]
     if before is None:
         impostor = workdir / ".git"
         if os.path.lexists(impostor) and _git_dir(workdir) is None:

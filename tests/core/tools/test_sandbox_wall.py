@@ -146,3 +146,17 @@ def test_a_relative_path_into_a_hermes_home_in_the_workspace_asks_in_every_mode(
             fine = registry.call("terminal", {"command": "echo fine > notes.txt"}, context)
             assert fine["success"], fine
     assert not (home / "memories" / "MEMORY.md").exists() and not (home / "SOUL.md").exists()
+
+
+def test_the_users_own_git_link_is_left_alone(tmp_path: Path) -> None:
+    """A worktree or submodule has a `.git` file; a command that leaves it alone keeps it (the
+    first version of the impostor rule moved a real worktree's `.git` aside during a test run)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".git").write_text("gitdir: /elsewhere/.git/worktrees/work\n")
+    before = gitguard.snapshot(work)
+    assert gitguard.restore(before, work) == []
+    assert (work / ".git").read_text() == "gitdir: /elsewhere/.git/worktrees/work\n"
+    (work / ".git").write_text("gitdir: /tmp/attacker\n")  # the command repointed it
+    undone = gitguard.restore(before, work)
+    assert undone and (work / ".git").read_text() == "gitdir: /elsewhere/.git/worktrees/work\n"
