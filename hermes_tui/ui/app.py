@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui import commands, modes, switch
+from hermes_tui.ui import modes, switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
@@ -92,7 +92,6 @@ class HermesApp(App):
         self._parts: dict[type, Any] = {}
         self.saved_theme: str | None = None  # the theme in config.yaml, once themes are loaded
         self.retired: list[Any] = []  # runtimes replaced while a turn used them: closed after
-        self.slash_state = commands.CommandState()  # what slash commands keep between turns
 
     @property
     def session(self) -> Any:
@@ -177,7 +176,6 @@ class HermesApp(App):
 
             watch_terminal(sys.__stdin__.fileno(), self.terminal_gone)
         switch.first_screen(self, self.resume_on_start)
-        self.call_after_refresh(commands.offer_custom, self)  # custom commands in completion
         self.housekeeping.start()
 
     def watch_panel_width(self, width: int) -> None:
@@ -234,7 +232,6 @@ class HermesApp(App):
     def turn_ended(self) -> None:
         switch.close_retired(self)
         self.housekeeping.collect_if_settled()
-        self.call_later(commands.after_turn, self)  # /init's file, then a /queue'd message
 
     @on(AssistantMessage.Settled)
     def _collect_if_settled(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui import commands
 from hermes_tui.ui.widgets.input import ChatInput
 from hermes_tui.ui.widgets.memory_pane import MemoryPane
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
@@ -24,6 +25,7 @@ def first_screen(app: Any, resume: str | None) -> None:
         app.resume(resume)
     elif app.runtime.is_demo:
         start_demo(app)
+    app.call_after_refresh(commands.offer_custom, app)  # custom commands in completion
 
 
 def report_unused_keys(app: Any) -> None:

@@ -275,9 +275,12 @@ class TurnController:
         self.app.notify(f"Resumed {self.session.id} ({said} message{'' if said == 1 else 's'})")
 
     async def _done(self) -> None:
+        from hermes_tui.ui.commands import after_turn
+
         await self.deliver()  # the turn's last events first, then the input is free
         self.app.turn_running = False
         self.app.turn_ended()
+        self.app.call_later(after_turn, self.app)  # /init's file, then a /queue'd message
 
     # ---- approvals ----------------------------------------------------------------------
 

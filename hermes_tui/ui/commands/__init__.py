@@ -1,10 +1,11 @@
 """Slash commands beyond the first fifteen (ui/slash.py dispatches to them), and the app's state
 they keep between turns.
 
-`CommandState` lives on the app (`app.slash_state`): messages queued for after the turn, the
-mode /yolo returns to, the personality chosen for this run's conversations, a title given
-before the conversation existed, work waiting for the turn's end (/init). Two hooks apply it:
-`session_adopted` when a conversation opens (ui/turn.py) and `after_turn` when a turn ends.
+`CommandState` lives on the app (`app.slash_state`, made on first use): messages queued for
+after the turn, the mode /yolo returns to, the personality chosen for this run's
+conversations, a title given before the conversation existed, work waiting for the turn's end
+(/init). Three hooks: `offer_custom` at start (ui/switch.py), `session_adopted` when a
+conversation opens and `after_turn` when a turn ends (ui/turn.py).
 The commands' logic is in the core (Session.undo_last_exchange, core/custom_commands.py);
 these functions read the user's intent and show the outcome.
 """
