@@ -270,7 +270,7 @@ def _run_chat(
             done["result"] = session.submit(text, cancel)
         except Exception as exc:  # a bug: reported as one line plus a log file, not a traceback
             done["crash"] = exc
-            done["log"] = _log_crash(runtime.home)
+            done["log"] = _log_crash(runtime, exc)
         finally:
             finished.set()
 
@@ -371,16 +371,12 @@ def _wait_for_background(runtime: Any, sink: Any, cancel: threading.Event) -> bo
     return True
 
 
-def _log_crash(home: Any) -> str:
+def _log_crash(runtime: Any, exc: BaseException) -> str:
     """Append the traceback of an unexpected error to <home>/logs/errors.log; return its path."""
-    import traceback
-    from pathlib import Path
+    from hermes_tui.core.errors_log import log_exception
 
-    path = Path(home) / "logs" / "errors.log"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as log:
-        log.write(traceback.format_exc() + "\n")
-    return str(path)
+    redactor = runtime.result_limits().redactor
+    return str(log_exception(runtime.home, exc, "chat -q", redactor.text))
 
 
 def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:

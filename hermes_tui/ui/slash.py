@@ -8,10 +8,33 @@ from hermes_tui.ui.widgets.input import SLASH_COMMANDS
 
 
 async def run_slash(app: Any, text: str) -> None:
+    """Run a slash command. A bug in one never ends the app: its traceback goes to
+    logs/errors.log and a toast says so."""
+    command = text.split(None, 1)[0] if text.strip() else text
+    try:
+        await _run_slash(app, text)
+    except Exception as exc:  # any bug: shown in one line, kept in the log, the app goes on
+        from hermes_tui.core.errors_log import log_exception
+
+        runtime = app.runtime
+        try:
+            where = f"details in {log_exception(runtime.home, exc, command, _redact(runtime))}"
+        except OSError as log_error:
+            where = f"and the error log could not be written: {log_error}"
+        app.notify(
+            f"{command} failed: {type(exc).__name__}: {exc} ({where})", severity="error", timeout=12
+        )
+
+
+def _redact(runtime: Any):
+    return runtime.result_limits().redactor.text
+
+
+async def _run_slash(app: Any, text: str) -> None:
     from hermes_tui.ui.commands import custom, handlers
 
-    command, _, argument = text.partition(" ")
-    argument = argument.strip()
+    command, *rest = text.split(None, 1)  # a line break after the name ends it too
+    argument = rest[0].strip() if rest else ""
     handler = handlers().get(command)
     if handler is not None:
         await handler(app, argument)
@@ -71,10 +94,12 @@ async def run_slash(app: Any, text: str) -> None:
     elif command == "/mcp":
         from hermes_tui.ui.screens.mcp import McpScreen
 
-        screen = McpScreen(app.runtime)
-        app.push_screen(screen)
-        if argument == "reload":
-            screen.action_reload()
+        # The screen already open reloads; else a new one reloads once it is composed.
+        shown = next((s for s in app.screen_stack if isinstance(s, McpScreen)), None)
+        if shown is None:
+            app.push_screen(McpScreen(app.runtime, reload_on_open=argument == "reload"))
+        elif argument == "reload":
+            shown.action_reload()
 
 
 async def invoke_skill(app: Any, name: str, argument: str) -> None:

@@ -85,13 +85,13 @@ def close_retired(app: Any) -> None:
 
 
 def start_demo(app: Any) -> None:
-    """The demo's task ready in the box, and where the demo keeps what it learns."""
+    """The demo's task ready (and selected) in the box, and where the demo keeps what it learns."""
     from hermes_tui.core.llm.demo import TASK
 
     box = app.query_one(ChatInput)
     if not box.text.strip():
         box.text = TASK
-        box.move_cursor(box.document.end)
+        box.select_all()  # typing replaces the task: `/model` is a command, not a suffix
     app.notify(
         f"The demo learns in its own home ({app.runtime.home}); your memory and skills are "
         "untouched. Send the prepared task three times and watch the Trace, Skills and Memory "

@@ -48,8 +48,9 @@ async def test_allowing_for_the_session_covers_the_approved_target_only(
         reason = str(first.query_one(".reason").content)
         assert f"recursively deletes {gone_a}, outside the working directory" in reason
         assert reason.endswith(".") and "…" not in reason.split(":", 1)[1].rstrip(".")
-        label = str(first.query_one("#session", Button).label)
-        assert f"Always allow rm on {gone_a} this session" in label
+        scope = str(first.query_one(".scope").content)
+        assert f"always allow rm on {gone_a} this session" in scope
+        assert str(first.query_one("#session", Button).label) == "This session (a)"
         await pilot.press("a")
         # Inside the approved folder runs without a dialog; another folder asks again.
         third = await _next_dialog(app, pilot, after=first)

@@ -55,9 +55,10 @@ class McpScreen(ModalScreen[None]):
         Binding("r", "reload", "Reload from config.yaml"),
     ]
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Any, *, reload_on_open: bool = False) -> None:
         super().__init__()
         self.runtime = runtime
+        self.reload_on_open = reload_on_open  # `/mcp reload`: restart the servers once shown
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -68,12 +69,17 @@ class McpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_status)
+        if self.reload_on_open:
+            self.action_reload()
 
     def refresh_status(self) -> None:
+        if not self.is_mounted:  # closed while a reload ran
+            return
         self.query_one("#mcp-status", Static).update(neutralise(describe_servers(self.runtime.mcp)))
 
     def action_reload(self) -> None:
-        self.query_one("#mcp-status", Static).update("Reloading…")
+        if self.is_mounted:
+            self.query_one("#mcp-status", Static).update("Reloading…")
         self.reload()
 
     @work(thread=True, exclusive=True, group="mcp", exit_on_error=False)

@@ -29,10 +29,13 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > Vertical { width: 80%; max-width: 110; height: auto; max-height: 90%; border: thick $warning; background: $surface; padding: 1 2; }
-    ApprovalScreen .command { background: $panel; padding: 0 1; margin: 1 0; max-height: 12; overflow-y: auto; }
-    ApprovalScreen .reason { height: auto; }
-    ApprovalScreen Horizontal { height: auto; align-horizontal: right; }
+    ApprovalScreen > Vertical { width: 90%; max-width: 110; height: auto; max-height: 100%; border: thick $warning; background: $surface; padding: 1 2; }
+    ApprovalScreen #approval-body { height: auto; max-height: 14; }
+    ApprovalScreen .command { background: $panel; padding: 0 1; margin: 1 0; height: auto; max-height: 8; overflow-y: auto; }
+    ApprovalScreen .reason, ApprovalScreen .scope { height: auto; }
+    ApprovalScreen .scope { color: $text-muted; }
+    ApprovalScreen Horizontal { height: auto; align-horizontal: right; margin: 1 0 0 0; }
+    ApprovalScreen Button { margin: 0 0 0 1; }
     """
     BINDINGS = [
         Binding("y", "once", "Allow once"),
@@ -44,22 +47,35 @@ class ApprovalScreen(ModalScreen[Decision]):
         super().__init__()
         self.command, self.reason, self.prefixes = command, reason, prefixes
 
+    def session_scope(self) -> str | None:
+        """What "a" allows for the rest of the session, in words; None when it is not offered."""
+        # The core's words for what it grants: the same prefix, kind of risk and target
+        # ("rm on /srv/x"), never the bare program name.
+        return ", ".join(self.prefixes) if self.prefixes else None
+
     def compose(self) -> ComposeResult:
+        scope = self.session_scope()
         with Vertical():
-            yield Static("The agent wants to run:", markup=False)
-            yield Static(neutralise(self.command), classes="command", markup=False)
-            yield Static(
-                neutralise(f"It needs your approval: {self.reason}."),
-                classes="reason",
-                markup=False,
-            )
+            # The command and reason scroll; the choices below them are always on screen
+            # (at 80x24 too), each with a short label: what "a" allows is said above them.
+            with VerticalScroll(id="approval-body"):
+                yield Static("The agent wants to run:", markup=False)
+                yield Static(neutralise(self.command), classes="command", markup=False)
+                yield Static(
+                    neutralise(f"It needs your approval: {self.reason}."),
+                    classes="reason",
+                    markup=False,
+                )
+                if scope is not None:
+                    yield Static(
+                        neutralise(f"a: always allow {scope} this session"),
+                        classes="scope",
+                        markup=False,
+                    )
             with Horizontal():
                 yield Button("Deny (n)", id="deny", variant="error")
-                if self.prefixes:
-                    # The core's words for what it grants: the same prefix, kind of risk
-                    # and target ("rm on /srv/x"), never the bare program name.
-                    shown = ", ".join(self.prefixes)
-                    yield Button(f"Always allow {shown} this session (a)", id="session")
+                if scope is not None:
+                    yield Button("This session (a)", id="session")
                 yield Button("Allow once (y)", id="once", variant="warning")
 
     @on(Button.Pressed)
@@ -377,7 +393,7 @@ HELP = """# hermes-tui
 | shift+tab | next approval mode: sandboxed, strict, plan (yolo only by /mode yolo) |
 | esc | cancel the running turn (what streamed is kept); from a pane, back to the message box |
 | esc esc | on an empty message box: rewind (as /rewind) |
-| alt+up | focus the newest message (up, down move; **c** copies the whole message; esc back) |
+| alt+up | focus the newest message (up, down move through messages and tool rows; **c** copies the message or the row's output; enter, space expand a tool row; esc back) |
 | ctrl+c | copy the selection; else cancel the running turn; twice quits |
 | ctrl+q | quit |
 | ctrl+n | new session |

@@ -312,12 +312,17 @@ class ChatView(VerticalScroll):
         if self._kept is not None:  # drawn again at a new width: the view stays where it was
             self.call_after_refresh(self._restore_view)
             return
-        newest = self.turns[-1].widgets[-1] if self.turns and self.turns[-1].widgets else None
-        if message.control is not newest or not self.following:
+        if not self.following or message.control is not self._newest_reply():
             return  # a reader who scrolled up keeps their place; the reply grows below
         # The layout that shows the new lines also scrolls to them (one frame per step;
         # `scroll_end` would scroll in a second frame after it).
         self._stick = True
+
+    def _newest_reply(self) -> AssistantMessage | None:
+        """The last reply of the last turn: still drawn after an "Interrupted" notice below it,
+        which must stay in view."""
+        widgets = self.turns[-1].widgets if self.turns else []
+        return next((w for w in reversed(widgets) if isinstance(w, AssistantMessage)), None)
 
     def arrange(self, size: Size, optimal: bool = False) -> textual_compat.DockArrangeResult:
         arranged = super().arrange(size, optimal)
@@ -390,7 +395,16 @@ class ChatView(VerticalScroll):
             self.turns[-1].specs.append(tool_spec(item) if isinstance(item, ToolRun) else item)
         self.unmounted = len(self.turns)
         await self._remount(max(0, len(self.turns) - RESUME_MOUNTED))
+        self.hold_bottom()
+
+    def hold_bottom(self) -> None:
+        """Stay on the newest message while the replies just mounted are drawn: each one grows
+        in steps after it is mounted, and a single scroll to the end would be left far above."""
+        self._kept = "bottom"
+        self._resized_since_kept = True  # released once nothing is being drawn (_restore_view)
+        self._kept_checked = False
         self.scroll_end(animate=False)
+        self.call_after_refresh(self._restore_view)
 
     async def _prune(self) -> None:
         """Keep at most MAX_MOUNTED turns in the DOM; older ones come back on request."""
@@ -421,8 +435,11 @@ class ChatView(VerticalScroll):
         earlier.set_class(self.unmounted == 0, "-hidden")
 
     def focus_message(self, origin: Widget | None = None, step: int = -1) -> bool:
-        """Focus the message `step` away from `origin` (or the newest one); False past the end."""
-        messages = [w for w in self.query_children(CopyableMessage) if w.display]
+        """Focus the message or tool row `step` away from `origin` (or the newest one); False
+        past the end."""
+        messages = [
+            w for w in self.children if isinstance(w, (CopyableMessage, ToolRow)) and w.display
+        ]
         if not messages:
             return False
         if origin is None or origin not in messages:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Collapsible, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import literal
@@ -37,6 +39,9 @@ class ToolRow(Collapsible):
 
     Expanded, it shows the arguments and the call's whole output in a virtualised log (built
     when first opened, so a long session of closed rows costs nothing); `c` copies the output.
+    A click expands or collapses it and leaves the keyboard in the message box; from the
+    keyboard (alt+↑, then ↑/↓) its title takes the focus: enter or space expand it, `c`
+    copies, esc or a letter goes back to the box.
     """
 
     DEFAULT_CSS = """
@@ -47,7 +52,13 @@ class ToolRow(Collapsible):
     ToolRow Static { color: $text-muted; padding: 0 0 0 2; }
     ToolRow OutputLog { margin: 0 0 0 2; }
     """
-    BINDINGS = [Binding("c", "copy_output", "Copy output")]
+    BINDINGS = [
+        Binding("c", "copy_output", "Copy output"),
+        Binding("space", "toggle", "Expand or collapse", show=False),
+        Binding("up", "move(-1)", "Previous message", show=False),
+        Binding("down", "move(1)", "Next message", show=False),
+        Binding("escape", "leave", "Back to the message box", show=False),
+    ]
     OPEN_DIFF_LINES = 16  # an edit's diff up to this many lines shows without a click
 
     def __init__(
@@ -68,6 +79,31 @@ class ToolRow(Collapsible):
         self.diff = diff  # a file edit's unified diff: shown instead of arguments and output
         self.call_label = f"{name} {self.summary}".strip()
         super().__init__(self.detail, title=literal(f"⋯ {self.call_label}"), collapsed=True)
+
+    def on_mount(self) -> None:
+        # A click toggles the row but does not take the keyboard from the message box.
+        self.query_one(CollapsibleTitle).FOCUS_ON_CLICK = False
+
+    def focus(self, scroll_visible: bool = True) -> ToolRow:
+        """The row's title takes the focus (the row itself cannot hold it)."""
+        self.query_one(CollapsibleTitle).focus(scroll_visible)
+        return self
+
+    def action_toggle(self) -> None:
+        self.collapsed = not self.collapsed
+
+    def action_move(self, step: int) -> None:
+        self.post_message(CopyableMessage.Move(self, step))  # type: ignore[arg-type]
+
+    def action_leave(self) -> None:
+        self.post_message(CopyableMessage.Leave())
+
+    def on_key(self, event: events.Key) -> None:
+        # A letter that is not one of the row's keys was meant for the message box.
+        if event.is_printable and event.character and event.key not in ("c", "space"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(CopyableMessage.Leave(event.character))
 
     def finish(
         self, ok: bool, duration: float, preview: str, output: str = "", diff: str = ""
