@@ -15,7 +15,7 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def cmd_skills(args: argparse.Namespace, open_runtime: Callable[..., Any]) -> int:
-    from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError
+    from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError, SkillNotFound
 
     runtime = open_runtime(args)
     library = runtime.skills
@@ -76,7 +76,8 @@ def cmd_skills(args: argparse.Namespace, open_runtime: Callable[..., Any]) -> in
         print(f"{args.name}: restored to {result.path}")
         return EXIT_OK
     except SkillError as exc:
-        print(f"hermes-tui: {exc}", file=sys.stderr)
+        hint = "; `hermes-tui skills list` shows them all" if isinstance(exc, SkillNotFound) else ""
+        print(f"hermes-tui: {exc}{hint}", file=sys.stderr)
         return EXIT_CHECK_FAILED
 
 

@@ -40,6 +40,9 @@ class SkillChanged:
 class Notice:
     level: NoticeLevel
     text: str
+    # Notices with the same non-empty key say one fact (a server that fails to start, again
+    # after a reload or in another runtime): a face shows it once.
+    key: str = ""
 
 
 @dataclass(frozen=True)

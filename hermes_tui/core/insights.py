@@ -218,7 +218,14 @@ def bar(value: int, top: int, width: int = 20) -> str:
     return "█" * max(1, round(value / top * width))
 
 
+def fit(line: str, width: int) -> str:
+    """`line` cut to `width` columns with an ellipsis: a row never wraps into the next."""
+    return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+
+
 def render_text(insights: Insights, *, width: int = 100) -> str:
+    """The report as text whose every line fits `width` columns (80-column terminals and the
+    app's dialog included): names, skill lists and sparklines give way first."""
     totals = insights.totals
     lines = [
         f"Last {plural(insights.days, 'day')}: "
@@ -231,28 +238,36 @@ def render_text(insights: Insights, *, width: int = 100) -> str:
     top = max((s.tool_calls for s in insights.sessions), default=0)
     for index, stats in enumerate(insights.sessions[-15:], 1):
         title = (stats.title or stats.id)[:title_width].ljust(title_width)
-        skills = f"  skills: {', '.join(stats.skills_loaded)}" if stats.skills_loaded else ""
-        lines.append(
+        row = (
             f"  {index:>2} {title} {bar(stats.tool_calls, top, 16):<16} "
-            f"{stats.tool_calls:>3} calls {stats.tool_errors:>2} ✗{skills}"
+            f"{stats.tool_calls:>3} calls {stats.tool_errors:>2} ✗"
         )
+        if stats.skills_loaded:
+            row = fit(f"{row}  skills: {', '.join(stats.skills_loaded)}", width)
+        lines.append(row)
     if not insights.sessions:
         lines.append("  (no sessions yet)")
-    lines += ["", "Skills: uses, success rate, ✎ patches (one block per day, last 30 days)"]
+    # name, provenance, uses, rate and patches take 32 columns besides the name and the line
+    name_width = max(12, min(26, width - 32 - 30))
+    days = max(0, min(30, width - 32 - name_width))
+    lines += ["", f"Skills: uses, success rate, ✎ patches (one block per day, last {days} days)"]
     shown = [s for s in insights.skills if s.uses or s.patches or s.created_in_window][:15]
     for skill in shown:
         rate = "    –" if skill.success_rate is None else f"{skill.success_rate:>5.0%}"
+        spark = sparkline(skill.patches_per_day[-days:]) if days else ""
         lines.append(
-            f"  {skill.name[:26]:<26} {skill.provenance:<8} {skill.uses:>3} uses {rate} "
-            f"{skill.patches:>2} ✎ {sparkline(skill.patches_per_day[-30:])}"
+            f"  {skill.name[:name_width]:<{name_width}} {skill.provenance:<8} {skill.uses:>3} "
+            f"uses {rate} {skill.patches:>2} ✎ {spark}".rstrip()
         )
     if not shown:
         lines.append("  (no skill created, used or patched in this window)")
     lines += ["", "Memory fill after each write (full block = the limit)"]
+    writes = max(0, min(40, width - 34))
     for target, values in insights.memory_fill.items():
         limit = insights.memory_limits.get(target, 0)
         now = f"{values[-1]:,}/{limit:,} chars" if values else "no writes"
-        lines.append(f"  {target:<7} {sparkline(values[-40:], top=limit)} {now}")
+        spark = sparkline(values[-writes:], top=limit) if writes else ""
+        lines.append(f"  {target:<7} {spark} {now}")
     reviews = insights.reviews
     curator = ", ".join(f"{a.replace('_', ' ')} {n}" for a, n in insights.curator.items())
     origins = ", ".join(f"{o} {n}" for o, n in insights.learned_by.items())
@@ -263,4 +278,4 @@ def render_text(insights: Insights, *, width: int = 100) -> str:
         f"Curator: {curator or 'no changes'}",
         f"Learning writes by origin: {origins or 'none'}",
     ]
-    return "\n".join(lines)
+    return "\n".join(fit(line, width) for line in lines)

@@ -2,7 +2,7 @@
 
 `list_files(root)` walks the working directory once (bounded in files and time, so a huge tree
 never hangs the face that calls it from a worker): dependency and cache folders, dot folders,
-binary files by extension and secret files by name (`.env`, keys) are left out. `rank(query, paths)` orders them as a fuzzy finder
+binary and lock files by extension and secret files by name (`.env`, keys) are left out. `rank(query, paths)` orders them as a fuzzy finder
 does (rapidfuzz, the file name counting more than its folder). `attach(text, rules)` finds each
 `@path` in a message and appends the file's text in a delimited block, under the same path
 policy the files tools apply (path_policy.decide): what that policy would not allow without
@@ -45,6 +45,9 @@ BINARY_SUFFIXES = frozenset(
         ".otf", ".mp3", ".mp4", ".mov", ".wav", ".ogg", ".sqlite", ".db", ".parquet", ".npy",
     }
 )  # fmt: skip
+# Lock files (ours are `MEMORY.md.lock`, empty; a package manager's are not for reading) and
+# binaries are never offered.
+SKIPPED_SUFFIXES = BINARY_SUFFIXES | {".lock"}
 # `@` at the start or after a space, then a path (no spaces); not an e-mail address.
 MENTION = re.compile(r"(?<![\w@])@((?:[\w.~/\-+]|\\ )+)")
 
@@ -77,7 +80,7 @@ def list_files(
                         queue.append(Path(entry.path))
                 elif (
                     entry.is_file()
-                    and Path(name).suffix.lower() not in BINARY_SUFFIXES
+                    and Path(name).suffix.lower() not in SKIPPED_SUFFIXES
                     and secret_kind(PurePosixPath(name), None) is None  # never offered
                 ):
                     found.append(Path(entry.path).relative_to(root).as_posix())

@@ -153,8 +153,10 @@ class HermesApp(App):
         from hermes_tui.ui.themes import install_themes
 
         install_themes(self)
+        from hermes_tui.ui.outgoing import past_messages
         from hermes_tui.ui.screens.welcome import NAMES as PROVIDER_NAMES
 
+        self.query_one(ChatInput).past_messages = lambda: past_messages(self)
         self.query_one(ChatInput).argument_choices = {
             "/theme": sorted(self.available_themes),
             "/model": PROVIDER_NAMES,
@@ -201,6 +203,11 @@ class HermesApp(App):
             from hermes_tui.ui.slash import run_slash
 
             await run_slash(self, text)
+            return
+        if text.startswith("!"):
+            from hermes_tui.ui.slash import run_shell
+
+            await run_shell(self, text)
             return
         if self.turn_running:
             self.notify(
@@ -255,7 +262,8 @@ class HermesApp(App):
             self.query_one(ChatInput).focus()
 
     async def action_interrupt(self) -> None:
-        """ctrl+c: copy a selection if there is one; else cancel the running turn; twice quits."""
+        """ctrl+c: copy a selection if there is one; else clear the message box; else cancel
+        the running turn; twice quits."""
         focused = self.focused
         selected = getattr(focused, "selected_text", "") if focused is not None else ""
         if selected:
@@ -264,6 +272,8 @@ class HermesApp(App):
         screen_selection = self.screen.get_selected_text()
         if screen_selection:
             self.copy_to_clipboard(screen_selection)
+            return
+        if isinstance(focused, ChatInput) and focused.clear_draft():
             return
         now = time.monotonic()
         if self.turn_running and not self.turn.cancel.is_set():
@@ -363,7 +373,7 @@ class HermesApp(App):
             return
         self.turn.forget_session()
         await self.action_new_session_view()
-        self.query_one(NudgeBar).usage = None
+        self.query_one(NudgeBar).new_session()
         self.title = "hermes-tui — new session"
         self.notify("New session: the next message starts it with a fresh memory snapshot")
 

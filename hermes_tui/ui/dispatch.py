@@ -81,6 +81,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
     elif isinstance(event, ev.TurnFinished):
         bar.waiting = 0
         await chat.turn_finished(event.interrupted)
+        app.part(SkillsPane).refresh_detail()  # the skills it loaded were counted
         if event.last_input_tokens:
             bar.context_share = event.last_input_tokens / max(
                 1, app.runtime.config.model.context_length
@@ -99,6 +100,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
         severity = "error" if event.status == "failed" else "information"
         app.notify(headline(event.summary), title="Review finished", severity=severity, timeout=8)
         app.part(ReviewsPane).refresh_reviews()
+        app.part(SkillsPane).refresh_detail()
     elif isinstance(event, ev.MemoryChanged):
         _memory_changed(app, event)
     elif isinstance(event, ev.SkillChanged):
@@ -122,6 +124,10 @@ async def show_event(app: Any, event: ev.Event) -> None:
         if app.session is not None and event.session_id == app.session.id:
             app.part(TodoPanel).items = event.items
     elif isinstance(event, ev.Notice):
+        if event.key:  # one fact said once per run, however often the core repeats it
+            if event.key in app.turn.told:
+                return
+            app.turn.told.add(event.key)
         app.notify(event.text, severity=SEVERITY[event.level], timeout=6)
     elif isinstance(event, ev.ErrorEvent):
         await chat.error(event.text, event.detail)

@@ -49,3 +49,16 @@ def attach_mentions(app: Any, text: str) -> str | None:
     if result.files:
         app.notify("Attached " + ", ".join(result.files), timeout=4)
     return result.text
+
+
+def past_messages(app: Any, sessions: int = 30, longest: int = 4000) -> list[str]:
+    """What the user sent in the latest sessions, oldest first, for ctrl+r in the box (a long
+    message, a file attached to it, is left out: it would fill the box)."""
+    store = app.runtime.sessions
+    texts: list[str] = []
+    for info in reversed(store.list(sessions)):
+        for stored in store.messages(info.id):
+            message = stored.message
+            if message.role == "user" and 0 < len(message.content) <= longest:
+                texts.append(message.content)
+    return texts

@@ -102,6 +102,23 @@ async def _run_slash(app: Any, text: str) -> None:
             shown.action_reload()
 
 
+async def run_shell(app: Any, text: str) -> None:
+    """`!command`: run it through the terminal tool as the agent's commands run (the same
+    sandbox, approval mode and questions), show the call with its output, and send that output
+    with the next message as context."""
+    from hermes_tui.ui.widgets.chat import ChatView
+
+    command = text[1:].strip()
+    if not command:
+        app.notify("Type a shell command after !, e.g. !git status", severity="warning")
+        return
+    if app.turn_running:
+        app.notify("A turn is running: wait for it or press esc to cancel it", severity="warning")
+        return
+    await app.query_one(ChatView).add_user(f"!{command}")
+    app.turn.start(command, shell=True)
+
+
 async def invoke_skill(app: Any, name: str, argument: str) -> None:
     """`/<skill-name> [request]`: a turn that starts with the skill loaded, as in Hermes."""
     from hermes_tui.core.skills.library import SkillError

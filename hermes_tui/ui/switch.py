@@ -64,7 +64,7 @@ async def use_runtime(app: Any, runtime: Any) -> None:
     if not app.turn_running:
         close_retired(app)
     app.turn.forget_session()
-    app.query_one(NudgeBar).usage = None
+    app.query_one(NudgeBar).new_session()
     show_provider(app)
     app.query_one(ReviewsPane).runtime = runtime
     if runtime.home != old.home:

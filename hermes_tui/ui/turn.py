@@ -26,7 +26,8 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from hermes_tui.core import events as ev
-from hermes_tui.core.transcript import Said, TranscriptItem
+from hermes_tui.core.text import neutralise
+from hermes_tui.core.transcript import TranscriptItem
 
 
 class EventsWaiting(Message):
@@ -157,17 +158,18 @@ class TurnController:
         self._last_delivery = 0.0
         self._delivery_timer: Timer | None = None
         self._delivering = asyncio.Lock()
+        self.told: set[str] = set()  # keys of notices already shown (ev.Notice.key)
 
     # ---- running a turn (UI thread) ------------------------------------------------------
 
-    def start(self, text: str) -> None:
-        """Run one user turn on a worker thread. Its cancel event exists before the worker
-        does, so an Esc pressed at once cancels it."""
+    def start(self, text: str, *, shell: bool = False) -> None:
+        """Run one user turn (or, `shell`, the user's own `!command`) on a worker thread. Its
+        cancel event exists before the worker does, so an Esc pressed at once cancels it."""
         self.cancel = cancel = threading.Event()
         self.forwarder.turn_started()
         self.app.turn_running = True
         self.app.run_worker(
-            lambda: self._run(text, cancel),
+            lambda: self._run(text, cancel, shell),
             thread=True,
             exclusive=True,
             group="turn",
@@ -206,12 +208,16 @@ class TurnController:
 
     # ---- on the worker thread -------------------------------------------------------------
 
-    def _run(self, text: str, cancel: threading.Event) -> None:
+    def _run(self, text: str, cancel: threading.Event, shell: bool = False) -> None:
         from hermes_tui.core.llm.base import ProviderNotConfigured
 
         try:
             session = self.session or self._open()
-            session.submit(text, cancel)
+            if shell:
+                session.run_shell(text, cancel)
+                self.app.call_from_thread(self._show_shell_output)
+            else:
+                session.submit(text, cancel)
         except ProviderNotConfigured as exc:
             self.forwarder(
                 ev.ErrorEvent(str(exc), "Use /model to set a provider or start the demo.")
@@ -254,7 +260,7 @@ class TurnController:
         from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
         self.session = session
-        self.app.title = f"hermes-tui — {session.id}"
+        self.show_title()
         session_adopted(self.app, session, new=not session.agent.history)
         bar = self.app.query_one(NudgeBar)
         snapshot = session.nudges.snapshot()
@@ -266,18 +272,41 @@ class TurnController:
 
         self.app.query_one(TodoPanel).items = session.todos.items  # a resumed session's list
 
+    def show_title(self) -> None:
+        """The window's title: the conversation's name (its first message, or the one given
+        in the sessions dialog), else its id."""
+        from hermes_tui.core.sessions import SessionError
+
+        session = self.session
+        if session is None:
+            return
+        try:
+            title = self.app.runtime.sessions.get(session.id).title
+        except SessionError:
+            title = ""
+        self.app.title = neutralise(f"hermes-tui — {title or session.id}")
+
     async def _show_resumed(self, items: list[TranscriptItem]) -> None:
         from hermes_tui.ui.widgets.chat import ChatView
 
         await self.app.action_new_session_view()
         await self.app.query_one(ChatView).load_history(items)
-        said = sum(1 for item in items if isinstance(item, Said))
-        self.app.notify(f"Resumed {self.session.id} ({said} message{'' if said == 1 else 's'})")
+        # Counted as the sessions list counts them: every stored message, tool results too.
+        count = self.session.info.message_count
+        self.app.notify(f"Resumed {self.session.id} ({count} message{'' if count == 1 else 's'})")
+
+    async def _show_shell_output(self) -> None:
+        from hermes_tui.ui.widgets.chat import ChatView
+
+        await self.deliver()  # the call's row first
+        chat = self.app.part(ChatView)
+        chat.expand_last_tool()
 
     async def _done(self) -> None:
         from hermes_tui.ui.commands import after_turn
 
         await self.deliver()  # the turn's last events first, then the input is free
+        self.show_title()  # a new conversation is named by its first message
         self.app.turn_running = False
         self.app.turn_ended()
         self.app.call_later(after_turn, self.app)  # /init's file, then a /queue'd message

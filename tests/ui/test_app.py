@@ -584,6 +584,8 @@ async def test_memory_pane_selects_an_added_entry_and_restores_only_once(home: P
         assert section._selected() == "second fact", "e edits what was just added"
         section.action_delete()
         await pilot.pause()
+        await pilot.press("y")  # d asks first
+        await pilot.pause()
         pane = app.query_one(MemoryPane)
         app.query_one("#archive").collapsed = False
         archive = app.query_one("#archive-list")
@@ -595,7 +597,7 @@ async def test_memory_pane_selects_an_added_entry_and_restores_only_once(home: P
         assert len(archive.children) == 0, "a restored entry leaves the archive"
         assert app.runtime.memory.entries("memory") == ["first fact", "second fact"]
         pane.action_restore()
-        assert "select an entry" in notes[-1][0]
+        assert "archive is empty" in notes[-1][0]
 
 
 async def test_new_skill_dialog_names_the_frontmatter_and_files_it_where_the_tree_shows(

@@ -290,6 +290,11 @@ class Session:
                 self.reviewer.start(self, due)
             return result
 
+    def run_shell(self, command: str, cancel: threading.Event | None = None) -> bool:
+        """The user's `!command` (Agent.run_user_command), never beside a running turn."""
+        with self._lock:
+            return self.agent.run_user_command(command, cancel)
+
     def _save_counters(self) -> None:
         self.sessions.update(
             self.info.id, nudge_memory=self.nudges.memory, nudge_skills=self.nudges.skills

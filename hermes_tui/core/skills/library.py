@@ -34,6 +34,7 @@ from hermes_tui.core.skills.model import (  # re-exported: callers import them f
     RootKind,
     Skill,
     SkillError,
+    SkillNotFound,
     SkillRoot,
     names_main_file,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "Skill",
     "SkillError",
     "SkillLibrary",
+    "SkillNotFound",
     "SkillRoot",
     "WriteResult",
 ]
@@ -244,10 +246,7 @@ class SkillLibrary(SkillWrites):
     def require(self, name: str) -> Skill:
         skill = self.get(name)
         if skill is None:
-            known = ", ".join(s.name for s in self.scan()[:20])
-            raise SkillError(
-                f"no skill named {name!r}. Use skills_list to see what exists ({known})."
-            )
+            raise SkillNotFound(name, [s.name for s in self.scan()[:20]])
         return skill
 
     def provenance(self, skill: Skill) -> str:

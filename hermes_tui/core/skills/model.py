@@ -19,6 +19,15 @@ class SkillError(Exception):
     """A skill operation that cannot be done; the message says why and what to do instead."""
 
 
+class SkillNotFound(SkillError):
+    """No skill by that name. The message names some that exist; what to do instead is the
+    face's to say (the model lists skills with a tool, a CLI user with a command)."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name, self.known = name, known
+        super().__init__(f"no skill named {name!r} (skills here: {', '.join(known) or 'none'})")
+
+
 @dataclass(frozen=True)
 class SkillRoot:
     path: Path

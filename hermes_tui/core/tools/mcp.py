@@ -306,6 +306,7 @@ class McpManager:
             Notice(
                 "warning",
                 f"MCP server {state.name!r} {error}" + (f" — stderr: {last[:160]}" if last else ""),
+                key=f"mcp-failed:{state.name}:{error}",
             )
         )
 

@@ -9,6 +9,7 @@ from hermes_tui.core.skills.library import (
     SUPPORT_DIRS,
     SkillError,
     SkillLibrary,
+    SkillNotFound,
     WriteResult,
 )
 from hermes_tui.core.skills.requirements import runs_here
@@ -139,7 +140,7 @@ def make_skill_tools(
         try:
             result = library.view(str(args["name"]), args.get("file_path") or None)
         except SkillError as exc:
-            return {"success": False, "error": str(exc)}
+            return {"success": False, "error": _error_text(exc)}
         context.viewed_skills.add(str(args["name"]))
         skill = library.get(str(args["name"]))
         text = result.get("content")
@@ -215,7 +216,7 @@ def make_skill_tools(
                     result, f"Removed {args['file_path']} from {name!r} (kept in history)."
                 )
         except SkillError as exc:
-            return {"success": False, "error": str(exc)}
+            return {"success": False, "error": _error_text(exc)}
         return {
             "success": False,
             "error": f"unknown action {action!r}; use one of {', '.join(MANAGE_ACTIONS)}",
@@ -250,3 +251,10 @@ def make_skill_tools(
             skill_manage,
         ),
     ]
+
+
+def _error_text(exc: SkillError) -> str:
+    """A skill error as the model reads it: a missing skill says how to see what exists."""
+    if isinstance(exc, SkillNotFound):
+        return f"{exc}. Use skills_list to see every skill."
+    return str(exc)

@@ -283,7 +283,8 @@ class HistoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(
-                f"History of {self.skill_name}: {len(self.versions)} saved versions (ctrl+r restores)",
+                f"History of {self.skill_name}: {len(self.versions)} saved "
+                f"version{'' if len(self.versions) == 1 else 's'} (ctrl+r restores)",
                 markup=False,
             )
             yield OptionList(

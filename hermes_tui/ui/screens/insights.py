@@ -57,13 +57,21 @@ class InsightsScreen(ModalScreen[None]):
             yield Static("d: 7/30/90 days · e: evals · esc: close", id="insights-hint")
 
     def on_mount(self) -> None:
-        self.load(self.days)
+        self.call_after_refresh(self._reload)  # once laid out: the text is cut to its width
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self.call_after_refresh(self._reload)
+
+    def _reload(self) -> None:
+        # The body's own width (the dialog's, less border and padding): rows never wrap.
+        width = self.query_one("#insights-body", Static).content_size.width
+        self.load(self.days, max(40, width or self.size.width - 6))
 
     @work(thread=True, exclusive=True, group="insights", exit_on_error=False)
-    def load(self, days: int) -> None:
+    def load(self, days: int, width: int) -> None:
         from hermes_tui.core.insights import render_text
 
-        width = max(60, self.size.width - 4)
         text = render_text(self.runtime.insights(days), width=width)
         self.app.call_from_thread(self._show, text)
 
@@ -74,7 +82,7 @@ class InsightsScreen(ModalScreen[None]):
         self.days = (
             WINDOWS[(WINDOWS.index(self.days) + 1) % len(WINDOWS)] if self.days in WINDOWS else 30
         )
-        self.load(self.days)
+        self._reload()
 
     def action_evals(self) -> None:
         tabs = self.query_one("#insights-tabs", TabbedContent)

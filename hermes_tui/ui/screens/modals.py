@@ -212,6 +212,8 @@ class SessionsScreen(ModalScreen[str | None]):
         except SessionError as exc:
             self.app.notify(str(exc), severity="error")
             return
+        if (turn := getattr(self.app, "turn", None)) is not None:
+            turn.show_title()  # the open session renamed: the window says so
         await self._refill(chosen)
 
     def action_delete(self) -> None:
@@ -394,7 +396,9 @@ HELP = """# hermes-tui
 | esc | cancel the running turn (what streamed is kept); from a pane, back to the message box |
 | esc esc | on an empty message box: rewind (as /rewind) |
 | alt+up | focus the newest message (up, down move through messages and tool rows; **c** copies the message or the row's output; enter, space expand a tool row; esc back) |
-| ctrl+c | copy the selection; else cancel the running turn; twice quits |
+| ctrl+c | copy the selection; else clear the message box (up brings it back); else cancel the running turn; twice quits |
+| ctrl+r | search past messages in the box (ctrl+r again: older; enter takes it; esc back) |
+| !command | run a shell command through the terminal tool; its output goes with your next message |
 | ctrl+q | quit |
 | ctrl+n | new session |
 | ctrl+o | sessions: search and resume (ctrl+r renames, ctrl+d deletes) |
@@ -408,7 +412,7 @@ HELP = """# hermes-tui
 {commands}
 
 Trace pane: **c** copies the selected call.
-Memory pane: **a** add, **e** edit, **d** delete, **u** restore from the archive.
+Memory pane: **a** add, **e** edit, **d** delete (asks first), **u** opens the archive, **u** again restores.
 Skills pane: **p** pin, **x** archive, **r** restore, **h** history, **e** edit, **n** new, **i** install.
 Reviews pane: **[** **]** choose a change, **z** undo it.
 """

@@ -73,7 +73,9 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
             model_name = "" if provider != self.current else model_name
         elif self.argument:
             model_name = self.argument
-        with VerticalScroll():
+        form = VerticalScroll()
+        form.can_focus = False  # a Tab stop that shows nothing and swallows typing
+        with form:
             if self.current is None:
                 yield Label("Welcome to hermes-tui")
                 lead = (
@@ -172,6 +174,9 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
         listing.clear_options()
         listing.add_options([neutralise(m) for m in models])
         listing.set_class(bool(models), "-visible")
+        if models:  # the model in the field if listed, else the first: enter takes it
+            typed = self.query_one("#model", Input).value.strip()
+            listing.highlighted = models.index(typed) if typed in models else 0
         self.query_one("#model", Input).suggester = SuggestFromList(models, case_sensitive=False)
         count = len(models)
         self._say(

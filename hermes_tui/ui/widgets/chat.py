@@ -359,6 +359,14 @@ class ChatView(VerticalScroll):
         if row is not None:
             row.finish(ok, duration, preview, output, diff)
 
+    def expand_last_tool(self) -> None:
+        """Open the newest tool row (the user's own `!command`: its output is what they asked
+        to see)."""
+        rows = [w for w in self.turns[-1].widgets if isinstance(w, ToolRow)] if self.turns else []
+        if rows:
+            rows[-1].collapsed = False
+            self.scroll_end(animate=False)
+
     async def turn_finished(self, interrupted: bool) -> None:
         if self.thinking is not None:
             self.thinking.finish()

@@ -1,10 +1,11 @@
-"""The message box: Enter sends, ctrl+j (or shift+enter) adds a line, history, `/` completion."""
+"""The message box: Enter sends, ctrl+j (or shift+enter) adds a line, history, `/` completion,
+ctrl+r searches past messages in place, ctrl+c clears it."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from textual import events
 from textual.binding import Binding
@@ -114,6 +115,13 @@ class ChatInput(TextArea):
         # Every command name with its help: the built-in ones and the user's (the app adds them).
         self.commands: dict[str, str] = dict(SLASH_COMMANDS)
         self._found: dict[type, Widget | None] = {}
+        # ctrl+r: the search typed so far (None: not searching), the match shown, the text the
+        # box held before, and where past messages come from (the app sets it: sessions.db).
+        self.search: str | None = None
+        self._match: int | None = None
+        self._before_search = ""
+        self.past_messages: Callable[[], list[str]] | None = None
+        self._history: list[str] | None = None
 
     def on_mount(self) -> None:
         self.screen.screen_layout_refresh_signal.subscribe(self, self._lift_toasts)
@@ -169,6 +177,83 @@ class ChatInput(TextArea):
             self.text = text
             self.move_cursor(self.document.end)
 
+    def clear_draft(self) -> bool:
+        """ctrl+c on a message being written: clear it (↑ brings it back). False when empty."""
+        if self.search is not None:
+            self._end_search(keep=False)
+            return True
+        if not self.text.strip():
+            return False
+        draft = self.expanded()
+        if not self.sent or self.sent[-1] != draft:
+            self.sent.append(draft)
+        self.recall_index = None
+        self.text = ""
+        self.pastes.clear()
+        return True
+
+    # ---- ctrl+r: search past messages in the box -------------------------------------------
+
+    def _searchable(self) -> list[str]:
+        """Past messages, oldest first: earlier sessions' (once per search) then this run's."""
+        if self._history is None:
+            self._history = list(self.past_messages()) if self.past_messages else []
+        seen: set[str] = set()
+        ordered = []
+        for text in reversed([*self._history, *self.sent]):
+            if text not in seen:
+                seen.add(text)
+                ordered.append(text)
+        return ordered[::-1]
+
+    def _find(self, older_than: int | None) -> None:
+        """Show the newest past message containing the search (before `older_than`)."""
+        query = (self.search or "").casefold()
+        past = self._searchable()
+        start = len(past) if older_than is None else older_than
+        self._match = next(
+            (i for i in range(start - 1, -1, -1) if query in past[i].casefold()), None
+        )
+        if self._match is not None:
+            self.text = past[self._match]
+            self.move_cursor(self.document.end)
+        label = "search" if self._match is not None or not query else "no match"
+        self.border_title = f"{label}: {self.search}▏ (ctrl+r older · enter takes · esc back)"
+
+    def _start_search(self) -> None:
+        self._before_search = self.text
+        self._history = None  # read again: another session may have been saved meanwhile
+        self.search = ""
+        self._find(None)
+
+    def _end_search(self, keep: bool) -> None:
+        if not keep:
+            self.text = self._before_search
+            self.move_cursor(self.document.end)
+        self.search = None
+        self._match = None
+        self.border_title = None
+
+    def _search_key(self, event: events.Key) -> bool:
+        """A key while searching; False when it ends the search and is handled as usual."""
+        key = event.key
+        if key == "ctrl+r":
+            self._find(self._match if self._match is not None else None)
+        elif key == "backspace":
+            self.search = (self.search or "")[:-1]
+            self._find(None)
+        elif key == "escape":
+            self._end_search(keep=False)
+        elif key == "enter":
+            self._end_search(keep=True)
+        elif event.is_printable and event.character:
+            self.search = (self.search or "") + event.character
+            self._find(None)
+        else:
+            self._end_search(keep=True)
+            return False
+        return True
+
     def _recall(self, step: int) -> None:
         if not self.sent:
             return
@@ -202,6 +287,15 @@ class ChatInput(TextArea):
         self.replace(path.replace(" ", "\\ ") + " ", start, (row, column))
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.search is not None and self._search_key(event):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "ctrl+r":
+            event.stop()
+            event.prevent_default()
+            self._start_search()
+            return
         if event.key.startswith("alt+") and event.is_printable:
             # A terminal that sends Alt as ESC (tmux, xterm) makes alt+p a key that carries the
             # character "p", which TextArea would type before any binding saw it. An alt chord

@@ -175,9 +175,25 @@ class MemorySection(Vertical):
         self.app.push_screen(EntryEditor(f"Edit {FILENAMES[self.target]} entry", entry), done)
 
     def action_delete(self) -> None:
+        """d: asks first; the entry goes to the archive, where u brings it back."""
+        from hermes_tui.ui.screens.modals import ConfirmScreen
+
         entry = self._selected()
-        if entry is not None:
-            self._apply(self.store.remove(self.target, entry, origin="user"))  # type: ignore[arg-type]
+        if entry is None:
+            return
+        name = FILENAMES[self.target]
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            result = self.store.remove(self.target, entry, origin="user")  # type: ignore[arg-type]
+            self._apply(result)
+            if result.get("success"):
+                self.app.notify(f"Deleted from {name} (kept in the archive: u restores it)")
+            self.query_one(ListView).focus()
+
+        shown = entry if len(entry) <= 200 else entry[:200] + "…"
+        self.app.push_screen(ConfirmScreen(f"Delete this entry from {name}?\n\n{shown}"), answered)
 
 
 class ArchiveItem(ListItem):
@@ -212,8 +228,12 @@ class MemoryPane(VerticalScroll):
         self.refresh_archive()
 
     def focus_content(self) -> None:
-        """Focus MEMORY.md's entries (f2; tab reaches USER.md's), so a, e, d work at once."""
-        self.query_one("#memory-memory ListView", ListView).focus()
+        """Focus MEMORY.md's entries (f2; tab reaches USER.md's) with the first highlighted, so
+        a, e, d work at once."""
+        listing = self.query_one("#memory-memory ListView", ListView)
+        if listing.index is None and listing.children:
+            listing.index = 0
+        listing.focus()
 
     def use_store(self, store: MemoryStore) -> None:
         """Show another home's memory (the demo's own, or back to the user's)."""
@@ -244,11 +264,27 @@ class MemoryPane(VerticalScroll):
                 f"[{record.action} by {record.origin}] {FILENAMES[record.target]}: {record.entry}"
             )
             listing.append(ArchiveItem(record.id, label))
+        if listing.children:
+            listing.index = 0  # the newest: u restores it without a Down first
 
     def action_restore(self) -> None:
-        item = self.query_one("#archive-list", ListView).highlighted_child
+        """u: opens the archive (focused on its newest entry); there, restores the highlighted
+        entry."""
+        archive = self.query_one("#archive", Collapsible)
+        listing = self.query_one("#archive-list", ListView)
+        if archive.collapsed:
+            archive.collapsed = False
+            listing.focus()
+            if listing.children:
+                self.app.notify("u again restores the highlighted entry", timeout=3)
+            else:
+                self.app.notify("The archive is empty", timeout=3)
+            return
+        item = listing.highlighted_child
         if not isinstance(item, ArchiveItem):
-            self.app.notify("Open the archive and select an entry to restore", timeout=3)
+            empty = not listing.children
+            text = "The archive is empty" if empty else "First select an entry of the archive"
+            self.app.notify(text, timeout=3)
             return
         from hermes_tui.core.memory import MemoryStoreError
 

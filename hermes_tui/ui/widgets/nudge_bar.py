@@ -65,6 +65,12 @@ class NudgeBar(Static):
         else:
             self.tooltip = None
 
+    def new_session(self) -> None:
+        """/new, or another provider or home: nothing of the last conversation's figures stays."""
+        self.usage = None
+        self.context_share = self.cached_share = 0.0
+        self.waiting = 0
+
     def spend(self, compact: bool) -> str:
         """Tokens in and out so far (the long form shows the background reviews' apart) and what
         both cost (long: two parts, tab-separated), or '' before the first model call."""
@@ -78,7 +84,8 @@ class NudgeBar(Static):
         )
         if compact:
             text = f"{tokens_in}↑ {tokens_out}↓"
-            return text + (f" {format_cost(usage.cost_usd)}" if usage.cost_usd is not None else "")
+            cost = "cost n/a" if usage.cost_usd is None else format_cost(usage.cost_usd)
+            return f"{text} {cost}"  # an unknown price is said in both forms
         text = f"tokens {tokens_in} in · {tokens_out} out"
         review = usage.review
         if review.input_tokens or review.output_tokens:

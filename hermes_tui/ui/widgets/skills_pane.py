@@ -111,6 +111,15 @@ class SkillsPane(Vertical):
         # until the user opens the pane.
         if not self._built:
             self.rebuild()
+        else:
+            self.refresh_detail()
+
+    def refresh_detail(self) -> None:
+        """The chosen skill's counters again. A turn that loads a skill changes its uses
+        without a SkillChanged event (a use is counted, not a change), so the detail would
+        go on showing the counts from when it was chosen."""
+        if self._built and self.selected:
+            self.show(self.selected)
 
     def focus_content(self) -> None:
         """Focus the tree (f3), on the first skill when none is chosen: p, e, h act on it."""

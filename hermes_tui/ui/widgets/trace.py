@@ -55,10 +55,12 @@ class TracePane(Vertical):
         self._shown: str | None = None  # the row key whose call the detail shows
         self._sequence = itertools.count(1)
         self._open_calls: dict[tuple[str, str], list[str]] = {}  # (source, call id) → row keys
+        self._columns: dict[str, int] = {}  # the table's columns and their widths
+        self._laid_out_for = 0  # the table width they were chosen for
 
     def compose(self) -> ComposeResult:
         table = DataTable(cursor_type="row", zebra_stripes=True, id="trace-table")
-        table.add_columns("time", "from", "tool", "secs", "result")
+        self._columns = self._lay_out(table, 0)
         yield table
         yield Static(
             "Select a call to see its arguments and output.", id="trace-call", markup=False
@@ -69,20 +71,66 @@ class TracePane(Vertical):
         """Focus the list of calls (f1), so the pane's keys work at once."""
         self.query_one(DataTable).focus()
 
+    # ---- columns that fit the pane's width ------------------------------------------------
+
+    def _lay_out(self, table: DataTable, width: int) -> dict[str, int]:
+        """Columns for `width`: all of them when they fit, else the time and then the source
+        give way; the result takes what is left and is cut with an ellipsis (the detail below
+        shows it whole). Returns each column's width."""
+        fixed = {"time": 8, "from": 6, "tool": 14, "secs": 5}
+        chosen = dict(fixed)
+        room = width - 2  # the scrollbar, and a column to spare
+        for dropped in ("", "time", "from"):
+            chosen.pop(dropped, None)
+            used = sum(w + 2 for w in chosen.values())  # each cell has one column each side
+            if not width or room - used - 2 >= 16:
+                break
+        result = max(8, room - used - 2) if width else 40
+        table.clear(columns=True)
+        columns = {**chosen, "result": result}
+        for name, column_width in columns.items():
+            table.add_column(name, width=column_width, key=name)
+        return columns
+
+    def _cells(self, entry: TraceEntry) -> list[Any]:
+        if entry.ok is None:
+            secs, result = "…", "running"
+        else:
+            secs, result = f"{entry.duration:.2f}", ("✓ " if entry.ok else "✗ ") + entry.preview
+        values = {
+            "time": time.strftime("%H:%M:%S", time.localtime(entry.started)),
+            "from": "review" if entry.source == "review" else "agent",
+            "tool": literal_text(self._cut(entry.name, "tool")),
+            "secs": secs,
+            "result": literal_text(self._cut(result, "result")),
+        }
+        return [values[name] for name in self._columns]
+
+    def _cut(self, text: str, column: str) -> str:
+        width = self._columns.get(column, 0)
+        return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+    def on_resize(self) -> None:
+        table = self.query_one(DataTable)
+        width = self.content_size.width
+        if width and width != self._laid_out_for:
+            self._laid_out_for = width
+            row = table.cursor_row
+            self._columns = self._lay_out(table, width)
+            for key, entry in self.entries.items():
+                table.add_row(*self._cells(entry), key=key)
+            if table.row_count:
+                table.move_cursor(row=min(max(row, 0), table.row_count - 1))
+
+    # ---- calls ----------------------------------------------------------------------------
+
     def started(self, call_id: str, source: str, name: str, arguments: dict[str, Any]) -> None:
         # Rows are keyed by our own sequence: call ids are the server's, and servers reuse them.
         key = f"call-{next(self._sequence)}"
         self._open_calls.setdefault((source, call_id), []).append(key)
-        self.entries[key] = TraceEntry(call_id, source, name, arguments, time.time())
+        entry = self.entries[key] = TraceEntry(call_id, source, name, arguments, time.time())
         table = self.query_one(DataTable)
-        table.add_row(
-            time.strftime("%H:%M:%S"),
-            "review" if source == "review" else "agent",
-            literal_text(name),
-            "…",
-            "running",
-            key=key,
-        )
+        table.add_row(*self._cells(entry), key=key)
         table.move_cursor(row=table.row_count - 1)
 
     def finished(
@@ -101,10 +149,9 @@ class TracePane(Vertical):
         entry = self.entries[key]
         entry.ok, entry.duration, entry.preview, entry.output = ok, duration, preview, output
         table = self.query_one(DataTable)
-        table.update_cell(key, table.ordered_columns[3].key, f"{duration:.2f}")
-        table.update_cell(
-            key, table.ordered_columns[4].key, literal_text(("✓ " if ok else "✗ ") + preview)
-        )
+        for name, value in zip(self._columns, self._cells(entry), strict=True):
+            if name in ("secs", "result"):
+                table.update_cell(key, name, value)
         if self._shown == key:  # the detail follows the call it shows, no click needed
             self._show_entry(key)
 
