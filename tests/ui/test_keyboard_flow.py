@@ -50,3 +50,75 @@ async def test_tool_rows_are_reached_expanded_and_copied_from_the_keyboard(
         await pilot.press("alt+up", "up", "o", "k")  # a letter on a row goes to the box
         await pilot.pause()
         assert isinstance(app.focused, ChatInput) and app.query_one(ChatInput).text == "ok"
+
+
+def _look(widget) -> tuple[str, ...]:
+    styles = widget.styles
+    return tuple(
+        str(value)
+        for value in (
+            styles.border,
+            styles.background,
+            styles.color,
+            styles.text_style,
+            styles.outline,
+            styles.tint,
+            styles.background_tint,
+        )
+    )
+
+
+async def test_every_dialog_opens_with_its_first_field_focused_and_showing_it(home: Path) -> None:
+    from helpers import skill_text
+
+    from hermes_tui.ui.screens.editor import DiffPreview, HistoryScreen, SkillEditor
+    from hermes_tui.ui.screens.insights import InsightsScreen
+    from hermes_tui.ui.screens.install import InstallScreen
+    from hermes_tui.ui.screens.mcp import McpScreen
+    from hermes_tui.ui.screens.modals import (
+        ApprovalScreen,
+        ConfirmScreen,
+        HelpScreen,
+        PendingScreen,
+        SessionsScreen,
+    )
+    from hermes_tui.ui.screens.welcome import WelcomeScreen
+    from hermes_tui.ui.widgets.memory_pane import EntryEditor
+
+    app = make_app(home)
+    library = app.runtime.skills
+    library.create("ship", skill_text("ship"), category="ops", origin="user")
+    library.edit("ship", skill_text("ship", body="# Steps\n"), origin="user")
+    dialogs = {
+        "deny": lambda: ApprovalScreen("rm -rf /srv/x", "deletes /srv/x", ("rm on /srv/x",)),
+        "session-query": lambda: SessionsScreen(app.runtime),
+        "pending-list": lambda: PendingScreen(app.runtime),
+        "no": lambda: ConfirmScreen("Delete it?"),
+        "key": lambda: WelcomeScreen(app.runtime.config, ""),
+        "new-name": lambda: SkillEditor(library, None),
+        "skill-text": lambda: SkillEditor(library, "ship"),
+        "versions": lambda: HistoryScreen(library, "ship"),
+        "install-source": lambda: InstallScreen(library, app.runtime.skill_installer),
+        "entry-text": lambda: EntryEditor("New MEMORY.md entry"),
+        # Dialogs of text alone: their scrolling area has the focus (its keys scroll it).
+        "help": HelpScreen,
+        "mcp": lambda: McpScreen(app.runtime),
+        "insights": lambda: InsightsScreen(app.runtime),
+        "diff": lambda: DiffPreview("SKILL.md", "a\n", "b\n", False),
+    }
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape")
+        for expected, make in dialogs.items():
+            app.push_screen(make())
+            await pilot.pause()
+            await pilot.pause()
+            focused = app.focused
+            assert focused is not None and focused.screen is app.screen, expected
+            if focused.id is not None or expected in ("help", "mcp", "insights", "diff"):
+                assert focused.id in (expected, None), (expected, focused)
+            shown = _look(focused)
+            focused.blur()
+            await pilot.pause()
+            assert _look(focused) != shown, f"{expected}: the focus does not show"
+            app.pop_screen()
+            await pilot.pause()

@@ -58,7 +58,9 @@ class ApprovalScreen(ModalScreen[Decision]):
         with Vertical():
             # The command and reason scroll; the choices below them are always on screen
             # (at 80x24 too), each with a short label: what "a" allows is said above them.
-            with VerticalScroll(id="approval-body"):
+            body = VerticalScroll(id="approval-body")
+            body.can_focus = False  # the first choice has the focus: enter denies
+            with body:
                 yield Static("The agent wants to run:", markup=False)
                 yield Static(neutralise(self.command), classes="command", markup=False)
                 yield Static(
