@@ -80,7 +80,8 @@ async def test_a_bang_command_runs_in_the_terminal_tool_and_goes_with_the_next_m
         sent = [m for m in llm.requests[-1].body["messages"] if m["role"] == "user"][-1]
         assert "$ echo hello-from-the-shell" in sent["content"]
         assert "hello-from-the-shell\n" in sent["content"]
-        assert sent["content"].endswith("what did it print?")
+        assert sent["content"].startswith("what did it print?\n\n")
+        assert app.title.startswith("hermes-tui — what did it print?"), "typed text names it"
 
 
 async def test_a_bang_command_asks_as_the_agents_commands_do(
