@@ -199,15 +199,10 @@ class HermesApp(App):
         text = event.text.strip()
         if not text:
             return
-        if text.startswith("/"):
-            from hermes_tui.ui.slash import run_slash
+        if text[0] in "/!":  # a command, or the user's own shell command
+            from hermes_tui.ui.slash import run_shell, run_slash
 
-            await run_slash(self, text)
-            return
-        if text.startswith("!"):
-            from hermes_tui.ui.slash import run_shell
-
-            await run_shell(self, text)
+            await (run_slash if text[0] == "/" else run_shell)(self, text)
             return
         if self.turn_running:
             self.notify(
