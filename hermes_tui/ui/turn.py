@@ -159,6 +159,7 @@ class TurnController:
         self._delivery_timer: Timer | None = None
         self._delivering = asyncio.Lock()
         self.told: set[str] = set()  # keys of notices already shown (ev.Notice.key)
+        self.shell_running = False  # the running "turn" is the user's own `!command`
 
     # ---- running a turn (UI thread) ------------------------------------------------------
 
@@ -166,6 +167,7 @@ class TurnController:
         """Run one user turn (or, `shell`, the user's own `!command`) on a worker thread. Its
         cancel event exists before the worker does, so an Esc pressed at once cancels it."""
         self.cancel = cancel = threading.Event()
+        self.shell_running = shell  # its questions say who asked
         self.forwarder.turn_started()
         self.app.turn_running = True
         self.app.run_worker(
@@ -319,7 +321,8 @@ class TurnController:
         from hermes_tui.ui.screens.modals import ApprovalScreen
 
         grants = (request.grants,) if request.grants is not None else ()
-        return self.ask(ApprovalScreen(request.what, request.reason, grants))
+        asker = "You want" if self.shell_running else "The agent wants"
+        return self.ask(ApprovalScreen(request.what, request.reason, grants, asker))
 
     def ask(self, screen: ModalScreen[Any]) -> str:
         """Show `screen` and wait (on the worker) for its answer; "deny" once cancelled."""

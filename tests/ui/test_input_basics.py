@@ -95,6 +95,7 @@ async def test_a_bang_command_asks_as_the_agents_commands_do(
         await pilot.press("enter")
         await wait_until(lambda: isinstance(app.screen, ApprovalScreen))
         assert str(target) in str(app.screen.query_one(".command").content)
+        assert "You want to run:" in str(app.screen.query_one("Static").content)
         await pilot.press("n")
         await app.workers.wait_for_complete()
         await pilot.pause()

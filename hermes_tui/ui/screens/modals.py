@@ -43,9 +43,16 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("n,escape", "deny", "Deny"),
     ]
 
-    def __init__(self, command: str, reason: str, prefixes: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        command: str,
+        reason: str,
+        prefixes: tuple[str, ...] = (),
+        asker: str = "The agent wants",
+    ) -> None:
         super().__init__()
         self.command, self.reason, self.prefixes = command, reason, prefixes
+        self.asker = asker  # "You want" for the user's own `!command`
 
     def session_scope(self) -> str | None:
         """What "a" allows for the rest of the session, in words; None when it is not offered."""
@@ -61,7 +68,7 @@ class ApprovalScreen(ModalScreen[Decision]):
             body = VerticalScroll(id="approval-body")
             body.can_focus = False  # the first choice has the focus: enter denies
             with body:
-                yield Static("The agent wants to run:", markup=False)
+                yield Static(f"{self.asker} to run:", markup=False)
                 yield Static(neutralise(self.command), classes="command", markup=False)
                 yield Static(
                     neutralise(f"It needs your approval: {self.reason}."),
