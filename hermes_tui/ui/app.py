@@ -106,23 +106,11 @@ class HermesApp(App):
             found = self._parts[kind] = self.query_one(kind)
         return found
 
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: Any = "information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """Every toast carries outside text (skill names, review summaries, errors): shown literally."""
-        super().notify(
-            neutralise(message),
-            title=neutralise(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every toast carries outside text (skill names, review summaries, errors): shown
+        literally, whatever `markup` a caller asks for (severity and timeout pass through)."""
+        options["markup"] = False
+        super().notify(neutralise(message), title=neutralise(title), **options)
 
     # ---- layout --------------------------------------------------------------------------
 
@@ -257,8 +245,7 @@ class HermesApp(App):
             self.query_one(ChatInput).focus()
 
     async def action_interrupt(self) -> None:
-        """ctrl+c: copy a selection if there is one; else clear the message box; else cancel
-        the running turn; twice quits."""
+        """ctrl+c: copy a selection; else clear the message box; else cancel the turn; twice quits."""
         focused = self.focused
         selected = getattr(focused, "selected_text", "") if focused is not None else ""
         if selected:
