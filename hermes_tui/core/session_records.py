@@ -128,3 +128,14 @@ def reasoning_column(message: Message) -> str:
         return ""
     blocks = [asdict(block) for block in message.thinking]
     return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)
+
+
+def sql_statements(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies (which hold ';') whole."""
+    statements, current = [], ""
+    for line in script.strip().splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements

@@ -37,6 +37,7 @@ from hermes_tui.core.session_records import (
     info_from_row,
     readable_snippet,
     reasoning_column,
+    sql_statements,
     stored_from_row,
 )
 from hermes_tui.core.sqlite_errors import error_kind, processes_holding, readonly_hint
@@ -286,7 +287,7 @@ class SessionStore:
     def _migrate(self) -> None:
         """Create the version-1 tables if missing, then apply every later migration in order."""
         with self._transaction() as db:
-            for statement in _statements(_SCHEMA):
+            for statement in sql_statements(_SCHEMA):
                 db.execute(statement)
             row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             version = int(row["value"]) if row else 1
@@ -305,7 +306,7 @@ class SessionStore:
                         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')"
                     )
                 }
-                for statement in _statements(_FTS):
+                for statement in sql_statements(_FTS):
                     db.execute(statement)
                 if _FTS_PARTS - present:
                     # A dropped index or trigger: index every stored message again, so search
@@ -573,17 +574,6 @@ class SessionStore:
             db.execute("DELETE FROM messages WHERE session_id = ?", (info.id,))
             db.execute("UPDATE sessions SET parent_id = NULL WHERE parent_id = ?", (info.id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (info.id,))
-
-
-def _statements(script: str) -> list[str]:
-    """Split a script into statements, keeping trigger bodies (which hold ';') whole."""
-    statements, current = [], ""
-    for line in script.strip().splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            statements.append(current.strip())
-            current = ""
-    return statements
 
 
 def _create_private(path: Path) -> None:
