@@ -18,6 +18,7 @@ import contextlib
 import threading
 import time
 from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from textual.app import App
@@ -333,7 +334,12 @@ class TurnController:
             self._asking.add(answer)
         try:
             self.app.post_message(ApprovalAsked(screen, answer))
-            return answer.result()
+            while True:  # an app that ends by any road (not only quit) answers "deny"
+                try:
+                    return answer.result(timeout=0.5)
+                except FutureTimeout:
+                    if not self.app.is_running:
+                        return "deny"
         finally:
             with self._lock:
                 self._asking.discard(answer)

@@ -66,3 +66,29 @@ async def test_a_step_that_lands_after_the_chat_is_gone_is_dropped(
         app.post_message(AssistantMessage.Grew(AssistantMessage()))  # raised NoMatches before
         await pilot.pause()
         assert released == [0]  # the provider's thread is not left waiting for a screen
+
+
+async def test_an_app_that_ends_with_a_question_open_frees_the_turn(
+    home: Path, llm: FakeLLM
+) -> None:
+    """Not only quit: an app that ends by any road answers its open question "deny", so the
+    turn's thread ends (it waited for ever and hung the test run's shutdown)."""
+    import threading
+    import time
+
+    llm.script(Reply(tool_calls=[("read_file", {"path": "/etc/hostname"})]), Reply(text="done"))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#chat-input").text = "read it"
+        await pilot.press("enter")
+        for _ in range(200):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ApprovalScreen)
+        turn_threads = [t for t in threading.enumerate() if t.name.startswith("asyncio_")]
+    deadline = time.monotonic() + 10  # bounded
+    while any(t.is_alive() for t in turn_threads) and app.turn._asking:
+        assert time.monotonic() < deadline, "the turn still waits for an answer"
+        time.sleep(0.05)
+    assert not app.turn._asking
