@@ -88,8 +88,9 @@ async def test_a_session_answer_is_kept_by_the_core_session_and_names_the_file(
         app.query_one("#chat-input").text = "read my notes"
         await pilot.press("enter")
         first = await _next_dialog(app, pilot)
-        label = str(first.query_one("#session", Button).label)
-        assert f"read_file on {outside / 'a.txt'}" in label
+        assert first.query_one("#session", Button)  # offered, with what it grants said above
+        scope = str(first.query_one(".scope").content)
+        assert f"read_file on {outside / 'a.txt'}" in scope
         await pilot.press("a")
         # The same file again is not asked about; another file is.
         second = await _next_dialog(app, pilot, after=first)

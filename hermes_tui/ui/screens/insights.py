@@ -57,6 +57,8 @@ class InsightsScreen(ModalScreen[None]):
             yield Static("d: 7/30/90 days · e: evals · esc: close", id="insights-hint")
 
     def on_mount(self) -> None:
+        # The text's scrolling area has the focus (its keys scroll it), not the tabs' row.
+        self.query_one("#tab-learning VerticalScroll").focus()
         self.call_after_refresh(self._reload)  # once laid out: the text is cut to its width
 
     def on_resize(self) -> None:
