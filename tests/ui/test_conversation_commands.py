@@ -8,6 +8,7 @@ from pathlib import Path
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app, send, wait_until
 
+from hermes_tui.core.text import neutralise
 from hermes_tui.ui.widgets.chat import AssistantMessage, NoteBlock, UserMessage
 
 SIZE = (120, 40)
@@ -83,7 +84,8 @@ async def test_title_names_the_session_in_the_title_bar_and_the_store(
         await send(app, pilot, "hello")
         info = app.runtime.sessions.get(app.session.id)
         assert info.title == "Deploy \x1b[31mwork\x1b[0m notes"
-        assert app.title.endswith(info.title)
+        # The title bar shows it with its escapes neutralised (hostile text is never drawn raw).
+        assert "\x1b" not in app.title and app.title.endswith(neutralise(info.title))
         await send(app, pilot, "/title Renamed")
         assert app.runtime.sessions.get(app.session.id).title == "Renamed"
         assert app.title == "hermes-tui — Renamed"
