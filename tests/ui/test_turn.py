@@ -15,6 +15,18 @@ SIZE = (100, 30)
 REPLY = "A long answer. " * 400
 
 
+async def ask_to_read(app, pilot) -> None:
+    """Send a message whose turn asks to read a file outside the workspace; wait (bounded)
+    until the approval dialog is on screen."""
+    app.query_one("#chat-input").text = "read it"
+    await pilot.press("enter")
+    for _ in range(200):
+        if isinstance(app.screen, ApprovalScreen):
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("no approval dialog came")
+
+
 async def test_esc_pressed_before_the_worker_starts_cancels_the_turn(
     home: Path, llm: FakeLLM
 ) -> None:
@@ -39,13 +51,7 @@ async def test_a_cancel_answers_the_waiting_approval_with_deny(home: Path, llm: 
     )
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        app.query_one("#chat-input").text = "read it"
-        await pilot.press("enter")
-        for _ in range(200):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await pilot.pause(0.05)
-        assert isinstance(app.screen, ApprovalScreen)
+        await ask_to_read(app, pilot)
         app.turn.stop()  # ctrl+c from elsewhere, while the question is open
         await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
         assert not app.turn_running
@@ -79,13 +85,7 @@ async def test_an_app_that_ends_with_a_question_open_frees_the_turn(
     llm.script(Reply(tool_calls=[("read_file", {"path": "/etc/hostname"})]), Reply(text="done"))
     app = make_app(home, llm.openai_url)
     async with app.run_test(size=SIZE) as pilot:
-        app.query_one("#chat-input").text = "read it"
-        await pilot.press("enter")
-        for _ in range(200):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await pilot.pause(0.05)
-        assert isinstance(app.screen, ApprovalScreen)
+        await ask_to_read(app, pilot)
         turn_threads = [t for t in threading.enumerate() if t.name.startswith("asyncio_")]
     deadline = time.monotonic() + 10  # bounded
     while any(t.is_alive() for t in turn_threads) and app.turn._asking:
