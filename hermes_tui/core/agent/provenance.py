@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core import threats
+from hermes_tui.core.threats.lexicon import englishness
 
 GRAM = 5  # words hashed together
 RUN_WORDS = 8  # consecutive copied words that make a write a copy
@@ -34,70 +35,6 @@ EXCERPT_CHARS = 160
 # A word, or one CJK character (those scripts write no spaces: a character is the unit).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
-_LATIN = re.compile(r"[a-z]+")
-_COMMON = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "as",
-        "is",
-        "are",
-        "was",
-        "be",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "you",
-        "your",
-        "we",
-        "our",
-        "they",
-        "their",
-        "he",
-        "she",
-        "not",
-        "no",
-        "all",
-        "any",
-        "can",
-        "will",
-        "must",
-        "should",
-        "would",
-        "if",
-        "then",
-        "than",
-        "when",
-        "what",
-        "which",
-        "who",
-        "how",
-        "do",
-        "does",
-        "have",
-        "has",
-        "so",
-        "but",
-        "into",
-        "out",
-        "up",
-        "about",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -155,7 +92,9 @@ def _result_views(text: str) -> list[str]:
     views = [view for _, view in threats.views(text)]
     lines = [line for line in views[0].splitlines() if len(line) >= 20]
     for transform in (_reversed, _rot13):
-        found = [t for line in lines if _english(t := transform(line)) > _english(line) + 0.15]
+        found = [
+            t for line in lines if englishness(t := transform(line)) > englishness(line) + 0.15
+        ]
         if found:
             views.append("\n".join(found))
     return views
@@ -167,12 +106,6 @@ def _reversed(text: str) -> str:
 
 def _rot13(text: str) -> str:
     return codecs.encode(text, "rot13")
-
-
-def _english(line: str) -> float:
-    """The share of a line's words that are among the commonest English words."""
-    words = _LATIN.findall(line.lower())
-    return sum(w in _COMMON for w in words) / len(words) if len(words) >= 3 else 0.0
 
 
 def _words(text: str) -> list[str]:

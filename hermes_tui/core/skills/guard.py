@@ -59,18 +59,10 @@ def _p(id_: str, category: str, severity: threats.Severity, pattern: str, descri
     return threats.ThreatPattern(id_, category, severity, pattern, description)
 
 
+# What a skill's files may not do beyond what threats.scan finds in any text. A skill that asks
+# to turn the product's own safety settings off (issue 23) is threats' disable_safety_settings
+# row, the one source for the memory scanner and the guard alike.
 SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (
-    # Issue 23: a hub skill's description told the agent to turn the sandbox off; a skill has no
-    # business changing the product's own safety settings.
-    _p(
-        "weaken_safety_settings",
-        "injection",
-        "high",
-        r"(?<!never )(?<!not )(?<!n't )\b(?:set|turn|switch|disable|change|put)\b[^.\n]{0,40}?"
-        r"(?:terminal\.sandbox|terminal\.mode|write_approval|\bsandbox\b|approval mode|--yolo)"
-        r"[^.\n]{0,30}?\b(?:off|false|disabled?|none|yolo)\b",
-        "asks to turn off one of the product's own safety settings",
-    ),
     _p(
         "rm_rf_root",
         "destructive",

@@ -11,6 +11,8 @@ plain substrings and their rows use short windows.
 
 from __future__ import annotations
 
+import re
+
 # ---- English phrases the first rows share --------------------------------------------------
 
 ANY = r"(?:all|any|the|your|my|of|these|those)"
@@ -425,3 +427,30 @@ ALONE_COUNTS = (
     r"(?:\b(?:counts?|applies|is\s+valid|is\s+binding|matters|fait\s+foi|compte|gilt|zählt|cuenta"
     r"|vale|conta|действует|имеет\s+силу)\b|为准|有効)"
 )
+
+# ---- telling English from noise ------------------------------------------------------------
+
+# The commonest English words, and those of injections: a decoding of a text (rot13, reversed,
+# base64) that has many of them reads as English where the text as given did not. One set for
+# the scanner's views and for provenance's reading of tool results.
+COMMON_WORDS = frozenset(
+    """
+    a about act after all always an and any api are as at be before but by can conversation
+    copy credentials data disregard do does entry every execute file files filters for
+    forget forward from hacker has have he hidden history how if ignore in instruction
+    instructions into is it its key keys memory must never new no not note now of on or our
+    out output password paste policy post pretend previous print prior prompt repeat reveal
+    rules run safety script secret secrets send she should show so system than that the
+    their then these they this to token unrestricted up upload user users was we what when
+    whenever which who will with would you your
+    """.split()  # noqa: SIM905 (a word list reads best as words)
+)
+_LATIN_WORD = re.compile(r"[a-z]{2,}")
+
+
+def englishness(text: str) -> float:
+    """The share of a text's Latin words (2 letters or more) among COMMON_WORDS; 0 under 3."""
+    words = _LATIN_WORD.findall(text.lower())
+    if len(words) < 3:
+        return 0.0
+    return sum(w in COMMON_WORDS for w in words) / len(words)

@@ -20,6 +20,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 
+from hermes_tui.core.threats.lexicon import englishness
 from hermes_tui.core.threats.verdicts import Finding, excerpt
 
 # Invisible characters: zero-width, bidi controls, invisible operators, the BOM, tags,
@@ -55,103 +56,6 @@ def invisible(text: str) -> Finding | None:
     return None
 
 
-_COMMON_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "to",
-        "of",
-        "in",
-        "on",
-        "for",
-        "with",
-        "from",
-        "by",
-        "at",
-        "is",
-        "are",
-        "be",
-        "this",
-        "that",
-        "it",
-        "you",
-        "your",
-        "all",
-        "any",
-        "every",
-        "send",
-        "post",
-        "upload",
-        "forward",
-        "reveal",
-        "print",
-        "show",
-        "ignore",
-        "disregard",
-        "forget",
-        "previous",
-        "prior",
-        "instructions",
-        "instruction",
-        "rules",
-        "system",
-        "prompt",
-        "user",
-        "users",
-        "memory",
-        "conversation",
-        "history",
-        "keys",
-        "key",
-        "api",
-        "token",
-        "secret",
-        "secrets",
-        "now",
-        "never",
-        "always",
-        "do",
-        "not",
-        "run",
-        "execute",
-        "script",
-        "from",
-        "then",
-        "before",
-        "after",
-        "whenever",
-        "hidden",
-        "unrestricted",
-        "safety",
-        "filters",
-        "pretend",
-        "hacker",
-        "act",
-        "as",
-        "if",
-        "have",
-        "no",
-        "new",
-        "policy",
-        "output",
-        "repeat",
-        "data",
-        "files",
-        "file",
-        "password",
-        "credentials",
-        "copy",
-        "paste",
-        "into",
-        "every",
-        "note",
-        "entry",
-    ]
-)
-_WORD = re.compile(r"[a-z]{2,}", re.I)
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(r"(?<![0-9a-f])(?:[0-9a-f]{2}(?:[\s:]?)){12,}", re.I)
 # Letters spelled out one by one with the same separator: "i g n o r e", "s.e.n.d", "r-u-n".
@@ -159,13 +63,6 @@ _SPACED_RUNS = tuple(
     re.compile(rf"(?<![\w{re.escape(sep)}])\w(?:{re.escape(sep)}\w){{{least},}}(?![\w])")
     for sep, least in ((" ", 2), (".", 1), ("_", 1), ("-", 1), ("*", 1))
 )
-
-
-def _englishness(text: str) -> float:
-    words = _WORD.findall(text)
-    if len(words) < 3:
-        return 0.0
-    return sum(w.lower() in _COMMON_WORDS for w in words) / len(words)
 
 
 def _printable(data: bytes) -> str | None:
@@ -240,7 +137,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
             )
         except (binascii.Error, ValueError):
             continue
-        if (decoded := _printable(raw)) and _englishness(decoded) > 0:
+        if (decoded := _printable(raw)) and englishness(decoded) > 0:
             yield "base64", decoded
     for match in _HEX_RUN.finditer(plain):
         digits = re.sub(r"[\s:]", "", match.group())
@@ -250,8 +147,8 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
             continue
         if decoded := _printable(raw):
             yield "hex", decoded
-    base = _englishness(plain)
+    base = englishness(plain)
     for name, transformed in (("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])):
-        score = _englishness(transformed)
+        score = englishness(transformed)
         if score >= 0.3 and score > base + 0.15:
             yield name, transformed
