@@ -14,19 +14,26 @@ values) before they go anywhere. Two kinds of secret are replaced:
 
 Known values go first, so a configured key is named by its variable rather than by its shape.
 The replacements hold no quote or backslash, so redacting JSON text keeps it valid JSON.
+
+Streamed text is redacted as a whole, not per delta: a secret the provider happened to split
+across two deltas would match in neither. `redacting_sink` holds back the tail of each thread's
+stream that could still grow into a secret (`Redactor.held_from`) until the next delta or the
+end of the model call, and passes the rest on at once.
 """
 
 from __future__ import annotations
 
 import base64
+import bisect
 import dataclasses
 import logging
 import re
+import threading
 import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hermes_tui.core.events import Event, Sink
+from hermes_tui.core.events import Event, ReasoningDelta, ServerWaiting, Sink, TextDelta, TextReset
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
@@ -52,6 +59,45 @@ KEY_SHAPES: tuple[tuple[str, str], ...] = (
     ("npm token", _B + r"npm_[A-Za-z0-9]{36}"),
 )  # fmt: skip
 _SHAPES = re.compile("|".join(f"(?P<s{i}>{pattern})" for i, (_, pattern) in enumerate(KEY_SHAPES)))
+# (lead, what follows it): how each of KEY_SHAPES begins. A stream's tail that is a start of a
+# lead, or a lead and then such characters up to the end, may still become a key: it is held.
+SHAPE_LEADS: tuple[tuple[str, str], ...] = (
+    ("-----BEGIN ", r"[A-Z \-]*"),
+    ("sk-", r"[A-Za-z0-9_\-]*"),
+    *((f"gh{kind}_", r"[A-Za-z0-9]*") for kind in "pousr"),
+    ("github_pat_", r"[A-Za-z0-9_]*"),
+    ("AKIA", r"[0-9A-Z]*"),
+    ("ASIA", r"[0-9A-Z]*"),
+    *((f"xox{kind}-", r"[A-Za-z0-9\-]*") for kind in "abposre"),
+    ("AIza", r"[0-9A-Za-z_\-]*"),
+    ("eyJ", r"[A-Za-z0-9_\-.]*"),
+    ("glpat-", r"[A-Za-z0-9_\-]*"),
+    ("hf_", r"[A-Za-z0-9]*"),
+    *((f"{kind}_live_", r"[A-Za-z0-9]*") for kind in ("sk", "rk", "pk")),
+    ("npm_", r"[A-Za-z0-9]*"),
+)
+
+
+def _starts_of(lead: str) -> str:
+    """A pattern matching every non-empty start of `lead` (l(?:e(?:a(?:d)?)?)?)."""
+    pattern = ""
+    for char in reversed(lead):
+        pattern = re.escape(char) + (f"(?:{pattern})?" if pattern else "")
+    return pattern
+
+
+_SHAPE_STARTS = re.compile(
+    "|".join(
+        [
+            *(
+                _B + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
+                for lead, rest in SHAPE_LEADS
+            ),
+            r"(?i:\b" + _starts_of("bearer") + r")\Z",
+            r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
+        ]
+    )
+)
 
 
 def looks_like_secret_value(value: str) -> bool:
@@ -152,6 +198,9 @@ class Redactor:
         self._pattern = _alternatives(by_form, "")
         # The group that holds the secret's last bytes and its padding go with it.
         self._base64 = _alternatives(by_base64, "[A-Za-z0-9+/_-]{0,3}={0,2}")
+        # Every form, sorted: whether a text is the start of one is a bisect away.
+        self._forms = sorted({*by_form, *by_base64})
+        self._longest = max(map(len, self._forms), default=0)
 
     def __bool__(self) -> bool:
         """Whether any known value is configured (key shapes are redacted either way)."""
@@ -163,6 +212,33 @@ class Redactor:
         if self._base64 is not None:
             text = self._base64.sub(self._base64_label, text)
         return redact_shapes(text)
+
+    def held_from(self, text: str) -> int:
+        """Where the tail of streamed `text` that could still grow into a secret begins
+        (`len(text)`: nothing to hold). `text[:cut]` redacted on its own reads as it would
+        inside the whole stream: no match it holds goes on past the cut."""
+        cut = len(text)
+        found = _SHAPE_STARTS.search(text)
+        if found:
+            cut = found.start()
+        # Known forms have no whitespace: only the last few characters can start one.
+        for start in range(max(0, len(text) - self._longest), cut):
+            tail = text[start:]
+            at = bisect.bisect_left(self._forms, tail)
+            if at < len(self._forms) and self._forms[at].startswith(tail):
+                cut = start
+                break
+        # A whole match that reaches the end may go on (a longer key, base64 padding, a private
+        # key's body); one that spans the cut would be cut in two. Either is held from its start.
+        patterns = [p for p in (self._pattern, self._base64, _SHAPES) if p is not None]
+        moved = True
+        while moved:
+            moved = False
+            for pattern in patterns:
+                for match in pattern.finditer(text):
+                    if match.start() < cut and (match.end() > cut or match.end() == len(text)):
+                        cut, moved = match.start(), True
+        return cut
 
     def _base64_label(self, match: re.Match[str]) -> str:
         found = match.group(0)
@@ -206,9 +282,43 @@ class Redactor:
 
 
 def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
-    """`sink`, handed every event with its text redacted (what the faces print and show)."""
+    """`sink`, handed every event with its text redacted (what the faces print and show).
+
+    Text and reasoning deltas are redacted as one stream per thread (each turn streams on its
+    own): the tail that could still grow into a secret waits for the next delta, and is let go
+    (redacted) by any other event of that thread but a "waiting for the server" one. A retried
+    call's reset drops it with the rest of the attempt's text.
+    """
+    lock = threading.Lock()
+    held: dict[int, TextDelta | ReasoningDelta] = {}  # thread → its stream's held tail
+
+    def let_go(thread: int) -> None:
+        with lock:
+            tail = held.pop(thread, None)
+        if tail is not None:
+            sink(type(tail)(redactor.text(tail.text)))
 
     def forward(event: Event) -> None:
+        thread = threading.get_ident()
+        if isinstance(event, (TextDelta, ReasoningDelta)):
+            with lock:
+                tail = held.pop(thread, None)
+            if tail is not None and type(tail) is not type(event):
+                sink(type(tail)(redactor.text(tail.text)))
+                tail = None
+            text = (tail.text if tail is not None else "") + event.text
+            cut = redactor.held_from(text)
+            if cut < len(text):
+                with lock:
+                    held[thread] = type(event)(text[cut:])
+            if cut:
+                sink(type(event)(redactor.text(text[:cut])))
+            return
+        if isinstance(event, TextReset):
+            with lock:
+                held.pop(thread, None)
+        elif not isinstance(event, ServerWaiting):
+            let_go(thread)
         sink(redactor.deep(event))
 
     return forward

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import base64
 import logging
+import threading
 import urllib.parse
 from dataclasses import dataclass
 
 import pytest
 
-from hermes_tui.core.events import ErrorEvent, ToolCallFinished
+from hermes_tui.core.events import (
+    ErrorEvent,
+    Notice,
+    ReasoningDelta,
+    ServerWaiting,
+    TextDelta,
+    TextReset,
+    ToolCallFinished,
+    TurnFinished,
+)
 from hermes_tui.core.redaction import (
     RedactingFilter,
     Redactor,
@@ -139,3 +149,100 @@ def test_a_log_line_and_its_traceback_are_redacted(tmp_path) -> None:
     assert "connect failed with [REDACTED DB_TOKEN]" in text
     for form in forms(SECRET):
         assert form not in text
+
+
+# ---- streamed text: a secret cut across deltas ------------------------------------------
+
+SHAPED_KEYS = [
+    "Bearer abc.DEF-123_xyz",
+    "sk-proj-AbCdEf0123456789AbCdEf",
+    "sk-ant-api03-AbCdEf0123456789-xyz",
+    "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+    "github_pat_11ABCDEFG0123456789_abcdefghij",
+    "AKIAIOSFODNN7EXAMPLE",
+    "xoxb-123456789012-abcdefghijkl",
+    "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX2hlcmU",
+    "glpat-0123456789abcdefghij",
+    "hf_0123456789abcdefghijABCDEFGHIJ",
+    "sk_live_0123456789abcdefXY",
+    "npm_0123456789abcdefghijABCDEFGHIJ012345",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+]
+
+
+def streamed(redactor: Redactor, *deltas: str, end: bool = True) -> str:
+    """What a face is shown of `deltas` streamed on this thread (then the turn ends)."""
+    seen: list = []
+    sink = redacting_sink(seen.append, redactor)
+    for delta in deltas:
+        sink(TextDelta(delta))
+    if end:
+        sink(TurnFinished())
+    return "".join(event.text for event in seen if isinstance(event, TextDelta))
+
+
+@pytest.mark.parametrize("secret", [*SHAPED_KEYS, *forms(SECRET)])
+def test_a_secret_cut_across_two_deltas_is_redacted_at_every_cut(secret: str) -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    text = f"before {secret} after"
+    whole = redactor.text(text)
+    assert "[REDACTED" in whole
+    for cut in range(1, len(text)):
+        assert streamed(redactor, text[:cut], text[cut:]) == whole, cut
+
+
+def test_a_secret_streamed_a_character_at_a_time_is_redacted() -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    text = f"x {SECRET} y {SHAPED_KEYS[1]} z {base64.b64encode(SECRET.encode()).decode()}."
+    assert streamed(redactor, *text) == redactor.text(text)
+
+
+def test_ordinary_text_streams_on_and_only_a_possible_start_waits() -> None:
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(TextDelta("The build passed. "))
+    sink(TextDelta("Next, run the tests and"))
+    assert "".join(e.text for e in seen) == "The build passed. Next, run the tests and"
+    sink(TextDelta(" check the s"))  # "s" may begin "sk-": it waits, the rest is shown
+    assert seen[-1].text == " check the "
+    sink(ServerWaiting(1.0))  # waiting for the server does not end the stream
+    assert seen[-1] == ServerWaiting(1.0)
+    sink(TextDelta("ummary."))
+    assert seen[-1].text == "summary."
+
+
+def test_the_end_of_the_call_lets_the_held_tail_go_and_a_reset_drops_it() -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    assert streamed(redactor, "half a key: sk-proj-Ab") == "half a key: sk-proj-Ab"
+    seen: list = []
+    sink = redacting_sink(seen.append, redactor)
+    sink(TextDelta("retried: Zq9-kn"))
+    sink(TextReset("server error"))
+    sink(TextDelta("fresh"))
+    sink(TurnFinished())
+    assert [e.text for e in seen if isinstance(e, TextDelta)] == ["retried: ", "fresh"]
+
+
+def test_another_threads_event_does_not_let_a_held_tail_go() -> None:
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(TextDelta("key " + SECRET[:6]))
+    other = threading.Thread(target=sink, args=(Notice("info", "review done"),))
+    other.start()
+    other.join()
+    sink(TextDelta(SECRET[6:] + " end"))
+    sink(TurnFinished())
+    shown = "".join(e.text for e in seen if isinstance(e, TextDelta))
+    assert shown == "key [REDACTED DB_TOKEN] end"
+
+
+def test_reasoning_is_held_the_same_way() -> None:
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(ReasoningDelta("I see " + SECRET[:9]))
+    sink(ReasoningDelta(SECRET[9:] + " in .env"))
+    sink(TextDelta("Done."))
+    reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDelta))
+    assert reasoning == "I see [REDACTED DB_TOKEN] in .env"
+    assert seen[-1] == TextDelta("Done.")
