@@ -25,6 +25,7 @@ from hermes_tui.ui import modes, switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
+from hermes_tui.ui.textual_compat import SafeCrashOutput
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
 from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
@@ -44,7 +45,7 @@ W = TypeVar("W", bound=Widget)
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
-class HermesApp(App):
+class HermesApp(SafeCrashOutput, App):
     TITLE = "hermes-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
