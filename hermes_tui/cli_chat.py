@@ -498,7 +498,7 @@ def cmd_review(args: argparse.Namespace, open_runtime) -> int:
 def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
     import difflib
 
-    from hermes_tui.core.pending import PendingError, quarantine_line, why_held
+    from hermes_tui.core.pending import PendingError, PendingRefused, quarantine_line, why_held
 
     runtime = open_runtime(args, ConsoleSink(sys.stdout, sys.stderr))
     try:
@@ -542,9 +542,10 @@ def cmd_pending(args: argparse.Namespace, open_runtime) -> int:
                     file=sys.stderr,
                 )
                 return EXIT_USAGE
-            result = runtime.approve_pending(args.id)
-            if not result.get("success"):
-                print(f"hermes-tui: not applied: {result.get('error')}", file=sys.stderr)
+            try:
+                runtime.approve_pending(args.id)
+            except PendingRefused as exc:
+                print(f"hermes-tui: not applied: {exc}", file=sys.stderr)
                 return 1
             print(f"{args.id}: applied")
             return EXIT_OK

@@ -69,19 +69,25 @@ class LearningParts:
         except (OSError, UnicodeDecodeError):
             return None
 
-    def approve_pending(self, pending_id: str) -> dict:
+    def approve_pending(self, pending_id: str) -> PendingWrite:
+        """Apply a held write: the record applied, or PendingError (PendingRefused when the
+        store refuses the replayed write, with the store's reason)."""
+        from hermes_tui.core.pending import PendingRefused
         from hermes_tui.core.tools.registry import ToolContext
 
         registry = self.tool_registry()
 
-        def apply(record: PendingWrite) -> dict:
+        def apply(record: PendingWrite) -> None:
             tool = registry.get(record.tool)
             assert tool is not None, record.tool
             # Replayed as whoever made it (the agent, a review) but past the gate: the user's
             # approval is what the gate was waiting for.
             origin = record.origin if record.origin in ("agent", "review", "curator") else "review"
             context = ToolContext(origin=origin, viewed_skills={record.target})
-            return tool.handler(dict(record.arguments), context)
+            # The replayed call answers as it would answer the model; its refusal is the error.
+            result = tool.handler(dict(record.arguments), context)
+            if not result.get("success"):
+                raise PendingRefused(str(result.get("error") or "the write was refused"))
 
         return self.pending.approve(pending_id, self.pending_target_text, apply)
 

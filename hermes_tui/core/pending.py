@@ -27,6 +27,10 @@ class PendingError(Exception):
     """A pending write that cannot be approved (unknown id, or its target changed)."""
 
 
+class PendingRefused(PendingError):
+    """The approved write was replayed and its store refused it; the write stays pending."""
+
+
 @dataclass(frozen=True)
 class PendingWrite:
     id: str
@@ -167,18 +171,22 @@ class PendingStore:
         self,
         pending_id: str,
         current_text: Callable[[PendingWrite], str | None],
-        apply: Callable[[PendingWrite], dict[str, Any]],
-    ) -> dict[str, Any]:
+        apply: Callable[[PendingWrite], None],
+    ) -> PendingWrite:
+        """Apply a held write and file it as approved; the record applied.
+
+        `apply` makes the write and raises PendingRefused when its store refuses it (the
+        record then stays pending); a target changed since staging raises PendingError.
+        """
         record = self.get(pending_id)
         if text_hash(current_text(record)) != record.base_hash:
             raise PendingError(
                 f"{record.kind} {record.target!r} changed since this write was staged; reject it "
                 "(the next review will look again)"
             )
-        result = apply(record)
-        if result.get("success"):
-            self._move(record, ".approved")
-        return result
+        apply(record)
+        self._move(record, ".approved")
+        return record
 
     def reject(self, pending_id: str) -> PendingWrite:
         record = self.get(pending_id)

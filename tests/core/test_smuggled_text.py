@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_tui.core.memory import MemoryStore
+import pytest
+
+from hermes_tui.core.memory import MemoryRefused, MemoryStore, RefusalReason
 from hermes_tui.core.skills.guard import scan_directory
 from hermes_tui.runtime import Runtime
 
@@ -25,9 +27,10 @@ SMUGGLED = f"Prefers short answers.{HIDDEN}"
 
 def test_a_memory_write_carrying_tag_characters_is_refused(home: Path) -> None:
     store = MemoryStore(home / "memories")
-    result = store.add("user", SMUGGLED)
-    assert result["success"] is False
-    assert "invisible_unicode" in result["pattern_ids"]
+    with pytest.raises(MemoryRefused) as refused:
+        store.add("user", SMUGGLED)
+    assert refused.value.reason is RefusalReason.THREAT
+    assert "invisible_unicode" in (refused.value.refusal.pattern_ids or ())
     assert store.entries("user") == []
 
 

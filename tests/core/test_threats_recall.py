@@ -11,7 +11,7 @@ import yaml
 
 from hermes_tui.core.agent.taint import TaintSource, TaintTracker, WriteGate
 from hermes_tui.core.events import discard
-from hermes_tui.core.memory import MemoryStore
+from hermes_tui.core.memory import MemoryRefused, MemoryStore
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.threats import Scanner, normalise, scan, views
@@ -88,7 +88,9 @@ def test_no_holdout_attack_reaches_memory_from_a_tainted_turn(home: Path, scanne
         arguments = {"action": "add", "target": "memory", "content": attack["text"]}
         answer = gate.check("memory", arguments, context, tainted)
         if answer is None:  # the gate lets the store judge: it must refuse
-            answer = (memory.add("memory", attack["text"]), None)
+            with pytest.raises(MemoryRefused):
+                memory.add("memory", attack["text"])
+            continue
         result, staged = answer
         assert staged is not None or result["success"] is False, attack["text"]
     assert memory.entries("memory") == []

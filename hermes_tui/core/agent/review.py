@@ -35,7 +35,7 @@ from hermes_tui.core.events import (
 )
 from hermes_tui.core.llm.base import Provider, Usage
 from hermes_tui.core.llm.retry import RetryPolicy
-from hermes_tui.core.memory import MemoryStore, join_entries
+from hermes_tui.core.memory import MemoryRefused, MemoryStore, join_entries
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import QUARANTINE, PendingStore
 from hermes_tui.core.sessions import SessionStore
@@ -43,6 +43,7 @@ from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.model import names_main_file
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
+from hermes_tui.core.tools.memory import refusal_payload
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 
 REVIEW_TOOLS = frozenset({"memory", "skills_list", "skill_view", "skill_manage"})
@@ -383,9 +384,10 @@ class ReviewManager:
             ]
             action = "batch" if args.get("operations") else str(args.get("action"))
             if self.memory_approval:
-                preview = self.memory.preview(target, operations)
-                if not preview.get("success"):
-                    return context.memory_budget.apply(preview)
+                try:
+                    preview = self.memory.preview(target, operations)
+                except MemoryRefused as refused:
+                    return context.memory_budget.apply(refusal_payload(refused.refusal))
                 staged = self.pending.stage(
                     review_id=record.id,
                     kind="memory",
@@ -393,13 +395,11 @@ class ReviewManager:
                     action=action,
                     tool="memory",
                     arguments=args,
-                    before=preview["before"],
-                    after=preview["after"],
+                    before=preview.before,
+                    after=preview.after,
                 )
                 record.changes.append(
-                    ReviewChange(
-                        "memory", target, action, preview["before"], preview["after"], staged.id
-                    )
+                    ReviewChange("memory", target, action, preview.before, preview.after, staged.id)
                 )
                 return {
                     "success": True,

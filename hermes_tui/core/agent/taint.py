@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 from hermes_tui.core import threats
 from hermes_tui.core.agent.provenance import ContentIndex, ContentMatch, result_text
 from hermes_tui.core.events import Sink, WriteHeld
-from hermes_tui.core.memory import MemoryStore
+from hermes_tui.core.memory import MemoryRefused, MemoryStore
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
+from hermes_tui.core.tools.memory import refusal_payload
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
@@ -419,13 +420,15 @@ class WriteGate:
         if not taint.sources and not held and not copied:
             return None
         operations = _memory_operations(arguments)
-        preview = self.memory.preview(target, operations)
-        if not preview.get("success"):
-            return context.memory_budget.apply(preview), None
+        try:
+            preview = self.memory.preview(target, operations)
+        except MemoryRefused as refused:
+            return context.memory_budget.apply(refusal_payload(refused.refusal)), None
         action = "batch" if arguments.get("operations") else str(arguments.get("action"))
         reason = _reason(taint.sources, copied, held)
+        change = {"before": preview.before, "after": preview.after}
         return self._stage(
-            context, "memory", target, action, "memory", arguments, preview, reason, taint, copied
+            context, "memory", target, action, "memory", arguments, change, reason, taint, copied
         )
 
     def _skill(

@@ -7,7 +7,7 @@ audited like any other, so it can be undone in turn.
 from __future__ import annotations
 
 from hermes_tui.core.events import ReviewChange
-from hermes_tui.core.memory import MemoryStore, parse_entries
+from hermes_tui.core.memory import MemoryStore, MemoryStoreError, parse_entries
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 
 
@@ -62,9 +62,10 @@ def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:
     ]
     if not operations:
         raise UndoError("memory no longer holds this change; nothing to undo")
-    result = memory.apply_batch(change.target, operations, origin="user")  # type: ignore[arg-type]
-    if not result.get("success"):
-        raise UndoError(str(result.get("error")))
+    try:
+        memory.apply_batch(change.target, operations, origin="user")  # type: ignore[arg-type]
+    except MemoryStoreError as exc:
+        raise UndoError(str(exc)) from exc
     return f"undid {len(operations)} memory change(s) in {change.target}"
 
 

@@ -1,11 +1,12 @@
 """Bounded memory: MEMORY.md (the agent's notes) and USER.md (who the user is).
 
-format.py is the files' format and the records the store hands out; store.py is MemoryStore
+format.py is the files' format and the records the store hands out; outcome.py what a write
+returns (MemoryChange, MemoryPreview) or raises (MemoryRefused); store.py is MemoryStore
 (locked, archived, scanned, announced writes). The memory tool's failure budget lives with the
 tool (core/tools/memory_budget.py).
 """
 
-from hermes_tui.core.memory.files import FileState, MemoryStoreError
+from hermes_tui.core.memory.files import FileState
 from hermes_tui.core.memory.format import (
     ENTRY_DELIMITER,
     FILENAMES,
@@ -17,6 +18,14 @@ from hermes_tui.core.memory.format import (
     join_entries,
     parse_entries,
 )
+from hermes_tui.core.memory.outcome import (
+    MemoryChange,
+    MemoryPreview,
+    MemoryRefusal,
+    MemoryRefused,
+    MemoryStoreError,
+    RefusalReason,
+)
 from hermes_tui.core.memory.store import MemoryStore
 
 __all__ = [
@@ -25,9 +34,14 @@ __all__ = [
     "TARGETS",
     "ArchivedEntry",
     "FileState",
+    "MemoryChange",
+    "MemoryPreview",
+    "MemoryRefusal",
+    "MemoryRefused",
     "MemorySnapshot",
     "MemoryStore",
     "MemoryStoreError",
+    "RefusalReason",
     "Target",
     "Usage",
     "join_entries",

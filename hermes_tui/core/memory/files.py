@@ -32,6 +32,12 @@ from hermes_tui.core.memory.format import (
     join_entries,
     parse_entries,
 )
+from hermes_tui.core.memory.outcome import (
+    MemoryRefusal,
+    MemoryRefused,
+    MemoryStoreError,
+    RefusalReason,
+)
 from hermes_tui.core.storage import (
     append_line,
     atomic_write_bytes,
@@ -45,10 +51,6 @@ from hermes_tui.core.storage import (
 MAX_WRITE_ATTEMPTS = 20
 # How many files replaced by our recent writes are watched for saves that land in them late.
 WATCHED_REPLACED_FILES = 8
-
-
-class MemoryStoreError(Exception):
-    """Raised for a caller mistake (unknown target, unknown archive id)."""
 
 
 @dataclass(frozen=True)
@@ -198,18 +200,16 @@ class MemoryFiles:
                 )
         return None
 
-    def _drift_error(self, target: Target, state: FileState) -> dict[str, Any]:
+    def _drift_refusal(self, target: Target, state: FileState) -> MemoryRefusal:
         backup = self._backup(target)
-        return {
-            "success": False,
-            "error": (
-                f"Refusing to rewrite {FILENAMES[target]}: {state.drift}. Nothing was changed; "
-                f"a copy of the file is at {backup}. Fix the file by hand so it is a list of "
-                "entries separated by a line holding only '§' (or move the extra text out), "
-                "then retry."
-            ),
-            "drift_backup": str(backup),
-        }
+        return MemoryRefusal(
+            RefusalReason.DRIFT,
+            f"Refusing to rewrite {FILENAMES[target]}: {state.drift}. Nothing was changed; "
+            f"a copy of the file is at {backup}. Fix the file by hand so it is a list of "
+            "entries separated by a line holding only '§' (or move the extra text out), "
+            "then retry.",
+            drift_backup=str(backup),
+        )
 
     def _backup(self, target: Target) -> Path:
         path = self.path(target)
@@ -266,10 +266,11 @@ class MemoryFiles:
     def _write(
         self,
         target: Target,
-        plan: Callable[[FileState], Planned | dict[str, Any]],
+        plan: Callable[[FileState], Planned | MemoryRefusal | None],
         origin: Origin,
-    ) -> dict[str, Any] | None:
-        """Plan on the file as it is, write the result; the refusal payload, or None when written.
+    ) -> bool:
+        """Plan on the file as it is and write the result: True when written, False when the
+        plan found nothing to do; raises MemoryRefused when the plan (or the file) refuses.
 
         Never overwrites bytes the plan has not seen, even from programs that take no lock.
         Just before the replace it checks the file is still the one it read (else it re-reads
@@ -279,9 +280,10 @@ class MemoryFiles:
         """
         path = self.path(target)
         if origin != "user" and (refusal := self._link_refusal(path)):
-            return refusal
+            raise MemoryRefused(refusal)
         edits: list[tuple[list[str], list[str]]] = []  # read back from replaced files
         archived: set[tuple[str, str, str | None]] = set()
+        landed = False  # this operation's write reached the file (re-planned after an edit)
         with self._locked(target):
             # A save that opened the file before one of our recent replaces may land in the
             # replaced file after that write's own check: it is still ours to keep.
@@ -297,9 +299,10 @@ class MemoryFiles:
                     )
                     merged = self._with_edits(target, state, edits)
                     outcome = plan(merged)
-                    if isinstance(outcome, dict) and not edits:
-                        return outcome  # a refusal (or nothing to do) as of this read
-                    if isinstance(outcome, dict):
+                    if not isinstance(outcome, Planned) and not edits:
+                        # A refusal (or nothing to do) as of this read.
+                        return self._unwritten(target, outcome, meanwhile=False)
+                    if not isinstance(outcome, Planned):
                         data = encode(merged.raw, state.crlf)  # keep the others' edits anyway
                     else:
                         for record in set(outcome.archived) - archived:
@@ -309,6 +312,7 @@ class MemoryFiles:
                     unchanged = functools.partial(still_holds, path, state.fingerprint)
                     if not atomic_write_bytes(path, data, only_if=unchanged):
                         continue  # changed by name since we read it: read again, plan again
+                    landed = landed or isinstance(outcome, Planned)
                     if handle is not None:
                         watched = _Replaced(handle, state.entries, state.fingerprint)
                         replaced.append(watched)
@@ -321,25 +325,32 @@ class MemoryFiles:
                 finally:
                     if handle:
                         handle.close()
-                if isinstance(outcome, dict):
-                    return self._changed_meanwhile(target, outcome)
+                if not isinstance(outcome, Planned):
+                    # Nothing left to do because our own write landed before the edit: made.
+                    return (outcome is None and landed) or self._unwritten(
+                        target, outcome, meanwhile=True
+                    )
                 self._announce(target, merged, outcome, origin)
-                return None
-        return fail(
-            f"{FILENAMES[target]} kept changing while this write was being made (another "
-            "program is writing it); nothing more was changed. Retry in a moment."
+                return True
+        raise MemoryRefused(
+            MemoryRefusal(
+                RefusalReason.CONTENDED,
+                f"{FILENAMES[target]} kept changing while this write was being made (another "
+                "program is writing it); nothing more was changed. Retry in a moment.",
+            )
         )
 
-    def _link_refusal(self, path: Path) -> dict[str, Any] | None:
+    def _link_refusal(self, path: Path) -> MemoryRefusal | None:
         """A model's write never goes through a symbolic link out of the home."""
         home = self.directory.parent.resolve()
         for candidate in (self.directory, path):
             resolved = candidate.resolve()
             if candidate.is_symlink() and home not in resolved.parents:
-                return fail(
+                return MemoryRefusal(
+                    RefusalReason.LINK,
                     f"{candidate} is a symbolic link to {resolved}, outside the home; the agent "
                     "does not write through it, so nothing was saved. Tell the user: they can "
-                    "make it a real file or save this entry themselves."
+                    "make it a real file or save this entry themselves.",
                 )
         return None
 
@@ -357,14 +368,19 @@ class MemoryFiles:
         drift = self._drift_reason(target, raw, entries)
         return dataclasses.replace(state, entries=tuple(entries), raw=raw, drift=drift)
 
-    def _changed_meanwhile(self, target: Target, outcome: dict[str, Any]) -> dict[str, Any]:
-        if not outcome.get("success") and outcome.get("error"):
-            outcome = {
-                **outcome,
-                "error": f"{FILENAMES[target]} was edited by someone else during this write, "
-                f"and the operation no longer applies: {outcome['error']}",
-            }
-        return outcome
+    @staticmethod
+    def _unwritten(target: Target, refusal: MemoryRefusal | None, *, meanwhile: bool) -> bool:
+        """False for a plan with nothing to do; raises its refusal, saying so when another
+        writer's edit (read back and kept) is why the operation no longer applies."""
+        if refusal is None:
+            return False
+        if meanwhile:
+            refusal = dataclasses.replace(
+                refusal,
+                message=f"{FILENAMES[target]} was edited by someone else during this write, "
+                f"and the operation no longer applies: {refusal.message}",
+            )
+        raise MemoryRefused(refusal)
 
     def _archive(
         self, target: Target, origin: Origin, kind: str, entry: str, replaced_by: str | None
@@ -389,7 +405,3 @@ class MemoryFiles:
                 after=after_text,
             )
         self.sink(MemoryChanged(target, origin, outcome.action, before, after_text))
-
-
-def fail(message: str) -> dict[str, Any]:
-    return {"success": False, "error": message}

@@ -1,11 +1,12 @@
 """Bounded memory: MEMORY.md (the agent's notes) and USER.md (who the user is).
 
 Hermes semantics (DESIGN.md section 6): entries joined by "\\n§\\n", limits counted in characters
-of the joined text, substring matching for replace/remove, error payloads that carry
-`current_entries` and `usage` so the model can consolidate, and a frozen snapshot for the system
-prompt. Ours beyond Hermes: every replaced or removed entry is archived and restorable, every
-write is audited and announced as a `MemoryChanged` event, and a file edited by hand into a shape
-the store cannot round-trip is backed up and never overwritten.
+of the joined text, substring matching for replace/remove, refusals that carry `current_entries`
+and `usage` so the model can consolidate, and a frozen snapshot for the system prompt. A write
+returns a MemoryChange or raises MemoryRefused (outcome.py); the memory tool makes the payloads.
+Ours beyond Hermes: every replaced or removed entry is archived and restorable, every write is
+audited and announced as a `MemoryChanged` event, and a file edited by hand into a shape the
+store cannot round-trip is backed up and never overwritten.
 
 Nothing is lost to a writer that does not take our lock (an editor saving in place, `echo >>`):
 each write compares the file with what its operation was planned on just before replacing it,
@@ -15,13 +16,14 @@ and re-applies the operation to what is there now. A CRLF file stays CRLF.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any
 
 from hermes_tui.core import threats
 from hermes_tui.core.events import Notice, Origin
-from hermes_tui.core.memory.files import FileState, MemoryFiles, MemoryStoreError, Planned, fail
+from hermes_tui.core.memory.files import FileState, MemoryFiles, Planned
 from hermes_tui.core.memory.format import (
     ENTRY_DELIMITER,
     FILENAMES,
@@ -32,9 +34,15 @@ from hermes_tui.core.memory.format import (
     join_entries,
     preview,
 )
-from hermes_tui.core.storage import (
-    append_line,
+from hermes_tui.core.memory.outcome import (
+    MemoryChange,
+    MemoryPreview,
+    MemoryRefusal,
+    MemoryRefused,
+    MemoryStoreError,
+    RefusalReason,
 )
+from hermes_tui.core.storage import append_line
 
 
 class MemoryStore(MemoryFiles):
@@ -66,20 +74,23 @@ class MemoryStore(MemoryFiles):
         return [record for record in found if record.id not in restored]
 
     # ---- writing -------------------------------------------------------------------------
+    # Each write returns the MemoryChange it made, or raises MemoryRefused (nothing changed).
 
-    def add(self, target: Target, content: str, *, origin: Origin = "agent") -> dict[str, Any]:
+    def add(self, target: Target, content: str, *, origin: Origin = "agent") -> MemoryChange:
         self._check_target(target)
         content = (content or "").strip()
         if not content:
-            return fail("content is empty: give the fact to remember in 'content'.")
+            raise _refused(
+                RefusalReason.EMPTY, "content is empty: give the fact to remember in 'content'."
+            )
         if refusal := self._separator_refusal(content) or self._scan(content):
-            return refusal
+            raise MemoryRefused(refusal)
 
-        def plan(state: FileState) -> Planned | dict[str, Any]:
+        def plan(state: FileState) -> Planned | MemoryRefusal | None:
             if not state.decodable:
-                return self._drift_error(target, state)
+                return self._drift_refusal(target, state)
             if content in state.entries:
-                return self._success(target, "Entry already exists; nothing added.")
+                return None
             new_total = len(join_entries([*state.entries, content]))
             limit = self.limits[target]
             if new_total > limit:
@@ -97,13 +108,13 @@ class MemoryStore(MemoryFiles):
             base = state.raw.rstrip()
             return Planned(f"{base}{ENTRY_DELIMITER}{content}" if base else content, "add")
 
-        if refusal := self._write(target, plan, origin):
-            return refusal
-        return self._success(target, "Entry added.")
+        if self._write(target, plan, origin):
+            return self._change(target, "add", "Entry added.")
+        return self._change(target, "add", "Entry already exists; nothing added.", changed=False)
 
     def replace(
         self, target: Target, old_text: str, content: str, *, origin: Origin = "agent"
-    ) -> dict[str, Any]:
+    ) -> MemoryChange:
         return self.apply_batch(
             target,
             [{"action": "replace", "old_text": old_text, "content": content}],
@@ -111,7 +122,7 @@ class MemoryStore(MemoryFiles):
             single=True,
         )
 
-    def remove(self, target: Target, old_text: str, *, origin: Origin = "agent") -> dict[str, Any]:
+    def remove(self, target: Target, old_text: str, *, origin: Origin = "agent") -> MemoryChange:
         return self.apply_batch(
             target, [{"action": "remove", "old_text": old_text}], origin=origin, single=True
         )
@@ -123,62 +134,61 @@ class MemoryStore(MemoryFiles):
         *,
         origin: Origin = "agent",
         single: bool = False,
-    ) -> dict[str, Any]:
+    ) -> MemoryChange:
         """Apply add/replace/remove operations all-or-nothing against the final budget."""
         self._check_target(target)
         if refusal := self._check_operations(operations, single):
-            return refusal
+            raise MemoryRefused(refusal)
         action_name = operations[0]["action"] if single else "batch"
 
-        def plan(state: FileState) -> Planned | dict[str, Any]:
+        def plan(state: FileState) -> Planned | MemoryRefusal:
             planned = self._plan(target, state, operations, single)
-            if isinstance(planned, dict):
+            if isinstance(planned, MemoryRefusal):
                 return planned
             working, archived = planned
             return Planned(join_entries(working), action_name, tuple(archived))
 
-        if refusal := self._write(target, plan, origin):
-            return refusal
+        self._write(target, plan, origin)
         messages = {"replace": "Entry replaced.", "remove": "Entry removed."}
         message = messages[action_name] if single else f"Applied {len(operations)} operation(s)."
-        return self._success(target, message)
+        return self._change(target, action_name, message)
 
-    def preview(self, target: Target, operations: list[dict[str, Any]]) -> dict[str, Any]:
-        """What apply_batch would do, without writing: {success, before, after} or the error."""
+    def preview(self, target: Target, operations: list[dict[str, Any]]) -> MemoryPreview:
+        """What apply_batch would do, without writing; raises MemoryRefused as it would."""
         self._check_target(target)
         if refusal := self._check_operations(operations, False):
-            return refusal
+            raise MemoryRefused(refusal)
         state = self.read(target)
         if len(operations) == 1 and operations[0].get("action") == "add":
             content = str(operations[0].get("content") or "").strip()
             if content and content not in state.entries:
                 after = [*state.entries, content]
                 if len(join_entries(after)) > self.limits[target]:
-                    return self._overflow(
-                        target, state, f"{FILENAMES[target]} has no room for this entry."
+                    raise MemoryRefused(
+                        self._overflow(
+                            target, state, f"{FILENAMES[target]} has no room for this entry."
+                        )
                     )
-                return {
-                    "success": True,
-                    "before": join_entries(state.entries),
-                    "after": join_entries(after),
-                }
+                return MemoryPreview(join_entries(state.entries), join_entries(after))
         planned = self._plan(target, state, operations, False)
-        if isinstance(planned, dict):
-            return planned
-        return {
-            "success": True,
-            "before": join_entries(state.entries),
-            "after": join_entries(planned[0]),
-        }
+        if isinstance(planned, MemoryRefusal):
+            raise MemoryRefused(planned)
+        return MemoryPreview(join_entries(state.entries), join_entries(planned[0]))
 
     def _check_operations(
         self, operations: list[dict[str, Any]], single: bool
-    ) -> dict[str, Any] | None:
+    ) -> MemoryRefusal | None:
         if not operations:
-            return fail("operations is empty: give at least one {action, content, old_text}.")
+            return MemoryRefusal(
+                RefusalReason.EMPTY,
+                "operations is empty: give at least one {action, content, old_text}.",
+            )
         for index, op in enumerate(operations, 1):
             if not isinstance(op, dict):
-                return fail(f"operation {index} is not an object with action/content/old_text.")
+                return MemoryRefusal(
+                    RefusalReason.INVALID,
+                    f"operation {index} is not an object with action/content/old_text.",
+                )
             if op.get("action") not in ("add", "replace") or not op.get("content"):
                 continue
             prefix = self._op_label(index, op, single)
@@ -189,10 +199,10 @@ class MemoryStore(MemoryFiles):
 
     def _plan(
         self, target: Target, state: FileState, operations: list[dict[str, Any]], single: bool
-    ) -> tuple[list[str], list[tuple[str, str, str | None]]] | dict[str, Any]:
-        """The entries after `operations` and what they archive, or the error payload."""
+    ) -> tuple[list[str], list[tuple[str, str, str | None]]] | MemoryRefusal:
+        """The entries after `operations` and what they archive, or the refusal."""
         if state.drift:
-            return self._drift_error(target, state)
+            return self._drift_refusal(target, state)
         working = list(state.entries)
         archived: list[tuple[str, str, str | None]] = []
         for index, op in enumerate(operations, 1):
@@ -200,25 +210,35 @@ class MemoryStore(MemoryFiles):
             action = op.get("action")
             content = str(op.get("content") or "").strip()
             old_text = str(op.get("old_text") or "").strip()
-            problem = None
+            problem: tuple[RefusalReason, str] | None = None
             if action == "add":
                 if not content:
-                    problem = f"{label}: content is empty."
+                    problem = RefusalReason.EMPTY, f"{label}: content is empty."
                 elif content not in working:
                     working.append(content)
             elif action not in ("replace", "remove"):
-                problem = f"{label}: unknown action; use add, replace or remove."
+                problem = (
+                    RefusalReason.INVALID,
+                    f"{label}: unknown action; use add, replace or remove.",
+                )
             elif not old_text:
                 problem = (
+                    RefusalReason.EMPTY,
                     f"{label}: old_text is empty; set it to a short unique part of the entry to "
-                    f"{action} (see current_entries)."
+                    f"{action} (see current_entries).",
                 )
             elif action == "replace" and not content:
-                problem = f"{label}: content is empty; use action 'remove' to delete an entry."
+                problem = (
+                    RefusalReason.EMPTY,
+                    f"{label}: content is empty; use action 'remove' to delete an entry.",
+                )
             else:
                 found = self._match(working, old_text)
-                if isinstance(found, str):
-                    return self._batch_error(target, working, f"{label}: {found}", single, old_text)
+                if isinstance(found, tuple):
+                    reason, message = found
+                    return self._batch_error(
+                        target, working, reason, f"{label}: {message}", single, old_text
+                    )
                 old_entry = working[found]
                 if action == "replace":
                     working[found] = content
@@ -227,7 +247,7 @@ class MemoryStore(MemoryFiles):
                     working.pop(found)
                     archived.append(("remove", old_entry, None))
             if problem:
-                return self._batch_error(target, working, problem, single)
+                return self._batch_error(target, working, *problem, single)
         new_total = len(join_entries(working))
         limit = self.limits[target]
         if new_total > limit:
@@ -241,7 +261,7 @@ class MemoryStore(MemoryFiles):
             )
         return working, archived
 
-    def restore(self, archive_id: str, *, origin: Origin = "user") -> dict[str, Any]:
+    def restore(self, archive_id: str, *, origin: Origin = "user") -> MemoryChange:
         """Put an archived entry back (as an add, so limits and the scan still apply).
 
         A restored record leaves the archive list; a second restore of it is an error. Restoring
@@ -254,121 +274,135 @@ class MemoryStore(MemoryFiles):
             )
         target: Target = record.target  # type: ignore[assignment]
         present = record.entry in self.read(target).entries
-        result = self.add(target, record.entry, origin=origin)
-        if not result.get("success"):
-            return result
+        added = self.add(target, record.entry, origin=origin)
         append_line(
             self.archive_path,
             json.dumps({"restored": record.id, "time": time.time(), "origin": origin}),
         )
         name = FILENAMES[target]
-        result["message"] = (
+        message = (
             f"The entry was already in {name}; it left the archive."
             if present
             else f"Restored to {name}."
         )
-        if record.replaced_by and record.replaced_by in self.read(target).entries:
+        warning = added.warning
+        if record.replaced_by and record.replaced_by in added.entries:
             beside = (
                 f"Restored beside its replacement ({preview(record.replaced_by)}); "
                 "edit or delete one of them."
             )
-            result["warning"] = " ".join(filter(None, (beside, result.get("warning"))))
-        return result
+            warning = " ".join(filter(None, (beside, warning)))
+        return dataclasses.replace(added, action="restore", message=message, warning=warning)
 
     # ---- internals -----------------------------------------------------------------------
 
     @staticmethod
-    def _match(entries: list[str], old_text: str) -> int | str:
-        """Index of the one entry `old_text` names, or an error message."""
+    def _match(entries: list[str], old_text: str) -> int | tuple[RefusalReason, str]:
+        """Index of the one entry `old_text` names, or why it names none."""
         for index, entry in enumerate(entries):
             if entry == old_text:
                 return index
         hits = [index for index, entry in enumerate(entries) if old_text in entry]
         if not hits:
-            return f"no entry contains {old_text!r}; use the exact text of one of current_entries."
+            return (
+                RefusalReason.NO_MATCH,
+                f"no entry contains {old_text!r}; use the exact text of one of current_entries.",
+            )
         if len({entries[i] for i in hits}) > 1:
             listed = "; ".join(repr(preview(entries[i])) for i in hits)
-            return f"{old_text!r} matches {len(hits)} entries ({listed}); quote more of the one you mean."
+            return (
+                RefusalReason.AMBIGUOUS,
+                f"{old_text!r} matches {len(hits)} entries ({listed}); quote more of the one "
+                "you mean.",
+            )
         return hits[0]
 
     @staticmethod
     def _op_label(index: int, op: dict[str, Any], single: bool) -> str:
         return "" if single else f"operation {index} ({op.get('action') or 'no action'})"
 
-    def _scan(self, content: str, prefix: str = "") -> dict[str, Any] | None:
+    def _scan(self, content: str, prefix: str = "") -> MemoryRefusal | None:
         """The refusal for injection-shaped content, or None (held findings are the agent's
         gate's business: core/agent/taint.py stages those writes for the user)."""
         if len(content) > threats.MAX_SCAN_CHARS:
-            return fail(
-                f"{prefix + ': ' if prefix else ''}content is too large to be a memory entry."
+            return MemoryRefusal(
+                RefusalReason.TOO_LARGE,
+                f"{prefix + ': ' if prefix else ''}content is too large to be a memory entry.",
             )
         verdict = self.scanner.assess(content)
         if verdict.tier != "refuse":
             return None
         refused = [f for f in verdict.findings if threats.tier_of(f) == "refuse"]
-        return {
-            "success": False,
-            "error": (
-                f"{prefix + ': ' if prefix else ''}refused ({verdict.id}): the text matches "
-                f"{threats.describe(refused)}. Memory is injected into every future system "
-                "prompt, so it may not hold instructions, secrets or hidden text. Save the fact "
-                "in plain declarative words instead."
-            ),
-            "pattern_ids": [finding.id for finding in refused],
-        }
-
-    @staticmethod
-    def _separator_refusal(content: str, prefix: str = "") -> dict[str, Any] | None:
-        if not any(line.strip() == "§" for line in content.splitlines()):
-            return None
-        return fail(
-            f"{prefix + ': ' if prefix else ''}content has a line holding only '§', which "
-            "separates entries in the file; one call saves one entry. Remove that line, or "
-            "save each part with its own call (or its own operation)."
+        return MemoryRefusal(
+            RefusalReason.THREAT,
+            f"{prefix + ': ' if prefix else ''}refused ({verdict.id}): the text matches "
+            f"{threats.describe(refused)}. Memory is injected into every future system "
+            "prompt, so it may not hold instructions, secrets or hidden text. Save the fact "
+            "in plain declarative words instead.",
+            pattern_ids=tuple(finding.id for finding in refused),
         )
 
-    def _success(self, target: Target, message: str) -> dict[str, Any]:
-        state = self.read(target)
-        usage = Usage(len(join_entries(state.entries)), self.limits[target])
-        result: dict[str, Any] = {
-            "success": True,
-            "done": True,
-            "target": target,
-            "message": message,
-            "usage": str(usage),
-            "entry_count": len(state.entries),
-            "note": "Saved. This update is complete; do not repeat it.",
-        }
-        if usage.percent >= WARN_PERCENT:
-            result["warning"] = (
-                f"{FILENAMES[target]} is {usage.percent}% full: merge or remove entries soon."
-            )
-            self.sink(Notice("warning", f"{FILENAMES[target]} is {usage.percent}% full ({usage})."))
-        return result
+    @staticmethod
+    def _separator_refusal(content: str, prefix: str = "") -> MemoryRefusal | None:
+        if not any(line.strip() == "§" for line in content.splitlines()):
+            return None
+        return MemoryRefusal(
+            RefusalReason.SEPARATOR,
+            f"{prefix + ': ' if prefix else ''}content has a line holding only '§', which "
+            "separates entries in the file; one call saves one entry. Remove that line, or "
+            "save each part with its own call (or its own operation).",
+        )
 
-    def _overflow(self, target: Target, state: FileState, message: str) -> dict[str, Any]:
+    def _change(
+        self, target: Target, action: str, message: str, *, changed: bool = True
+    ) -> MemoryChange:
+        entries = self.read(target).entries
+        usage = Usage(len(join_entries(entries)), self.limits[target])
+        warning = None
+        if usage.percent >= WARN_PERCENT:
+            warning = f"{FILENAMES[target]} is {usage.percent}% full: merge or remove entries soon."
+            self.sink(Notice("warning", f"{FILENAMES[target]} is {usage.percent}% full ({usage})."))
+        return MemoryChange(target, action, message, usage, entries, changed, warning)
+
+    def _overflow(
+        self,
+        target: Target,
+        state: FileState,
+        message: str,
+        reason: RefusalReason = RefusalReason.FULL,
+        matches: tuple[str, ...] | None = None,
+    ) -> MemoryRefusal:
         current = len(join_entries(state.entries))
-        return {
-            "success": False,
-            "error": message,
-            "current_entries": self._sanitised(target, state.entries),
-            "usage": f"{current:,}/{self.limits[target]:,}",
-        }
+        return MemoryRefusal(
+            reason,
+            message,
+            current_entries=tuple(self._sanitised(target, state.entries)),
+            usage=Usage(current, self.limits[target]),
+            matches=matches,
+        )
 
     def _batch_error(
         self,
         target: Target,
         working: list[str],
+        reason: RefusalReason,
         message: str,
         single: bool,
         old_text: str | None = None,
-    ) -> dict[str, Any]:
-        state = self.read(target)
-        result = self._overflow(
-            target, state, message.lstrip(": ") + ("" if single else " No operation was applied.")
-        )
+    ) -> MemoryRefusal:
+        matches = None
         if old_text:
             hits = [entry for entry in working if old_text in entry]
             if len(hits) > 1:
-                result["matches"] = [preview(entry) for entry in self._sanitised(target, hits)]
-        return result
+                matches = tuple(preview(entry) for entry in self._sanitised(target, hits))
+        return self._overflow(
+            target,
+            self.read(target),
+            message.lstrip(": ") + ("" if single else " No operation was applied."),
+            reason,
+            matches,
+        )
+
+
+def _refused(reason: RefusalReason, message: str) -> MemoryRefused:
+    return MemoryRefused(MemoryRefusal(reason, message))

@@ -335,20 +335,20 @@ class PendingScreen(ModalScreen[None]):
         return item.record if isinstance(item, PendingItem) else None
 
     def action_accept(self) -> None:
-        from hermes_tui.core.pending import PendingError
+        from hermes_tui.core.pending import PendingError, PendingRefused
 
         record = self._selected()
         if record is None:
             return
         try:
-            result = self.runtime.approve_pending(record.id)
+            self.runtime.approve_pending(record.id)
+        except PendingRefused as exc:
+            self.app.notify(str(exc), severity="error")
         except PendingError as exc:
             self.app.notify(str(exc), severity="error", timeout=8)
             return
-        if result.get("success"):
-            self.app.notify(f"Applied {record.kind} {record.target}")
         else:
-            self.app.notify(str(result.get("error")), severity="error")
+            self.app.notify(f"Applied {record.kind} {record.target}")
         self._fill()
 
     def action_reject(self) -> None:

@@ -1,11 +1,12 @@
 """The Memory pane: MEMORY and USER with usage gauges, hand edits, and the archive with restore.
 
 Every edit goes through MemoryStore with origin "user", so limits and the threat scan apply and
-their error text is shown inline. Entries the agent or a review just wrote are highlighted.
+a refusal's message is shown inline. Entries the agent or a review just wrote are highlighted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import on
@@ -15,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Static, TextArea
 
-from hermes_tui.core.memory import FILENAMES, MemoryStore, Usage
+from hermes_tui.core.memory import FILENAMES, MemoryChange, MemoryStore, MemoryStoreError, Usage
 from hermes_tui.core.pending import PendingStore, quarantine_line
 from hermes_tui.core.text import neutralise
 
@@ -143,20 +144,25 @@ class MemorySection(Vertical):
         item = self.query_one(ListView).highlighted_child
         return item.entry if isinstance(item, EntryItem) else None
 
-    def _apply(self, result: dict[str, Any], select: str | None = None) -> None:
-        """Show the store's answer; `select` is the entry to leave selected (an add's, an edit's)."""
-        if result.get("success"):
-            self.show_error("")
-            if result.get("warning"):
-                self.app.notify(result["warning"], severity="warning")
+    def _apply(self, write: Callable[[], MemoryChange], select: str | None = None) -> bool:
+        """Make a write and show the store's answer (its refusal inline, a warning as a toast);
+        `select` is the entry to leave selected (an add's, an edit's). True when it was made."""
+        try:
+            change = write()
+        except MemoryStoreError as exc:
+            self.show_error(str(exc))
+            change = None
         else:
-            self.show_error(str(result.get("error", "not saved")))
+            self.show_error("")
+            if change.warning:
+                self.app.notify(change.warning, severity="warning")
         self.refresh_entries(select=select.strip() if select else None)
+        return change is not None
 
     def action_add(self) -> None:
         def done(text: str | None) -> None:
             if text and text.strip():
-                self._apply(self.store.add(self.target, text, origin="user"), select=text)  # type: ignore[arg-type]
+                self._apply(lambda: self.store.add(self.target, text, origin="user"), select=text)  # type: ignore[arg-type]
 
         self.app.push_screen(EntryEditor(f"New {FILENAMES[self.target]} entry"), done)
 
@@ -168,7 +174,7 @@ class MemorySection(Vertical):
         def done(text: str | None) -> None:
             if text is not None and text.strip() and text.strip() != entry:
                 self._apply(
-                    self.store.replace(self.target, entry, text, origin="user"),  # type: ignore[arg-type]
+                    lambda: self.store.replace(self.target, entry, text, origin="user"),  # type: ignore[arg-type]
                     select=text,
                 )
 
@@ -186,9 +192,7 @@ class MemorySection(Vertical):
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            result = self.store.remove(self.target, entry, origin="user")  # type: ignore[arg-type]
-            self._apply(result)
-            if result.get("success"):
+            if self._apply(lambda: self.store.remove(self.target, entry, origin="user")):  # type: ignore[arg-type]
                 self.app.notify(f"Deleted from {name} (kept in the archive: u restores it)")
             self.query_one(ListView).focus()
 
@@ -286,18 +290,12 @@ class MemoryPane(VerticalScroll):
             text = "The archive is empty" if empty else "First select an entry of the archive"
             self.app.notify(text, timeout=3)
             return
-        from hermes_tui.core.memory import MemoryStoreError
-
         try:
-            result = self.store.restore(item.archive_id, origin="user")
-        except MemoryStoreError as exc:
+            restored = self.store.restore(item.archive_id, origin="user")
+        except MemoryStoreError as exc:  # already restored, or refused (full, drift)
             self.app.notify(str(exc), severity="error")
-            self.refresh_all()
-            return
-        if result.get("success"):
-            self.app.notify(result["message"])
-            if result.get("warning"):
-                self.app.notify(result["warning"], severity="warning", timeout=10)
         else:
-            self.app.notify(str(result.get("error")), severity="error")
+            self.app.notify(restored.message)
+            if restored.warning:
+                self.app.notify(restored.warning, severity="warning", timeout=10)
         self.refresh_all()

@@ -69,7 +69,7 @@ def test_a_review_write_copied_from_a_readme_stays_out_of_the_prompt_until_appro
         assert "The user works on a small library." in prompt
         assert "squash every branch" not in prompt
 
-    assert runtime.approve_pending(held.id)["success"]
+    assert runtime.approve_pending(held.id).id == held.id
     assert PLANTED in runtime.build_system_prompt(project)
 
 

@@ -164,7 +164,7 @@ def test_with_write_approval_nothing_changes_until_approved(
     pending = runtime.pending.list()
     assert [(p.kind, p.target) for p in pending] == [("memory", "memory"), ("skill", "ci-fix")]
     assert pending[0].after == "CI runs on GitHub Actions."
-    assert runtime.approve_pending(pending[0].id)["success"]
+    assert runtime.approve_pending(pending[0].id).id == pending[0].id
     assert runtime.memory.entries("memory") == ["CI runs on GitHub Actions."]
     runtime.skills.create("ci-fix", skill_text("ci-fix", "Made by hand meanwhile."), origin="user")
     with pytest.raises(PendingError, match="changed since this write was staged"):

@@ -198,7 +198,7 @@ def test_approving_a_held_write_saves_it(home: Path, tmp_path: Path, llm: FakeLL
     )
     runtime.open_session(cwd=_project(tmp_path), ask=allow).submit("remember where I work")
     [record] = runtime.pending.list()
-    assert runtime.approve_pending(record.id)["success"]
+    assert runtime.approve_pending(record.id).id == record.id
     assert runtime.memory.entries("user") == ["Works in Berlin."]
     assert runtime.pending.list() == []
 

@@ -107,7 +107,7 @@ def test_twenty_sigkills_mid_write_leave_every_file_parseable_and_lose_no_acknow
                 if i % 2:
                     _add_step(library, f"r{round_} s{i}")
                 else:
-                    assert store.add("memory", f"r{round_} m{i}")["success"]
+                    assert store.add("memory", f"r{round_} m{i}").changed
                 os.write(write_end, f"r{round_} {'s' if i % 2 else 'm'}{i}\n".encode())
 
         pid = _fork(work)
@@ -135,7 +135,7 @@ def test_twenty_sigkills_mid_write_leave_every_file_parseable_and_lose_no_acknow
         json.loads(note.read_text(encoding="utf-8"))
     # Still writable: no lock is left held and no leftover temp file trips the guard.
     _add_step(library, "after the crashes")
-    assert store.add("memory", "after the crashes")["success"]
+    assert store.add("memory", "after the crashes").changed
 
 
 def test_a_leftover_temp_file_is_not_scanned_as_part_of_the_skill(memory_home: Path) -> None:
