@@ -58,9 +58,9 @@ def cmd_skills(args: argparse.Namespace, open_runtime: Callable[..., Any]) -> in
                 print(line + (f"\n  ! broken: {row['broken']}" if row["broken"] else ""))
             return EXIT_OK
         if action == "view":
-            result = library.view(args.name, args.file, record=False)
+            view = library.view(args.name, args.file, record=False)
             if args.file:
-                print(result["content"], end="" if result["content"].endswith("\n") else "\n")
+                print(view.content, end="" if view.content.endswith("\n") else "\n")
             else:
                 print(library.require(args.name).skill_md.read_text(encoding="utf-8"), end="")
             return EXIT_OK

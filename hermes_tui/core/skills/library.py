@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Sink, discard
@@ -36,6 +35,7 @@ from hermes_tui.core.skills.model import (  # re-exported: callers import them f
     SkillError,
     SkillNotFound,
     SkillRoot,
+    SkillView,
     names_main_file,
 )
 from hermes_tui.core.skills.usage import UsageStore
@@ -300,10 +300,9 @@ class SkillLibrary(SkillWrites):
             )
         return path
 
-    def view(
-        self, name: str, file_path: str | None = None, *, record: bool = True
-    ) -> dict[str, Any]:
-        """What skill_view returns; a model's view (record=True) counts as a view and a use."""
+    def view(self, name: str, file_path: str | None = None, *, record: bool = True) -> SkillView:
+        """A skill's SKILL.md, or one of its files; a model's view (record=True) counts as a
+        view and a use."""
         skill = self.require(name)
         if skill.broken:
             raise SkillError(f"skill {name!r} is broken and cannot be used: {skill.error}")
@@ -325,32 +324,24 @@ class SkillLibrary(SkillWrites):
                 content = f"binary file, {len(data):,} bytes"
             if record:
                 self.usage.record_view(skill.name)
-            result = {
-                "success": True,
-                "name": skill.name,
-                "file_path": file_path,
-                "provenance": self.provenance(skill),
-            }
-            return {**result, "content": content, **({"binary": True} if binary else {})}
+            return SkillView(
+                skill.name, self.provenance(skill), content, file_path=file_path, binary=binary
+            )
         assert skill.document is not None
         if record:
             self.usage.record_view(skill.name)
-        result = {
-            "success": True,
-            "name": skill.name,
-            "description": skill.description,
-            "category": skill.category or DEFAULT_CATEGORY,
-            "frontmatter": skill.document.frontmatter,
-            "content": skill.document.body,
-            "linked_files": self.linked_files(skill),
-            "path": str(skill.skill_md),
-            "provenance": self.provenance(skill),
-        }
-        if skill.duplicate_of is not None:
-            result["duplicate_of"] = str(skill.duplicate_of)
-        if skill.warnings:
-            result["warnings"] = list(skill.warnings)
-        return result
+        return SkillView(
+            skill.name,
+            self.provenance(skill),
+            skill.document.body,
+            description=skill.description,
+            category=skill.category or DEFAULT_CATEGORY,
+            frontmatter=skill.document.frontmatter,
+            linked_files=self.linked_files(skill),
+            path=skill.skill_md,
+            duplicate_of=skill.duplicate_of,
+            warnings=skill.warnings,
+        )
 
 
 def _skill_files(directory: Path) -> list[str]:

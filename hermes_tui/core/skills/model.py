@@ -1,10 +1,11 @@
-"""The skill library's vocabulary: a skill, the root it came from, and the error it raises."""
+"""The skill library's vocabulary: a skill, the root it came from, a view of it, and the error it
+raises."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from hermes_tui.core.skills.frontmatter import SkillDocument
 
@@ -74,6 +75,26 @@ class Skill:
         """How to name this skill to the tools and commands: its name, or for a duplicate its
         path relative to its root."""
         return self.relative_path if self.duplicate_of is not None else self.name
+
+
+@dataclass(frozen=True)
+class SkillView:
+    """What one view of a skill shows: its SKILL.md (file_path None) with its metadata, or one
+    of its files (file_path set). The skill_view tool turns it into the model's payload."""
+
+    name: str
+    provenance: str  # bundled, hub, agent-created, ...: who wrote it
+    content: str  # SKILL.md's body, a file's text, or "binary file, N bytes"
+    file_path: str | None = None
+    binary: bool = False
+    # SKILL.md only:
+    description: str = ""
+    category: str = ""
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    linked_files: dict[str, list[str]] = field(default_factory=dict)
+    path: Path | None = None
+    duplicate_of: Path | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def names_main_file(skill_name: str, file_path: str | None) -> bool:

@@ -10,6 +10,7 @@ from hermes_tui.core.skills.library import (
     SkillError,
     SkillLibrary,
     SkillNotFound,
+    SkillView,
     WriteResult,
 )
 from hermes_tui.core.skills.requirements import runs_here
@@ -97,6 +98,35 @@ def _written(result: WriteResult, message: str) -> dict[str, Any]:
     return payload
 
 
+def view_payload(view: SkillView) -> dict[str, Any]:
+    """What skill_view returns to the model for a view of SKILL.md or of one of its files."""
+    if view.file_path is not None:
+        result: dict[str, Any] = {
+            "success": True,
+            "name": view.name,
+            "file_path": view.file_path,
+            "provenance": view.provenance,
+            "content": view.content,
+        }
+        return {**result, **({"binary": True} if view.binary else {})}
+    result = {
+        "success": True,
+        "name": view.name,
+        "description": view.description,
+        "category": view.category,
+        "frontmatter": view.frontmatter,
+        "content": view.content,
+        "linked_files": view.linked_files,
+        "path": str(view.path),
+        "provenance": view.provenance,
+    }
+    if view.duplicate_of is not None:
+        result["duplicate_of"] = str(view.duplicate_of)
+    if view.warnings:
+        result["warnings"] = list(view.warnings)
+    return result
+
+
 def make_skill_tools(
     library: SkillLibrary, settings: SkillRuntimeSettings | None = None
 ) -> list[Tool]:
@@ -138,13 +168,14 @@ def make_skill_tools(
 
     def skill_view(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         try:
-            result = library.view(str(args["name"]), args.get("file_path") or None)
+            view = library.view(str(args["name"]), args.get("file_path") or None)
         except SkillError as exc:
             return {"success": False, "error": _error_text(exc)}
         context.viewed_skills.add(str(args["name"]))
+        result = view_payload(view)
         skill = library.get(str(args["name"]))
-        text = result.get("content")
-        if skill is not None and isinstance(text, str) and not result.get("binary"):
+        text = view.content
+        if skill is not None and not view.binary:
             content = substitute(text, skill, context.session_id)
             if skill.document is not None and (
                 not args.get("file_path") or args["file_path"].strip("./") == "SKILL.md"

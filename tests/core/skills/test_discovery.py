@@ -72,7 +72,7 @@ def test_duplicate_names_are_both_listed_and_the_second_is_addressed_by_path(
     assert library.get("deploy") == first
     assert library.get("b/vendor/deploy") == second
     assert library.get(str(second.skill_md)) == second
-    assert library.view("b/vendor/deploy")["description"] == "Second copy."
+    assert library.view("b/vendor/deploy").description == "Second copy."
     assert library.duplicates() == [second]
     index = build_index(library.scan(), {}, 6000)
     assert "- deploy: First copy." in index and "- b/vendor/deploy: Second copy." in index
@@ -94,7 +94,7 @@ def test_rule_breaks_load_with_a_warning(home: Path, frontmatter: str, warning: 
     (folder / "SKILL.md").write_text(f"---\n{frontmatter}\n---\n\n# Body\n")
     (skill,) = SkillLibrary(skills).scan()
     assert not skill.broken and warning in skill.warnings[0]
-    assert SkillLibrary(skills).view(skill.name)["content"] == "# Body\n"
+    assert SkillLibrary(skills).view(skill.name).content == "# Body\n"
 
 
 def test_an_oversized_skill_md_loads_with_a_warning(home: Path) -> None:
@@ -119,10 +119,10 @@ def test_skill_view_opens_any_text_file_inside_the_skill(library: SkillLibrary) 
     (folder / "examples").mkdir()
     (folder / "examples" / "company-newsletter.md").write_text("# Issue 1\n")
     (folder / "NOTES.txt").write_text("root file\n")
-    assert library.view("newsletter", "examples/company-newsletter.md")["content"] == "# Issue 1\n"
-    assert library.view("newsletter", "NOTES.txt")["content"] == "root file\n"
-    assert library.view("newsletter", "SKILL.md")["content"] == "# Steps\n\n1. Do it.\n"
-    assert library.view("newsletter")["linked_files"] == {
+    assert library.view("newsletter", "examples/company-newsletter.md").content == "# Issue 1\n"
+    assert library.view("newsletter", "NOTES.txt").content == "root file\n"
+    assert library.view("newsletter", "SKILL.md").content == "# Steps\n\n1. Do it.\n"
+    assert library.view("newsletter").linked_files == {
         "other": ["NOTES.txt", "examples/company-newsletter.md"]
     }
 
@@ -136,7 +136,7 @@ def test_skill_view_never_leaves_the_skill(library: SkillLibrary, tmp_path: Path
     for path in ("../fenced/../../secret.txt", "/etc/passwd", "link.md", "linked-dir/secret.txt"):
         with pytest.raises(SkillError):
             library.view("fenced", path)
-    assert "link.md" not in str(library.view("fenced")["linked_files"])
+    assert "link.md" not in str(library.view("fenced").linked_files)
 
 
 def test_binary_support_files_are_described_not_returned(library: SkillLibrary) -> None:
@@ -145,8 +145,8 @@ def test_binary_support_files_are_described_not_returned(library: SkillLibrary) 
     (folder / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     (folder / "assets" / "nul.txt").write_bytes(b"text\x00more")
     result = library.view("with-logo", "assets/logo.png")
-    assert result["content"] == "binary file, 264 bytes" and result["binary"] is True
-    assert library.view("with-logo", "assets/nul.txt")["content"] == "binary file, 9 bytes"
+    assert result.content == "binary file, 264 bytes" and result.binary is True
+    assert library.view("with-logo", "assets/nul.txt").content == "binary file, 9 bytes"
 
 
 @pytest.mark.parametrize("name", ["my_skill.v2", "deploy--fast", "notes-", "-x", "Caps", "a\n"])
@@ -174,7 +174,7 @@ def test_what_we_write_has_spec_fields_on_top_and_block_lists(library: SkillLibr
 def test_an_existing_skill_keeps_its_legacy_name_when_edited(library: SkillLibrary) -> None:
     write_skill(library.skills_dir, "old_style", text=skill_text("old_style"))
     library.patch("old_style", "Do it.", "Do it twice.", origin="agent")
-    assert "Do it twice." in library.view("old_style")["content"]
+    assert "Do it twice." in library.view("old_style").content
 
 
 def test_discovery_cache_survives_a_deep_tree(home: Path) -> None:

@@ -146,4 +146,4 @@ def test_name_slash_skill_md_is_the_main_file_as_in_hermes(home: Path) -> None:
     )
     assert "1. Then run" in library.require("notion-sync").skill_md.read_text()
     view = library.view("notion-sync", "notion-sync/SKILL.md", record=False)
-    assert "1. Then run" in view["content"] and "frontmatter" in view
+    assert "1. Then run" in view.content and view.file_path is None and view.frontmatter

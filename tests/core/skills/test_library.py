@@ -76,15 +76,47 @@ def test_view_returns_body_frontmatter_and_grouped_linked_files(library: SkillLi
     library.write_file("api-client", "references/api.md", "# API\n", origin="user")
     library.write_file("api-client", "scripts/run.sh", "echo hi\n", origin="user")
     result = library.view("api-client")
-    assert result["content"] == "# Steps\n\n1. Do it.\n"
-    assert result["frontmatter"]["name"] == "api-client"
-    assert result["linked_files"] == {
+    assert result.content == "# Steps\n\n1. Do it.\n"
+    assert result.frontmatter["name"] == "api-client"
+    assert result.linked_files == {
         "references": ["references/api.md"],
         "scripts": ["scripts/run.sh"],
     }
-    assert library.view("api-client", "references/api.md")["content"] == "# API\n"
+    assert library.view("api-client", "references/api.md").content == "# API\n"
     usage = library.usage.get("api-client")
     assert usage["view_count"] == 2 and usage["use_count"] == 2 and usage["last_viewed_at"]
+
+
+def test_a_view_is_typed_and_skill_view_keeps_its_payload(home: Path) -> None:
+    """The library answers with a SkillView; only the skill_view tool makes the payload, with
+    the keys (and order) the model has always read."""
+    from hermes_tui.core.skills.library import SkillView
+    from hermes_tui.core.tools.registry import ToolContext
+    from hermes_tui.core.tools.skills import make_skill_tools
+
+    library = SkillLibrary(home / "skills")
+    library.create("api-client", skill_text("api-client"), category="dev", origin="user")
+    library.write_file("api-client", "assets/logo.bin", "a\x00b", origin="user")
+    view = library.view("api-client", record=False)
+    assert isinstance(view, SkillView) and view.file_path is None and view.category == "dev"
+    assert view.path == library.require("api-client").skill_md
+    tool = next(t for t in make_skill_tools(library) if t.name == "skill_view")
+    main = tool.handler({"name": "api-client"}, ToolContext())
+    assert list(main)[:9] == [
+        *("success", "name", "description", "category", "frontmatter", "content"),
+        *("linked_files", "path", "provenance"),
+    ]
+    assert main["path"] == str(view.path) and main["content"].startswith(view.content)
+    binary = tool.handler({"name": "api-client", "file_path": "assets/logo.bin"}, ToolContext())
+    assert binary == {
+        "success": True,
+        "name": "api-client",
+        "file_path": "assets/logo.bin",
+        "provenance": library.provenance(library.require("api-client")),
+        "content": "binary file, 3 bytes",
+        "binary": True,
+    }
+    assert list(binary) == ["success", "name", "file_path", "provenance", "content", "binary"]
 
 
 def test_create_refuses_a_name_that_exists_in_any_root(home: Path, tmp_path: Path) -> None:
