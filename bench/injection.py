@@ -10,6 +10,11 @@ the weak signals a tainted turn holds on) and the false-positive rate (ordinary 
 or held; and flagged, which matters only in a tainted turn). Targets (issue 23, on the
 holdout): recall >= 0.75 without taint, >= 0.90 with, false positives <= 3 %.
 Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
+
+`--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the tuning
+texts only: injection_tuning.yaml and the issue 11 corpus without its holdout part. The
+holdouts (the issue 11 corpus's, injection_holdout_5.yaml, injection_holdout_6.yaml) are never
+trained on.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from hermes_tui.core.threats import Scanner
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "injection_corpus.json"
 TUNING = DATA / "injection_tuning.yaml"
-HOLDOUT = DATA / "injection_holdout.yaml"
+HOLDOUTS = (DATA / "injection_holdout_5.yaml", DATA / "injection_holdout_6.yaml")
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
@@ -63,6 +68,24 @@ def measure(scanner: Scanner, name: str, attacks: list[dict], notes: list[dict],
     return held / len(attacks), flagged / len(attacks), stopped / len(notes)
 
 
+def training_examples() -> list[tuple[str, bool]]:
+    """The texts the scorer learns from: never a holdout's."""
+    attacks, notes = load(TUNING)
+    more_attacks, more_notes = load(CORPUS)
+    attacks += [a for a in more_attacks if a.get("set") != "holdout"]
+    notes += [n for n in more_notes if n.get("set") != "holdout"]
+    return [(a["text"], True) for a in attacks] + [(n["text"], False) for n in notes]
+
+
+def train() -> None:
+    from hermes_tui.core.threats import model
+
+    started = time.perf_counter()
+    examples = training_examples()
+    model.train(examples).save()
+    print(f"trained on {len(examples)} texts in {time.perf_counter() - started:.1f}s")
+
+
 def main(verbose: bool) -> int:
     scanner = Scanner()
     started = time.perf_counter()
@@ -73,11 +96,15 @@ def main(verbose: bool) -> int:
         benign = [n for n in notes if n.get("set") == part]
         measure(scanner, f"issue 11 corpus, its {part}", chosen, benign, verbose)
     measure(scanner, "issue 23 tuning", *load(TUNING), verbose)
-    recall, tainted, false_positives = measure(scanner, "issue 23 holdout", *load(HOLDOUT), verbose)
+    ok = True
+    for path in HOLDOUTS:
+        recall, tainted, false_positives = measure(scanner, path.stem, *load(path), verbose)
+        ok = ok and recall >= 0.75 and tainted >= 0.90 and false_positives <= 0.03
     print(f"{time.perf_counter() - started:.2f}s")
-    ok = recall >= 0.75 and tainted >= 0.90 and false_positives <= 0.03
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
+    if "--train" in sys.argv:
+        train()
     sys.exit(main("--verbose" in sys.argv))

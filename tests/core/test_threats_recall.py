@@ -55,7 +55,7 @@ def test_the_tuning_corpus_is_caught_and_its_notes_pass(scanner: Scanner) -> Non
 
 
 def test_the_holdout_written_after_tuning(scanner: Scanner) -> None:
-    attacks, notes = _load("injection_holdout.yaml")
+    attacks, notes = _load("injection_holdout_5.yaml")
     assert len(attacks) >= 60 and len(notes) >= 60
     assert len({a["lang"] for a in attacks} - {"en"}) >= 5
     held, tainted, stopped, stopped_notes, _ = _figures(scanner, attacks, notes)
@@ -82,7 +82,7 @@ def test_no_holdout_attack_reaches_memory_from_a_tainted_turn(home: Path, scanne
     tainted.sources.append(
         TaintSource("read_file", "read_file(path='/tmp/page.md')", "outside", "…")
     )
-    attacks, _ = _load("injection_holdout.yaml")
+    attacks, _ = _load("injection_holdout_5.yaml")
     for attack in attacks:
         context = ToolContext()
         arguments = {"action": "add", "target": "memory", "content": attack["text"]}

@@ -7,6 +7,8 @@ The rooms, each importing only those above it:
 - views.py: `normalise` (the plain form any comparison should use) and the decoded `views` of a
   text (as written, base64, hex, rot13, reversed, URL, homoglyphs, spaced-out letters);
 - sensor.py: the xaidr library's verdict as findings (its failure holds, never allows);
+- model.py: the learned scorer (hashed n-grams and the lexicon's concepts, logistic
+  regression, weights in scorer.bin): a high score holds, a middling one flags;
 - scanner.py: `Scanner` (patterns + sensor over the views, cached; `assess_continuation` for
   a text that completes ones refused or held before) and `scan` (patterns only);
 - cache.py: `VerdictCache`, the verdicts remembered on disk between starts.

@@ -106,7 +106,9 @@ def scanner_identity() -> str | None:
     try:
         # This package holds the whole of our half: patterns, decoded views, tiers, the
         # library's noise filter and sensor settings. Any edit to it is a new scanner.
-        for source in sorted(Path(__file__).parent.glob("*.py")):
+        # The learned scorer's weights (scorer.bin) are part of it as much as the code.
+        here = Path(__file__).parent
+        for source in sorted([*here.glob("*.py"), *here.glob("*.bin")]):
             digest.update(f"{source.name}\n".encode())
             digest.update(source.read_bytes())
         digest.update(_xaidr_fingerprint().encode())

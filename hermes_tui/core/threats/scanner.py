@@ -4,7 +4,9 @@
 1. the views of the text are computed once (views.py): the plain form, then each decoding;
 2. invisible characters are looked for in the raw text, then our pattern table (patterns.py)
    runs over every view, and as a last resort the key phrases over the text without spaces;
-3. the xaidr sensor (sensor.py) reads every view, adding findings our table did not make.
+3. the xaidr sensor (sensor.py) reads every view, adding findings our table did not make;
+4. unless something refused it already, the learned scorer (model.py) reads every view: a high
+   score holds the text, a middling one is a weak signal (held only in a tainted turn).
 Any refusing finding refuses the text, any other holds it. Verdicts are cached by text in
 memory, and on disk when the scanner is given a `remembered` cache (cache.py).
 """
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from hermes_tui.core.threats import model
 from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
 from hermes_tui.core.threats.sensor import XaidrSensor, build_sensor
 from hermes_tui.core.threats.verdicts import (
@@ -33,6 +36,11 @@ from hermes_tui.core.threats.views import invisible, views
 
 # How many of a session's earlier refused or held texts a new one is joined to.
 CONTINUATION_DEPTH = 4
+# The learned scorer's thresholds, chosen by leave-one-round-out cross-validation on the tuning
+# corpus (bench/injection.py): at 0.9 no held-out note of 246 scored above (recall alone 0.70),
+# at 0.5 about one in ten did (recall alone 0.95), which is why it only flags.
+LEARNED_HOLD = 0.9
+LEARNED_FLAG = 0.5
 
 
 class Remembered(Protocol):
@@ -116,7 +124,11 @@ class Scanner:
             alone = {f.id for f in self.assess(before).findings} | own
             for joiner in ("\n", " "):
                 for finding in self.assess(before.rstrip() + joiner + text.lstrip()).findings:
-                    if finding.id not in alone and tier_of(finding) != "flag":
+                    # The scorer reads the join as a whole, so the earlier half's score alone
+                    # would hold any note written after it: only phrases found whole count.
+                    if finding.id not in alone and tier_of(finding) != "flag" and (
+                        finding.source != "model"
+                    ):
                         alone.add(finding.id)
                         findings.append(_completing(finding, before))
         return Verdict(tier_over(findings), tuple(findings))
@@ -140,7 +152,33 @@ class Scanner:
                 if finding.id not in seen:
                     seen.add(finding.id)
                     findings.append(finding)
+        if tier_over(findings) != "refuse" and (found := _learned(forms)):
+            findings.append(found)
         return Verdict(tier_over(findings), tuple(findings))
+
+
+def _learned(forms: list[tuple[str, str]]) -> Finding | None:
+    """The learned scorer's word on the views of a text, if it has one worth a finding."""
+    try:
+        score = model.shipped().score(shown for _, shown in forms)
+    except (OSError, ValueError) as exc:  # its weights missing or damaged: a person looks
+        return Finding(
+            "scanner_error",
+            "scanner",
+            "medium",
+            f"the learned scorer could not be read ({exc}); a person must look",
+            forms[0][1][:60],
+        )
+    if score < LEARNED_FLAG:
+        return None
+    return Finding(
+        "learned_injection",
+        "learned" if score >= LEARNED_HOLD else "learned" + WEAK,
+        "high" if score >= LEARNED_HOLD else "medium",
+        f"reads like an instruction to the agent (learned scorer, {score:.2f})",
+        excerpt(forms[0][1], 0, 0),
+        source="model",
+    )
 
 
 def _completing(finding: Finding, before: str) -> Finding:
