@@ -2,12 +2,13 @@
 
 `injection_corpus.json` (issue 11: paraphrases and encodings, with its own holdout part),
 `injection_tuning.yaml` (issue 23's families: other languages, fake system tags, social
-engineering, safety settings, planted credentials; the patterns were tuned on it) and
-`injection_holdout.yaml` (the same families written after tuning, never tuned on).
+engineering, safety settings, planted credentials; the patterns were tuned and the scorer
+trained on it) and `injection_holdout_5.yaml`, `injection_holdout_6.yaml` (the same families
+written after tuning, never tuned on).
 
 For each it prints recall without taint (attacks refused or held), recall with taint (also
 the weak signals a tainted turn holds on) and the false-positive rate (ordinary notes refused
-or held; and flagged, which matters only in a tainted turn). Targets (issue 23, on the
+or held; and flagged, which matters only in a tainted turn). Targets (issue 23, on each
 holdout): recall >= 0.75 without taint, >= 0.90 with, false positives <= 3 %.
 Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 

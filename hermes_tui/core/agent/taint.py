@@ -444,7 +444,9 @@ class WriteGate:
         if context.origin == "review":  # a review's skill goes to every later prompt unasked
             for text in texts:
                 held.extend(
-                    f for f in self.scanner.assess(text).findings if threats.tier_of(f) == "hold"
+                    f
+                    for f in self.scanner.assess_skill(text).findings
+                    if threats.tier_of(f) == "hold"
                 )
         if not taint.sources and not copied and not held:
             return None

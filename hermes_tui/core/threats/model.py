@@ -174,7 +174,8 @@ class _Scaled:
 
 @cache
 def shipped() -> Model:
-    return Model.load()
+    """The weights this package ships, read once."""
+    return Model.load(WEIGHTS)
 
 
 def train(

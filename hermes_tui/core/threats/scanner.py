@@ -41,6 +41,7 @@ CONTINUATION_DEPTH = 4
 # at 0.5 about one in ten did (recall alone 0.95), which is why it only flags.
 LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.5
+LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
 
 
 class Remembered(Protocol):
@@ -126,12 +127,29 @@ class Scanner:
                 for finding in self.assess(before.rstrip() + joiner + text.lstrip()).findings:
                     # The scorer reads the join as a whole, so the earlier half's score alone
                     # would hold any note written after it: only phrases found whole count.
-                    if finding.id not in alone and tier_of(finding) != "flag" and (
-                        finding.source != "model"
+                    if (
+                        finding.id not in alone
+                        and tier_of(finding) != "flag"
+                        and (finding.source != LEARNED_SOURCE)
                     ):
                         alone.add(finding.id)
                         findings.append(_completing(finding, before))
         return Verdict(tier_over(findings), tuple(findings))
+
+    def assess_skill(self, text: str) -> Verdict:
+        """The verdict on a text written to instruct the agent: a skill's description or files.
+
+        The learned scorer is left out: it learned from memory notes, where an order to the
+        agent is the attack, and every line of a skill is such an order by design (it held
+        the bundled shell-safety and writing-skills descriptions).
+        """
+        verdict = self.assess(text)
+        findings = tuple(f for f in verdict.findings if f.source != LEARNED_SOURCE)
+        return (
+            verdict
+            if len(findings) == len(verdict.findings)
+            else Verdict(tier_over(findings), findings)
+        )
 
     def refused(self, text: str) -> str | None:
         """The ids of the findings that keep `text` out of a prompt, or None if it may go in."""
@@ -177,7 +195,7 @@ def _learned(forms: list[tuple[str, str]]) -> Finding | None:
         "high" if score >= LEARNED_HOLD else "medium",
         f"reads like an instruction to the agent (learned scorer, {score:.2f})",
         excerpt(forms[0][1], 0, 0),
-        source="model",
+        source=LEARNED_SOURCE,
     )
 
 

@@ -264,7 +264,7 @@ def text_findings(directory: Path, description: str) -> list[guard.GuardFinding]
     from hermes_tui.core.threats import Scanner, scan, tier_of
 
     findings: list[guard.GuardFinding] = []
-    for finding in Scanner().assess(description).findings:
+    for finding in Scanner().assess_skill(description).findings:
         if tier_of(finding) != "flag":  # a weak signal weighs only in a tainted turn
             findings.append(_as_guard_finding("SKILL.md", None, finding, "refuse"))
     pieces: list[tuple[str, int, str]] = []
