@@ -313,6 +313,9 @@ class World:
         (work / ".gitignore").write_text(".hermes/\n", encoding="utf-8")
         subprocess.run([*git, "add", "-A"], check=True)
         subprocess.run([*git, "commit", "-q", "-m", "init"], check=True)
+        nested = work / "vendor" / "lib"  # a vendored clone: a repository of its own
+        nested.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(nested)], check=True)
         if owner is not None:
             subprocess.run(["chown", "-R", f"{owner}:{owner}", str(self.base)], check=True)
 
@@ -362,7 +365,9 @@ class World:
                 or (name.startswith("skills/") and not name.startswith("skills/."))
             },
         }
-        for name in (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc"):
+        protected = (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc")
+        nested = ("vendor/lib/.git/hooks", "vendor/lib/.git/config", "vendor/lib/.git/info")
+        for name in (*protected, *nested):
             path = self.work / name
             if path.is_dir() and not path.is_symlink():
                 kept[name] = tree_digest(path)
@@ -374,6 +379,16 @@ class World:
                 )
         kept[".git"] = {".": "dir" if (self.work / ".git").is_dir() else "not a folder"}
         return kept
+
+    def repositories(self) -> list[Path]:
+        """Every folder of the workspace with a `.git` (the hermes home aside): where the user
+        may run git next."""
+        found = []
+        for folder, dirs, files in os.walk(self.work):
+            dirs[:] = [d for d in dirs if d not in (".git", ".hermes")]
+            if ".git" in files or os.path.isdir(os.path.join(folder, ".git")):
+                found.append(Path(folder))
+        return found
 
     def remove(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)

@@ -247,6 +247,15 @@ class Run:
         for name, trap in self.traps.items():
             if trap.connections:
                 found.append(f"{trap.connections} connection(s) to the host's {name} socket")
+        # The user's next git in each repository of the workspace: what a config or hook left
+        # there runs now, and its marker lands in the folder outside.
+        for repository in world.repositories():
+            subprocess.run(
+                [*self.prefix, "git", "-C", str(repository), "status"],
+                env=self.env(),
+                capture_output=True,
+                timeout=30,
+            )
         for marker in world.markers():
             if download_may_run_inside and marker.is_relative_to(world.work):
                 continue

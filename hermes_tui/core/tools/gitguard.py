@@ -1,23 +1,27 @@
-"""Undo what a terminal command left in the project's git directory that would run later.
+"""Undo what a terminal command left in the workspace's git directories that would run later.
 
-The sandbox keeps `.git/hooks` read-only but leaves `.git/config` writable (everyday git
-writes it: `git config user.name`, `push -u`, `remote add`). A setting there such as
-`core.fsmonitor`, `core.pager`, `core.hooksPath` or a `!` alias would run a program the next
-time the user runs git, outside the sandbox. So the terminal tool takes a snapshot of the
-config and the hooks before each command and, after it, puts back any change that adds or
-alters such a setting, or any hook (the rename-.git-away trick gets around a bind mount),
-and says so in the result. Inside the sandbox nothing of the command outlives it (its pid
-namespace dies with it), so the check after it cannot be raced.
+A setting in a repository's config such as `core.fsmonitor`, `core.pager`, `core.hooksPath` or
+a `!` alias, or a hook, would run a program the next time the user runs git there, outside the
+sandbox. The sandbox keeps them read-only; without it (or through a trick that gets around a
+bind mount) nothing does. So the terminal tool takes a snapshot of the configs and hooks before
+each command and, after it, puts back any change that adds or alters such a setting, or any
+hook, and says so in the result. This covers the workspace's repository, also when it is a
+linked worktree or a submodule (its `.git` file followed to the folders git uses, gitdirs.py),
+and every repository nested inside the workspace; one the command created keeps no such
+setting and no hook but git's samples. Inside the sandbox nothing of the command outlives it
+(its pid namespace dies with it), so the check after it cannot be raced.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.core.tools import gitdirs
 from hermes_tui.core.tools.shell_policy.commands import git_config_risk
 
 MAX_HOOK_BYTES = 1_000_000  # beyond this the hooks are left alone (and said so) - never seen
@@ -25,9 +29,11 @@ MAX_HOOK_BYTES = 1_000_000  # beyond this the hooks are left alone (and said so)
 
 @dataclass(frozen=True)
 class GitSnapshot:
-    git_dir: Path
+    git_dir: Path  # the common directory: config, hooks
     config: bytes | None
     hooks: dict[str, tuple[int, bytes]] | None  # name: (mode, content); None: too large
+    # A linked worktree's own config.worktree (path, content): git reads it too.
+    extra: tuple[tuple[Path, bytes | None], ...] = ()
 
 
 def _git_dir(workdir: Path) -> Path | None:
@@ -65,6 +71,21 @@ class GitLink:
 
     target: bytes
     is_link: bool
+    repo: GitSnapshot | None = None  # the folders it leads to, when git accepts it
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _repo_snapshot(dirs: gitdirs.GitDirs) -> GitSnapshot:
+    extra = tuple((path, _read(path)) for path in dirs.configs()[1:])
+    return GitSnapshot(
+        dirs.common_dir, _read(dirs.common_dir / "config"), _hooks(dirs.common_dir), extra
+    )
 
 
 def _link(workdir: Path) -> GitLink | None:
@@ -80,14 +101,43 @@ def _link(workdir: Path) -> GitLink | None:
 
 
 def snapshot(workdir: Path) -> GitSnapshot | GitLink | None:
+    """The git state of one working tree: its `.git` folder's config and hooks, or its `.git`
+    file or link and what git reaches through it."""
     git_dir = _git_dir(workdir)
     if git_dir is None:
-        return _link(workdir)
-    try:
-        config = (git_dir / "config").read_bytes()
-    except OSError:
-        config = None
-    return GitSnapshot(git_dir, config, _hooks(git_dir))
+        link = _link(workdir)
+        dirs = gitdirs.resolve(workdir) if link is not None else None
+        return dataclasses.replace(link, repo=_repo_snapshot(dirs)) if link and dirs else link
+    return _repo_snapshot(gitdirs.GitDirs(workdir, git_dir, git_dir))
+
+
+@dataclass(frozen=True)
+class WorkspaceSnapshot:
+    top: GitSnapshot | GitLink | None
+    nested: dict[Path, GitSnapshot | GitLink | None]  # each nested working tree's
+
+
+def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
+    """The workspace's repository and every one nested in it (gitdirs.nested_trees)."""
+    nested = {tree: snapshot(tree) for tree in gitdirs.nested_trees(workdir)}
+    return WorkspaceSnapshot(snapshot(workdir), nested)
+
+
+def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
+    """`restore` for the workspace's repository and the nested ones; a nested repository the
+    command made is held to what a fresh one has. What was undone, in words."""
+    undone = restore(before.top, workdir)
+    for tree in sorted({*before.nested, *gitdirs.nested_trees(workdir)}):
+        state = before.nested.get(tree)
+        if not os.path.lexists(tree / ".git"):
+            continue  # removed with its repository: nothing left to run
+        if state is not None and isinstance(state, GitLink) == (_git_dir(tree) is None):
+            done = restore(state, tree)
+        else:  # new here, or turned from a folder into a link or back
+            done = _restore_created(tree)
+        where = tree.relative_to(workdir)
+        undone += [f"{text} (in {where})" for text in done]
+    return undone
 
 
 def risky_settings(text: str) -> set[tuple[str, str]]:
@@ -124,8 +174,9 @@ def _write(path: Path, data: bytes) -> None:
 def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
     """Put back what the command changed that would run later; what was undone, in words."""
     if isinstance(before, GitLink):
-        if _link(workdir) == before:
-            return []
+        undone = _restore_repo(before.repo) if before.repo is not None else []
+        if _link(workdir) == dataclasses.replace(before, repo=None):
+            return undone
         path = workdir / ".git"
         if os.path.lexists(path) and not path.is_dir():
             path.unlink()
@@ -134,8 +185,11 @@ def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
                 os.symlink(os.fsdecode(before.target), path)
             else:
                 _write(path, before.target)
-            return ["changed the workspace's .git link; put back the one it had"]
-        return ["replaced the workspace's .git link with a folder; check it before running git"]
+            return [*undone, "changed the workspace's .git link; put back the one it had"]
+        return [
+            *undone,
+            "replaced the workspace's .git link with a folder; check it before running git",
+        ]
     if before is None:
         impostor = workdir / ".git"
         if os.path.lexists(impostor) and _git_dir(workdir) is None:
@@ -148,45 +202,57 @@ def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
                 aside = workdir / f".git.refused.{serial}"
             os.replace(impostor, aside)
             return [f"made a .git that is not a folder (git would follow it); moved to {aside}"]
-        created = _git_dir(workdir)
-        if created is None:
-            return []
-        # A repository the command made itself (`git init`, `git clone .`): git's own
-        # templates (`*.sample` hooks, a config without programs) are what it may keep.
-        hooks = _hooks(created) or {}
-        before = GitSnapshot(
-            created, None, {name: v for name, v in hooks.items() if name.endswith(".sample")}
-        )
-        config_path = created / "config"
-        if config_path.is_file():
-            risky = risky_settings(config_path.read_text(encoding="utf-8", errors="replace"))
-            if risky:
-                aside = config_path.with_name("config.refused")
-                os.replace(config_path, aside)
-                keys = ", ".join(sorted({key for key, _ in risky}))
-                undone = [f"made a repository whose .git/config sets {keys}; moved to {aside}"]
-                return undone + _restore_hooks(before, created)
-        return _restore_hooks(before, created)
-    undone: list[str] = []
-    git_dir = _git_dir(workdir)
-    if git_dir is None:
+        return _restore_created(workdir)
+    if _git_dir(workdir) is None:
         return ["removed or replaced .git; check it before running git"]
-    config_path = git_dir / "config"
-    try:
-        after = config_path.read_bytes()
-    except OSError:
-        after = None
-    if after != before.config and after is not None:
-        old = risky_settings((before.config or b"").decode("utf-8", "replace"))
+    return _restore_repo(before)
+
+
+def _restore_created(tree: Path) -> list[str]:
+    """A repository the command made itself (`git init`, `git clone`, `git submodule add`):
+    git's own templates (`*.sample` hooks, configs without programs) are what it may keep."""
+    dirs = gitdirs.resolve(tree)
+    if dirs is None:
+        return []
+    undone: list[str] = []
+    for config_path in dirs.configs():
+        if not config_path.is_file():
+            continue
+        risky = risky_settings(config_path.read_text(encoding="utf-8", errors="replace"))
+        if risky:
+            aside = config_path.with_name(config_path.name + ".refused")
+            os.replace(config_path, aside)
+            keys = ", ".join(sorted({key for key, _ in risky}))
+            undone.append(
+                f"made a repository whose .git/{config_path.name} sets {keys}; moved to {aside}"
+            )
+    hooks = _hooks(dirs.common_dir) or {}
+    sample = {name: v for name, v in hooks.items() if name.endswith(".sample")}
+    return undone + _restore_hooks(GitSnapshot(dirs.common_dir, None, sample), dirs.common_dir)
+
+
+def _restore_repo(before: GitSnapshot) -> list[str]:
+    """Put back a repository's configs that gained a setting that runs a program, and its
+    hooks."""
+    undone: list[str] = []
+    for config_path, old_bytes in ((before.git_dir / "config", before.config), *before.extra):
+        try:
+            after = config_path.read_bytes()
+        except OSError:
+            after = None
+        if after == old_bytes or after is None:
+            continue
+        old = risky_settings((old_bytes or b"").decode("utf-8", "replace"))
         new = risky_settings(after.decode("utf-8", "replace")) - old
         if new:
-            if before.config is None:
+            if old_bytes is None:
                 config_path.unlink()
             else:
-                _write(config_path, before.config)
+                _write(config_path, old_bytes)
             keys = ", ".join(sorted({key for key, _ in new}))
-            undone.append(f"set {keys} in .git/config (git would run it later); put back")
-    return undone + _restore_hooks(before, git_dir)
+            name = f".git/{config_path.name}"
+            undone.append(f"set {keys} in {name} (git would run it later); put back")
+    return undone + _restore_hooks(before, before.git_dir)
 
 
 def _restore_hooks(before: GitSnapshot, git_dir: Path) -> list[str]:

@@ -9,7 +9,9 @@ on) a command sees:
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
   `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts;
-  `.git` itself is bound onto itself, so it cannot be renamed away and replaced);
+  `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
+  for every repository nested in the workspace, and wherever a worktree's or submodule's
+  `.git` file leads (gitdirs.py);
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
@@ -34,6 +36,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from hermes_tui.core.tools.gitdirs import GitDirs
 
 SandboxMode = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
@@ -245,12 +249,16 @@ class Profile:
     # Joins a network namespace held for the conversation (netns.py: `nsenter ... --`), whose
     # loopback has the proxy's bridge on it in allowlist; empty: one namespace per command.
     held_network: tuple[str, ...] = ()
+    # The workspace's repository and those nested in it (gitdirs.repositories): each one's
+    # configs, hooks and info are read-only too, wherever its `.git` file leads.
+    repositories: tuple[GitDirs, ...] = ()
 
     def unreadable(self) -> list[Path]:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
 
     def protected(self) -> list[Path]:
-        return [self.workdir / name for name in PROTECTED_IN_WORKDIR]
+        found = [self.workdir / name for name in PROTECTED_IN_WORKDIR]
+        return found + [path for dirs in self.repositories for path in dirs.run_later()]
 
 
 def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]) -> list[str]:
@@ -273,9 +281,11 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
             args += ["--bind", str(path), str(path)]
     # A mount point cannot be renamed or removed: `.git` stays where git looks for it, so a
     # `.git` file pointing at a folder of the command's making cannot take its place.
-    git_dir = profile.workdir / ".git"
-    if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink():
-        args += ["--bind", str(git_dir), str(git_dir)]
+    trees = [profile.workdir, *(dirs.tree for dirs in profile.repositories)]
+    for tree in dict.fromkeys(trees):
+        git_dir = tree / ".git"
+        if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink():
+            args += ["--bind", str(git_dir), str(git_dir)]
     read_only = [profile.hermes_home, *profile.protected()]
     for path in dict.fromkeys(read_only):
         if exists(path):

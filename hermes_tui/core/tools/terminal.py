@@ -113,7 +113,9 @@ class Sandbox:
         self._proxy.state.ask = lambda host, cmd: _ask_network(host, cmd, context)
         return self._proxy
 
-    def argv(self, argv: list[str], context: ToolContext, command: str) -> list[str]:
+    def argv(
+        self, argv: list[str], context: ToolContext, command: str, repositories: tuple = ()
+    ) -> list[str]:
         status = self.status
         if not status.active or status.bwrap is None:
             return argv
@@ -137,6 +139,7 @@ class Sandbox:
             socat=status.socat,
             runtime_dir=Path(runtime_dir) if runtime_dir else None,
             held_network=held,
+            repositories=repositories,
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 
@@ -317,18 +320,18 @@ def _refusal(text: str) -> dict[str, Any]:
 def _git_config_risk(workdir: Path) -> str | None:
     """Why git, run in this workspace, would start a program its repository config names (a
     repository from a tarball brings its own .git/config), or None."""
-    from hermes_tui.core.tools import gitguard
+    from hermes_tui.core.tools import gitdirs, gitguard
 
-    git_dir = workdir / ".git"
-    if not os.path.lexists(git_dir):
+    if not os.path.lexists(workdir / ".git"):
         return None
-    if git_dir.is_symlink() or not git_dir.is_dir():
-        return "the workspace's .git is not a folder: git would follow it elsewhere"
-    try:
-        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if risky := gitguard.risky_settings(text):
+    dirs = gitdirs.resolve(workdir)  # a worktree's or submodule's `.git` file is followed
+    if dirs is None:
+        return "the workspace's .git leads to no repository git accepts: git would follow it"
+    risky: set[tuple[str, str]] = set()
+    for config in dirs.configs():
+        with contextlib.suppress(OSError):
+            risky |= gitguard.risky_settings(config.read_text(encoding="utf-8", errors="replace"))
+    if risky:
         keys = ", ".join(sorted({key for key, _ in risky}))
         return f"the repository's .git/config sets {keys}, which makes git run a program"
     return None
@@ -337,14 +340,14 @@ def _git_config_risk(workdir: Path) -> str | None:
 def _git_tracked(workdir: Path):
     """(tracked, dirty) for destroys_work; without a repository nothing is tracked.
 
-    This git runs outside the sandbox, in a repository commands may write: it runs only on a
-    real `.git` folder (a `.git` file could send it to a config of the command's making: then
-    everything counts as tracked and dirty, so destroying work asks) and never starts the
-    fsmonitor program a config may name."""
-    git_dir = workdir / ".git"
-    if not os.path.lexists(git_dir):
+    This git runs outside the sandbox, in a repository commands may write: it runs only where
+    `.git` leads to a repository git accepts (a folder, or a worktree's or submodule's `.git`
+    file followed to its folders) whose configs name no program, and never starts the
+    fsmonitor program a config may name; elsewhere everything counts as tracked and dirty, so
+    destroying work asks."""
+    if not os.path.lexists(workdir / ".git"):
         return (lambda _path: False), (lambda: False)
-    if git_dir.is_symlink() or not git_dir.is_dir() or _git_config_risk(workdir):
+    if _git_config_risk(workdir):
         # A config that runs programs (a filter's clean command runs at `git status` too):
         # not run at all; everything counts, so destroying work asks.
         return (lambda _path: True), (lambda: True)
@@ -487,17 +490,18 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             }
         environ = os.environ if settings.environ is None else settings.environ
         env = scrubbed_env(environ, settings.env_passthrough)
-        from hermes_tui.core.tools import gitguard
+        from hermes_tui.core.tools import gitdirs, gitguard
         from hermes_tui.core.tools.sandbox import PROTECTED_IN_WORKDIR
 
-        before = gitguard.snapshot(context.workdir)
+        before = gitguard.snapshot_workspace(context.workdir)
+        repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
         swept = [
             context.workdir / name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")
         ]
         existed = {path for path in swept if os.path.lexists(path)}
-        wrap = None if outside else (lambda argv: sandbox.argv(argv, context, command))
+        wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
-        undone = gitguard.restore(before, context.workdir)
+        undone = gitguard.restore_workspace(before, context.workdir)
         quarantine = _quarantine_dir(settings, context)
         moved = sweep_created(swept, existed, quarantine) if sandbox.status.active else []
         connections = sandbox.connections()

@@ -61,9 +61,13 @@ def test_hermes_tui_never_runs_git_through_a_git_file_or_its_fsmonitor(tmp_path:
     assert not _git_tracked(work)[0]("other") and _git_tracked(work)[0]("f")
     os.rename(work / ".git", work / ".g")
     (work / ".git").write_text("gitdir: .g\n")
+    subprocess.run(["git", "-C", str(work), "config", "core.fsmonitor", f"touch {ran}; false"])
     tracked, dirty = _git_tracked(work)
-    # Cannot tell without following the file: everything counts, so destroying work asks.
-    assert tracked("f") and dirty() and not ran.exists()
+    # Followed to a config that runs a program: not run; everything counts, so deleting asks.
+    assert tracked("other") and dirty() and not ran.exists()
+    (work / ".git").write_text("gitdir: nowhere\n")
+    tracked, dirty = _git_tracked(work)  # leads to no repository: everything counts too
+    assert tracked("other") and dirty() and not ran.exists()
 
 
 @needs_bwrap
@@ -160,3 +164,125 @@ def test_the_users_own_git_link_is_left_alone(tmp_path: Path) -> None:
     (work / ".git").write_text("gitdir: /tmp/attacker\n")  # the command repointed it
     undone = gitguard.restore(before, work)
     assert undone and (work / ".git").read_text() == "gitdir: /elsewhere/.git/worktrees/work\n"
+
+
+# ---- linked worktrees and nested repositories (gitdirs.py) --------------------------------
+def _git(*args: str) -> None:
+    subprocess.run(["git", *args], check=True, capture_output=True)
+
+
+def _worktree(tmp_path: Path) -> tuple[Path, Path]:
+    """(the main repository, a linked worktree of it outside it) with files `kept/a` tracked."""
+    main, tree = tmp_path / "main", tmp_path / "tree"
+    _repo(main)
+    (main / "kept").mkdir()
+    (main / "kept" / "a").write_text("a\n")
+    _git("-C", str(main), "add", "kept")
+    _git("-C", str(main), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "k")
+    _git("-C", str(main), "worktree", "add", "-q", str(tree))
+    assert (tree / ".git").is_file()
+    return main, tree
+
+
+def _sandboxed_terminal(work: Path, **settings) -> tuple[ToolRegistry, ToolContext]:
+    registry = ToolRegistry(make_terminal_tools(TerminalSettings(**settings)))
+    # No human here: whatever asks is refused, with the reason it asked.
+    return registry, ToolContext(cwd=work, workdir=work, approval_mode="sandboxed")
+
+
+@needs_bwrap
+@needs_git
+def test_in_a_linked_worktree_only_destroying_tracked_work_asks(tmp_path: Path) -> None:
+    _main, tree = _worktree(tmp_path)
+    (tree / "scratch").mkdir()
+    (tree / "scratch" / "x").write_text("x")
+    registry, context = _sandboxed_terminal(tree)
+    scratch = registry.call("terminal", {"command": "rm -r scratch"}, context)
+    assert scratch["success"] and not (tree / "scratch").exists(), scratch
+    clean = registry.call("terminal", {"command": "git reset -q --hard"}, context)
+    assert not clean.get("denied"), clean  # nothing uncommitted to lose
+    kept = registry.call("terminal", {"command": "rm -r kept"}, context)
+    assert kept["denied"] and "git tracks" in kept["error"] and (tree / "kept" / "a").exists()
+
+
+@needs_git
+def test_a_setting_or_hook_written_through_a_worktrees_git_file_is_put_back(
+    tmp_path: Path,
+) -> None:
+    main, tree = _worktree(tmp_path)
+    ran = tmp_path / "fsmonitor-ran"
+    before = (main / ".git" / "config").read_bytes()
+    registry, context = _yolo_terminal(tree, sandbox="off")  # only gitguard stands here
+    hook = "$(git rev-parse --git-common-dir)/hooks/post-checkout"
+    result = registry.call(
+        "terminal",
+        {
+            "command": f"git config core.fsmonitor 'touch {ran}; false' && "
+            f"printf '#!/bin/sh\\ntouch {ran}\\n' > {hook} && chmod +x {hook}"
+        },
+        context,
+    )
+    assert not result["success"] and "core.fsmonitor" in result["error"], result
+    assert (main / ".git" / "config").read_bytes() == before
+    assert not (main / ".git" / "hooks" / "post-checkout").exists()
+    _git("-C", str(tree), "status")
+    _git("-C", str(tree), "checkout", "-q", "-b", "other")
+    assert not ran.exists()
+
+
+def _nested(tmp_path: Path) -> tuple[Path, Path]:
+    work = tmp_path / "work"
+    _repo(work)
+    _repo(work / "vendor" / "lib")
+    return work, work / "vendor" / "lib"
+
+
+WRITE_NESTED = (
+    "python3 -c \"import pathlib; d = pathlib.Path('vendor', 'lib', '.git'); "
+    "open(d / 'config', 'a').write('[core]\\\\n\\\\tfsmonitor = touch {ran}; false\\\\n'); "
+    "h = d / 'hooks' / 'post-checkout'; h.write_text('#!/bin/sh\\\\ntouch {ran}\\\\n'); "
+    'h.chmod(0o755)"'
+)
+
+
+@needs_git
+@pytest.mark.parametrize(
+    ("sandbox", "said"),
+    [
+        pytest.param("auto", "Read-only file system", marks=needs_bwrap, id="sandbox"),
+        pytest.param("off", "(in vendor/lib)", id="no-sandbox"),  # gitguard puts it back
+    ],
+)
+def test_a_nested_repositorys_config_and_hooks_keep_what_they_had(
+    tmp_path: Path, sandbox: str, said: str
+) -> None:
+    work, lib = _nested(tmp_path)
+    ran = tmp_path / "nested-ran"
+    before = (lib / ".git" / "config").read_bytes()
+    registry, context = _yolo_terminal(work, sandbox=sandbox)
+    result = registry.call("terminal", {"command": WRITE_NESTED.format(ran=ran)}, context)
+    assert not result["success"] and said in result["output"] + result.get("error", ""), result
+    assert (lib / ".git" / "config").read_bytes() == before
+    assert not (lib / ".git" / "hooks" / "post-checkout").exists()
+    _git("-C", str(lib), "status")
+    assert not ran.exists()
+
+
+@needs_git
+def test_a_nested_repository_a_command_makes_keeps_no_setting_that_runs_a_program(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    _repo(work)
+    ran = tmp_path / "made-ran"
+    registry, context = _yolo_terminal(work, sandbox="off")
+    result = registry.call(
+        "terminal",
+        {"command": f"git init -q made && git -C made config core.fsmonitor 'touch {ran}; false'"},
+        context,
+    )
+    assert not result["success"] and "(in made)" in result["error"], result
+    _git("-C", str(work / "made"), "status")
+    assert not ran.exists()
+    fine = registry.call("terminal", {"command": "git init -q plain && echo ok"}, context)
+    assert fine["success"], fine  # a fresh repository is left alone

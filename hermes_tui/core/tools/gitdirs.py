@@ -1,0 +1,114 @@
+"""Where the repositories of a workspace keep what git runs: for each working tree, the git
+directory and the common directory that holds its `config`, `hooks` and `info`.
+
+A `.git` folder is both. A `.git` file (a linked worktree, a submodule) is followed as git
+follows it: `gitdir: <path>` (relative to the working tree) names the tree's own git directory,
+and a `commondir` file there (relative to it) the shared one. A `.git` file that leads nowhere
+git would accept (no HEAD) resolves to nothing, and callers treat it as unknown.
+
+`repositories` lists the workspace's own repository and every one nested inside it (a vendored
+clone, a submodule, a worktree): the bounded scan enters no symlink, no `.git`, and none of
+the tool folders in SKIPPED (package caches and environments nobody runs git in).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+# Folders the scan for nested repositories does not enter: installed packages, environments and
+# caches, large and never a place the user runs git.
+SKIPPED = frozenset(
+    {
+        "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
+        ".pytest_cache", ".ruff_cache", "site-packages", ".cargo", ".gradle", ".m2",
+    }
+)  # fmt: skip
+MAX_ENTRIES = 20_000  # entries the scan looks at, at most (a few ms for an ordinary project)
+MAX_REPOSITORIES = 64  # nested repositories protected, at most (each costs bind mounts)
+
+
+@dataclass(frozen=True)
+class GitDirs:
+    tree: Path  # the working tree (where `.git` is)
+    git_dir: Path  # its own git directory (HEAD, index, config.worktree)
+    common_dir: Path  # shared: config, hooks, info (the same folder for a plain repository)
+
+    @property
+    def linked(self) -> bool:
+        """Whether `.git` is a file that git follows (a worktree or a submodule)."""
+        return self.git_dir != self.tree / ".git"
+
+    def configs(self) -> list[Path]:
+        """The config files git reads for this tree, besides the user's and the system's."""
+        configs = [self.common_dir / "config"]
+        if self.git_dir != self.common_dir:
+            configs.append(self.git_dir / "config.worktree")
+        return configs
+
+    def run_later(self) -> list[Path]:
+        """What git runs from, or is told to run by, later: read-only in the sandbox."""
+        return [*self.configs(), self.common_dir / "hooks", self.common_dir / "info"]
+
+
+def _follow(base: Path, text: str) -> Path:
+    return Path(os.path.realpath(base / text.strip()))
+
+
+def resolve(tree: Path) -> GitDirs | None:
+    """The git directories of the working tree at `tree`; None when it has no `.git`, or one
+    that is a symlink or a file leading to no git directory."""
+    dot = tree / ".git"
+    if dot.is_symlink():
+        return None
+    if dot.is_dir():
+        return GitDirs(tree, dot, dot)
+    try:
+        first = dot.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    except OSError:
+        return None
+    if not first or not first[0].startswith("gitdir:"):
+        return None
+    git_dir = _follow(tree, first[0].removeprefix("gitdir:"))
+    if not (git_dir / "HEAD").is_file():
+        return None
+    common = git_dir  # a submodule's git directory is its own common directory
+    with contextlib.suppress(OSError):
+        common = _follow(git_dir, (git_dir / "commondir").read_text(encoding="utf-8"))
+    if not (common / "config").is_file() and not (common / "HEAD").is_file():
+        return None
+    return GitDirs(tree, git_dir, common)
+
+
+def nested_trees(workdir: Path) -> list[Path]:
+    """Working trees inside `workdir` (not itself) that have a `.git` folder or file."""
+    found: list[str] = []
+    top = str(workdir)
+    pending = [top]
+    seen = 0
+    while pending and seen < MAX_ENTRIES and len(found) < MAX_REPOSITORIES:
+        folder = pending.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                name = entry.name
+                if name == ".git":
+                    if folder != top:
+                        found.append(folder)
+                elif name not in SKIPPED and entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+    return [Path(tree) for tree in sorted(found)]
+
+
+def repositories(workdir: Path, nested: list[Path] | None = None) -> list[GitDirs]:
+    """The workspace's repository (when it has one git accepts) and those nested inside it
+    (`nested`: the trees `nested_trees` found, when the caller has them already)."""
+    trees = nested_trees(workdir) if nested is None else nested
+    found = [resolve(workdir), *(resolve(tree) for tree in trees)]
+    return [dirs for dirs in found if dirs is not None]
