@@ -7,6 +7,7 @@ disk since it was opened, the preview says so and diffs against what is on disk 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from textual import on
 from textual.app import ComposeResult
@@ -44,17 +45,30 @@ Pitfalls: …
 """
 
 
-def validate(text: str, name: str | None) -> list[str]:
+@dataclass(frozen=True)
+class Problem:
+    """One line next to the editor: an error the save would refuse, or a warning."""
+
+    text: str
+    error: bool = False
+
+    def __str__(self) -> str:
+        return f"{'✗' if self.error else '⚠'} {self.text}"
+
+
+def validate(text: str, name: str | None) -> list[Problem]:
     """Problems to show next to the editor; an empty list means it can be saved."""
     problems = []
     try:
         document = frontmatter.parse_for_write(text, "SKILL.md", name)
         if name and document.name != name:
-            problems.append(f"✗ name {document.name!r} must stay {name!r}")
+            problems.append(Problem(f"name {document.name!r} must stay {name!r}", error=True))
     except SkillFormatError as exc:
-        problems.append(f"✗ {exc}")
+        problems.append(Problem(str(exc), error=True))
     findings = guard.scan_text(text, "SKILL.md")
-    problems += [f"⚠ {f.id} ({f.severity}) line {f.line or '?'}: {f.description}" for f in findings]
+    problems += [
+        Problem(f"{f.id} ({f.severity}) line {f.line or '?'}: {f.description}") for f in findings
+    ]
     return problems
 
 
@@ -172,15 +186,17 @@ class SkillEditor(Screen):
         label = self.query_one("#problem-text", Static)
         if self.had_controls:
             problems.append(
-                "⚠ the file on disk holds control characters or escape sequences; they are "
-                "shown as ␛… and saving writes them as shown"
+                Problem(
+                    "the file on disk holds control characters or escape sequences; they are "
+                    "shown as ␛… and saving writes them as shown"
+                )
             )
         label.update(
-            neutralise("\n".join(problems))
+            neutralise("\n".join(map(str, problems)))
             if problems
             else "✓ valid: frontmatter, name and size are fine; no findings"
         )
-        label.set_classes("bad" if any(p.startswith("✗") for p in problems) else "ok")
+        label.set_classes("bad" if any(p.error for p in problems) else "ok")
 
     @on(Input.Changed, "#new-name")
     def _renamed(self, event: Input.Changed) -> None:
