@@ -10,6 +10,7 @@ import contextlib
 import datetime
 import logging
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,6 +108,8 @@ class Runtime(LearningParts, SkillParts):
     _last_activity: tuple[float | None] | None = field(default=None, repr=False)
     _catalog: SessionCatalog | None = field(default=None, repr=False)
     _sandbox_status: SandboxStatus | None = field(default=None, repr=False)
+    # The tool registries handed out (a conversation's each), closed with the runtime.
+    _registries: weakref.WeakSet[ToolRegistry] = field(default_factory=weakref.WeakSet, repr=False)
 
     @property
     def home(self) -> Path:
@@ -239,7 +242,9 @@ class Runtime(LearningParts, SkillParts):
     def tool_registry(self) -> ToolRegistry:
         from hermes_tui.runtime_tools import tool_registry
 
-        return tool_registry(self)
+        registry = tool_registry(self)
+        self._registries.add(registry)
+        return registry
 
     def result_limits(self) -> ResultLimits:
         """Tool-result bounds: the configured cap, the secrets to redact, the scratch folder."""
@@ -287,7 +292,10 @@ class Runtime(LearningParts, SkillParts):
     def close(self, review_wait: float = 0.0) -> None:
         """Stop the MCP servers and close sessions.db. A background review still writing gets
         up to `review_wait` seconds first; the store is left open for one that is still running
-        (its daemon thread ends with the process)."""
+        (its daemon thread ends with the process). The conversations' tools stop what they keep
+        running (the sandbox's network namespace and its bridge)."""
+        for registry in list(self._registries):
+            registry.close()
         self.stop_mcp()
         if self._sessions is not None and self.wait_for_reviews(review_wait):
             self._sessions.close()

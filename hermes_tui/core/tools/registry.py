@@ -93,6 +93,8 @@ class Tool:
     # Its results carry text from outside (MCP servers): a conversation that reads one has its
     # memory and skill writes held for approval (core/agent/taint.py).
     untrusted: bool = False
+    # Ends what the tool keeps running for the conversation (the terminal's network holder).
+    close: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
     def summarise(self, result: dict[str, Any]) -> str:
         """One short line for the tool trace."""
@@ -226,6 +228,11 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def close(self) -> None:
+        """End what the tools keep running (each tool's `close`, once)."""
+        for close in dict.fromkeys(t.close for t in self._tools.values() if t.close):
+            close()
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -562,6 +562,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             schema,
             terminal,
             preview=preview,
+            close=sandbox.close,
         ),
         # web_fetch shares this sandbox's network policy: one allowlist, one set of hosts
         # allowed for the session.

@@ -4,6 +4,7 @@ started again when it is gone, and never needed: without nsenter each command ma
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import open_runtime
 
 from hermes_tui.core.tools import terminal
 from hermes_tui.core.tools.netns import NetworkHolder
@@ -115,3 +117,55 @@ def test_allowlist_reaches_a_listed_host_with_or_without_a_held_namespace(
         context,
     )
     assert "hello" not in direct["output"]  # no way around the proxy
+
+
+def _holders() -> dict[int, list[int]]:
+    """This process's network holders (bubblewrap running socat), each with its children."""
+    found: dict[int, list[int]] = {}
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        if fields[0] == "Z":
+            continue  # dead, waiting to be reaped by its parent
+        pid, parent = int(entry.name), int(fields[1])
+        children.setdefault(parent, []).append(pid)
+        if parent == os.getpid() and argv[0].endswith(b"bwrap") and b"--unshare-net" in argv:
+            found[pid] = []
+    return {pid: children.get(pid, []) for pid in found}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+def test_closing_the_runtime_ends_its_conversations_network_holders(
+    tmp_path: Path, home: Path
+) -> None:
+    """The holder lives as long as the thread that started it (here: the test's own); a
+    runtime that is closed stops its conversations' holders and their bridges with it."""
+    runtime = open_runtime(
+        home, "http://127.0.0.1:9/v1", terminal={"sandbox": "auto", "network": "allowlist"}
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    before = set(_holders())
+    registries = [runtime.tool_registry(), runtime.tool_registry()]  # two conversations
+    for registry in registries:
+        result = registry.call(
+            "terminal", {"command": "echo ran"}, ToolContext(cwd=work, workdir=work)
+        )
+        assert "ran" in result["output"], result
+    started = {pid: kids for pid, kids in _holders().items() if pid not in before}
+    assert len(started) == 2 and all(started.values()), started  # each: bwrap and its socat
+    runtime.close()
+    left = [pid for holder, kids in started.items() for pid in (holder, *kids) if _alive(pid)]
+    assert not left, f"still running after close: {left}"
