@@ -10,7 +10,8 @@ bubblewrap (which still makes its own user, pid, ipc and mount namespaces and dr
 capability). Nothing of a command outlives it (its pid namespace dies with it), so what the
 commands share is the loopback interface with the bridge on it, nothing else. The holder dies
 with hermes-tui (bubblewrap's --die-with-parent: with the thread that started it, so it is
-checked before each use and started again when gone), and `close()` ends it.
+checked before each use and started again when gone), and `close()` ends it, as does
+dropping the holder (garbage collection) or the interpreter's exit.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import select
 import subprocess
 import threading
 import time
+import weakref
 from pathlib import Path
 
 START_TIMEOUT = 5.0
@@ -89,6 +91,8 @@ class NetworkHolder:
         finally:
             os.close(write_end)
         self._process = process
+        # A holder nobody keeps any more (a conversation dropped without close) ends its process.
+        self._reaper = weakref.finalize(self, _end, process)
         try:
             info = _read_all(read_end, START_TIMEOUT)
         finally:
@@ -104,14 +108,18 @@ class NetworkHolder:
 
     def _stop(self) -> None:
         if self._process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                self._process.kill()
-            self._process.wait()
+            self._reaper()
         self._process, self._pid = None, None
 
     def close(self) -> None:
         with self._lock:
             self._stop()
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    process.wait()
 
 
 def _read_all(fd: int, timeout: float) -> bytes:

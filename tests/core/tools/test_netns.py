@@ -4,6 +4,7 @@ started again when it is gone, and never needed: without nsenter each command ma
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import shutil
 import socket
@@ -169,3 +170,20 @@ def test_closing_the_runtime_ends_its_conversations_network_holders(
     runtime.close()
     left = [pid for holder, kids in started.items() for pid in (holder, *kids) if _alive(pid)]
     assert not left, f"still running after close: {left}"
+
+
+def test_a_conversation_dropped_without_close_ends_its_holder(tmp_path: Path) -> None:
+    """Tools nobody keeps any more (a conversation forgotten, not closed): the holder and its
+    bridge end when they are collected, not when the process exits."""
+    work = tmp_path / "work"
+    work.mkdir()
+    before = set(_holders())
+    registry = ToolRegistry(make_terminal_tools(TerminalSettings(network="allowlist")))
+    result = registry.call("terminal", {"command": "echo ran"}, ToolContext(cwd=work, workdir=work))
+    assert "ran" in result["output"], result
+    started = {pid: kids for pid, kids in _holders().items() if pid not in before}
+    assert len(started) == 1 and all(started.values()), started
+    del registry
+    gc.collect()
+    left = [pid for holder, kids in started.items() for pid in (holder, *kids) if _alive(pid)]
+    assert not left, f"still running once dropped: {left}"
