@@ -24,3 +24,46 @@ def home(tmp_path: Path) -> Iterator[Path]:
     yield path
     problems = spec_problems_of_created_skills(path)
     assert not problems, f"skills written by hermes-tui break the Agent Skills spec: {problems}"
+
+
+# The longest tests (10 s or more alone, from `--durations`), longest first: they start first,
+# so that with two workers the run does not end waiting for a long test that started last.
+# Node id prefixes; one that no longer matches anything only stops helping.
+LONGEST = (
+    "tests/e2e/test_friction.py::test_sandboxed_mode_runs_every_everyday_command_without_asking",
+    "tests/e2e/test_taint_corpus.py",
+    "tests/e2e/test_sandbox_corpus.py::test_no_hostile_turn_gets_through[wall-only",
+    "tests/e2e/test_no_secret_leaks.py",
+    "tests/core/skills/install/test_vetting_corpus.py",
+    "tests/evaluation/test_eval_openai_e2e.py",
+    "tests/evaluation/test_eval_runner.py::test_bundled_suite_learn_arm",
+    "tests/test_cli_mcp.py",
+    "tests/e2e/test_sandbox_corpus.py",
+    "tests/e2e/test_friction.py",
+    "tests/ui/test_streaming.py",
+    "tests/ui/test_insights_evals_tab.py",
+    "tests/test_cli_skills_hub.py",
+    "tests/ui/test_keyboard_flow.py",
+    "tests/ui/test_markdown_lines.py::test_long_loose_ordered_list_keeps_its_numbers",
+    "tests/e2e/test_chat_cli.py",
+    "tests/acp/test_acp_server.py",
+    "tests/core/skills/test_writes.py::test_four_processes_patching_one_skill_lose_nothing",
+    "tests/e2e/test_chat_cancel.py",
+    "tests/e2e/test_chat_safety.py",
+    "tests/test_cli_curator.py",
+    "tests/ui/test_keys_and_focus.py",
+    "tests/ui/test_chat_view_kept.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The LONGEST first (in its order), then the rest as collected. Every xdist worker
+    collects the same and sorts the same, as xdist requires."""
+
+    def rank(item: pytest.Item) -> int:
+        for index, prefix in enumerate(LONGEST):
+            if item.nodeid.startswith(prefix):
+                return index
+        return len(LONGEST)
+
+    items.sort(key=rank)
