@@ -10,6 +10,7 @@ injection categories are dropped: they judge commands, and a note that names one
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -56,23 +57,33 @@ def build_sensor() -> Any:
 _LIBRARY_NOISE_RULES = frozenset({"LLM06_sensitive_file_read", "LLM06_confidential"})
 # Blocks that name an ordinary engineering step: a weak signal in a note, not a hold.
 _WEAK_WHEN_BLOCKED = frozenset({"LLM05_package_install"})
-# A prompt named as the thing being measured or stored is not a prompt being leaked.
-_PROMPT_AS_OBJECT = re.compile(
-    r"\bsystem\s+prompts?(?:'s)?\s+(?:length|size|tokens?|hash|checksum|chars?|characters|count"
-    r"|cache|template|file|path|builder|version|diff|budget)\b"
-    r"|\b(?:tokens?|size|length|chars?|characters)\s+(?:in|of)\s+the\s+system\s+prompt\b"
-    r"|\bsystem\s+prompt\s+(?:for|of)\s+the\s+\w+\s+(?:bot|agent|service)\b"
-    r"|\b(?:include|put|paste)\s+the\s+system\s+prompt\s+in\s+bug\s+reports\b",
-    re.I,
-)
-# Someone asking for a prompt, in any language (an order, not a mention).
-_PROMPT_REQUESTED = re.compile(
-    rf"{L.PROMPT_REQUEST_VERB}[^.\n。]{{0,60}}?{L.SYSTEM_PROMPT}"
-    rf"|{L.SYSTEM_PROMPT}[^.\n。]{{0,20}}?{L.PROMPT_REQUEST_AFTER}"
-    r"|\b(?:what\s+(?:is|are)|what's)\s+(?:your|the)\s+(?:system\s+prompt|instructions)"
-    r"|\b(?:initial|original|hidden|secret)\s+(?:instructions|prompt)",
-    re.I,
-)
+
+
+# Both compiled on first use (a large alternation over eleven languages): start-up does not
+# pay for them, since only a text the library reads as a prompt leak is checked against them.
+@functools.cache
+def _prompt_as_object() -> re.Pattern[str]:
+    """A prompt named as the thing being measured or stored is not a prompt being leaked."""
+    return re.compile(
+        r"\bsystem\s+prompts?(?:'s)?\s+(?:length|size|tokens?|hash|checksum|chars?|characters"
+        r"|count|cache|template|file|path|builder|version|diff|budget)\b"
+        r"|\b(?:tokens?|size|length|chars?|characters)\s+(?:in|of)\s+the\s+system\s+prompt\b"
+        r"|\bsystem\s+prompt\s+(?:for|of)\s+the\s+\w+\s+(?:bot|agent|service)\b"
+        r"|\b(?:include|put|paste)\s+the\s+system\s+prompt\s+in\s+bug\s+reports\b",
+        re.I,
+    )
+
+
+@functools.cache
+def _prompt_requested() -> re.Pattern[str]:
+    """Someone asking for a prompt, in any language (an order, not a mention)."""
+    return re.compile(
+        rf"{L.PROMPT_REQUEST_VERB}[^.\n。]{{0,60}}?{L.SYSTEM_PROMPT}"
+        rf"|{L.SYSTEM_PROMPT}[^.\n。]{{0,20}}?{L.PROMPT_REQUEST_AFTER}"
+        r"|\b(?:what\s+(?:is|are)|what's)\s+(?:your|the)\s+(?:system\s+prompt|instructions)"
+        r"|\b(?:initial|original|hidden|secret)\s+(?:instructions|prompt)",
+        re.I,
+    )
 
 
 class XaidrSensor:
@@ -120,7 +131,7 @@ class XaidrSensor:
         category = str(result.category or "unknown")
         weak = False
         if category == "system_prompt_leak" and (
-            _PROMPT_AS_OBJECT.search(text) or not _PROMPT_REQUESTED.search(text)
+            _prompt_as_object().search(text) or not _prompt_requested().search(text)
         ):
             # Issue 23: notes that merely talk about system prompts ("the system prompt is
             # rebuilt at session start") were refused. Without a request for one, it is a
