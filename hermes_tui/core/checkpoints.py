@@ -17,7 +17,6 @@ what the files tools wrote is; a file over MAX_SNAPSHOT bytes is recorded as not
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import time
@@ -71,6 +70,8 @@ class FileRestore:
 
         def lines(data: bytes | None) -> list[str]:
             return [] if data is None else data.decode("utf-8", "replace").splitlines(True)
+
+        import difflib  # only a rewind's preview diffs; every session makes a store
 
         before_name = self.path if self.current is not None else "/dev/null"
         after_name = self.path if self.target is not None else "/dev/null"

@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.usage import iso_now, parse_time
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
+
+if TYPE_CHECKING:  # imported where archives are made or read: `chat -q` only asks `due()`
+    import tarfile
 
 DAY = 86_400
 
@@ -302,6 +304,8 @@ class Curator:
             path = self.backups_dir / f"skills-{stamp}-{serial}.tar.gz"
         skills = sum(1 for _ in self.library.skills_dir.rglob("SKILL.md"))
         partial = path.with_name(path.name + ".partial")
+        import tarfile
+
         with tarfile.open(partial, "w:gz") as archive:
             archive.add(self.library.skills_dir, arcname="skills", filter=_skip_locks)
         partial.replace(path)
@@ -339,6 +343,8 @@ class Curator:
         restored, so a rollback can be undone with another. The new tree is unpacked beside the
         old one and swapped in with renames, so a failure leaves skills/ as it was.
         """
+        import tarfile
+
         available = self.backups()
         if not available:
             raise CuratorError("no curator backups yet; `hermes-tui curator backup` makes one")
