@@ -1,0 +1,63 @@
+"""What a one-shot `chat -q` turn loads: the modules its turn uses, not those it might.
+
+Timings live in bench/oneshot.py (ratios against `import openai` measured in the same run);
+this keeps the start's shape, which is what those timings are made of. The turn calls a tool
+(`skills_list`, its arguments validated) as the bench's does; it is the second turn in the
+home, so the scanner's verdicts are remembered as after any earlier session.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from fakes.llm_server import FakeLLM, Reply
+from helpers import cli_env, write_config
+
+# Each is needed only by something the turn did not do: a curator backup (tarfile), a rewind's
+# diff (difflib), a scan of a changed text (xaidr), arguments that fail validation
+# (jsonschema), the TUI, another provider's SDK, MCP servers (none configured).
+UNNEEDED = (
+    "tarfile",
+    "difflib",
+    "xaidr",
+    "jsonschema",
+    "textual",
+    "anthropic",
+    "mcp",
+    "hermes_tui.ui",
+    "hermes_tui.core.tools.mcp",
+)
+
+PROBE = """
+import sys
+from hermes_tui.cli import main
+code = main(sys.argv[1:])
+from hermes_tui.core.threats import sensor
+loaded = sorted(m for m in {unneeded!r} if m in sys.modules)
+compiled = sum(
+    f.cache_info().currsize for f in (sensor._prompt_requested, sensor._prompt_as_object)
+)
+print(f"EXIT={{code}} UNNEEDED={{loaded}} SENSOR_PATTERNS={{compiled}}", file=sys.stderr)
+"""
+
+
+def test_a_one_shot_turn_imports_only_what_it_uses(home: Path, tmp_path: Path) -> None:
+    with FakeLLM(default=Reply(text="ok")) as llm:
+        write_config(home, llm.openai_url)
+        argv = ["--home", str(home), "chat", "-q", "which skills are there?"]
+        env = cli_env(OPENAI_API_KEY="test-key")
+        for _ in range(2):  # the first turn remembers the scanner's verdicts
+            llm.script(Reply(tool_calls=[("skills_list", {})]), Reply(text="none yet"))
+            done = subprocess.run(
+                [sys.executable, "-c", PROBE.format(unneeded=UNNEEDED), *argv],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp_path,
+                timeout=120,
+            )
+            assert "EXIT=0 " in done.stderr, done.stderr
+        assert "✓ skills_list" in done.stderr and done.stdout.strip() == "none yet"
+        assert "UNNEEDED=[] SENSOR_PATTERNS=0" in done.stderr, done.stderr
