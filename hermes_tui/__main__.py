@@ -5,8 +5,10 @@ try:
 except KeyboardInterrupt:  # Ctrl-C while the first modules import: see cli.stopped_early
     import sys
 
-    from hermes_tui.cli import stopped_early
+    from hermes_tui.cli import forget_handled_interrupt, stopped_early
 
-    sys.exit(stopped_early(sys.argv[1:]))
+    code = stopped_early(sys.argv[1:])
+    forget_handled_interrupt()
+    sys.exit(code)
 
 entry()

@@ -485,7 +485,21 @@ def entry() -> None:
         code = main(whole_process=True)
     except KeyboardInterrupt:
         code = stopped_early(sys.argv[1:])
+    forget_handled_interrupt()
     raise SystemExit(code)
+
+
+def forget_handled_interrupt() -> None:
+    """Let a Ctrl-C we handled end the process with our exit status, not by SIGINT.
+
+    CPython notes "a KeyboardInterrupt left unhandled" in a process-wide flag whenever one
+    passes out of code run from a string (exec or eval: a namedtuple or dataclass being made
+    in a lazy import, say), and never clears it while no other such code runs. Under
+    `python -m hermes_tui`, the interpreter then ends the process by SIGINT at exit whatever
+    status we chose (seen: `eval` stopped by Ctrl-C sometimes died by signal instead of 130).
+    Running code from a string clears the flag first thing, so an empty one is enough.
+    """
+    exec("")
 
 
 def stopped_early(argv: Sequence[str]) -> int:
