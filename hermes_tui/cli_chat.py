@@ -83,7 +83,7 @@ def _custom_command(runtime: Any, session: Any, text: str, show: bool) -> str | 
         expand,
         load_custom_commands,
         resolve,
-        shell_output,
+        run_quick,
     )
 
     commands = load_custom_commands(Path.cwd(), runtime.home, runtime.config.hermes_sections)
@@ -99,13 +99,11 @@ def _custom_command(runtime: Any, session: Any, text: str, show: bool) -> str | 
     if command.kind == "alias":
         error = f"/{command.name} is an alias of {command.body}, which chat -q cannot run"
         return _outcome(session_id=session.id, error=error, exit_code=EXIT_USAGE)
-    call = {"command": command.body, "timeout": command.timeout}
-    result = session.agent.registry.run("terminal", call, session.agent.context).result
-    output = shell_output(result)
+    run = run_quick(command, session.agent.registry, session.agent.context)
     if show:  # --json carries it in "text"
-        print(neutralise(output))
-    ok = result.get("success", True) and result.get("exit_code") in (None, 0)
-    return _outcome(session_id=session.id, text=output, exit_code=EXIT_OK if ok else EXIT_INTERNAL)
+        print(neutralise(run.text))
+    code = EXIT_OK if run.ok else EXIT_INTERNAL
+    return _outcome(session_id=session.id, text=run.text, exit_code=code)
 
 
 class DeferredInterrupt:

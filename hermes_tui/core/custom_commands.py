@@ -264,11 +264,29 @@ def resolve(
     return resolve(commands, target, depth - 1) or (found, arguments.strip())
 
 
-def shell_output(result: Mapping[str, Any]) -> str:
-    """What a quick command's run shows: its output, or why it did not run or failed."""
+@dataclass(frozen=True)
+class QuickRun:
+    """How a quick command's run went, for the face that shows it: the text to show, and
+    whether the command ran and exited 0."""
+
+    text: str
+    ok: bool
+
+
+def run_quick(command: CustomCommand, registry: Any, context: Any) -> QuickRun:
+    """Run an exec command through the terminal tool (its sandbox, policy and approvals, as the
+    agent's commands) with `context`, the conversation's ToolContext."""
+    call = {"command": command.body, "timeout": command.timeout}
+    return quick_run(registry.run("terminal", call, context).result)
+
+
+def quick_run(result: Mapping[str, Any]) -> QuickRun:
+    """What a quick command's run shows, from the terminal tool's result: its output, or why it
+    did not run or failed."""
     output = str(result.get("output") or "").rstrip()
-    if not result.get("success", True) and result.get("error"):
-        return f"{output}\n{result['error']}".strip()
     code = result.get("exit_code")
+    ok = bool(result.get("success", True)) and code in (None, 0)
+    if not result.get("success", True) and result.get("error"):
+        return QuickRun(f"{output}\n{result['error']}".strip(), ok)
     tail = f"\n(exit {code})" if code not in (None, 0) else ""
-    return (output or "(the command printed nothing)") + tail
+    return QuickRun((output or "(the command printed nothing)") + tail, ok)

@@ -8,6 +8,7 @@ import pytest
 
 from hermes_tui.core.custom_commands import (
     AliasLoop,
+    QuickRun,
     expand,
     load_custom_commands,
     load_personalities,
@@ -104,3 +105,22 @@ def test_personalities_as_text_or_mapping(tmp_path: Path) -> None:
     assert found["pirate"].instructions == "Talk like a pirate."
     assert found["terse"].description == "short"
     assert sorted(found) == ["pirate", "terse"] and len(problems) == 2
+
+
+def test_a_quick_command_s_run_is_typed_text_and_ok(home: Path, tmp_path: Path) -> None:
+    from helpers import open_runtime
+
+    from hermes_tui.core.custom_commands import CustomCommand, run_quick
+    from hermes_tui.core.tools.registry import ToolContext
+
+    registry = open_runtime(home, "http://127.0.0.1:9/v1").tool_registry()
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path)
+
+    def run(body: str):
+        return run_quick(CustomCommand("q", "exec", body, timeout=20), registry, context)
+
+    assert run("printf 'hi\\n'") == QuickRun("hi", True)
+    assert run("printf 'half'; exit 3") == QuickRun("half\ncommand exited with status 3", False)
+    assert run("true") == QuickRun("(the command printed nothing)", True)
+    refused = run("rm -rf /")  # the policy asks, and nobody is there to say yes
+    assert not refused.ok and refused.text

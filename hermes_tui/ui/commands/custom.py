@@ -90,14 +90,13 @@ def command_tools(app: Any) -> tuple[Any, Any]:
 def run_shell(app: Any, command: CustomCommand) -> None:
     """A quick command of type exec: through the terminal tool (sandbox, policy, approvals, as
     the agent's commands), in the conversation's folder; its output is shown, not sent."""
-    from hermes_tui.core.custom_commands import shell_output
+    from hermes_tui.core.custom_commands import run_quick
 
     registry, context = command_tools(app)
-    arguments = {"command": command.body, "timeout": command.timeout}
 
     def work() -> None:
-        result = registry.run("terminal", arguments, context).result
-        app.call_from_thread(_show, app, f"/{command.name} $ {command.body}", shell_output(result))
+        run = run_quick(command, registry, context)
+        app.call_from_thread(_show, app, f"/{command.name} $ {command.body}", run.text)
 
     app.run_worker(work, thread=True, group="quick-command", exit_on_error=False)
 
