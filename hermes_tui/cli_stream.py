@@ -37,27 +37,33 @@ def _tokens(totals: Any) -> dict[str, int]:
     }
 
 
+# Events whose line is a type and some of their fields as they are, in this order.
+PLAIN_LINES: dict[type, tuple[str, tuple[str, ...]]] = {
+    ev.TurnStarted: ("turn_started", ("session_id", "text")),
+    ev.TextDelta: ("text", ("text",)),
+    ev.ReasoningDelta: ("reasoning", ("text",)),
+    ev.TextReset: ("text_reset", ("reason",)),
+    ev.ServerWaiting: ("waiting", ("seconds", "source")),
+    ev.ToolCallStarted: ("tool_call", ("call_id", "name", "arguments", "source")),
+    ev.TurnFinished: ("turn_finished", ("interrupted",)),
+    ev.Notice: ("notice", ("level", "text")),
+    ev.ErrorEvent: ("error", ("text", "detail")),
+    ev.MemoryChanged: ("memory_changed", ("target", "action", "origin")),
+    ev.SkillChanged: ("skill_changed", ("name", "action", "origin")),
+    ev.WriteHeld: (
+        "write_held",
+        ("pending_id", "kind", "target", "action", "origin", "reason", "source"),
+    ),
+    ev.ReviewStarted: ("review_started", ("review_id", "session_id", "kind")),
+}
+
+
 def event_line(event: Any) -> dict[str, Any] | None:
     """The line for one core event, or None for events a script has no use for."""
+    if (plain := PLAIN_LINES.get(type(event))) is not None:
+        kind, names = plain
+        return {"type": kind, **{name: getattr(event, name) for name in names}}
     match event:
-        case ev.TurnStarted():
-            return {"type": "turn_started", "session_id": event.session_id, "text": event.text}
-        case ev.TextDelta():
-            return {"type": "text", "text": event.text}
-        case ev.ReasoningDelta():
-            return {"type": "reasoning", "text": event.text}
-        case ev.TextReset():
-            return {"type": "text_reset", "reason": event.reason}
-        case ev.ServerWaiting():
-            return {"type": "waiting", "seconds": event.seconds, "source": event.source}
-        case ev.ToolCallStarted():
-            return {
-                "type": "tool_call",
-                "call_id": event.call_id,
-                "name": event.name,
-                "arguments": event.arguments,
-                "source": event.source,
-            }
         case ev.ToolCallFinished():
             return {
                 "type": "tool_result",
@@ -78,44 +84,6 @@ def event_line(event: Any) -> dict[str, Any] | None:
                 **_tokens(event.totals),
                 "cost_usd": event.cost_usd,
                 "review": _tokens(event.review),
-            }
-        case ev.TurnFinished():
-            return {"type": "turn_finished", "interrupted": event.interrupted}
-        case ev.Notice():
-            return {"type": "notice", "level": event.level, "text": event.text}
-        case ev.ErrorEvent():
-            return {"type": "error", "text": event.text, "detail": event.detail}
-        case ev.MemoryChanged():
-            return {
-                "type": "memory_changed",
-                "target": event.target,
-                "action": event.action,
-                "origin": event.origin,
-            }
-        case ev.SkillChanged():
-            return {
-                "type": "skill_changed",
-                "name": event.name,
-                "action": event.action,
-                "origin": event.origin,
-            }
-        case ev.WriteHeld():
-            return {
-                "type": "write_held",
-                "pending_id": event.pending_id,
-                "kind": event.kind,
-                "target": event.target,
-                "action": event.action,
-                "origin": event.origin,
-                "reason": event.reason,
-                "source": event.source,
-            }
-        case ev.ReviewStarted():
-            return {
-                "type": "review_started",
-                "review_id": event.review_id,
-                "session_id": event.session_id,
-                "kind": event.kind,
             }
         case ev.ReviewFinished():
             return {

@@ -22,7 +22,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:  # the shell policy (tree-sitter) loads on the first command, not here
     from hermes_tui.core.tools.shell_policy.model import Grant as ShellGrant
@@ -32,46 +32,48 @@ Category = str  # the policy's word: "deletion", "privilege", "strict mode", "fi
 
 
 @dataclass(frozen=True)
-class PathGrant:
+class _Worded:
+    """A grant whose words are its fields put into its class's WORDS."""
+
+    WORDS: ClassVar[str] = ""
+
+    def describe(self) -> str:
+        return self.WORDS.format_map(vars(self))
+
+
+@dataclass(frozen=True)
+class PathGrant(_Worded):
     """One tool on one real path (files outside the roots)."""
 
+    WORDS = "{tool} on {path}"
     tool: str
     path: str
 
-    def describe(self) -> str:
-        return f"{self.tool} on {self.path}"
-
 
 @dataclass(frozen=True)
-class McpGrant:
+class McpGrant(_Worded):
     """Every call of one tool of one MCP server (set to ask before every call)."""
 
+    WORDS = "every call of {server}.{tool}"
     server: str
     tool: str
 
-    def describe(self) -> str:
-        return f"every call of {self.server}.{self.tool}"
-
 
 @dataclass(frozen=True)
-class HostGrant:
+class HostGrant(_Worded):
     """Connections to one host not on terminal.network_allow."""
 
+    WORDS = "connections to {host}"
     host: str
-
-    def describe(self) -> str:
-        return f"connections to {self.host}"
 
 
 @dataclass(frozen=True)
-class CommandGrant:
+class CommandGrant(_Worded):
     """One exact command line run in one directory (strict mode's question)."""
 
+    WORDS = "exactly `{command}` in {cwd}"
     command: str
     cwd: str
-
-    def describe(self) -> str:
-        return f"exactly `{self.command}` in {self.cwd}"
 
 
 @dataclass(frozen=True)
