@@ -379,18 +379,12 @@ def scripted_provider(suite: Suite, *, reads_prompt: bool = True) -> Provider:
             continue
         for variables in family.variations:
             where = f"{family.name}: scripted"
-            tasks.append(
-                ScriptedTask(
-                    prompt=family.prompt_for(variables),
-                    marker=play.marker,
-                    lesson=play.lesson,
-                    unaware=tuple(render(c, variables, where) for c in play.unaware),
-                    aware=tuple(render(c, variables, where) for c in play.aware),
-                    lesson_target=play.lesson_target,
-                    skill_name=play.skill_name,
-                    skill_description=play.skill_description,
-                )
+            rendered = dataclasses.replace(
+                play,
+                unaware=tuple(render(c, variables, where) for c in play.unaware),
+                aware=tuple(render(c, variables, where) for c in play.aware),
             )
+            tasks.append(ScriptedTask.playing(rendered, family.prompt_for(variables)))
     return EvalScriptedProvider(tasks, reads_prompt=reads_prompt)
 
 

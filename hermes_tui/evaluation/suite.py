@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from hermes_tui.core.llm.demo_eval import ScriptedPlay
+
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_FIXTURE_FILE = 1 << 20
@@ -43,17 +45,8 @@ class Budget:
     iterations: int = 20
 
 
-@dataclass(frozen=True)
-class Scripted:
-    """How the offline scripted model plays the family (core/llm/demo_eval.py)."""
-
-    marker: str
-    lesson: str
-    unaware: tuple[str, ...]
-    aware: tuple[str, ...]
-    lesson_target: str = "memory"
-    skill_name: str | None = None
-    skill_description: str = ""
+# How the offline scripted model plays the family (core/llm/demo_eval.py).
+Scripted = ScriptedPlay
 
 
 @dataclass(frozen=True)

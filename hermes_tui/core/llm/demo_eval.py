@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from hermes_tui.core.llm.base import (
@@ -34,10 +34,9 @@ REVIEW_MARK = "[Background review]"
 
 
 @dataclass(frozen=True)
-class ScriptedTask:
-    """One rendered task (a family's variation) as the scripted model knows it."""
+class ScriptedPlay:
+    """How the scripted model plays a task (an eval family's `scripted:` block)."""
 
-    prompt: str
     marker: str
     lesson: str
     unaware: tuple[str, ...]
@@ -45,6 +44,17 @@ class ScriptedTask:
     lesson_target: str = "memory"
     skill_name: str | None = None
     skill_description: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScriptedTask(ScriptedPlay):
+    """One rendered task (a family's variation) as the scripted model knows it."""
+
+    prompt: str
+
+    @classmethod
+    def playing(cls, play: ScriptedPlay, prompt: str) -> ScriptedTask:
+        return cls(prompt=prompt, **{f.name: getattr(play, f.name) for f in fields(play)})
 
     def skill_text(self) -> str:
         steps = "\n".join(f"{n}. `{command}`" for n, command in enumerate(self.aware, 1))
