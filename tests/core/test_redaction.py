@@ -9,6 +9,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 import pytest
+from secret_forms import forms
 
 from hermes_tui.core.events import (
     ErrorEvent,
@@ -28,19 +29,6 @@ from hermes_tui.core.redaction import (
 )
 
 SECRET = "Zq9-known-secret-7781xy"  # no well-known shape: only knowing it finds it
-
-
-def forms(value: str) -> list[str]:
-    raw = value.encode()
-    return [
-        value,
-        value[::-1],
-        raw.hex(),
-        raw.hex().upper(),
-        base64.b64encode(raw).decode(),
-        base64.urlsafe_b64encode(raw).decode(),
-        urllib.parse.quote(value, safe=""),
-    ]
 
 
 @pytest.mark.parametrize("prefix", ["", "K", "KE", "KEY=", "export TOKEN=", "😀"])

@@ -7,30 +7,16 @@ from __future__ import annotations
 
 import base64
 import subprocess
-import sys
-import urllib.parse
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_cli, write_config
+from secret_forms import forms
 
 # A key with a provider's shape, and one with no shape at all (only knowing it finds it).
 OPENAI_KEY = "sk-proj-LEAKCHECK0123456789abcdefXYZ"
 PLAIN_KEY = "Zq9-plain-anthropic-secret-7781"
-
-
-def forms(value: str) -> list[str]:
-    raw = value.encode()
-    return [
-        value,
-        value[::-1],
-        raw.hex(),
-        raw.hex().upper(),
-        base64.b64encode(raw).decode().rstrip("="),
-        base64.urlsafe_b64encode(raw).decode().rstrip("="),
-        urllib.parse.quote(value, safe=""),
-    ]
 
 
 def stored(home: Path) -> dict[str, bytes]:
@@ -46,14 +32,7 @@ def llm():
 
 
 def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=cli_env(),
-    )
+    return run_cli(home, *args, cwd=cwd)
 
 
 def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(

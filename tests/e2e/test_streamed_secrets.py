@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import REPO, cli_env, make_app, wait_until, write_config
+from helpers import REPO, cli_env, make_app, run_cli, wait_until, write_config
 
 KNOWN = "Zq9-streamed-secret-7781xy"  # no shape: only the .env knows it
 SHAPED = "sk-proj-STREAMSPLIT0123456789abcdefXYZ"  # configured nowhere
@@ -73,14 +73,7 @@ def test_the_reply_cuts_each_secret_at_every_offset() -> None:
 
 
 def chat(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=home,
-        env=cli_env(),
-    )
+    return run_cli(home, "chat", "-q", "hi", *args, cwd=home)
 
 
 @pytest.mark.parametrize("args", [(), ("--stream-json",)], ids=["pipe", "stream-json"])
