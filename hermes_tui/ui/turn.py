@@ -312,7 +312,8 @@ class TurnController:
         self.show_title()  # a new conversation is named by its first message
         self.app.turn_running = False
         self.app.turn_ended()
-        self.app.call_later(after_turn, self.app)  # /init's file, then a /queue'd message
+        # /init's file, then a /queue'd message (given back to the box if the user stopped it)
+        self.app.call_later(after_turn, self.app, self.cancel.is_set())
 
     # ---- approvals ----------------------------------------------------------------------
 

@@ -124,6 +124,34 @@ async def test_queue_sends_the_message_when_the_turn_ends(home: Path, llm: FakeL
         assert not app.slash_state.queued
 
 
+async def test_stopping_the_turn_gives_queued_messages_back_unsent(
+    home: Path, llm: FakeLLM
+) -> None:
+    llm.script(Reply(text="Slow " * 40, chars_per_second=40), Reply(text="Never asked."))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.query_one("#chat-input")
+        box.text = "long one"
+        await pilot.press("enter")
+        await wait_until(lambda: app.turn_running)
+        for queued in ("/queue first after", "/queue second after"):
+            box.text = queued
+            await pilot.press("enter")
+            await pilot.pause()
+        box.text = "half typed"
+        await pilot.press("escape")
+        await wait_until(lambda: not app.turn_running, timeout=20)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        # Nothing more went to the model; the queued text is back in the box, oldest first,
+        # above what was being typed, and the user is told.
+        assert len(llm.requests) == 1 and _users(app) == ["long one"]
+        assert box.text == "first after\n\nsecond after\n\nhalf typed"
+        assert not app.slash_state.queued
+        assert any("2 queued messages put back" in str(n.message) for n in app._notifications)
+
+
 async def test_background_runs_apart_and_announces_its_answer(home: Path, llm: FakeLLM) -> None:
     llm.script(Reply(text="Background result: 42."))
     app = make_app(home, llm.openai_url)

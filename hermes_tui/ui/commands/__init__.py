@@ -84,13 +84,33 @@ def session_adopted(app: Any, session: Any, new: bool) -> None:
         app.title = f"hermes-tui — {info.title}"
 
 
-async def after_turn(app: Any) -> None:
-    """The turn ended: work waiting for it (/init's file), then the next queued message."""
+async def after_turn(app: Any, stopped: bool = False) -> None:
+    """The turn ended: work waiting for it (/init's file), then the next queued message.
+
+    A turn the user `stopped` (Esc, ctrl+c) sends nothing more: its queued messages go back
+    into the message box, above what is being typed, to be edited or sent again.
+    """
     from hermes_tui.ui.commands.conversation import send
 
     found = state(app)
     waiting, found.after_turn = found.after_turn, []
     for job in waiting:
         await job(app)
-    if found.queued and not app.turn_running:
+    if stopped and found.queued:
+        _give_back(app, list(found.queued))
+        found.queued.clear()
+    elif found.queued and not app.turn_running:
         await send(app, found.queued.popleft())
+
+
+def _give_back(app: Any, messages: list[str]) -> None:
+    from hermes_tui.ui.widgets.input import ChatInput
+
+    box = app.query_one(ChatInput)
+    box.text = "\n\n".join([*messages, box.text] if box.text.strip() else messages)
+    box.move_cursor(box.document.end)
+    count = len(messages)
+    app.notify(
+        f"Stopped: {count} queued message{'' if count == 1 else 's'} put back in the box, not sent",
+        timeout=6,
+    )
