@@ -334,18 +334,23 @@ def _memory_contents(arguments: dict[str, Any]) -> list[str]:
     return [str(arguments["content"])] if arguments.get("content") else []
 
 
-def _refused_as_continuation(verdict: threats.Verdict) -> dict[str, Any]:
+def _refused_as_continuation(verdict: threats.Verdict, kind: str = "memory") -> dict[str, Any]:
     refused = [f for f in verdict.findings if threats.tier_of(f) == "refuse"]
     return {
         "success": False,
         "error": (
-            f"refused ({verdict.id}): joined to an entry refused or held earlier in this "
-            f"conversation, the text matches {threats.describe(refused)}. Memory is injected "
-            "into every future system prompt, so it may not hold instructions, secrets or "
-            "hidden text, in one entry or split across several."
+            f"refused ({verdict.id}): joined to an entry refused or held earlier, the text "
+            f"matches {threats.describe(refused)}. {kind.capitalize()} is injected into future "
+            "system prompts, so it may not hold instructions, secrets or hidden text, in one "
+            "entry or split across several."
         ),
         "pattern_ids": [finding.id for finding in refused],
     }
+
+
+def _skill_texts(arguments: dict[str, Any]) -> list[str]:
+    keys = ("content", "file_content", "new_string")
+    return [str(arguments[key]) for key in keys if arguments.get(key)]
 
 
 def _memory_operations(arguments: dict[str, Any]) -> list[dict[str, Any]]:
@@ -403,7 +408,7 @@ class WriteGate:
         contents = _memory_contents(arguments)
         held: list[threats.Finding] = []
         for content in contents:
-            verdict = self.scanner.assess_continuation(context.suspect_writes, content)
+            verdict = self.scanner.assess_continuation(self._suspects(context), content)
             if verdict.tier != "allow":
                 context.suspect_writes.append(content)
             if verdict.tier == "refuse":
@@ -431,23 +436,34 @@ class WriteGate:
             context, "memory", target, action, "memory", arguments, change, reason, taint, copied
         )
 
+    def _suspects(self, context: ToolContext) -> list[str]:
+        """The texts a write may complete: writes waiting in pending/ from any session (oldest
+        first), then those this conversation had refused or held (newest last)."""
+        waiting = [
+            text
+            for record in self.pending.list()
+            for text in (_memory_contents if record.kind == "memory" else _skill_texts)(
+                record.arguments
+            )
+        ]
+        return [t for t in waiting if t not in context.suspect_writes] + context.suspect_writes
+
     def _skill(
         self, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
-        texts = [
-            str(arguments[key])
-            for key in ("content", "file_content", "new_string")
-            if arguments.get(key)
-        ]
+        texts = _skill_texts(arguments)
         copied = _copies(taint, texts)
         held: list[threats.Finding] = []
-        if context.origin == "review":  # a review's skill goes to every later prompt unasked
-            for text in texts:
-                held.extend(
-                    f
-                    for f in self.scanner.assess_skill(text).findings
-                    if threats.tier_of(f) == "hold"
-                )
+        for text in texts:  # a skill text may complete a memory entry held before (split attack)
+            verdict = self.scanner.assess_continuation(self._suspects(context), text, skill=True)
+            joined = [f for f in verdict.findings if f.view == threats.JOINED]
+            if verdict.tier != "allow":
+                context.suspect_writes.append(text)
+            if any(threats.tier_of(f) == "refuse" for f in joined):
+                return _refused_as_continuation(verdict, "a skill"), None
+            # A review's skill goes to every later prompt unasked: what it holds alone counts.
+            alone = [f for f in verdict.findings if f not in joined and context.origin == "review"]
+            held.extend(f for f in joined + alone if threats.tier_of(f) == "hold")
         if not taint.sources and not copied and not held:
             return None
         name = str(arguments.get("name") or "")

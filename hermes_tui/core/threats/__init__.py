@@ -15,7 +15,7 @@ The rooms, each importing only those above it:
 """
 
 from hermes_tui.core.threats.patterns import PATTERNS, ThreatPattern
-from hermes_tui.core.threats.scanner import Scanner, scan
+from hermes_tui.core.threats.scanner import JOINED, Scanner, scan
 from hermes_tui.core.threats.verdicts import (
     MAX_SCAN_CHARS,
     REFUSE_CATEGORIES,
@@ -30,6 +30,7 @@ from hermes_tui.core.threats.verdicts import (
 from hermes_tui.core.threats.views import fold_homoglyphs, normalise, views
 
 __all__ = [
+    "JOINED",
     "MAX_SCAN_CHARS",
     "PATTERNS",
     "REFUSE_CATEGORIES",

@@ -42,6 +42,7 @@ CONTINUATION_DEPTH = 4
 LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.5
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
+JOINED = "joined to an earlier entry"  # Finding.view of what a continuation's join showed
 
 
 class Remembered(Protocol):
@@ -108,15 +109,18 @@ class Scanner:
                 if not self._batching and self._remembered is not None:
                     self._remembered.flush()
 
-    def assess_continuation(self, earlier: Sequence[str], text: str) -> Verdict:
+    def assess_continuation(
+        self, earlier: Sequence[str], text: str, *, skill: bool = False
+    ) -> Verdict:
         """The verdict on `text` as the next part of texts refused or held before it.
 
         Issue 23: an attack split across two memory entries had one half held and the other
         stored. `earlier` are the texts this session already had refused or held; the new text
         is judged alone, then each earlier text (the last few, newest first) is joined to it,
         and what the join shows that neither part shows alone is the new text's finding too.
+        With `skill`, the new text is a skill's and is judged as one (`assess_skill`).
         """
-        verdict = self.assess(text)
+        verdict = self.assess_skill(text) if skill else self.assess(text)
         if verdict.tier == "refuse" or not earlier:
             return verdict
         own = {f.id for f in verdict.findings}
@@ -208,7 +212,7 @@ def _completing(finding: Finding, before: str) -> Finding:
         finding.severity,
         f"{finding.description}, together with an earlier entry of this session ({shown!r})",
         finding.excerpt,
-        "joined to an earlier entry",
+        JOINED,
         finding.source,
     )
 

@@ -84,3 +84,91 @@ def test_a_resumed_session_still_joins_to_its_held_entry(
     answer = json.loads(llm.requests[3].body["messages"][-1]["content"])
     assert answer["success"] is False and "joined to an entry" in answer["error"]
     assert runtime.memory.entries("memory") == []
+
+
+def test_a_new_session_joins_to_an_entry_still_waiting_in_pending(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    # Not a resume: another session, another day. The first half waits for approval in
+    # pending/, and that is where the second half finds it.
+    llm.script(_add(FIRST), Reply(text="Held."), _add(SECOND), Reply(text="Noted."))
+    open_runtime(home, llm.openai_url).open_session(cwd=tmp_path).submit("remember this")
+    runtime = open_runtime(home, llm.openai_url)
+    runtime.open_session(cwd=tmp_path).submit("and remember this")
+    answer = json.loads(llm.requests[3].body["messages"][-1]["content"])
+    assert answer["success"] is False and "joined to an entry" in answer["error"]
+    assert runtime.memory.entries("memory") == []
+    assert [p.arguments["content"] for p in runtime.pending.list()] == [FIRST]
+
+
+def test_a_skill_file_that_completes_a_held_entry_is_refused_and_not_written(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.openai_url)
+    write = {
+        "action": "write_file",
+        "name": "notes-helper",
+        "file_path": "references/notes.md",
+        "file_content": SECOND,
+    }
+    llm.script(
+        _add(FIRST),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "create",
+                        "name": "notes-helper",
+                        "content": "---\nname: notes-helper\ndescription: Keeps project notes tidy.\n"
+                        "---\n\n# Notes helper\n\nSort the notes by date.\n",
+                    },
+                )
+            ]
+        ),
+        Reply(tool_calls=[("skill_manage", write)]),
+        Reply(text="Done."),
+    )
+    runtime.open_session(cwd=tmp_path).submit("remember this and make a skill")
+    answer = json.loads(llm.requests[3].body["messages"][-1]["content"])
+    assert answer["success"] is False and "joined to an entry" in answer["error"]
+    assert not list((home / "skills").rglob("notes.md"))
+
+
+def test_a_skill_file_after_an_ordinary_held_entry_is_written(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = open_runtime(home, llm.openai_url)
+    llm.script(
+        _add(FIRST),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "create",
+                        "name": "notes-helper",
+                        "content": "---\nname: notes-helper\ndescription: Keeps project notes tidy.\n"
+                        "---\n\n# Notes helper\n\nSort the notes by date.\n",
+                    },
+                )
+            ]
+        ),
+        Reply(
+            tool_calls=[
+                (
+                    "skill_manage",
+                    {
+                        "action": "write_file",
+                        "name": "notes-helper",
+                        "file_path": "references/notes.md",
+                        "file_content": "Sort by date, newest first.",
+                    },
+                )
+            ]
+        ),
+        Reply(text="Done."),
+    )
+    runtime.open_session(cwd=tmp_path).submit("remember this and make a skill")
+    [written] = list((home / "skills").rglob("notes.md"))
+    assert written.read_text(encoding="utf-8") == "Sort by date, newest first."
