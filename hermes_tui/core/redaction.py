@@ -18,7 +18,9 @@ The replacements hold no quote or backslash, so redacting JSON text keeps it val
 Streamed text is redacted as a whole, not per delta: a secret the provider happened to split
 across two deltas would match in neither. `redacting_sink` holds back the tail of each thread's
 stream that could still grow into a secret (`Redactor.held_from`) until the next delta or the
-end of the model call, and passes the rest on at once.
+end of the model call, and passes the rest on at once. Nothing is held longer than MAX_HELD
+characters (no key is that long; it keeps each delta's work small), except a private key: once
+its header is whole it is shown as its label, and its body is dropped up to its END line.
 """
 
 from __future__ import annotations
@@ -281,6 +283,45 @@ class Redactor:
         return value
 
 
+# Held back at most, outside a private key: no key shape is this long, and a longer run of key
+# characters would make every delta scan it again.
+MAX_HELD = 1024
+_KEY_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+
+
+@dataclasses.dataclass
+class _Stream:
+    """One thread's stream of text (or reasoning) deltas, as redaction sees it."""
+
+    kind: type[TextDelta] | type[ReasoningDelta]
+    held: str = ""  # the tail that could still grow into a secret
+    in_key: str | None = None  # inside a private key: its last characters (for its END)
+
+    def feed(self, redactor: Redactor, text: str) -> str:
+        """What may be shown now of the stream with `text` added, redacted."""
+        if self.in_key is not None:
+            # The key is already shown as one label; everything up to its END is swallowed
+            # (the whole text redacts the same way), and only its END is looked for.
+            seen = self.in_key + text
+            end = _KEY_END.search(seen)
+            if end is None:
+                self.in_key = seen[-64:]
+                return ""
+            self.in_key, text = None, seen[end.end() :]
+        text = self.held + text
+        cut = redactor.held_from(text)
+        shown, self.held = redactor.text(text[:cut]), text[cut:]
+        opened = _KEY_OPEN.search(self.held)
+        if opened and not _KEY_END.search(self.held, opened.end()):
+            shown += redactor.text(self.held[: opened.start()]) + "[REDACTED private key]"
+            self.in_key, self.held = self.held[opened.end() :][-64:], ""
+            return shown
+        if len(self.held) > MAX_HELD:
+            shown, self.held = shown + redactor.text(self.held), ""
+        return shown
+
+
 def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
     """`sink`, handed every event with its text redacted (what the faces print and show).
 
@@ -290,35 +331,30 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
     call's reset drops it with the rest of the attempt's text.
     """
     lock = threading.Lock()
-    held: dict[int, TextDelta | ReasoningDelta] = {}  # thread → its stream's held tail
+    streams: dict[int, _Stream] = {}  # thread → its stream
 
-    def let_go(thread: int) -> None:
-        with lock:
-            tail = held.pop(thread, None)
-        if tail is not None:
-            sink(type(tail)(redactor.text(tail.text)))
+    def let_go(stream: _Stream | None) -> None:
+        if stream is not None and stream.held:
+            sink(stream.kind(redactor.text(stream.held)))
 
     def forward(event: Event) -> None:
         thread = threading.get_ident()
         if isinstance(event, (TextDelta, ReasoningDelta)):
             with lock:
-                tail = held.pop(thread, None)
-            if tail is not None and type(tail) is not type(event):
-                sink(type(tail)(redactor.text(tail.text)))
-                tail = None
-            text = (tail.text if tail is not None else "") + event.text
-            cut = redactor.held_from(text)
-            if cut < len(text):
-                with lock:
-                    held[thread] = type(event)(text[cut:])
-            if cut:
-                sink(type(event)(redactor.text(text[:cut])))
+                stream = streams.get(thread)
+                if stream is None or stream.kind is not type(event):
+                    streams[thread] = _Stream(type(event))
+            if stream is not None and stream.kind is not type(event):
+                let_go(stream)
+                stream = None
+            stream = stream or streams[thread]
+            if shown := stream.feed(redactor, event.text):
+                sink(type(event)(shown))
             return
-        if isinstance(event, TextReset):
-            with lock:
-                held.pop(thread, None)
-        elif not isinstance(event, ServerWaiting):
-            let_go(thread)
+        with lock:
+            stream = None if isinstance(event, ServerWaiting) else streams.pop(thread, None)
+        if not isinstance(event, TextReset):  # a retry drops the attempt's text, held or not
+            let_go(stream)
         sink(redactor.deep(event))
 
     return forward

@@ -234,3 +234,14 @@ def test_reasoning_is_held_the_same_way() -> None:
     reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDelta))
     assert reasoning == "I see [REDACTED DB_TOKEN] in .env"
     assert seen[-1] == TextDelta("Done.")
+
+
+def test_a_private_key_streamed_in_pieces_is_one_label_whether_or_not_it_ends() -> None:
+    body = "MIIEowIBAAKCAQEA7d3b\n" * 200  # longer than what is held outside a key
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----"
+    text = f"here: {key}\nafter"
+    pieces = [text[i : i + 5] for i in range(0, len(text), 5)]
+    assert streamed(Redactor(), *pieces) == "here: [REDACTED private key]\nafter"
+    cut_off = f"here: {key[:-40]}"  # the stream ends inside the key
+    pieces = [cut_off[i : i + 5] for i in range(0, len(cut_off), 5)]
+    assert streamed(Redactor(), *pieces) == "here: [REDACTED private key]"
