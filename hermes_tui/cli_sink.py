@@ -145,7 +145,7 @@ class ConsoleSink:
         elif isinstance(event, ev.ReviewFinished):
             self._say(f"review: {event.summary}")
         elif isinstance(event, ev.WriteHeld):
-            why = f" — {event.source}" if event.source and event.source not in event.reason else ""
+            why = f" — {event.source}" if event.source and not event.copies else ""
             self._say(
                 neutralise(
                     f"held for approval: {event.kind} {event.target} {event.action} "

@@ -52,3 +52,31 @@ def test_the_pending_command_neutralises_what_it_prints_whatever_its_stream(
     out = capsys.readouterr().out
     assert ESC not in out and "\x9b" not in out
     assert "+new fact␛]52;c;aGk=␇" in out
+
+
+def test_a_held_write_names_its_source_once_by_kind_not_by_searching_the_reason() -> None:
+    import io
+
+    from hermes_tui.cli_sink import ConsoleSink
+    from hermes_tui.core.events import WriteHeld
+
+    # Held for copying a tool result: the reason names the call (in its own words), so the
+    # source is not added again; held for the conversation's taint: the source is added.
+    copied = WriteHeld(
+        *("p1", "memory", "memory", "add", "agent"),
+        "copies 9 consecutive words of a tool result: read_file(path='notes.md')",
+        "read_file(path='/home/u/notes.md')",
+        copies=True,
+    )
+    tainted = WriteHeld(
+        *("p2", "memory", "memory", "add", "agent"),
+        "tainted: the conversation read untrusted content",
+        "web_fetch(url='https://x.example'): a web page",
+    )
+    err = io.StringIO()
+    sink = ConsoleSink(io.StringIO(), err, stream_text=False)
+    sink(copied)
+    sink(tainted)
+    first, second = [line for line in err.getvalue().splitlines() if "held for approval" in line]
+    assert "/home/u/notes.md" not in first
+    assert "untrusted content — web_fetch(url='https://x.example'): a web page)" in second

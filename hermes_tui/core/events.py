@@ -182,6 +182,9 @@ class WriteHeld:
     # When it copies a tool result: the copied text as the result has it, and as the write does.
     tool_excerpt: str = ""
     write_excerpt: str = ""
+    # It is held for copying `source`, which `reason` then names already (a face adds `source`
+    # only when it does not).
+    copies: bool = False
 
 
 @dataclass(frozen=True)

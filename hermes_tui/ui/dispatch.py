@@ -112,7 +112,7 @@ async def show_event(app: Any, event: ev.Event) -> None:
             )
     elif isinstance(event, ev.WriteHeld):
         app.part(MemoryPane).refresh_held()
-        why = f" — {event.source}" if event.source and event.source not in event.reason else ""
+        why = f" — {event.source}" if event.source and not event.copies else ""
         app.notify(
             neutralise(f"{event.kind} {event.target} {event.action}: {event.reason}{why}")
             + ". Review it with /pending.",

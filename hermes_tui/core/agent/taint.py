@@ -560,6 +560,7 @@ class WriteGate:
                 first.call if first else sources[-1].describe() if sources else "",
                 tool_excerpt=first.source_excerpt if first else "",
                 write_excerpt=first.write_excerpt if first else "",
+                copies=first is not None,
             )
         )
         result = {
