@@ -470,6 +470,11 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     sys.stderr = NeutralisedStream(err, redact_shapes)
     try:
         return _run(args)
+    except Exception:  # a bug: its traceback is redacted like everything else printed here
+        import traceback
+
+        sys.stderr.write(traceback.format_exc())
+        return 1  # what Python exits with on an uncaught exception
     finally:
         sys.stdout, sys.stderr = out, err
 

@@ -41,3 +41,23 @@ async def test_a_crash_traceback_shows_no_secret_and_no_escape(
         assert secret not in output
     assert "\x1b" not in output and "\x07" not in output
     assert "␛]0;pwned" in output  # shown as text, not obeyed
+
+
+def test_a_cli_command_that_crashes_prints_its_traceback_redacted(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_tui import cli, cli_chat
+
+    (home / ".env").write_text(f"DB_TOKEN={SECRET}\n", encoding="utf-8")
+
+    def crashing(args, open_runtime) -> int:
+        open_runtime(args)  # the home's secrets are known from here on
+        raise Boom(f"listing failed with {SECRET} and Bearer {SHAPED}")
+
+    monkeypatch.setattr(cli_chat, "cmd_sessions", crashing)
+    assert cli.main(["--home", str(home), "sessions", "list"]) == 1
+    printed = capsys.readouterr()
+    assert "Traceback" in printed.err and "Boom: listing failed with" in printed.err
+    assert "[REDACTED DB_TOKEN]" in printed.err
+    for secret in (SECRET, SHAPED):
+        assert secret not in printed.out + printed.err
