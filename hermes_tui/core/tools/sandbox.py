@@ -421,7 +421,8 @@ def describe_profile(
             "read-only",
             "everything else, the home included (existing or not); in the working directory "
             + ", ".join(PROTECTED_IN_WORKDIR)
-            + f" and .git itself; the hermes home {short(hermes_home)}",
+            + " and .git itself, the same in every repository nested in it, and a worktree's"
+            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)}",
         ),
         ("unreadable", unreadable),
         ("network", net),
