@@ -116,6 +116,16 @@ class WorkspaceSnapshot:
     top: GitSnapshot | GitLink | None
     nested: dict[Path, GitSnapshot | GitLink | None]  # each nested working tree's
 
+    def common_dirs(self) -> set[str]:
+        """The real paths of the git folders holding these repositories' configs and hooks:
+        a tree the command adds that shares one (`git worktree add`) leaves it to them."""
+        found = set()
+        for state in (self.top, *self.nested.values()):
+            repo = state.repo if isinstance(state, GitLink) else state
+            if repo is not None:
+                found.add(os.path.realpath(repo.git_dir))
+        return found
+
 
 def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
     """The workspace's repository and every one nested in it (gitdirs.nested_trees)."""
@@ -127,6 +137,7 @@ def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
     """`restore` for the workspace's repository and the nested ones; a nested repository the
     command made is held to what a fresh one has. What was undone, in words."""
     undone = restore(before.top, workdir)
+    known = before.common_dirs()
     for tree in sorted({*before.nested, *gitdirs.nested_trees(workdir)}):
         state = before.nested.get(tree)
         if not os.path.lexists(tree / ".git"):
@@ -134,7 +145,7 @@ def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
         if state is not None and isinstance(state, GitLink) == (_git_dir(tree) is None):
             done = restore(state, tree)
         else:  # new here, or turned from a folder into a link or back
-            done = _restore_created(tree)
+            done = _restore_created(tree, known)
         where = tree.relative_to(workdir)
         undone += [f"{text} (in {where})" for text in done]
     return undone
@@ -208,14 +219,17 @@ def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
     return _restore_repo(before)
 
 
-def _restore_created(tree: Path) -> list[str]:
+def _restore_created(tree: Path, known: set[str] = set()) -> list[str]:  # noqa: B006 - read only
     """A repository the command made itself (`git init`, `git clone`, `git submodule add`):
-    git's own templates (`*.sample` hooks, configs without programs) are what it may keep."""
+    git's own templates (`*.sample` hooks, configs without programs) are what it may keep. A
+    worktree it added to a repository `known` from before keeps that one's config and hooks
+    (guarded as that repository's); only its own config.worktree is held."""
     dirs = gitdirs.resolve(tree)
     if dirs is None:
         return []
+    shared = os.path.realpath(dirs.common_dir) in known
     undone: list[str] = []
-    for config_path in dirs.configs():
+    for config_path in dirs.configs()[1:] if shared else dirs.configs():
         if not config_path.is_file():
             continue
         risky = risky_settings(config_path.read_text(encoding="utf-8", errors="replace"))
@@ -226,6 +240,8 @@ def _restore_created(tree: Path) -> list[str]:
             undone.append(
                 f"made a repository whose .git/{config_path.name} sets {keys}; moved to {aside}"
             )
+    if shared:
+        return undone
     hooks = _hooks(dirs.common_dir) or {}
     sample = {name: v for name, v in hooks.items() if name.endswith(".sample")}
     return undone + _restore_hooks(GitSnapshot(dirs.common_dir, None, sample), dirs.common_dir)

@@ -286,3 +286,23 @@ def test_a_nested_repository_a_command_makes_keeps_no_setting_that_runs_a_progra
     assert not ran.exists()
     fine = registry.call("terminal", {"command": "git init -q plain && echo ok"}, context)
     assert fine["success"], fine  # a fresh repository is left alone
+
+
+@needs_git
+def test_a_worktree_a_command_adds_leaves_its_repositorys_own_config_and_hooks_alone(
+    tmp_path: Path,
+) -> None:
+    # The user's own settings that run programs (a hooks folder, a pre-commit hook) were there
+    # before: a new worktree shares them, and must not take them away.
+    work = tmp_path / "work"
+    _repo(work)
+    _git("-C", str(work), "config", "core.hooksPath", ".husky")
+    hook = work / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    config = (work / ".git" / "config").read_bytes()
+    registry, context = _yolo_terminal(work, sandbox="off")
+    result = registry.call("terminal", {"command": "git worktree add -q wt"}, context)
+    assert result["success"], result
+    assert (work / ".git" / "config").read_bytes() == config and hook.is_file()
+    assert (work / "wt" / ".git").is_file()
