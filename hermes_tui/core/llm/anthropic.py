@@ -33,7 +33,7 @@ from hermes_tui.core.llm.base import (
     UsageReport,
 )
 from hermes_tui.core.llm.sdk_errors import answered_with_json, sdk_timeout, translated
-from hermes_tui.core.llm.transport import install
+from hermes_tui.core.llm.transport import sdk_http_client
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 MAX_TOKENS = 8192
@@ -123,7 +123,7 @@ class AnthropicProvider:
         self.base_url = base_url
         self.reasoning_effort = ""  # extended thinking with THINKING_BUDGET's tokens when set
         self._anthropic = anthropic
-        http_client = install(anthropic.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
+        http_client = sdk_http_client(anthropic, base_url, first_byte_timeout=first_byte_timeout)
         self._client = anthropic.Anthropic(
             api_key=api_key,
             base_url=base_url,

@@ -30,7 +30,7 @@ from hermes_tui.core.llm.base import (
     UsageReport,
 )
 from hermes_tui.core.llm.sdk_errors import answered_with_json, sdk_timeout, translated
-from hermes_tui.core.llm.transport import install
+from hermes_tui.core.llm.transport import sdk_http_client
 from hermes_tui.core.messages import Message, ToolCall
 
 KEY_HINT = {
@@ -56,7 +56,7 @@ class OpenAICompatProvider:
         self.model = model
         self.base_url = base_url
         self._openai = openai
-        http_client = install(openai.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
+        http_client = sdk_http_client(openai, base_url, first_byte_timeout=first_byte_timeout)
         self._client = openai.OpenAI(
             api_key=api_key,
             base_url=base_url,

@@ -14,13 +14,19 @@ backend of their `httpx2` client's connection pools (`install`), which httpx2 do
 Invariants: without a scope a read behaves exactly as httpcore2's; a cancelled read closes its
 socket before raising, so the server sees the connection go at once; the first-byte clock runs
 from the last write of a request to the first byte read back.
+
+`sdk_http_client` builds the SDK's client. For a server that speaks plain http (a local model
+server) it defers TLS: the client's https:// transport, and the system trust store it loads
+(about 3 MiB and 30 ms), are made on the first https request (a redirect), never otherwise.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -154,11 +160,77 @@ def install(http_client: Any, *, first_byte_timeout: float | None) -> Any:
     """Watch every connection `http_client` (an httpx2.Client) makes, proxies' included."""
     transports = [http_client._transport, *filter(None, http_client._mounts.values())]
     for transport in transports:
-        pool = getattr(transport, "_pool", None)
-        if pool is None or not hasattr(pool, "_network_backend"):
-            raise RuntimeError(
-                f"httpx2 changed: {type(transport).__name__} has no connection pool with a "
-                "network backend; cancelling a blocked read needs core/llm/transport.py updated"
-            )
-        pool._network_backend = WatchedBackend(pool._network_backend, first_byte_timeout)
+        if not isinstance(transport, _TLSOnFirstUse):  # it watches its own when made
+            _watch(transport, first_byte_timeout)
     return http_client
+
+
+def _watch(transport: Any, first_byte_timeout: float | None) -> None:
+    pool = getattr(transport, "_pool", None)
+    if pool is None or not hasattr(pool, "_network_backend"):
+        raise RuntimeError(
+            f"httpx2 changed: {type(transport).__name__} has no connection pool with a "
+            "network backend; cancelling a blocked read needs core/llm/transport.py updated"
+        )
+    pool._network_backend = WatchedBackend(pool._network_backend, first_byte_timeout)
+
+
+def sdk_http_client(sdk: Any, base_url: str | None, *, first_byte_timeout: float | None) -> Any:
+    """The `openai` / `anthropic` SDK's default httpx2 client (`sdk.DefaultHttpxClient`), every
+    connection watched (`install`).
+
+    With a plain-http base URL and no proxy in the environment, its own transport gets an SSL
+    context that trusts nothing (it is never used: every https:// URL goes to the mounted
+    `_TLSOnFirstUse`, which builds the SDK's usual verifying transport when first asked).
+    A proxy in the environment keeps the SDK's client as it is: httpx2 reads the environment's
+    proxies only when no transport is given.
+    """
+    proxies = urllib.request.getproxies()
+    plain = (base_url or "").lower().startswith("http://")
+    if not plain or any(proxies.get(scheme) for scheme in ("http", "https", "all")):
+        return install(sdk.DefaultHttpxClient(), first_byte_timeout=first_byte_timeout)
+    import httpx2
+
+    trusts_nothing = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies; no CA can pass
+    limits = sdk.DEFAULT_CONNECTION_LIMITS
+    client = sdk.DefaultHttpxClient(
+        transport=httpx2.HTTPTransport(verify=trusts_nothing, limits=limits),
+        mounts={"https://": _TLSOnFirstUse(limits, first_byte_timeout)},
+    )
+    return install(client, first_byte_timeout=first_byte_timeout)
+
+
+class _TLSOnFirstUse:
+    """The https:// transport of a plain-http client: the SDK's default one (system trust
+    store, SSL_CERT_FILE honoured), built and watched on its first request."""
+
+    def __init__(self, limits: Any, first_byte_timeout: float | None) -> None:
+        self._limits = limits
+        self._first_byte_timeout = first_byte_timeout
+        self._lock = threading.Lock()
+        self.inner: Any = None
+
+    def _transport(self) -> Any:
+        with self._lock:
+            if self.inner is None:
+                import httpx2
+
+                inner = httpx2.HTTPTransport(limits=self._limits)
+                _watch(inner, self._first_byte_timeout)
+                self.inner = inner
+            return self.inner
+
+    def handle_request(self, request: Any) -> Any:
+        return self._transport().handle_request(request)
+
+    def close(self) -> None:
+        with self._lock:
+            inner = self.inner
+        if inner is not None:
+            inner.close()
+
+    def __enter__(self) -> _TLSOnFirstUse:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

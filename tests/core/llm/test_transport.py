@@ -3,6 +3,7 @@ against the loopback server (core/llm/transport.py)."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from typing import Any
@@ -145,3 +146,46 @@ def test_a_stream_silent_past_model_timeout_fails_after_the_retries() -> None:
                 events.append(event)
     assert caught.value.retryable and len(llm.requests) == 2
     assert "read timeout" in caught.value.user_message()
+
+
+def _ca_count(context: ssl.SSLContext) -> int:
+    return context.cert_store_stats()["x509_ca"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_plain_http_server_loads_no_trust_store_until_an_https_request(kind: str) -> None:
+    """A local model server speaks http: its client verifies https like any other, but loads
+    the system's CA bundle (megabytes, tens of milliseconds) only when an https URL comes."""
+    import httpcore2
+    import httpx2
+
+    system = _ca_count(httpcore2.default_ssl_context())
+    with FakeLLM(default=Reply(text="over http")) as llm:
+        provider = _provider(kind, llm)
+        http_client = provider._client._client
+        assert _ca_count(http_client._transport._pool._ssl_context) == 0
+        (deferred,) = [t for t in http_client._mounts.values() if t is not None]
+        assert Call(provider).ended.wait(BOUND)
+        assert deferred.inner is None, "a plain-http turn made the https transport"
+        with pytest.raises(httpx2.ConnectError):  # nothing listens there; TLS never starts
+            http_client.get("https://127.0.0.1:9/")
+        context = deferred.inner._pool._ssl_context
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+        assert _ca_count(context) == system
+        assert isinstance(deferred.inner._pool._network_backend, WatchedBackend)
+
+
+def test_an_https_server_or_a_proxy_keeps_the_sdks_own_client(monkeypatch) -> None:
+    """httpx2 reads the environment's proxies only when given no transport: with one set, a
+    plain-http server's client is the SDK's own, as is every https server's."""
+    import httpcore2
+
+    system = _ca_count(httpcore2.default_ssl_context())
+    https = OpenAICompatProvider(api_key="k", model="m", base_url="https://api.example/v1")
+    assert _ca_count(https._client._client._transport._pool._ssl_context) == system
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    proxied = OpenAICompatProvider(api_key="k", model="m", base_url="http://127.0.0.1:8/v1")
+    http_client = proxied._client._client
+    assert _ca_count(http_client._transport._pool._ssl_context) == system
+    assert any(t is not None for t in http_client._mounts.values()), "the proxy is in use"
+    assert not any(type(t).__name__ == "_TLSOnFirstUse" for t in http_client._mounts.values())
