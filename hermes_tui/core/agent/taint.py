@@ -426,14 +426,13 @@ class WriteGate:
             return None
         operations = _memory_operations(arguments)
         try:
-            preview = self.memory.preview(target, operations)
+            preview = asdict(self.memory.preview(target, operations))  # before, after
         except MemoryRefused as refused:
             return context.memory_budget.apply(refusal_payload(refused.refusal)), None
         action = "batch" if arguments.get("operations") else str(arguments.get("action"))
         reason = _reason(taint.sources, copied, held)
-        change = {"before": preview.before, "after": preview.after}
         return self._stage(
-            context, "memory", target, action, "memory", arguments, change, reason, taint, copied
+            context, "memory", target, action, "memory", arguments, preview, reason, taint, copied
         )
 
     def _suspects(self, context: ToolContext) -> list[str]:
