@@ -250,6 +250,8 @@ def _restore_created(tree: Path, known: set[str] = set()) -> list[str]:  # noqa:
 def _restore_repo(before: GitSnapshot) -> list[str]:
     """Put back a repository's configs that gained a setting that runs a program, and its
     hooks."""
+    if not before.git_dir.is_dir():
+        return []  # the repository went (a worktree's, removed with it): nothing runs from it
     undone: list[str] = []
     for config_path, old_bytes in ((before.git_dir / "config", before.config), *before.extra):
         try:
