@@ -3,8 +3,8 @@
 `injection_corpus.json` (issue 11: paraphrases and encodings, with its own holdout part),
 `injection_tuning.yaml` (issue 23's families: other languages, fake system tags, social
 engineering, safety settings, planted credentials; the patterns were tuned and the scorer
-trained on it) and `injection_holdout_5.yaml`, `injection_holdout_6.yaml` (the same families
-written after tuning, never tuned on).
+trained on it) and `injection_holdout_{5,6,7}.yaml` (the same families written after tuning;
+5 and 6 were trained on in the scorer's second round, after they were measured; 7 never).
 
 For each it prints recall without taint (attacks refused or held), recall with taint (also
 the weak signals a tainted turn holds on) and the false-positive rate (ordinary notes refused
@@ -13,9 +13,10 @@ holdout): recall >= 0.75 without taint, >= 0.90 with, false positives <= 3 %.
 Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the tuning
-texts only: injection_tuning.yaml and the issue 11 corpus without its holdout part. The
-holdouts (the issue 11 corpus's, injection_holdout_5.yaml, injection_holdout_6.yaml) are never
-trained on.
+texts only: injection_tuning.yaml, the issue 11 corpus without its holdout part, and the fifth
+and sixth holdouts, each measured first (its figures are in its header) and added in the
+scorer's second round. The issue 11 corpus's holdout part and injection_holdout_7.yaml are
+never trained on.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from hermes_tui.core.threats import Scanner
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "injection_corpus.json"
 TUNING = DATA / "injection_tuning.yaml"
-HOLDOUTS = (DATA / "injection_holdout_5.yaml", DATA / "injection_holdout_6.yaml")
+HOLDOUTS = tuple(DATA / f"injection_holdout_{n}.yaml" for n in (5, 6, 7))
+TRAINED_HOLDOUTS = HOLDOUTS[:2]  # measured first, then trained on (second round)
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
@@ -76,6 +78,10 @@ def training_examples() -> list[tuple[str, bool]]:
     more_attacks, more_notes = load(CORPUS)
     attacks += [a for a in more_attacks if a.get("set") != "holdout"]
     notes += [n for n in more_notes if n.get("set") != "holdout"]
+    for path in TRAINED_HOLDOUTS:
+        more_attacks, more_notes = load(path)
+        attacks += more_attacks
+        notes += more_notes
     return [(a["text"], True) for a in attacks] + [(n["text"], False) for n in notes]
 
 

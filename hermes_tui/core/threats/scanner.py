@@ -36,9 +36,10 @@ from hermes_tui.core.threats.views import invisible, views
 
 # How many of a session's earlier refused or held texts a new one is joined to.
 CONTINUATION_DEPTH = 4
-# The learned scorer's thresholds, chosen by leave-one-round-out cross-validation on the tuning
-# corpus (bench/injection.py): at 0.9 no held-out note of 246 scored above (recall alone 0.70),
-# at 0.5 about one in ten did (recall alone 0.95), which is why it only flags.
+# The learned scorer's thresholds, chosen by leave-one-round-out cross-validation over the
+# tuning corpus's rounds and the fifth and sixth holdouts (each round's attacks and a sixth of
+# the 449 notes held out in turn): at 0.9, 3 held-out notes scored above (0.7 %; recall alone
+# 0.75); at 0.5, 25 did (5.6 %; recall alone 0.94), which is why 0.5 only flags.
 LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.5
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
