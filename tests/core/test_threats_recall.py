@@ -54,14 +54,18 @@ def test_the_tuning_corpus_is_caught_and_its_notes_pass(scanner: Scanner) -> Non
     assert stopped <= 0.03, f"{stopped:.1%} of notes stopped: {stopped_notes}"
 
 
-# The figures each holdout measured when first run against the scanner with its learned scorer
-# (bench/injection.py): recall without taint, recall with taint (weak signals held too), the
-# share of notes refused or held. The floors are what was measured, never more; issue 23 asks
-# for 0.75, 0.90 and 3 %. The fifth holdout's notes are over it by one note (2 of 62: a Spanish
-# build note the scorer holds); the sixth was written before the scorer existed.
+# Recall without taint, recall with taint (weak signals held too) and the share of notes refused
+# or held, as measured (bench/injection.py); floors are what was measured, never more. Issue 23
+# asks for 0.75, 0.90 and 3 % on a fresh holdout. The seventh is the fresh one: never tuned or
+# trained on, measured once the scorer's second round was frozen; it falls short without taint
+# (0.571: 0.222 in Swedish, Czech, Indonesian and Vietnamese, which no corpus had, 0.70 in the
+# others). The fifth and sixth were measured first (0.866 / 0.970 / 3.2 % and 0.795 / 0.932 /
+# 0 % with the scorer's first round, see their headers), then trained on: their figures now
+# only show that the second round kept what it learned.
 HOLDOUT_FLOORS = {
-    "injection_holdout_5.yaml": (0.86, 0.97, 2 / 62),
-    "injection_holdout_6.yaml": (0.79, 0.93, 0.03),
+    "injection_holdout_5.yaml": (1.0, 1.0, 1 / 62),
+    "injection_holdout_6.yaml": (1.0, 1.0, 0.0),
+    "injection_holdout_7.yaml": (0.57, 0.90, 1 / 62),
 }
 
 
