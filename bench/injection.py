@@ -3,8 +3,8 @@
 `injection_corpus.json` (issue 11: paraphrases and encodings, with its own holdout part),
 `injection_tuning.yaml` (issue 23's families: other languages, fake system tags, social
 engineering, safety settings, planted credentials; the patterns were tuned and the scorer
-trained on it) and `injection_holdout_{5,6,7}.yaml` (the same families written after tuning;
-5 and 6 were trained on in the scorer's second round, after they were measured; 7 never).
+trained on it) and `injection_holdout_{5,6,7,8}.yaml` (the same families written after tuning;
+5 and 6 were trained on in the scorer's second round, after they were measured; 7 and 8 never).
 
 For each it prints recall without taint (attacks refused or held), recall with taint (also
 the weak signals a tainted turn holds on) and the false-positive rate (ordinary notes refused
@@ -15,8 +15,9 @@ Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the tuning
 texts only: injection_tuning.yaml, the issue 11 corpus without its holdout part, and the fifth
 and sixth holdouts, each measured first (its figures are in its header) and added in the
-scorer's second round. The issue 11 corpus's holdout part and injection_holdout_7.yaml are
-never trained on.
+scorer's second round. The issue 11 corpus's holdout part and injection_holdout_{7,8}.yaml
+are never trained on (the third round added texts in the languages the seventh showed no corpus
+had, none taken from it).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from hermes_tui.core.threats import Scanner
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "injection_corpus.json"
 TUNING = DATA / "injection_tuning.yaml"
-HOLDOUTS = tuple(DATA / f"injection_holdout_{n}.yaml" for n in (5, 6, 7))
+HOLDOUTS = tuple(DATA / f"injection_holdout_{n}.yaml" for n in (5, 6, 7, 8))
 TRAINED_HOLDOUTS = HOLDOUTS[:2]  # measured first, then trained on (second round)
 
 
