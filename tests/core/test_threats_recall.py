@@ -82,7 +82,8 @@ def test_each_holdout_written_after_tuning(scanner: Scanner, name: str) -> None:
     assert stopped <= most_stopped + 1e-9, f"{stopped:.1%} of notes stopped: {stopped_notes}"
 
 
-@pytest.mark.parametrize("name", sorted(HOLDOUT_FLOORS))
+# The holdouts never trained on (each costs ~8 s: every write is joined to the ones held before).
+@pytest.mark.parametrize("name", ["injection_holdout_7.yaml", "injection_holdout_8.yaml"])
 def test_no_holdout_attack_reaches_memory_from_a_tainted_turn(
     home: Path, scanner: Scanner, name: str
 ) -> None:
