@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from hermes_tui.core.threats import model
 from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
 from hermes_tui.core.threats.sensor import XaidrSensor, build_sensor
 from hermes_tui.core.threats.verdicts import (
@@ -182,6 +181,9 @@ class Scanner:
 
 def _learned(forms: list[tuple[str, str]]) -> Finding | None:
     """The learned scorer's word on the views of a text, if it has one worth a finding."""
+    # Imported on the first scan, like the sensor: `memory show` and `--help` never pay for it.
+    from hermes_tui.core.threats import model
+
     try:
         score = model.shipped().score(shown for _, shown in forms)
     except (OSError, ValueError) as exc:  # its weights missing or damaged: a person looks
