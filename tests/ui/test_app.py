@@ -195,7 +195,10 @@ async def test_dangerous_command_asks_and_a_denial_reaches_the_model(
     async with app.run_test(size=SIZE) as pilot:
         app.query_one("#chat-input").text = "reboot the box"
         await pilot.press("enter")
-        await wait_until(lambda: isinstance(app.screen, ApprovalScreen))
+        # The dialog is pushed before it is composed: wait for its command line too.
+        await wait_until(
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".command")
+        )
         assert "sudo reboot" in str(app.screen.query_one(".command").content)
         await pilot.press("n")
         await app.workers.wait_for_complete()
