@@ -17,7 +17,8 @@ from the last write of a request to the first byte read back.
 
 `sdk_http_client` builds the SDK's client. For a server that speaks plain http (a local model
 server) it defers TLS: the client's https:// transport, and the system trust store it loads
-(about 3 MiB and 30 ms), are made on the first https request (a redirect), never otherwise.
+(measured: 1.6 MiB of peak memory and about 30 ms of a cold `chat -q`), are made on the first
+https request (a redirect), never otherwise.
 """
 
 from __future__ import annotations
