@@ -15,12 +15,40 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(scope="session")
+def _remembered_verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The scanner's verdicts on what a fresh home's system prompt holds (the bundled skills'
+    index, the default files), reached once per worker."""
+    from hermes_tui.core.threats.cache import cache_path
+    from hermes_tui.runtime import Runtime
+
+    home = tmp_path_factory.mktemp("remembered") / "home"
+    home.mkdir()
+    runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key"})
+    try:
+        runtime.build_system_prompt(home)
+    finally:
+        runtime.close()
+    return cache_path(home).read_bytes()
+
+
 @pytest.fixture
-def home(tmp_path: Path) -> Iterator[Path]:
+def home(tmp_path: Path, _remembered_verdicts: bytes) -> Iterator[Path]:
     """A fresh home. Afterwards, every skill the test created through our writes must pass the
-    Agent Skills reference validator (what we write stays strict)."""
+    Agent Skills reference validator (what we write stays strict).
+
+    It starts with the scanner's verdicts on the bundled skills remembered, as a home does
+    after its first start: otherwise every `chat -q` of a test imports xaidr and scans the
+    same texts again (about a third of a one-shot chat's time). What a test writes is new and
+    is scanned; the cold start's own tests (test_scan_cache.py) see xaidr imported. The folder
+    is left world-readable, as an older home's was: the runtime must still make it private.
+    """
     path = tmp_path / "home"
     path.mkdir()
+    cache = path / "cache"
+    cache.mkdir()
+    cache.chmod(0o755)
+    (cache / "scan_verdicts.json").write_bytes(_remembered_verdicts)
     yield path
     problems = spec_problems_of_created_skills(path)
     assert not problems, f"skills written by hermes-tui break the Agent Skills spec: {problems}"

@@ -206,10 +206,11 @@ def test_blank_lines_at_a_code_piece_boundary_are_kept() -> None:
 def test_long_loose_ordered_list_keeps_its_numbers() -> None:
     # A tail over SETTLE_CHARS keeps one block live; "\n\n1" is a paragraph until "." arrives,
     # so the list is settled and the rest starts a new list numbered from 1.
-    # Fed a character at a time only across that boundary (all of it took 100 s).
+    # Fed a character at a time only across that boundary (all of it took 100 s): from just
+    # before it to two items (38 characters each) past it.
     text = "".join(f"1. item with a few words, number {i}\n\n" for i in range(1, 120))
     lines = MarkdownLines(60, STYLE)
-    before, after = SETTLE_CHARS - 200, SETTLE_CHARS + 200
+    before, after = SETTLE_CHARS - 40, SETTLE_CHARS + 80
     lines.feed(text[:before])
     for character in text[before:after]:
         lines.feed(character)
