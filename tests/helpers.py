@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,6 +38,31 @@ def run_cli(
         timeout=timeout,
         env=cli_env(**env),
     )
+
+
+def run_main(
+    capsys: Any, home: Path, *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`hermes-tui --home HOME ARGS…` run by cli.main in this process, with no terminal on
+    stdin: what run_cli returns, without a process's start-up (about a second each). For
+    commands whose test is not about the process itself (signals, its exit, its imports)."""
+    from hermes_tui.cli import main
+
+    argv = ["--home", str(home), *args]
+    capsys.readouterr()
+    stdin, here = sys.stdin, os.getcwd()
+    sys.stdin = io.StringIO()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        code = main(argv)
+    except SystemExit as stopped:  # argparse's own refusals
+        code = stopped.code if isinstance(stopped.code, int) else 2
+    finally:
+        sys.stdin = stdin
+        os.chdir(here)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def skill_text(

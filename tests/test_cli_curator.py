@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from helpers import cli_env, skill_text
+import pytest
+from helpers import run_main, skill_text
 
 from hermes_tui.core.skills.library import SkillLibrary
 
 
-def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "curator", *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`hermes-tui --home HOME curator ARGS…` with no terminal (in this process: see run_main)."""
+    return lambda *args, home: run_main(capsys, home, "curator", *args)
 
 
 def _agent_skills(home: Path, *names: str, idle_days: float = 0) -> SkillLibrary:
@@ -34,7 +30,9 @@ def _agent_skills(home: Path, *names: str, idle_days: float = 0) -> SkillLibrary
     return library
 
 
-def test_pause_and_resume_keep_hermes_state_keys(home: Path) -> None:
+def test_pause_and_resume_keep_hermes_state_keys(
+    home: Path, run: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     (home / "skills").mkdir(parents=True)
     state = home / "skills" / ".curator_state"
     state.write_text(json.dumps({"last_run_at": "2026-01-01T00:00:00+00:00", "run_count": 4}))
@@ -50,7 +48,9 @@ def test_pause_and_resume_keep_hermes_state_keys(home: Path) -> None:
     assert json.loads(state.read_text())["paused"] is False
 
 
-def test_prune_asks_for_yes_without_a_terminal_then_archives_and_lists(home: Path) -> None:
+def test_prune_asks_for_yes_without_a_terminal_then_archives_and_lists(
+    home: Path, run: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     library = _agent_skills(home, "old-one", idle_days=400)
     refused = run("prune", "--days", "30", home=home)
     assert refused.returncode == 2 and "--yes" in refused.stderr
@@ -68,7 +68,9 @@ def test_prune_asks_for_yes_without_a_terminal_then_archives_and_lists(home: Pat
     assert again.returncode == 1 and "no archived skill named 'old-one'" in again.stderr
 
 
-def test_backup_then_rollback_undoes_a_change_and_can_be_undone(home: Path) -> None:
+def test_backup_then_rollback_undoes_a_change_and_can_be_undone(
+    home: Path, run: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     library = _agent_skills(home, "keeper")
     made = run("backup", "--reason", "before trying things", home=home)
     assert made.returncode == 0, made.stderr
@@ -86,7 +88,9 @@ def test_backup_then_rollback_undoes_a_change_and_can_be_undone(home: Path) -> N
     assert SkillLibrary(home / "skills").get("experiment") is not None
 
 
-def test_hermes_backup_setting_is_read(home: Path) -> None:
+def test_hermes_backup_setting_is_read(
+    home: Path, run: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     (home / "config.yaml").write_text("curator:\n  backup:\n    enabled: true\n    keep: 2\n")
     _agent_skills(home, "keeper")
     for _ in range(4):

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from helpers import cli_env, skill_text
+import pytest
+from helpers import run_main, skill_text
 
 from hermes_tui.core.agent.review import ReviewChange, ReviewRecord
 from hermes_tui.core.insights import DAY, sparkline
@@ -107,27 +106,15 @@ def test_every_figure_is_counted_from_what_was_recorded(home: Path) -> None:
     }  # create, 2 patches, 1 memory
 
 
-def test_insights_json_from_the_cli_matches(home: Path) -> None:
+def test_insights_json_from_the_cli_matches(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     build_home(home)
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "insights", "--json"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=60,
-    )
+    done = run_main(capsys, home, "insights", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["totals"] == {"sessions": 2, "turns": 3, "tool_calls": 4, "tool_errors": 2}
     deploy = next(s for s in data["skills"] if s["name"] == "deploy")
     assert deploy["success_rate"] == 2 / 3 and deploy["patches"] == 2
-    text = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "insights", "--days", "7"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=60,
-    ).stdout
+    text = run_main(capsys, home, "insights", "--days", "7").stdout
     assert text.startswith("Last 7 days: 2 sessions, 3 turns, 4 tool calls, 2 tool errors")
     assert "Reviews: 2 (1 done, 1 failed), 1 change" in text
 

@@ -6,12 +6,11 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 FIXTURE = Path(__file__).parent.parent / "data" / "hermes-0.19.0-home" / "state.db"
 
@@ -22,17 +21,14 @@ def llm():
         yield server
 
 
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+def test_list_show_search_and_resume_a_hermes_session(
+    home: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
 
+    def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capsys, home, *args)  # in this process: see run_main
 
-def test_list_show_search_and_resume_a_hermes_session(home: Path, llm: FakeLLM) -> None:
     shutil.copy(FIXTURE, home / "state.db")
     before = hashlib.sha256((home / "state.db").read_bytes()).hexdigest()
     listed = run(home, "sessions", "list")
