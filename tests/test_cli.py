@@ -7,10 +7,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import cli_env
+from helpers import cli_env, run_main
 
 HEAVY = ("textual", "openai", "anthropic", "jsonschema", "acp")
 
@@ -26,14 +27,15 @@ print("HEAVY=" + ",".join(heavy), file=sys.stderr)
 """
 
 
-def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=60,
-    )
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """`hermes-tui --home HOME ARGS…`: its exit code and output, from cli.main in this process
+    (see run_main); what concerns the process itself (its imports, a read-only home under
+    bubblewrap, the app's frames) still runs one."""
+    return lambda *args, home: run_main(capsys, home, *args)
 
 
 @pytest.mark.parametrize(
@@ -51,14 +53,14 @@ def test_light_commands_import_no_ui_or_provider_sdk(argv: list[str], home: Path
     assert "HEAVY=\n" in result.stderr, result.stderr
 
 
-def test_version(home: Path) -> None:
+def test_version(home: Path, run: Run) -> None:
     from hermes_tui import __version__
 
     result = run("--version", home=home)
     assert result.returncode == 0 and result.stdout.strip() == f"hermes-tui {__version__}"
 
 
-def test_memory_show_lists_entries_with_usage(home: Path) -> None:
+def test_memory_show_lists_entries_with_usage(home: Path, run: Run) -> None:
     from hermes_tui.core.memory import MemoryStore
 
     MemoryStore(home / "memories").add("user", "prefers dark themes")
@@ -78,14 +80,14 @@ def test_memory_show_lists_entries_with_usage(home: Path) -> None:
     }
 
 
-def test_configuration_error_exits_2_with_the_key(home: Path) -> None:
+def test_configuration_error_exits_2_with_the_key(home: Path, run: Run) -> None:
     (home / "config.yaml").write_text("memory:\n  nudge_intervall: 3\n")
     result = run("memory", "show", home=home)
     assert result.returncode == 2
     assert "memory.nudge_intervall is not a known key" in result.stderr
 
 
-def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path) -> None:
+def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path, run: Run) -> None:
     ok = run("doctor", home=home)
     assert ok.returncode == 0, ok.stdout
     assert "[ok  ] config" in ok.stdout and "[ok  ] sqlite fts5" in ok.stdout
@@ -96,7 +98,7 @@ def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path)
     assert "[FAIL] memory user: USER.md is not valid UTF-8" in bad.stdout
 
 
-def test_help_lists_every_command(home: Path) -> None:
+def test_help_lists_every_command(home: Path, run: Run) -> None:
     result = run("--help", home=home)
     assert result.returncode == 0 and "usage: hermes-tui" in result.stdout
     for command in (
@@ -112,7 +114,7 @@ def test_help_lists_every_command(home: Path) -> None:
         assert command in result.stdout
 
 
-def test_skills_commands_list_view_pin_archive_restore(home: Path) -> None:
+def test_skills_commands_list_view_pin_archive_restore(home: Path, run: Run) -> None:
     skill = home / "skills" / "ops" / "ship"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: ship\ndescription: Ship it.\n---\n\nSteps.\n")
@@ -162,7 +164,9 @@ def _one_clear_error(result: subprocess.CompletedProcess[str], words: str) -> No
 
 
 @pytest.mark.parametrize("argv", UNUSABLE_HOME_COMMANDS, ids=lambda a: " ".join(a[:2]))
-def test_a_home_that_is_a_file_is_one_clear_error(argv: list[str], tmp_path: Path) -> None:
+def test_a_home_that_is_a_file_is_one_clear_error(
+    argv: list[str], tmp_path: Path, run: Run
+) -> None:
     home = tmp_path / "home"
     home.write_text("not a folder", encoding="utf-8")
     _one_clear_error(run(*argv, home=home), "is a file, not a directory")
@@ -206,7 +210,7 @@ def test_a_read_only_home_is_one_clear_error(argv: list[str], home: Path, read_o
     _one_clear_error(result, words)
 
 
-def test_a_damaged_sessions_db_is_reported_moved_aside_and_told_once(home: Path) -> None:
+def test_a_damaged_sessions_db_is_reported_moved_aside_and_told_once(home: Path, run: Run) -> None:
     (home / "sessions.db").write_bytes(b"\x00garbage" * 1000)
     doctor = run("doctor", home=home)
     assert doctor.returncode == 1 and "[FAIL] sessions.db:" in doctor.stdout
@@ -221,7 +225,7 @@ def test_a_damaged_sessions_db_is_reported_moved_aside_and_told_once(home: Path)
 
 
 def test_wording_an_empty_message_and_consolidation_without_a_model_are_errors(
-    home: Path,
+    home: Path, run: Run
 ) -> None:
     empty = run("chat", "-q", "  ", home=home)
     assert empty.returncode == 2 and "chat -q needs a message" in empty.stderr
@@ -229,7 +233,7 @@ def test_wording_an_empty_message_and_consolidation_without_a_model_are_errors(
     assert curator.returncode == 2 and "--consolidate needs a model" in curator.stderr
 
 
-def test_the_app_and_memory_show_agree_on_the_percentage(home: Path) -> None:
+def test_the_app_and_memory_show_agree_on_the_percentage(home: Path, run: Run) -> None:
     from hermes_tui.core.memory import MemoryStore
     from hermes_tui.ui.widgets.memory_pane import gauge
 
