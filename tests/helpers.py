@@ -41,17 +41,20 @@ def run_cli(
 
 
 def run_main(
-    capsys: Any, home: Path, *args: str, cwd: Path | None = None
+    capsys: Any, home: Path, *args: str, cwd: Path | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """`hermes-tui --home HOME ARGS…` run by cli.main in this process, with no terminal on
-    stdin: what run_cli returns, without a process's start-up (about a second each). For
-    commands whose test is not about the process itself (signals, its exit, its imports)."""
+    stdin and `env` set meanwhile: what run_cli returns, without a process's start-up (about a
+    second each). For commands whose test is not about the process itself (signals, its
+    exit, its imports)."""
     from hermes_tui.cli import main
 
     argv = ["--home", str(home), *args]
     capsys.readouterr()
     stdin, here = sys.stdin, os.getcwd()
+    saved = {name: os.environ.get(name) for name in env}
     sys.stdin = io.StringIO()
+    os.environ.update(env)
     try:
         if cwd is not None:
             os.chdir(cwd)
@@ -61,6 +64,11 @@ def run_main(
     finally:
         sys.stdin = stdin
         os.chdir(here)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(argv, code, out, err)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import run_cli
+import pytest
+from helpers import run_main
 
 from hermes_tui.core.pending import PendingStore
 
@@ -27,10 +28,10 @@ def stage_hostile_write(home: Path) -> None:
 
 
 def test_pending_list_shows_escape_sequences_in_a_held_write_instead_of_obeying_them(
-    home: Path,
+    home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     stage_hostile_write(home)
-    listing = run_cli(home, "pending", "list")
+    listing = run_main(capsys, home, "pending", "list")
     assert listing.returncode == 0, listing.stderr
     out = listing.stdout
     assert ESC not in out and "\x07" not in out and "\x9b" not in out

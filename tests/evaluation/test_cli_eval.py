@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import cli_env, run_cli
+import pytest
+from helpers import cli_env, run_main
 
 from hermes_tui.evaluation.report import build_report, fmt, markdown, terminal_table
 from hermes_tui.evaluation.stats import estimate
@@ -33,9 +34,12 @@ def test_eval_help_imports_no_ui_or_provider_sdk(home: Path) -> None:
     assert "--from-home" in result.stdout and "HEAVY=\n" in result.stderr, result.stderr
 
 
-def test_dry_run_prints_the_plan_and_its_cost_and_runs_nothing(home: Path, tmp_path: Path) -> None:
+def test_dry_run_prints_the_plan_and_its_cost_and_runs_nothing(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
-    result = run_cli(
+    result = run_main(
+        capsys,
         home,
         "eval",
         "--provider",
@@ -60,8 +64,11 @@ def test_dry_run_prints_the_plan_and_its_cost_and_runs_nothing(home: Path, tmp_p
     assert not out.exists()
 
 
-def test_dry_run_of_a_model_without_a_price_says_the_cost_is_unknown(home: Path) -> None:
-    result = run_cli(
+def test_dry_run_of_a_model_without_a_price_says_the_cost_is_unknown(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(
+        capsys,
         home,
         "eval",
         "--provider",
@@ -74,23 +81,32 @@ def test_dry_run_of_a_model_without_a_price_says_the_cost_is_unknown(home: Path)
     assert result.returncode == 0 and "estimated cost: unknown" in result.stdout
 
 
-def test_an_eval_without_a_provider_says_what_to_set_and_makes_nothing(home: Path) -> None:
-    result = run_cli(home, "eval", "--families", "env-var")
+def test_an_eval_without_a_provider_says_what_to_set_and_makes_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(capsys, home, "eval", "--families", "env-var")
     assert result.returncode == 2 and "no LLM provider is configured" in result.stderr
     assert not (home / "evals").exists()
 
 
-def test_usage_errors_say_what_is_wrong(home: Path) -> None:
-    bad_arm = run_cli(home, "eval", "--provider", "demo", "--arms", "learn,placebo", "--dry-run")
+def test_usage_errors_say_what_is_wrong(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad_arm = run_main(
+        capsys, home, "eval", "--provider", "demo", "--arms", "learn,placebo", "--dry-run"
+    )
     assert bad_arm.returncode == 2 and "--arms" in bad_arm.stderr
-    no_suite = run_cli(home, "eval", "no-such-suite", "--provider", "demo", "--dry-run")
+    no_suite = run_main(capsys, home, "eval", "no-such-suite", "--provider", "demo", "--dry-run")
     assert no_suite.returncode == 2 and "no suite 'no-such-suite'" in no_suite.stderr
-    no_family = run_cli(home, "eval", "--provider", "demo", "--families", "nope", "--dry-run")
+    no_family = run_main(
+        capsys, home, "eval", "--provider", "demo", "--families", "nope", "--dry-run"
+    )
     assert no_family.returncode == 2 and "no family 'nope'" in no_family.stderr
 
 
-def test_a_scripted_eval_writes_its_reports_under_the_home_and_lists_them(home: Path) -> None:
-    result = run_cli(
+def test_a_scripted_eval_writes_its_reports_under_the_home_and_lists_them(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(
+        capsys,
         home,
         "eval",
         "--provider",
@@ -108,7 +124,7 @@ def test_a_scripted_eval_writes_its_reports_under_the_home_and_lists_them(home: 
         p.name for p in folder.iterdir()
     }
     assert "tool calls" in result.stdout and "2/2 learn · rep 2 · env-var pass" in result.stderr
-    listed = run_cli(home, "eval", "--list")
+    listed = run_main(capsys, home, "eval", "--list")
     assert folder.name in listed.stdout and "scripted-eval" in listed.stdout
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, run_cli, send, wait_until, write_config
+from helpers import make_app, run_main, send, wait_until, write_config
 
 from hermes_tui.ui.widgets.chat import NoteBlock, UserMessage
 from hermes_tui.ui.widgets.input import ChatInput
@@ -99,14 +100,18 @@ async def test_init_writes_the_scanned_agents_md(
         assert (project / "AGENTS.md").read_text() == "# Project\n\nRun `make test`.\n"
 
 
-def test_chat_q_runs_custom_commands(home: Path, llm: FakeLLM, tmp_path: Path) -> None:
+def test_chat_q_runs_custom_commands(
+    home: Path, llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_config(home, llm.openai_url)
     _add_quick_commands(home, {"hi": {"type": "exec", "command": "echo from-quick"}})
     (home / "commands").mkdir()
     (home / "commands" / "ask.md").write_text("Answer briefly: $ARGUMENTS")
     llm.script(Reply(text="Short."))
-    done = run_cli(home, "chat", "-q", "/ask why is the sky blue", cwd=tmp_path, OPENAI_API_KEY="k")
+    done = run_main(
+        capsys, home, "chat", "-q", "/ask why is the sky blue", cwd=tmp_path, OPENAI_API_KEY="k"
+    )
     assert done.returncode == 0, done.stderr
     assert llm.requests[-1].last_user_text == "Answer briefly: why is the sky blue"
-    done = run_cli(home, "chat", "-q", "/hi", cwd=tmp_path, OPENAI_API_KEY="k")
+    done = run_main(capsys, home, "chat", "-q", "/hi", cwd=tmp_path, OPENAI_API_KEY="k")
     assert done.returncode == 0 and "from-quick" in done.stdout and len(llm.requests) == 1

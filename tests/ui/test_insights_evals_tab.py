@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import make_app, run_cli
+import pytest
+from helpers import make_app, run_main
 
 from hermes_tui.evaluation.braille import as_text, plot
 from hermes_tui.ui.screens.insights import InsightsScreen
@@ -18,8 +19,11 @@ def test_braille_plot_draws_a_falling_line_from_top_left_to_bottom_right() -> No
     assert {owner for row in rows for _, owner in row} == {"learn", None}
 
 
-async def test_evals_tab_lists_past_runs_and_draws_the_highlighted_one(home: Path) -> None:
-    done = run_cli(
+async def test_evals_tab_lists_past_runs_and_draws_the_highlighted_one(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    done = run_main(
+        capsys,
         home,
         "eval",
         "--provider",

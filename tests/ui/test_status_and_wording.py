@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, run_cli, send, wait_until, write_skill
+from helpers import make_app, run_main, send, wait_until, write_skill
 from textual.widgets import DataTable
 
 from hermes_tui.core.events import UsageUpdated
@@ -130,8 +131,10 @@ def test_insights_rows_fit_80_columns() -> None:
         assert "flask-k8s-de" in text and "  8 uses" in text
 
 
-def test_skills_view_of_a_missing_skill_speaks_to_a_cli_user(home: Path) -> None:
-    result = run_cli(home, "skills", "view", "nosuchskill")
+def test_skills_view_of_a_missing_skill_speaks_to_a_cli_user(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(capsys, home, "skills", "view", "nosuchskill")
     assert result.returncode != 0
     assert "no skill named 'nosuchskill'" in result.stderr
     assert "skills_list" not in result.stderr and "hermes-tui skills list" in result.stderr

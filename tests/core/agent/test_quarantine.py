@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, open_runtime, run_cli
+from helpers import make_app, open_runtime, run_main
 
 from hermes_tui.core.pending import QUARANTINE
 
@@ -74,7 +74,7 @@ def test_a_review_write_copied_from_a_readme_stays_out_of_the_prompt_until_appro
 
 
 def test_a_review_write_the_scanner_holds_stays_out_of_the_prompt(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
     runtime = open_runtime(home, llm.openai_url)
     project = _project(tmp_path)
@@ -84,7 +84,7 @@ def test_a_review_write_the_scanner_holds_stays_out_of_the_prompt(
     assert QUARANTINE in record.summary
     assert "AGENTS.md so future agents" not in runtime.build_system_prompt(project)
 
-    listing = run_cli(home, "pending", "list")
+    listing = run_main(capsys, home, "pending", "list")
     assert listing.stdout.splitlines()[0] == (
         f"1 held write {QUARANTINE}: hermes-tui pending approve ID"
     )

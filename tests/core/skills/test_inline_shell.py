@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import open_runtime, run_cli, skill_text, write_config, write_skill
+from helpers import open_runtime, run_main, skill_text, write_config, write_skill
 
 from hermes_tui.core.skills.runtime import expand_inline_shell
 from hermes_tui.core.tools.registry import ToolContext
@@ -73,12 +73,16 @@ def test_on_they_run_through_the_terminal_policy(home: Path, llm: FakeLLM, tmp_p
     assert not marker.exists()
 
 
-def test_chat_s_runs_the_snippets_of_a_preloaded_skill(home: Path, llm: FakeLLM, tmp_path) -> None:
+def test_chat_s_runs_the_snippets_of_a_preloaded_skill(
+    home: Path, llm: FakeLLM, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
     marker = tmp_path / "marker"
     _skill(home, marker)
     write_config(home, llm.openai_url, skills={"inline_shell": True})
     llm.script(Reply(text="Done."))
-    done = run_cli(home, "chat", "-s", "snippets", "-q", "go", cwd=tmp_path, OPENAI_API_KEY="k")
+    done = run_main(
+        capsys, home, "chat", "-s", "snippets", "-q", "go", cwd=tmp_path, OPENAI_API_KEY="k"
+    )
     assert done.returncode == 0, done.stderr
     sent = llm.requests[-1].last_user_text
     # Reaching the hermes home asks in every mode; chat -q without --yolo refuses it.
