@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import threading
 import time
@@ -117,6 +118,12 @@ class NetworkHolder:
 
 
 def _end(process: subprocess.Popen[bytes]) -> None:
+    """Kill bubblewrap and everything in its session (it may leave a process of its own in the
+    user namespace behind, which --die-with-parent does not reach); only while it has not been
+    reaped, so its id cannot be another process's by now."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     process.wait()
