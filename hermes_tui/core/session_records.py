@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
@@ -123,11 +124,19 @@ def stored_from_row(row: sqlite3.Row) -> StoredMessage:
     return StoredMessage(row["id"], row["session_id"], row["created_at"], message)
 
 
-def reasoning_column(message: Message) -> str:
+def reasoning_column(message: Message, redact: Callable[[str], str] = str) -> str:
+    """The message's reasoning as stored: redacted like its text. A thinking block whose text
+    held a secret loses its signature with it (the API would refuse the redacted text under the
+    original one); an unsigned block is not sent back (core/llm/anthropic.py)."""
     if not message.reasoning and not message.thinking:
         return ""
-    blocks = [asdict(block) for block in message.thinking]
-    return json.dumps({"text": message.reasoning, "blocks": blocks}, ensure_ascii=False)
+    blocks = []
+    for block in message.thinking:
+        thinking = redact(block.thinking)
+        signature = block.signature if thinking == block.thinking else ""
+        blocks.append(asdict(ThinkingBlock(thinking, signature, block.data)))
+    text = redact(message.reasoning)
+    return json.dumps({"text": text, "blocks": blocks}, ensure_ascii=False)
 
 
 def sql_statements(script: str) -> list[str]:

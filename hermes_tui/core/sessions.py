@@ -166,7 +166,7 @@ class SessionStore:
         redact: Callable[[str], str] = str,
     ) -> None:
         self.path = path
-        # The runtime's Redactor.text, over what a message stores (not signed reasoning).
+        # The runtime's Redactor.text, over what a message stores (reasoning included).
         self.redact = redact
         self.busy_timeout = busy_timeout
         self.recovered: Recovery | None = None
@@ -458,7 +458,7 @@ class SessionStore:
                     message.tool_call_id,
                     message.tool_name or "",
                     now,
-                    reasoning_column(message),
+                    reasoning_column(message, self.redact),
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))

@@ -222,3 +222,39 @@ def test_search_by_session_groups_hits_and_sessions_can_be_renamed_and_deleted(
     assert [m.session_id for m in store.search_sessions("deploy")] == [first.id]
     with pytest.raises(SessionError):
         store.get(second.id)
+
+
+def test_reasoning_is_stored_redacted_and_a_redacted_thinking_block_is_not_sent_back(
+    home: Path,
+) -> None:
+    from hermes_tui.core.llm.anthropic import to_anthropic_messages
+    from hermes_tui.core.messages import ThinkingBlock
+    from hermes_tui.core.redaction import Redactor
+
+    secret = "Vr7-kumquat-Secret-55aa19"
+    store = SessionStore(home / "sessions.db", redact=Redactor({"DB_TOKEN": secret}).text)
+    info = store.create(provider="anthropic", model="m", system_prompt="")
+    store.append(
+        info.id,
+        Message(
+            "assistant",
+            "the answer",
+            reasoning=f"the token is {secret}",
+            thinking=(
+                ThinkingBlock(f"the token is {secret}", "sig-1"),
+                ThinkingBlock("ok", "sig-2"),
+            ),
+        ),
+    )
+    assert secret.encode() not in (home / "sessions.db").read_bytes()
+    (stored,) = [m.message for m in store.messages(info.id)]
+    assert stored.reasoning == "the token is [REDACTED DB_TOKEN]"
+    # The redacted block's signature would not match its text: it is kept, unsigned, and only
+    # the untouched block goes back to the provider.
+    assert stored.thinking == (
+        ThinkingBlock("the token is [REDACTED DB_TOKEN]", ""),
+        ThinkingBlock("ok", "sig-2"),
+    )
+    (turn,) = to_anthropic_messages([stored])
+    assert [b["type"] for b in turn["content"]] == ["thinking", "text"]
+    assert turn["content"][0]["signature"] == "sig-2"

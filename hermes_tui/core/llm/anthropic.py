@@ -80,8 +80,10 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
                 ],
             )
         elif message.role == "assistant":
-            # Thinking blocks go first, unmodified: the API verifies their signatures.
-            blocks: list[dict[str, Any]] = [block.to_anthropic() for block in message.thinking]
+            # Thinking blocks go first, unmodified: the API verifies their signatures. One stored
+            # redacted has none (core/session_records.py) and would be refused: it stays home.
+            thinking = [block for block in message.thinking if block.signature or block.data]
+            blocks: list[dict[str, Any]] = [block.to_anthropic() for block in thinking]
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for call in message.tool_calls:
@@ -94,7 +96,7 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
                         "input": arguments if arguments is not None else {"_raw": call.arguments},
                     }
                 )
-            if len(blocks) == len(message.thinking):
+            if len(blocks) == len(thinking):
                 blocks.append({"type": "text", "text": "(no reply)"})
             add("assistant", blocks)
         else:

@@ -1,0 +1,63 @@
+"""What the model said about a secret is not kept or shown with it: its reasoning (OpenAI
+`reasoning_content`, Anthropic thinking), the names of tools it made up, and what `sessions show`
+prints, all judged by the bytes of sessions.db (with its WAL) and of the command's output."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import run_cli, write_config
+
+KNOWN = "Vr7-kumquat-Secret-55aa19"  # no shape: only the .env knows it
+SHAPED = "ghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6"  # configured nowhere
+
+
+def pieces(secret: str, size: int = 10) -> list[str]:
+    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
+
+
+def assert_nowhere(home: Path, *outputs: str) -> None:
+    stored = {p.name: p.read_bytes() for p in home.glob("sessions.db*") if p.is_file()}
+    assert "sessions.db" in stored
+    for secret in (KNOWN, SHAPED):
+        for piece in pieces(secret):
+            for name, data in stored.items():
+                assert piece.encode() not in data, (piece, name)
+            for output in outputs:
+                assert piece not in output, (piece, output[-400:])
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def chat(home: Path, llm: FakeLLM, provider: str, *replies: Reply) -> tuple[str, str]:
+    """One `chat -q` run: its output and its session's id."""
+    key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    (home / ".env").write_text(f"{key}=test-key\nDB_TOKEN={KNOWN}\n", encoding="utf-8")
+    url = llm.anthropic_url if provider == "anthropic" else llm.openai_url
+    write_config(home, url, provider, memory={"nudge_interval": 0})
+    llm.script(*replies)
+    done = run_cli(home, "chat", "-q", "hi", cwd=home)
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr, done.stderr.strip().splitlines()[-1].split()[-1]
+
+
+def show(home: Path, session: str) -> subprocess.CompletedProcess[str]:
+    shown = run_cli(home, "sessions", "show", session, cwd=home)
+    assert shown.returncode == 0, shown.stderr
+    return shown
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_reasoning_is_stored_and_shown_redacted(home: Path, llm: FakeLLM, provider: str) -> None:
+    thought = f"the token is {KNOWN} and the other one {SHAPED}, fine"
+    output, session = chat(home, llm, provider, Reply(reasoning=thought, text="fine."))
+    shown = show(home, session)
+    assert_nowhere(home, output, shown.stdout + shown.stderr)
+    assert "[REDACTED DB_TOKEN]" in (home / "sessions.db").read_bytes().decode("utf-8", "replace")
