@@ -444,7 +444,8 @@ def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:
             message = stored.message
             text = message.content
             if message.reasoning:  # shown apart, as the app does: it is not the answer
-                thought = " ".join(message.reasoning.split())
+                # Redacted before it is cut: a secret cut in two would match in neither half.
+                thought = runtime.redactor.text(" ".join(message.reasoning.split()))
                 text = f"  (thought: {thought[:300]}{'…' if len(thought) > 300 else ''})\n{text}"
             for call in message.tool_calls:
                 text += f"\n  → {call.name} {call.arguments}"

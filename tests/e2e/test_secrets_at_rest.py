@@ -61,3 +61,23 @@ def test_reasoning_is_stored_and_shown_redacted(home: Path, llm: FakeLLM, provid
     shown = show(home, session)
     assert_nowhere(home, output, shown.stdout + shown.stderr)
     assert "[REDACTED DB_TOKEN]" in (home / "sessions.db").read_bytes().decode("utf-8", "replace")
+
+
+def test_sessions_show_redacts_a_thought_before_cutting_it(home: Path) -> None:
+    import base64
+
+    from hermes_tui.core.messages import Message
+    from hermes_tui.core.sessions import SessionStore
+
+    (home / ".env").write_text(f"DB_TOKEN={KNOWN}\n", encoding="utf-8")
+    encoded = base64.b64encode(KNOWN.encode()).decode()
+    # Kept before reasoning was redacted at rest: the shown line is cut at 300 characters,
+    # 29 of them into the encoded secret.
+    store = SessionStore(home / "sessions.db")
+    info = store.create(provider="openai", model="m", system_prompt="")
+    store.append(info.id, Message("assistant", "fine.", reasoning="a" * 270 + " " + encoded))
+    store.close()
+    shown = show(home, info.id)
+    assert "(thought: " in shown.stdout and "[REDACTED DB_TOKEN]" in shown.stdout
+    for piece in pieces(encoded):
+        assert piece not in shown.stdout, piece
