@@ -438,7 +438,7 @@ class SessionStore:
         calls = (
             json.dumps(
                 [
-                    {"id": c.id, "name": c.name, "arguments": self.redact(c.arguments)}
+                    {"id": c.id, "name": self.redact(c.name), "arguments": self.redact(c.arguments)}
                     for c in message.tool_calls
                 ]
             )
@@ -456,7 +456,7 @@ class SessionStore:
                     self.redact(message.content),
                     calls,
                     message.tool_call_id,
-                    message.tool_name or "",
+                    self.redact(message.tool_name or ""),
                     now,
                     reasoning_column(message, self.redact),
                 ),

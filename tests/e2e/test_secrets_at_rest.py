@@ -81,3 +81,13 @@ def test_sessions_show_redacts_a_thought_before_cutting_it(home: Path) -> None:
     assert "(thought: " in shown.stdout and "[REDACTED DB_TOKEN]" in shown.stdout
     for piece in pieces(encoded):
         assert piece not in shown.stdout, piece
+
+
+def test_a_tool_name_carrying_a_secret_is_stored_and_shown_redacted(
+    home: Path, llm: FakeLLM
+) -> None:
+    made_up = Reply(tool_calls=[(f"cat_{KNOWN} {SHAPED}", {"x": SHAPED})])
+    output, session = chat(home, llm, "openai", made_up, Reply(text="ok"))
+    shown = show(home, session)
+    assert_nowhere(home, output, shown.stdout + shown.stderr)
+    assert "cat_[REDACTED DB_TOKEN]" in shown.stdout
