@@ -158,7 +158,7 @@ class Runtime(LearningParts, SkillParts):
         # read-only home nothing is remembered and every start scans.
         with contextlib.suppress(OSError):
             ensure_private_dir(verdicts.parent)
-        scanner = Scanner(remembered=VerdictCache(verdicts))
+        scanner = Scanner(remembered=VerdictCache(verdicts, redact=redactor.text))
         memory = MemoryStore(
             home_path / "memories",
             memory_char_limit=config.memory.memory_char_limit,

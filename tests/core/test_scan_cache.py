@@ -272,3 +272,30 @@ def test_the_runtime_makes_the_cache_folder_private_before_any_command(home: Pat
     folder = cache_path(home).parent
     assert folder.is_dir()
     assert folder.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_findings_quote_of_a_secret_is_cached_redacted_even_when_cut_in_it(
+    tmp_path: Path,
+) -> None:
+    from hermes_tui.core.redaction import Redactor
+    from hermes_tui.core.threats.verdicts import Finding, Verdict, excerpt, tier_over
+
+    known, github = "Vr7-kumquat-Secret-55aa19", "ghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6"
+    text = f"note: the deploy token is {known} ; and ghp: {github} ; AKIA: AKIAQWERTYUIOPASDFGH"
+    # The scanner cut its excerpt 60 characters on: the middle of the GitHub token.
+    findings = [
+        Finding("hardcoded_secret", "secret", "high", "a hard-coded credential",
+                excerpt(text, 18, 18), "text", "hermes"),
+        Finding("x", "secret", "high", "from a decoded view", "…decoded ghp_Q2w3E4r…",
+                "base64", "xaidr"),
+    ]  # fmt: skip
+    path = tmp_path / "scan_verdicts.json"
+    cache = VerdictCache(path, identity=lambda: "v1", redact=Redactor({"DB": known}).text)
+    cache.put(text, Verdict(tier_over(findings), tuple(findings)))
+    cache.flush()
+    stored = path.read_text(encoding="utf-8")
+    for secret in (known, github, "AKIAQWERTYUIOPASDFGH"):
+        for i in range(len(secret) - 9):
+            assert secret[i : i + 10] not in stored, secret[i : i + 10]
+    quotes = [f.excerpt for f in VerdictCache(path, identity=lambda: "v1").get(text).findings]
+    assert "[REDACTED DB]" in quotes[0] and quotes[1] == "(quote left out: the text holds a secret)"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.storage import atomic_write_bytes, ensure_private_dir, file_lock
-from hermes_tui.core.threats.verdicts import SEVERITY_RANK, Finding, Verdict, tier_over
+from hermes_tui.core.threats.verdicts import SEVERITY_RANK, Finding, Verdict, excerpt, tier_over
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +118,33 @@ def scanner_identity() -> str | None:
     return digest.hexdigest()
 
 
-def _encode(verdict: Verdict) -> list[Any]:
+WITHHELD = "(quote left out: the text holds a secret)"
+
+
+def _quote(found: str, text: str, redact: Callable[[str], str]) -> str:
+    """A finding's excerpt as stored: redacted like any other road out (a refused write may
+    well quote the secret it carried). The excerpt was cut before it was redacted, so a secret
+    at its edge would show its first half: when the text holds a secret, the excerpt is cut
+    again from the redacted text, or left out when it quotes no part of the text as written
+    (a decoded view)."""
+    redacted = redact(text)
+    if redacted == text:
+        return redact(found)
+    flat = text.replace("\n", " ")
+    snippet = found.removeprefix("…").removesuffix("…")
+    at = flat.find(snippet) if snippet else -1
+    if at < 0:
+        return WITHHELD
+    start = len(redact(flat[:at])) + (10 if at else 0)  # excerpt() begins 10 before its match
+    return excerpt(redact(flat), start, start)
+
+
+def _encode(verdict: Verdict, text: str = "", redact: Callable[[str], str] = str) -> list[Any]:
     return [
         verdict.tier,
         [
-            [f.id, f.category, f.severity, f.description, f.excerpt, f.view, f.source]
+            [f.id, f.category, f.severity, redact(f.description), _quote(f.excerpt, text, redact)]
+            + [f.view, f.source]
             for f in verdict.findings
         ],
     ]
@@ -159,8 +181,10 @@ class VerdictCache:
         path: Path,
         identity: Callable[[], str | None] = scanner_identity,
         max_entries: int = MAX_ENTRIES,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.path = path
+        self.redact = redact  # the runtime's Redactor.text, over the findings' quotes
         self._identity_source = identity
         self._identity: str | None = None
         self._identified = False
@@ -197,7 +221,7 @@ class VerdictCache:
         with self._lock:
             if self.identity is None:
                 return
-            self._new[key] = _encode(verdict)
+            self._new[key] = _encode(verdict, text, self.redact)
             self._used.add(key)
 
     def flush(self) -> None:
