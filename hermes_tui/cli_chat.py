@@ -171,6 +171,14 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     except KeyboardInterrupt:
         # Ctrl-C before the turn began, outside the deferral (not the main thread).
         outcome = stopped_outcome(opened.get("session_id"))
+    except Exception as exc:  # a bug while starting: one line plus a log file, still one object
+        runtime = opened.get("runtime")
+        where = f" (details in {_log_crash(runtime, exc)})" if runtime is not None else ""
+        outcome = _outcome(
+            session_id=opened.get("session_id"),
+            error=f"unexpected error: {type(exc).__name__}: {str(exc)[:300]}{where}",
+            exit_code=EXIT_INTERNAL,
+        )
     finally:
         quiet.end()
         deferred.end()
@@ -208,6 +216,7 @@ def _run_chat(
         runtime = open_runtime(args, sink)
     except ConfigError as exc:
         return _outcome(error=f"configuration error: {exc}", exit_code=EXIT_USAGE)
+    opened["runtime"] = runtime
     from hermes_tui.core.llm.select import preload_sdk
 
     preload_sdk(runtime.config)  # the SDK imports while the session and prompt are built

@@ -26,7 +26,7 @@ def _fence(text: str, info: str = "") -> str:
 def _result_text(content: str) -> str:
     try:
         outcome: Any = json.loads(content)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or deeper than Python reads
         return content
     if isinstance(outcome, dict):
         for key in ("output", "content", "error", "message"):

@@ -137,7 +137,7 @@ def _session_stats(info: Any, stored: Iterable[Any]) -> SessionStats:
 def _failed(content: str) -> bool:
     try:
         outcome = json.loads(content)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, RecursionError, TypeError):
         return False
     return isinstance(outcome, dict) and outcome.get("success") is False
 

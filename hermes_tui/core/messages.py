@@ -7,10 +7,52 @@ wire format. Nothing here knows about a provider, so the session store can impor
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 Role = Literal["user", "assistant", "tool"]
+
+# Deeper than any tool's schema goes. Python's JSON parser recurses once a level, so a model's
+# `[[[[…` fifty thousand deep would raise RecursionError instead of an error the model can read.
+MAX_ARGUMENT_DEPTH = 100
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+class ArgumentsError(ValueError):
+    """A tool call's arguments that cannot be read; the message says why, for the model."""
+
+
+def load_arguments(text: str) -> Any:
+    """The JSON value of a tool call's arguments (`{}` when there are none).
+
+    ArgumentsError when they are not JSON, nest deeper than MAX_ARGUMENT_DEPTH (checked before
+    parsing) or hold what Python cannot convert (a number of thousands of digits).
+    """
+    if not text.strip():
+        return {}
+    depth = _nesting(text)
+    if depth > MAX_ARGUMENT_DEPTH:
+        raise ArgumentsError(f"nested more than {MAX_ARGUMENT_DEPTH} levels deep")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(f"{exc.msg} at char {exc.pos}") from None
+    except (ValueError, RecursionError) as exc:
+        raise ArgumentsError(str(exc)[:200]) from None
+
+
+def _nesting(text: str) -> int:
+    """How deep the brackets outside string literals go (stops counting past the limit)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_ARGUMENT_DEPTH:
+                break
+    return deepest
 
 
 @dataclass(frozen=True)
@@ -20,11 +62,20 @@ class ToolCall:
     arguments: str  # the raw JSON text the model sent
 
     def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as an object; None when they cannot be read or are not an object."""
         try:
-            value = json.loads(self.arguments) if self.arguments.strip() else {}
-        except json.JSONDecodeError:
+            value = load_arguments(self.arguments)
+        except ArgumentsError:
             return None
         return value if isinstance(value, dict) else None
+
+    def arguments_problem(self) -> str:
+        """Why `parsed_arguments()` is None, for the model ("" when it is not)."""
+        try:
+            value = load_arguments(self.arguments)
+        except ArgumentsError as exc:
+            return f"not valid JSON ({exc})"
+        return "" if isinstance(value, dict) else "not a JSON object"
 
 
 @dataclass(frozen=True)

@@ -449,7 +449,7 @@ class Agent:
         elif arguments is None:
             refusal = {
                 "success": False,
-                "error": f"the arguments for {call.name} are not valid JSON: "
+                "error": f"the arguments for {call.name} are {call.arguments_problem()}: "
                 f"{call.arguments[:200]!r}. Send a JSON object matching the tool's schema.",
             }
         if refusal is None and self.gate is not None and arguments is not None:

@@ -120,7 +120,7 @@ class Session:
             for call in message.tool_calls if message.role == "assistant" else ():
                 try:
                     outcome = json.loads(results.get(call.id, "") or "{}")
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON, or deeper than Python reads
                     outcome = {"output": results.get(call.id, "")}
                 if not isinstance(outcome, dict):
                     outcome = {"output": str(outcome)}

@@ -312,7 +312,7 @@ class TaintTracker:
                 continue
             try:
                 result = json.loads(message.content)
-            except (json.JSONDecodeError, TypeError):
+            except (ValueError, RecursionError, TypeError):  # not ours, or deeper than Python reads
                 continue
             if not isinstance(result, dict):
                 continue

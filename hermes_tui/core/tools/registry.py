@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from hermes_tui.core.events import Origin
+from hermes_tui.core.messages import ArgumentsError, load_arguments
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.memory_budget import FailureBudget
 from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
@@ -300,11 +301,11 @@ class ToolRegistry:
             }
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as exc:
+                arguments = load_arguments(arguments)
+            except ArgumentsError as exc:
                 return {
                     "success": False,
-                    "error": f"the arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos}); "
+                    "error": f"the arguments for {name} are not valid JSON ({exc}); "
                     "send a JSON object matching the tool's schema.",
                 }
         if not isinstance(arguments, dict):
