@@ -64,7 +64,10 @@ def resolve(tree: Path) -> GitDirs | None:
     if dot.is_symlink():
         return None
     if dot.is_dir():
-        return GitDirs(tree, dot, dot)
+        common = dot  # git follows a `commondir` file in any git directory
+        with contextlib.suppress(OSError):
+            common = _follow(dot, (dot / "commondir").read_text(encoding="utf-8"))
+        return GitDirs(tree, dot, common)
     try:
         first = dot.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
     except OSError:
@@ -84,7 +87,19 @@ def resolve(tree: Path) -> GitDirs | None:
 
 def nested_trees(workdir: Path) -> list[Path]:
     """Working trees inside `workdir` (not itself) that have a `.git` folder or file."""
+    return scan(workdir)[0]
+
+
+# What makes a folder a git directory to git's discovery (safe.bareRepository=all, its default):
+# `cd` into it, or below its core.worktree, and git reads its config.
+GIT_DIR_MARKS = frozenset({"HEAD", "objects", "refs"})
+
+
+def scan(workdir: Path) -> tuple[list[Path], list[Path]]:
+    """(working trees inside `workdir`, not itself, with a `.git` folder or file; folders in
+    it, itself included, that git takes for a git directory: HEAD, objects and refs)."""
     found: list[str] = []
+    bare: list[str] = []
     top = str(workdir)
     pending = [top]
     seen = 0
@@ -94,16 +109,46 @@ def nested_trees(workdir: Path) -> list[Path]:
             entries = os.scandir(folder)
         except OSError:
             continue
+        names: set[str] = set()
         with entries:
             for entry in entries:
                 seen += 1
                 name = entry.name
+                names.add(name)
                 if name == ".git":
                     if folder != top:
                         found.append(folder)
                 elif name not in SKIPPED and entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
-    return [Path(tree) for tree in sorted(found)]
+        if names >= GIT_DIR_MARKS and len(bare) < MAX_REPOSITORIES:
+            bare.append(folder)
+    return [Path(tree) for tree in sorted(found)], [Path(b) for b in sorted(bare)]
+
+
+POINTERS = ("commondir", "gitdir")  # files in a git directory that send git elsewhere
+_NOT_POINTING = frozenset({"objects", "refs", "logs", "lfs", "hooks", "info"})
+
+
+def pointer_files(git_dir: Path) -> list[Path]:
+    """The `commondir` and `gitdir` files in `git_dir` and in the git directories it holds
+    (`worktrees/*`, `modules/**`): a planted `commondir` sends git to another config."""
+    found: list[Path] = []
+    pending = [str(git_dir)]
+    seen = 0
+    while pending and seen < MAX_ENTRIES:
+        folder = pending.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if entry.name in POINTERS:
+                    found.append(Path(entry.path))
+                elif entry.name not in _NOT_POINTING and entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+    return sorted(found)
 
 
 def repositories(workdir: Path, nested: list[Path] | None = None) -> list[GitDirs]:

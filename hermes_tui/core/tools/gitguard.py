@@ -108,13 +108,18 @@ def snapshot(workdir: Path) -> GitSnapshot | GitLink | None:
         link = _link(workdir)
         dirs = gitdirs.resolve(workdir) if link is not None else None
         return dataclasses.replace(link, repo=_repo_snapshot(dirs)) if link and dirs else link
-    return _repo_snapshot(gitdirs.GitDirs(workdir, git_dir, git_dir))
+    return _repo_snapshot(gitdirs.resolve(workdir) or gitdirs.GitDirs(workdir, git_dir, git_dir))
 
 
 @dataclass(frozen=True)
 class WorkspaceSnapshot:
     top: GitSnapshot | GitLink | None
     nested: dict[Path, GitSnapshot | GitLink | None]  # each nested working tree's
+    # The git directories whose `commondir` / `gitdir` files are held, and those files.
+    pointer_roots: tuple[Path, ...] = ()
+    pointers: dict[Path, bytes] = dataclasses.field(default_factory=dict)
+    # Folders that git takes for a git directory (HEAD, objects, refs) outside any `.git`.
+    bare: dict[Path, GitSnapshot] = dataclasses.field(default_factory=dict)
 
     def common_dirs(self) -> set[str]:
         """The real paths of the git folders holding these repositories' configs and hooks:
@@ -127,18 +132,104 @@ class WorkspaceSnapshot:
         return found
 
 
+def _pointer_roots(workdir: Path, nested: list[Path]) -> set[Path]:
+    roots = set()
+    for dirs in gitdirs.repositories(workdir, nested):
+        roots |= {Path(os.path.realpath(dirs.git_dir)), Path(os.path.realpath(dirs.common_dir))}
+    for tree in [workdir, *nested]:
+        if _git_dir(tree) is not None:
+            roots.add(Path(os.path.realpath(tree / ".git")))
+    return roots
+
+
+def _pointers(roots: set[Path] | tuple[Path, ...]) -> dict[Path, bytes]:
+    found: dict[Path, bytes] = {}
+    for root in roots:
+        for path in gitdirs.pointer_files(root):
+            data = _read(path)
+            if data is not None:
+                found[path] = data
+    return found
+
+
+def _bare_snapshot(folder: Path) -> GitSnapshot:
+    return GitSnapshot(folder, _read(folder / "config"), _hooks(folder))
+
+
 def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
-    """The workspace's repository and every one nested in it (gitdirs.nested_trees)."""
-    nested = {tree: snapshot(tree) for tree in gitdirs.nested_trees(workdir)}
-    return WorkspaceSnapshot(snapshot(workdir), nested)
+    """The workspace's repository and every one nested in it (gitdirs.scan), the `commondir`
+    and `gitdir` files of their git directories, and the folders git takes for one."""
+    trees, bare = gitdirs.scan(workdir)
+    nested = {tree: snapshot(tree) for tree in trees}
+    roots = _pointer_roots(workdir, trees)
+    return WorkspaceSnapshot(
+        snapshot(workdir),
+        nested,
+        tuple(sorted(roots)),
+        _pointers(roots),
+        {folder: _bare_snapshot(folder) for folder in bare},
+    )
+
+
+def _restore_pointers(before: WorkspaceSnapshot, workdir: Path, trees: list[Path]) -> list[str]:
+    """Put back every `commondir` / `gitdir` file the command wrote, removed or made: one sends
+    git to a config of the command's making."""
+    after = _pointers({*before.pointer_roots, *_pointer_roots(workdir, trees)})
+    undone = []
+    for path in sorted({*before.pointers, *after}):
+        old = before.pointers.get(path)
+        if after.get(path) == old:
+            continue
+        if old is None:
+            path.unlink(missing_ok=True)
+        elif path.parent.is_dir():
+            _write(path, old)
+        else:
+            continue
+        undone.append(f"changed {path} (it tells git where its config is); put back")
+    return undone
+
+
+def _restore_bare(before: WorkspaceSnapshot, bare: list[Path], workdir: Path) -> list[str]:
+    """A folder made to look like a git directory (HEAD, objects, refs): git, run there, reads
+    its config. One that was one before keeps what it had; a new one keeps no setting that runs
+    a program and no hook but git's samples."""
+    undone: list[str] = []
+    for folder in bare:
+        state = before.bare.get(folder)
+        if state is not None:
+            done = _restore_repo(state)
+        else:
+            done = []
+            config = folder / "config"
+            if config.is_file() and not config.is_symlink():
+                text = config.read_text(encoding="utf-8", errors="replace")
+                risky = risky_settings(text)
+                if risky:
+                    aside = config.with_name("config.refused")
+                    os.replace(config, aside)
+                    keys = ", ".join(sorted({key for key, _ in risky}))
+                    done.append(f"made a git directory whose config sets {keys}; moved to {aside}")
+            elif os.path.lexists(config):
+                aside = config.with_name("config.refused")
+                os.replace(config, aside)
+                done.append(f"made a git directory whose config is a link; moved to {aside}")
+            hooks = _hooks(folder) or {}
+            sample = {name: v for name, v in hooks.items() if name.endswith(".sample")}
+            done += _restore_hooks(GitSnapshot(folder, None, sample), folder)
+        where = folder.relative_to(workdir)
+        undone += [f"{text} (in {where})" for text in done]
+    return undone
 
 
 def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
     """`restore` for the workspace's repository and the nested ones; a nested repository the
     command made is held to what a fresh one has. What was undone, in words."""
-    undone = restore(before.top, workdir)
+    trees, bare = gitdirs.scan(workdir)
+    undone = _restore_pointers(before, workdir, trees)
+    undone += restore(before.top, workdir)
     known = before.common_dirs()
-    for tree in sorted({*before.nested, *gitdirs.nested_trees(workdir)}):
+    for tree in sorted({*before.nested, *trees}):
         state = before.nested.get(tree)
         if not os.path.lexists(tree / ".git"):
             continue  # removed with its repository: nothing left to run
@@ -148,7 +239,7 @@ def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
             done = _restore_created(tree, known)
         where = tree.relative_to(workdir)
         undone += [f"{text} (in {where})" for text in done]
-    return undone
+    return undone + _restore_bare(before, bare, workdir)
 
 
 def risky_settings(text: str) -> set[tuple[str, str]]:
