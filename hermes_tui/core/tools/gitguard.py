@@ -8,7 +8,10 @@ each command and, after it, puts back any change that adds or alters such a sett
 hook, and says so in the result. This covers the workspace's repository, also when it is a
 linked worktree or a submodule (its `.git` file followed to the folders git uses, gitdirs.py),
 and every repository nested inside the workspace; one the command created keeps no such
-setting and no hook but git's samples. Inside the sandbox nothing of the command outlives it
+setting and no hook but git's samples. A `commondir` or `gitdir` file in their git directories
+that git would not have written is put back (it would send git to a config of the command's
+making), and a folder made to look like a git directory (HEAD, objects, refs: git's discovery
+takes it for one) keeps no setting that runs a program either. Inside the sandbox nothing of the command outlives it
 (its pid namespace dies with it), so the check after it cannot be raced.
 """
 
@@ -171,21 +174,35 @@ def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
     )
 
 
+def _git_made(path: Path, data: bytes | None, roots: set[Path]) -> bool:
+    """Whether a `commondir` / `gitdir` file reads as git writes one (`git worktree add`,
+    `move`, `remove`): a commondir naming one of the workspace's git directories, a gitdir
+    naming a `.git` file; gone with its whole folder."""
+    if data is None:
+        return not path.parent.is_dir()
+    text = data.decode("utf-8", "replace").strip()
+    if path.name == "gitdir":
+        return Path(text).name == ".git"
+    return Path(os.path.realpath(path.parent / text)) in roots
+
+
 def _restore_pointers(before: WorkspaceSnapshot, workdir: Path, trees: list[Path]) -> list[str]:
-    """Put back every `commondir` / `gitdir` file the command wrote, removed or made: one sends
-    git to a config of the command's making."""
+    """Put back every `commondir` / `gitdir` file the command wrote, removed or made that git
+    would not have: one sends git to a config of the command's making."""
     after = _pointers({*before.pointer_roots, *_pointer_roots(workdir, trees)})
+    # Where a commondir may lead: git directories there before, and `.git` folders (not what
+    # a commondir written by the command names).
+    folders = [tree / ".git" for tree in [workdir, *trees] if _git_dir(tree) is not None]
+    roots = {*before.pointer_roots, *(Path(os.path.realpath(f)) for f in folders)}
     undone = []
     for path in sorted({*before.pointers, *after}):
-        old = before.pointers.get(path)
-        if after.get(path) == old:
+        old, new = before.pointers.get(path), after.get(path)
+        if new == old or _git_made(path, new, roots):
             continue
         if old is None:
             path.unlink(missing_ok=True)
-        elif path.parent.is_dir():
-            _write(path, old)
         else:
-            continue
+            _write(path, old)
         undone.append(f"changed {path} (it tells git where its config is); put back")
     return undone
 
