@@ -35,7 +35,23 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hermes_tui.core.events import Event, ReasoningDelta, ServerWaiting, Sink, TextDelta, TextReset
+from hermes_tui.core.events import (
+    Event,
+    MemoryChanged,
+    Notice,
+    NudgeCounters,
+    ReasoningDelta,
+    ServerWaiting,
+    Sink,
+    SkillChanged,
+    TextDelta,
+    TextReset,
+    TodoChanged,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+    WriteHeld,
+)
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
@@ -297,6 +313,7 @@ class _Stream:
     kind: type[TextDelta] | type[ReasoningDelta]
     held: str = ""  # the tail that could still grow into a secret
     in_key: str | None = None  # inside a private key: its last characters (for its END)
+    carried: int = 0  # how much of `held` an earlier model call of the turn streamed
 
     def feed(self, redactor: Redactor, text: str) -> str:
         """What may be shown now of the stream with `text` added, redacted."""
@@ -312,6 +329,7 @@ class _Stream:
         text = self.held + text
         cut = redactor.held_from(text)
         shown, self.held = redactor.text(text[:cut]), text[cut:]
+        self.carried = max(0, self.carried - cut)
         opened = _KEY_OPEN.search(self.held)
         if opened and not _KEY_END.search(self.held, opened.end()):
             shown += redactor.text(self.held[: opened.start()]) + "[REDACTED private key]"
@@ -319,7 +337,26 @@ class _Stream:
             return shown
         if len(self.held) > MAX_HELD:
             shown, self.held = shown + redactor.text(self.held), ""
+        self.carried = min(self.carried, len(self.held))
         return shown
+
+
+# What happens within a turn, between or during its model calls (its tools run, a retry is
+# announced): the tail held back goes on waiting across them, so text that ends a call with the
+# start of a secret and begins the next call with the rest shows it as one label. Any other
+# event (the turn's end, an error) lets it go.
+_WITHIN_TURN = (
+    ServerWaiting,
+    Notice,
+    ToolCallStarted,
+    ToolCallFinished,
+    TodoChanged,
+    MemoryChanged,
+    SkillChanged,
+    WriteHeld,
+    UsageUpdated,
+    NudgeCounters,
+)
 
 
 def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
@@ -327,8 +364,10 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
 
     Text and reasoning deltas are redacted as one stream per thread (each turn streams on its
     own): the tail that could still grow into a secret waits for the next delta, and is let go
-    (redacted) by any other event of that thread but a "waiting for the server" one. A retried
-    call's reset drops it with the rest of the attempt's text.
+    (redacted) by any other event of that thread but those within a turn (`_WITHIN_TURN`): a
+    secret split across two model calls of a turn, around a tool call, is redacted whole. A
+    retried call's reset drops the attempt's text, held or not, but keeps what an earlier call
+    left held.
     """
     lock = threading.Lock()
     streams: dict[int, _Stream] = {}  # thread → its stream
@@ -352,8 +391,19 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
                 sink(type(event)(shown))
             return
         with lock:
-            stream = None if isinstance(event, ServerWaiting) else streams.pop(thread, None)
-        if not isinstance(event, TextReset):  # a retry drops the attempt's text, held or not
+            stream = streams.get(thread)
+            if isinstance(event, _WITHIN_TURN):
+                if stream is not None and isinstance(event, ToolCallStarted):
+                    stream.carried = len(stream.held)  # the call that streamed it is over
+                stream = None
+            elif isinstance(event, TextReset) and stream is not None and stream.carried:
+                # A retry drops the attempt's text, held or not; what an earlier call of the
+                # turn streamed is kept, still held.
+                stream.held, stream.in_key = stream.held[: stream.carried], None
+                stream = None
+            else:
+                stream = streams.pop(thread, None)
+        if not isinstance(event, TextReset):
             let_go(stream)
         sink(redactor.deep(event))
 

@@ -19,6 +19,7 @@ from hermes_tui.core.events import (
     TextDelta,
     TextReset,
     ToolCallFinished,
+    ToolCallStarted,
     TurnFinished,
 )
 from hermes_tui.core.redaction import (
@@ -245,3 +246,18 @@ def test_a_private_key_streamed_in_pieces_is_one_label_whether_or_not_it_ends() 
     cut_off = f"here: {key[:-40]}"  # the stream ends inside the key
     pieces = [cut_off[i : i + 5] for i in range(0, len(cut_off), 5)]
     assert streamed(Redactor(), *pieces) == "here: [REDACTED private key]"
+
+
+def test_a_secret_split_around_a_tool_call_is_one_label_and_a_retry_keeps_the_first_half() -> None:
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(TextDelta("key: " + SECRET[:12]))  # the first call ends, a tool runs
+    sink(ToolCallStarted("c1", "todo", {}))
+    sink(ToolCallFinished("c1", "todo", True, 0.1, "ok"))
+    sink(Notice("warning", "Retrying in 1.0s"))
+    sink(TextDelta(SECRET[12:15]))  # the second call fails and is retried: its text is dropped
+    sink(TextReset("server error"))
+    sink(TextDelta(SECRET[12:] + " done"))
+    sink(TurnFinished())
+    shown = "".join(e.text for e in seen if isinstance(e, TextDelta))
+    assert shown == "key: [REDACTED DB_TOKEN] done"

@@ -142,3 +142,24 @@ async def test_the_app_shows_no_piece(chat_home: Path, llm: FakeLLM) -> None:
         shown = screen_text(app)
     assert_no_piece(shown, "the app's screen")
     assert "[REDACTED DB_TOKEN]" in shown and "[REDACTED openai key]" in shown
+
+
+@pytest.mark.parametrize("args", [(), ("--stream-json",)], ids=["pipe", "stream-json"])
+def test_a_secret_split_across_two_model_calls_of_a_turn_shows_no_piece(
+    chat_home: Path, llm: FakeLLM, args: tuple[str, ...]
+) -> None:
+    import json
+
+    todo = ("todo", {"todos": [{"id": "1", "content": "x", "status": "pending"}]})
+    llm.script(
+        Reply(text="key: " + KNOWN[:12], tool_calls=[todo]),
+        Reply(text=KNOWN[12:] + " done."),
+    )
+    done = chat(chat_home, *args)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout
+    if args:
+        events = [json.loads(line) for line in done.stdout.splitlines()]
+        shown = "".join(e.get("text", "") for e in events if e.get("type") == "text")
+    assert "".join(shown.split()) == "key:[REDACTEDDB_TOKEN]done."
+    assert_no_piece(shown + done.stderr, f"chat -q {' '.join(args)}")
