@@ -166,6 +166,7 @@ class Runtime(LearningParts, SkillParts):
             audit=audit,
             sink=sink,
             scanner=scanner,
+            redact=redactor.text,
         )
         skills_dir = home_path / "skills"
         skills = SkillLibrary(

@@ -182,3 +182,26 @@ def test_an_undo_the_store_refuses_says_the_store_s_reason(store: MemoryStore, h
     with pytest.raises(UndoError, match="over the limit"):
         undo_change(change, store, SkillLibrary(home / "skills"))
     assert store.entries("memory") == ["a" * 50]
+
+
+def test_a_memory_write_holding_a_known_secret_is_refused_in_any_form(home: Path) -> None:
+    import base64
+
+    from hermes_tui.core.redaction import Redactor
+
+    secret = "Vr7-kumquat-Secret-55aa19"
+    memory = MemoryStore(home / "memories", redact=Redactor({"DB_TOKEN": secret}).text)
+    memory.add("user", "prefers tabs")
+    encoded = base64.b64encode(f"pass={secret}".encode()).decode()
+    for write in (
+        lambda: memory.add("memory", f"the deploy passphrase is {secret}"),
+        lambda: memory.add("user", f"keep {encoded} for later"),
+        lambda: memory.replace("user", "tabs", f"prefers tabs, key {secret[::-1]}"),
+    ):
+        with pytest.raises(MemoryRefused) as refused:
+            write()
+        assert refused.value.reason is RefusalReason.SECRET
+        assert "DB_TOKEN" in str(refused.value) and secret not in str(refused.value)
+    stored = b"".join(p.read_bytes() for p in (home / "memories").rglob("*") if p.is_file())
+    assert secret.encode() not in stored and encoded.encode() not in stored
+    assert memory.read("user").entries == ("prefers tabs",)

@@ -91,7 +91,9 @@ def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(
     assert "[REDACTED" in "".join(outputs)  # the redaction ran, the text did not vanish
     left = stored(home)
     assert any(name.endswith("sessions.db") for name in left)
-    assert any("/pending/" in name for name in left)  # the held write, with the key in it
+    # The memory write carrying the key (reversed) is refused before it could be held.
+    assert not any("/pending/" in name for name in left)
+    assert "the text holds a secret (ANTHROPIC_API_KEY" in "".join(outputs)
     for key in (OPENAI_KEY, PLAIN_KEY):
         for form in forms(key):
             for text in outputs:

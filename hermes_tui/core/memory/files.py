@@ -110,9 +110,12 @@ class MemoryFiles:
         audit: AuditLog | None = None,
         sink: Sink = discard,
         scanner: threats.Scanner | None = None,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.directory = directory
         self.scanner = scanner or threats.Scanner()
+        # The runtime's Redactor.text: content it would change holds a secret and is refused.
+        self.redact = redact
         self.limits: dict[str, int] = {"memory": memory_char_limit, "user": user_char_limit}
         self.audit = audit
         self.sink = sink

@@ -24,6 +24,7 @@ class RefusalReason(enum.Enum):
     )
     SEPARATOR = "separator"  # content holding a line of only '§'
     THREAT = "threat"  # the scanner refuses the text (pattern_ids say which rules)
+    SECRET = "secret"  # the text holds a known secret (a .env value, a key) in some form
     TOO_LARGE = "too_large"  # content too large to be one entry
     FULL = "full"  # the file's character limit would be passed (current_entries to consolidate)
     NO_MATCH = "no_match"  # old_text names no entry

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 from typing import Any
 
@@ -328,6 +329,14 @@ class MemoryStore(MemoryFiles):
             return MemoryRefusal(
                 RefusalReason.TOO_LARGE,
                 f"{prefix + ': ' if prefix else ''}content is too large to be a memory entry.",
+            )
+        if (redacted := self.redact(content)) != content:
+            names = sorted(set(re.findall(r"\[REDACTED ([^\]]+)\]", redacted)))
+            return MemoryRefusal(
+                RefusalReason.SECRET,
+                f"{prefix + ': ' if prefix else ''}refused: the text holds a secret "
+                f"({', '.join(names)}; raw or encoded). Memory is sent to the model in every "
+                "future system prompt; save the fact without the secret.",
             )
         verdict = self.scanner.assess(content)
         if verdict.tier != "refuse":
