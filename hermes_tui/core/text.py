@@ -21,6 +21,9 @@ character at a time (so streamed fragments can be neutralised one by one):
   supplement (U+E0100–U+E01EF, the carrier of "emoji smuggling"). The zero-width joiner and
   non-joiner (U+200D, U+200C) stay: emoji sequences (👩‍💻) and Persian and Indic scripts need
   them, and one character at a time cannot tell those from a joiner inside a word.
+- A lone surrogate (U+D800–U+DFFF, half of a UTF-16 pair, which a hostile or broken stream can
+  send as `\\ud800`) becomes U+FFFD, the replacement character: it has no UTF-8 encoding, so
+  left in it would make every write of the text fail.
 
 The escape sequence's parameters stay as plain text after its glyph (`␛[2J`), so a user sees
 exactly what the text tried to do.
@@ -35,8 +38,12 @@ from typing import Any
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _HIDDEN = "\u200b\u2028\u2029\u2060-\u2064\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
-_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_HIDDEN}]")
-_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{_HIDDEN}]")
+# A surrogate on its own is half of a UTF-16 pair: no character, and no UTF-8 encoding, so
+# writing it to a terminal, a file or sqlite raises UnicodeEncodeError.
+_SURROGATES = "\ud800-\udfff"
+_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_HIDDEN}{_SURROGATES}]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{_HIDDEN}{_SURROGATES}]")
+_LONE_SURROGATE = re.compile(f"[{_SURROGATES}]")
 
 
 def _stand_in(match: re.Match[str]) -> str:
@@ -50,6 +57,8 @@ def _stand_in(match: re.Match[str]) -> str:
         return "\u2421"
     if code <= 0x9F:
         return "\u241b" + chr(code - 0x40)
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
     return f"⟨U+{code:04X}⟩"
 
 
@@ -58,6 +67,17 @@ def neutralise(text: str) -> str:
     if not text or _UNSAFE.search(text) is None:
         return text
     return _UNSAFE.sub(_stand_in, text)
+
+
+def whole_characters(text: str) -> str:
+    """`text` with every lone surrogate as U+FFFD (a pair written as two surrogates is joined).
+
+    For text kept rather than shown (the conversation, its database): unlike `neutralise` it
+    changes nothing else, and it makes every later write of the text possible.
+    """
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def is_clean(text: str) -> bool:

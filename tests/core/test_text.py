@@ -7,7 +7,13 @@ import json
 
 import pytest
 
-from hermes_tui.core.text import NeutralisedStream, is_clean, json_for_terminal, neutralise
+from hermes_tui.core.text import (
+    NeutralisedStream,
+    is_clean,
+    json_for_terminal,
+    neutralise,
+    whole_characters,
+)
 
 ESC = "\x1b"
 HOSTILE = [
@@ -96,3 +102,23 @@ def test_neutralised_stream_protects_every_write() -> None:
     stream = NeutralisedStream(target)
     print(f"reply {ESC}[2J", file=stream)  # type: ignore[arg-type]
     assert target.getvalue() == "reply ␛[2J\n"
+
+
+def test_a_lone_surrogate_is_written_as_the_replacement_character() -> None:
+    # Half of a UTF-16 pair has no UTF-8 encoding: written raw, the whole write fails.
+    target = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    stream = NeutralisedStream(target)
+    stream.write("a\ud800b \udfff end 😀")
+    target.flush()
+    assert target.buffer.getvalue().decode("utf-8") == "a\ufffdb \ufffd end 😀"  # type: ignore[attr-defined]
+    assert not is_clean("x\udc80")
+    printed = json_for_terminal({"text": "a\ud800b"})
+    printed.encode("utf-8")  # printable, and still exactly what was sent
+    assert json.loads(printed) == {"text": "a\ud800b"}
+
+
+def test_whole_characters_mends_only_lone_surrogates() -> None:
+    assert whole_characters("a\ud800b\udfff😀") == "a\ufffdb\ufffd😀"
+    assert whole_characters("\ud83d\ude00") == "😀"  # a pair spelt as two halves is joined
+    kept = f"{ESC}[2J plain"  # nothing else changes: it is for text kept, not shown
+    assert whole_characters(kept) is kept

@@ -94,3 +94,51 @@ def test_an_unexpected_error_while_starting_still_prints_one_json_object(
     outcome = _one_object(result)
     assert outcome["exit_code"] == 1 and outcome["error"].startswith("unexpected error:")
     assert "errors.log" in outcome["error"] and (home / "logs" / "errors.log").exists()
+
+
+def test_a_lone_surrogate_in_the_reply_keeps_the_text_and_the_session(
+    home: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+    llm.script(
+        Reply(text="before a\ud800b after.", chunk=5),
+        Reply(text="plain \udfff printed.", chunk=3),
+        Reply(text="next turn."),
+    )
+    first = _chat(home, "hi", "--json")
+    assert first.returncode == 0, first.stderr
+    assert _one_object(first)["text"] == "before a\ufffdb after."
+    printed = _chat(home, "again", "--continue")  # streamed to the console as it comes
+    assert printed.returncode == 0, printed.stderr
+    assert "plain \ufffd printed." in printed.stdout
+    later = _chat(home, "more", "--continue", "--json")
+    assert later.returncode == 0, later.stderr
+    assert _one_object(later)["text"] == "next turn."
+    sent = [m.get("content") for m in llm.requests[-1].body["messages"]]
+    assert "before a\ufffdb after." in sent and "plain \ufffd printed." in sent
+
+
+def test_a_lone_surrogate_in_anthropic_reasoning_and_in_argv_is_kept_readable(
+    home: Path, llm: FakeLLM
+) -> None:
+    write_config(home, llm.anthropic_url, provider="anthropic", memory={"nudge_interval": 0})
+    llm.script(Reply(reasoning="r\udfff thought", text="ok"), Reply(text="ok again"))
+    first = _chat(home, "hi", "--json", provider="anthropic")
+    assert first.returncode == 0, first.stderr
+    outcome = _one_object(first)
+    assert outcome["text"] == "ok" and outcome["reasoning"] == "r\ufffd thought"
+    # Undecodable bytes on the command line reach Python as lone surrogates too.
+    later = subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q"]
+        + [b"bytes \xff here", "--continue", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=home,
+        env=cli_env(ANTHROPIC_API_KEY="test-key"),
+    )
+    assert later.returncode == 0, later.stderr
+    assert _one_object(later)["text"] == "ok again"
+    with sqlite3.connect(home / "sessions.db") as db:
+        stored = [row[0] for row in db.execute("SELECT content FROM messages ORDER BY id")]
+    assert "bytes \ufffd here" in stored

@@ -93,3 +93,25 @@ async def test_hostile_text_from_every_source_is_shown_not_obeyed(home: Path, ll
         app.screen.query_one("#session-query").value = "pwned"
         await pilot.pause()
         assert_safe(app, "session search")
+
+
+async def test_a_lone_surrogate_and_deep_arguments_leave_the_app_answering(
+    home: Path, llm: FakeLLM
+) -> None:
+    llm.script(
+        Reply(text="a\ud800b shown.", chunk=5),
+        Reply(tool_calls=[("terminal", "[" * 50_000 + "]" * 50_000)]),
+        Reply(text="second done."),
+    )
+    app = make_app(home, llm.openai_url, memory={"nudge_interval": 0})
+    async with app.run_test(size=SIZE) as pilot:
+        for prompt in ("hi", "again"):
+            app.query_one("#chat-input").text = prompt
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        text = screen_text(app)
+        assert "a\ufffdb shown." in text and "second done." in text
+        text.encode("utf-8")  # what the terminal is sent can be written
+    stored = app.runtime.sessions.messages(app.runtime.sessions.latest().id)
+    assert [m.message.content for m in stored][-1] == "second done."

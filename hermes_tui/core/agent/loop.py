@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hermes_tui.core.agent import compression
@@ -49,6 +49,7 @@ from hermes_tui.core.llm.base import (
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingWrite
+from hermes_tui.core.text import whole_characters
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import BoundedResult, bound_result
 
@@ -169,6 +170,7 @@ class Agent:
         self.tool_schemas = self.registry.schemas()
 
     def _append(self, message: Message) -> None:
+        message = _whole(message)  # a lone surrogate could be neither stored nor sent again
         self.history.append(message)
         self.persist(message)
 
@@ -314,15 +316,17 @@ class Agent:
         try:
             for event in stream:
                 if isinstance(event, TextChunk):
-                    reply.text += event.text
-                    self.sink(TextDelta(event.text))
+                    text = whole_characters(event.text)  # shown now: no lone surrogate
+                    reply.text += text
+                    self.sink(TextDelta(text))
                 elif isinstance(event, ReasoningChunk):
-                    reply.reasoning += event.text
-                    self.sink(ReasoningDelta(event.text))
+                    text = whole_characters(event.text)
+                    reply.reasoning += text
+                    self.sink(ReasoningDelta(text))
                 elif isinstance(event, ThinkingReady):
                     reply.thinking.append(event.block)
                 elif isinstance(event, ToolCallReady):
-                    reply.tool_calls.append(event.call)
+                    reply.tool_calls.append(_whole_call(event.call))
                 elif isinstance(event, UsageReport):
                     reply.usage = event.usage
                 elif isinstance(event, StreamRestart):
@@ -514,3 +518,25 @@ def tool_output(outcome: dict[str, Any]) -> str:
     if outcome.get("error"):
         text = f"{text.rstrip()}\n[{outcome['error']}]" if text.strip() else str(outcome["error"])
     return text
+
+
+def _whole(message: Message) -> Message:
+    """`message` with every lone surrogate from outside (model, tool, argv) made U+FFFD."""
+    calls = tuple(_whole_call(call) for call in message.tool_calls)
+    thinking = tuple(
+        replace(b, thinking=whole_characters(b.thinking), signature=whole_characters(b.signature))
+        for b in message.thinking
+    )
+    return replace(
+        message,
+        content=whole_characters(message.content),
+        reasoning=whole_characters(message.reasoning),
+        tool_calls=calls,
+        tool_call_id=message.tool_call_id and whole_characters(message.tool_call_id),
+        tool_name=message.tool_name and whole_characters(message.tool_name),
+        thinking=thinking,
+    )
+
+
+def _whole_call(call: ToolCall) -> ToolCall:
+    return ToolCall(*(whole_characters(part) for part in (call.id, call.name, call.arguments)))

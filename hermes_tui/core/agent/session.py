@@ -21,6 +21,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
+from hermes_tui.core.text import whole_characters
 from hermes_tui.core.todo import TodoItem, TodoList, items_from_json, items_to_json
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import APPROVAL_MODES, ApprovalMode
@@ -275,6 +276,7 @@ class Session:
             return last.message.content
 
     def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
+        text = whole_characters(text)  # undecodable argv bytes arrive as lone surrogates
         with self._lock:  # one turn at a time per conversation
             if self.checkpoints is not None:
                 self.checkpoints.begin_turn(text, len(self.agent.history), self.info.id)
