@@ -226,7 +226,7 @@ def _stored(row: sqlite3.Row) -> StoredMessage:
     if row["tool_calls"]:
         try:
             raw = json.loads(row["tool_calls"])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python reads
             raw = []
         calls = tuple(
             ToolCall(

@@ -53,6 +53,19 @@ def test_messages_keep_tool_calls_results_and_reasoning(hermes_home: Path) -> No
     assert messages[2].tool_call_id == "call_1" and messages[2].tool_name == "terminal"
 
 
+def test_tool_calls_nested_past_what_python_reads_are_dropped_not_a_crash(
+    hermes_home: Path,
+) -> None:
+    with sqlite3.connect(hermes_home / "state.db") as db:
+        db.execute(
+            "UPDATE messages SET tool_calls = ? WHERE session_id = ? AND tool_calls IS NOT NULL",
+            ("[" * 50_000 + "]" * 50_000, FIRST),
+        )
+    messages = [s.message for s in HermesSessions(hermes_home / "state.db").messages(FIRST)]
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert messages[1].tool_calls == ()
+
+
 def test_reading_and_searching_never_changes_state_db(hermes_home: Path) -> None:
     before = _digest(hermes_home / "state.db")
     runtime = Runtime.open(hermes_home)
