@@ -158,6 +158,9 @@ class QuietStart:
 
 def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     """Run one turn; with --json print one JSON object in every outcome, and never a traceback."""
+    from hermes_tui.config import ConfigError
+    from hermes_tui.core.sessions import SessionStoreError
+
     quiet = QuietStart(getattr(args, "whole_process", False))
     deferred = DeferredInterrupt()
     opened: dict[str, Any] = {}
@@ -171,6 +174,8 @@ def cmd_chat(args: argparse.Namespace, open_runtime) -> int:
     except KeyboardInterrupt:
         # Ctrl-C before the turn began, outside the deferral (not the main thread).
         outcome = stopped_outcome(opened.get("session_id"))
+    except (ConfigError, SessionStoreError):
+        raise  # said in one clear line, with their own exit codes (cli._run)
     except Exception as exc:  # a bug while starting: one line plus a log file, still one object
         runtime = opened.get("runtime")
         where = f" (details in {_log_crash(runtime, exc)})" if runtime is not None else ""
@@ -381,9 +386,13 @@ def _wait_for_background(runtime: Any, sink: Any, cancel: threading.Event) -> bo
 def _log_crash(runtime: Any, exc: BaseException) -> str:
     """Append the traceback of an unexpected error to <home>/logs/errors.log; return its path."""
     from hermes_tui.core.errors_log import log_exception
+    from hermes_tui.core.storage import plain_os_error
 
     redactor = runtime.result_limits().redactor
-    return str(log_exception(runtime.home, exc, "chat -q", redactor.text))
+    try:
+        return str(log_exception(runtime.home, exc, "chat -q", redactor.text))
+    except OSError as failed:  # a home that cannot be written to: say so instead
+        return f"not logged: {plain_os_error(failed)}"
 
 
 def cmd_sessions(args: argparse.Namespace, open_runtime) -> int:

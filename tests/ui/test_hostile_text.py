@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, skill_text, write_skill
+from helpers import make_app, skill_text, wait_until, write_skill
 
 from hermes_tui.core import events as ev
 from hermes_tui.ui.screens.modals import SessionsScreen
@@ -110,6 +110,8 @@ async def test_a_lone_surrogate_and_deep_arguments_leave_the_app_answering(
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await pilot.pause()
+        # The turn's last events reach the screen after its worker ends: wait for them.
+        await wait_until(lambda: "second done." in screen_text(app), timeout=10)
         text = screen_text(app)
         assert "a\ufffdb shown." in text and "second done." in text
         text.encode("utf-8")  # what the terminal is sent can be written
