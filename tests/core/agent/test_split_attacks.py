@@ -27,6 +27,19 @@ def _add(content: str) -> Reply:
     return Reply(tool_calls=[("memory", {"action": "add", "target": "memory", "content": content})])
 
 
+def _create_notes_helper() -> Reply:
+    """The model makes an ordinary skill, to which the next call adds a file."""
+    content = (
+        "---\nname: notes-helper\ndescription: Keeps project notes tidy.\n"
+        "---\n\n# Notes helper\n\nSort the notes by date.\n"
+    )
+    return Reply(
+        tool_calls=[
+            ("skill_manage", {"action": "create", "name": "notes-helper", "content": content})
+        ]
+    )
+
+
 def test_each_half_alone_is_not_refused_but_the_second_completes_the_first() -> None:
     scanner = Scanner()
     assert scanner.assess(FIRST).tier == "hold"
@@ -113,19 +126,7 @@ def test_a_skill_file_that_completes_a_held_entry_is_refused_and_not_written(
     }
     llm.script(
         _add(FIRST),
-        Reply(
-            tool_calls=[
-                (
-                    "skill_manage",
-                    {
-                        "action": "create",
-                        "name": "notes-helper",
-                        "content": "---\nname: notes-helper\ndescription: Keeps project notes tidy.\n"
-                        "---\n\n# Notes helper\n\nSort the notes by date.\n",
-                    },
-                )
-            ]
-        ),
+        _create_notes_helper(),
         Reply(tool_calls=[("skill_manage", write)]),
         Reply(text="Done."),
     )
@@ -141,19 +142,7 @@ def test_a_skill_file_after_an_ordinary_held_entry_is_written(
     runtime = open_runtime(home, llm.openai_url)
     llm.script(
         _add(FIRST),
-        Reply(
-            tool_calls=[
-                (
-                    "skill_manage",
-                    {
-                        "action": "create",
-                        "name": "notes-helper",
-                        "content": "---\nname: notes-helper\ndescription: Keeps project notes tidy.\n"
-                        "---\n\n# Notes helper\n\nSort the notes by date.\n",
-                    },
-                )
-            ]
-        ),
+        _create_notes_helper(),
         Reply(
             tool_calls=[
                 (
