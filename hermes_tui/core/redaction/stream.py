@@ -1,0 +1,155 @@
+"""Streamed text redacted as a whole, not per delta (see the package docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import threading
+
+from hermes_tui.core.events import (
+    Event,
+    MemoryChanged,
+    Notice,
+    NudgeCounters,
+    ReasoningDelta,
+    ServerWaiting,
+    Sink,
+    SkillChanged,
+    TextDelta,
+    TextReset,
+    TodoChanged,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+    WriteHeld,
+)
+from hermes_tui.core.redaction.known import Redactor
+
+# Held back at most, outside a private key: no key shape is this long, and a longer run of key
+# characters would make every delta scan it again.
+MAX_HELD = 1024
+_KEY_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+
+
+@dataclasses.dataclass
+class _Stream:
+    """One thread's stream of text (or reasoning) deltas, as redaction sees it."""
+
+    kind: type[TextDelta] | type[ReasoningDelta]
+    held: str = ""  # the tail that could still grow into a secret
+    in_key: str | None = None  # inside a private key: its last characters (for its END)
+    carried: int = 0  # how much of `held` an earlier model call of the turn streamed
+
+    def feed(self, redactor: Redactor, text: str) -> str:
+        """What may be shown now of the stream with `text` added, redacted."""
+        if self.in_key is not None:
+            # The key is already shown as one label; everything up to its END is swallowed
+            # (the whole text redacts the same way), and only its END is looked for.
+            seen = self.in_key + text
+            end = _KEY_END.search(seen)
+            if end is None:
+                self.in_key = seen[-64:]
+                return ""
+            self.in_key, text = None, seen[end.end() :]
+        text = self.held + text
+        cut = redactor.held_from(text)
+        shown, self.held = redactor.text(text[:cut]), text[cut:]
+        self.carried = max(0, self.carried - cut)
+        opened = _KEY_OPEN.search(self.held)
+        if opened and not _KEY_END.search(self.held, opened.end()):
+            shown += redactor.text(self.held[: opened.start()]) + "[REDACTED private key]"
+            self.in_key, self.held = self.held[opened.end() :][-64:], ""
+            return shown
+        if len(self.held) > MAX_HELD:
+            shown, self.held = shown + redactor.text(self.held), ""
+        self.carried = min(self.carried, len(self.held))
+        return shown
+
+
+# What happens within a turn, between or during its model calls (its tools run, a retry is
+# announced): the tail held back goes on waiting across them, so text that ends a call with the
+# start of a secret and begins the next call with the rest shows it as one label. Any other
+# event (the turn's end, an error) lets it go.
+_WITHIN_TURN = (
+    ServerWaiting,
+    Notice,
+    ToolCallStarted,
+    ToolCallFinished,
+    TodoChanged,
+    MemoryChanged,
+    SkillChanged,
+    WriteHeld,
+    UsageUpdated,
+    NudgeCounters,
+)
+
+
+def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
+    """`sink`, handed every event with its text redacted (what the faces print and show).
+
+    Text and reasoning deltas are redacted as one stream per thread (each turn streams on its
+    own): the tail that could still grow into a secret waits for the next delta, and is let go
+    (redacted) by any other event of that thread but those within a turn (`_WITHIN_TURN`): a
+    secret split across two model calls of a turn, around a tool call, is redacted whole. A
+    retried call's reset drops the attempt's text, held or not, but keeps what an earlier call
+    left held.
+    """
+    lock = threading.Lock()
+    streams: dict[int, _Stream] = {}  # thread → its stream
+
+    def let_go(stream: _Stream | None) -> None:
+        if stream is not None and stream.held:
+            sink(stream.kind(redactor.text(stream.held)))
+
+    def forward(event: Event) -> None:
+        thread = threading.get_ident()
+        if isinstance(event, (TextDelta, ReasoningDelta)):
+            with lock:
+                stream = streams.get(thread)
+                if stream is None or stream.kind is not type(event):
+                    streams[thread] = _Stream(type(event))
+            if stream is not None and stream.kind is not type(event):
+                let_go(stream)
+                stream = None
+            stream = stream or streams[thread]
+            if shown := stream.feed(redactor, event.text):
+                sink(type(event)(shown))
+            return
+        with lock:
+            stream = streams.get(thread)
+            if isinstance(event, _WITHIN_TURN):
+                if stream is not None and isinstance(event, ToolCallStarted):
+                    stream.carried = len(stream.held)  # the call that streamed it is over
+                stream = None
+            elif isinstance(event, TextReset) and stream is not None and stream.carried:
+                # A retry drops the attempt's text, held or not; what an earlier call of the
+                # turn streamed is kept, still held.
+                stream.held, stream.in_key = stream.held[: stream.carried], None
+                stream = None
+            else:
+                stream = streams.pop(thread, None)
+        if not isinstance(event, TextReset):
+            let_go(stream)
+        sink(redactor.deep(event))
+
+    return forward
+
+
+class RedactingFilter(logging.Filter):
+    """A handler filter: the formatted message and any traceback redacted before it is written."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self.redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.redactor.text(record.getMessage())
+        record.args = None
+        if record.exc_info:
+            record.exc_text = self.redactor.text(
+                logging.Formatter().formatException(record.exc_info)
+            )
+            record.exc_info = None
+        return True
