@@ -309,10 +309,13 @@ def _run_chat(
         # Closed by hand, not left to a finalizer: QuietStart froze the runtime out of the
         # collector, and a clean close folds sessions.db-wal back into the database.
         runtime.sessions.close()
+    # A secret the model split between its thought and its reply is one secret (redacted here
+    # as the sink redacted it while it streamed).
+    reasoning, text = runtime.redactor.pair(result.reasoning, result.text)
     return _outcome(
         session_id=session.id,
-        text=result.text,
-        reasoning=result.reasoning,
+        text=text,
+        reasoning=reasoning,
         interrupted=result.interrupted,
         error=result.error.user_message() if result.error else None,
         exit_code=EXIT_PROVIDER if result.error else EXIT_OK,

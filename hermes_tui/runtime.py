@@ -204,7 +204,11 @@ class Runtime(LearningParts, SkillParts):
         from hermes_tui.core.sessions import SessionStore
 
         if self._sessions is None:
-            self._sessions = SessionStore(self.home / "sessions.db", redact=self.redactor.text)
+            self._sessions = SessionStore(
+                self.home / "sessions.db",
+                redact=self.redactor.text,
+                redact_pair=self.redactor.pair,
+            )
             if self._sessions.recovered is not None:
                 self.sink(Notice("warning", self._sessions.recovered.message()))
         return self._sessions

@@ -124,10 +124,13 @@ def stored_from_row(row: sqlite3.Row) -> StoredMessage:
     return StoredMessage(row["id"], row["session_id"], row["created_at"], message)
 
 
-def reasoning_column(message: Message, redact: Callable[[str], str] = str) -> str:
-    """The message's reasoning as stored: redacted like its text. A thinking block whose text
-    held a secret loses its signature with it (the API would refuse the redacted text under the
-    original one); an unsigned block is not sent back (core/llm/anthropic.py)."""
+def reasoning_column(
+    message: Message, redact: Callable[[str], str] = str, text: str | None = None
+) -> str:
+    """The message's reasoning as stored: redacted like its text (`text`: already redacted).
+    A thinking block whose text held a secret loses its signature with it (the API would refuse
+    the redacted text under the original one); an unsigned block is not sent back
+    (core/llm/anthropic.py)."""
     if not message.reasoning and not message.thinking:
         return ""
     blocks = []
@@ -135,7 +138,7 @@ def reasoning_column(message: Message, redact: Callable[[str], str] = str) -> st
         thinking = redact(block.thinking)
         signature = block.signature if thinking == block.thinking else ""
         blocks.append(asdict(ThinkingBlock(thinking, signature, block.data)))
-    text = redact(message.reasoning)
+    text = redact(message.reasoning) if text is None else text
     return json.dumps({"text": text, "blocks": blocks}, ensure_ascii=False)
 
 

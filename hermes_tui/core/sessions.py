@@ -164,10 +164,13 @@ class SessionStore:
         *,
         busy_timeout: float = BUSY_TIMEOUT_S,
         redact: Callable[[str], str] = str,
+        redact_pair: Callable[[str, str], tuple[str, str]] | None = None,
     ) -> None:
         self.path = path
-        # The runtime's Redactor.text, over what a message stores (reasoning included).
+        # The runtime's Redactor.text, over what a message stores (reasoning included), and its
+        # Redactor.pair: a secret split between a reply's reasoning and its text is one secret.
         self.redact = redact
+        self.redact_pair = redact_pair or (lambda a, b: (redact(a), redact(b)))
         self.busy_timeout = busy_timeout
         self.recovered: Recovery | None = None
         self._lock = threading.RLock()
@@ -445,6 +448,7 @@ class SessionStore:
             if message.tool_calls
             else ""
         )
+        reasoning, content = self.redact_pair(message.reasoning, message.content)
         now = time.time()
         with self._transaction() as db:
             cursor = db.execute(
@@ -453,19 +457,19 @@ class SessionStore:
                 (
                     session_id,
                     message.role,
-                    self.redact(message.content),
+                    content,
                     calls,
                     message.tool_call_id,
                     self.redact(message.tool_name or ""),
                     now,
-                    reasoning_column(message, self.redact),
+                    reasoning_column(message, self.redact, reasoning),
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
             if message.role == "user":
                 db.execute(
                     "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
-                    (" ".join(self.redact(message.content).split())[:80], session_id),
+                    (" ".join(content.split())[:80], session_id),
                 )
             return int(cursor.lastrowid or 0)
 

@@ -261,3 +261,76 @@ def test_a_secret_split_around_a_tool_call_is_one_label_and_a_retry_keeps_the_fi
     sink(TurnFinished())
     shown = "".join(e.text for e in seen if isinstance(e, TextDelta))
     assert shown == "key: [REDACTED DB_TOKEN] done"
+
+
+# ---- a key glued to a name by `_` -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("token_sk-proj-AbCdEf0123456789AbCdEf", "openai key"),
+        ("KEY_ghp_0123456789abcdefghijABCDEFGHIJ012345", "github token"),
+        ("AWS_AKIAIOSFODNN7EXAMPLE", "aws key"),
+        ("slack_xoxb-123456789012-abcdefghijkl", "slack token"),
+        ("AUTH_Bearer abc.DEF-123_xyz", "bearer token"),
+        ("x=my_sk-ant-api03-AbCdEf0123456789-xyz", "anthropic key"),
+    ],
+)
+def test_a_key_glued_to_a_name_by_an_underscore_is_redacted(text: str, kind: str) -> None:
+    out = redact_shapes(text)
+    assert f"[REDACTED {kind}]" in out, out
+    assert text.split("_", 1)[1].split()[-1][-10:] not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def ask_skeleton_for(project): return task_sk_list",
+        "disk-sk-cache and risk-assessment-of-the-new-endpoint",
+        "my_bearer_of_news = 1",
+        "the_akia_module_is_fine",
+    ],
+)
+def test_snake_case_code_around_key_leads_is_left_alone(text: str) -> None:
+    assert Redactor({"X_KEY": SECRET}).text(text) == text
+
+
+# ---- a secret split between the reasoning and the reply ----------------------------------
+
+
+@pytest.mark.parametrize("secret", [SECRET, SHAPED_KEYS[3], SHAPED_KEYS[1]])
+def test_a_secret_split_between_reasoning_and_text_is_one_label_in_the_reasoning(
+    secret: str,
+) -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    for cut in range(1, len(secret)):
+        seen: list = []
+        sink = redacting_sink(seen.append, redactor)
+        sink(ReasoningDelta("I will say " + secret[:cut]))
+        sink(TextDelta(secret[cut:] + " is it."))
+        sink(TurnFinished())
+        reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDelta))
+        text = "".join(e.text for e in seen if isinstance(e, TextDelta))
+        assert reasoning.startswith("I will say [REDACTED"), (cut, reasoning)
+        assert text == " is it.", (cut, text)
+        kinds = [type(e) for e in seen if isinstance(e, (ReasoningDelta, TextDelta))]
+        assert kinds == sorted(kinds, key=lambda k: k is TextDelta), "reasoning comes first"
+
+
+def test_reasoning_then_ordinary_text_reads_as_streamed() -> None:
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(ReasoningDelta("thinking about s"))
+    sink(TextDelta("kills and tools."))
+    sink(TurnFinished())
+    reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDelta))
+    assert reasoning == "thinking about s"
+    assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == "kills and tools."
+
+
+def test_pair_redacts_a_secret_across_the_seam_and_leaves_ordinary_pairs_alone() -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    assert redactor.pair("x " + SECRET[:5], SECRET[5:] + " y") == ("x [REDACTED DB_TOKEN]", " y")
+    assert redactor.pair("plain thought", "plain answer") == ("plain thought", "plain answer")
+    assert redactor.pair("", SECRET) == ("", "[REDACTED DB_TOKEN]")

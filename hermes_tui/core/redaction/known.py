@@ -138,15 +138,38 @@ class Redactor:
                 break
         # A whole match that reaches the end may go on (a longer key, base64 padding, a private
         # key's body); one that spans the cut would be cut in two. Either is held from its start.
-        patterns = [p for p in (self._pattern, self._base64, SHAPES) if p is not None]
+        matches = self._matches(text)
         moved = True
         while moved:
             moved = False
-            for pattern in patterns:
-                for match in pattern.finditer(text):
-                    if match.start() < cut and (match.end() > cut or match.end() == len(text)):
-                        cut, moved = match.start(), True
+            for start, end in matches:
+                if start < cut and (end > cut or end == len(text)):
+                    cut, moved = start, True
         return cut
+
+    def _matches(self, text: str) -> list[tuple[int, int]]:
+        """Where each pattern matches in `text` (start, end), whatever it matches."""
+        patterns = [p for p in (self._pattern, self._base64, SHAPES) if p is not None]
+        return [m.span() for pattern in patterns for m in pattern.finditer(text)]
+
+    def split_at(self, text: str, at: int) -> int:
+        """Where `text` may be cut at `at` or after it without cutting a secret in two: the end
+        of the matches that span `at` (`at` itself when none does)."""
+        moved = True
+        while moved:
+            moved = False
+            for start, end in self._matches(text):
+                if start < at < end:
+                    at, moved = end, True
+        return at
+
+    def pair(self, first: str, second: str) -> tuple[str, str]:
+        """`first` and `second` redacted as the one text they read as when one follows the other
+        (a reply's reasoning and its text): a secret that ends the first and begins the second is
+        one label at the end of the first, and its rest is gone from the second."""
+        whole = first + second
+        cut = self.split_at(whole, len(first)) if first and second else len(first)
+        return self.text(whole[:cut]), self.text(whole[cut:])
 
     def _base64_label(self, match: re.Match[str]) -> str:
         found = match.group(0)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-_B = r"(?<![A-Za-z0-9_\-])"  # not the middle of a longer word
+_B = r"(?<![A-Za-z0-9\-])"  # not the middle of a longer word; `_` may glue it to a name (KEY_sk-…)
 # (kind, pattern): the shapes providers and code hosts give their keys. Replaced whole.
 KEY_SHAPES: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
-    ("bearer token", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
+    ("bearer token", r"(?i:(?<![A-Za-z0-9])bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
     ("anthropic key", _B + r"sk-ant-[A-Za-z0-9_\-]{12,}"),
     ("openai key", _B + r"sk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
     ("github token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
@@ -60,8 +60,8 @@ SHAPE_STARTS = re.compile(
                 _B + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
                 for lead, rest in SHAPE_LEADS
             ),
-            r"(?i:\b" + _starts_of("bearer") + r")\Z",
-            r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
+            r"(?i:(?<![A-Za-z0-9])" + _starts_of("bearer") + r")\Z",
+            r"(?i:(?<![A-Za-z0-9])bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
         ]
     )
 )

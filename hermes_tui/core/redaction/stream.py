@@ -33,16 +33,24 @@ _KEY_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 _KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
 
 
+Delta = TextDelta | ReasoningDelta
+
+
 @dataclasses.dataclass
 class _Stream:
-    """One thread's stream of text (or reasoning) deltas, as redaction sees it."""
+    """One thread's stream of text (or reasoning) deltas, as redaction sees it.
+
+    When the kind changes (reasoning, then the reply), the old kind's held tail stays held as
+    `prior`, ahead of the new kind's text: a secret that ends the thought and begins the reply
+    is one secret, shown as one label where it began."""
 
     kind: type[TextDelta] | type[ReasoningDelta]
     held: str = ""  # the tail that could still grow into a secret
     in_key: str | None = None  # inside a private key: its last characters (for its END)
     carried: int = 0  # how much of `held` an earlier model call of the turn streamed
+    prior: str = ""  # the tail the stream of the other kind left held, before `held`
 
-    def feed(self, redactor: Redactor, text: str) -> str:
+    def feed(self, redactor: Redactor, text: str) -> list[Delta]:
         """What may be shown now of the stream with `text` added, redacted."""
         if self.in_key is not None:
             # The key is already shown as one label; everything up to its END is swallowed
@@ -51,21 +59,44 @@ class _Stream:
             end = _KEY_END.search(seen)
             if end is None:
                 self.in_key = seen[-64:]
-                return ""
+                return []
             self.in_key, text = None, seen[end.end() :]
-        text = self.held + text
+        shown: list[Delta] = []
+        text = self.prior + self.held + text
         cut = redactor.held_from(text)
-        shown, self.held = redactor.text(text[:cut]), text[cut:]
+        if len(text) - cut > MAX_HELD:
+            cut = len(text)
+        if self.prior:
+            if cut < len(self.prior):  # not even the other kind's tail may go yet
+                shown.append(self.other(redactor.text(text[:cut])))
+                self.prior, self.held = text[cut : len(self.prior)], text[len(self.prior) :]
+                self.carried = 0
+                return [delta for delta in shown if delta.text]
+            split = redactor.split_at(text[:cut], len(self.prior))
+            shown.append(self.other(redactor.text(text[:split])))
+            text, cut, self.prior = text[split:], cut - split, ""
+        self.held = text[cut:]
         self.carried = max(0, self.carried - cut)
         opened = _KEY_OPEN.search(self.held)
         if opened and not _KEY_END.search(self.held, opened.end()):
-            shown += redactor.text(self.held[: opened.start()]) + "[REDACTED private key]"
+            shown.append(self.kind(redactor.text(text[:cut] + self.held[: opened.start()])))
+            shown.append(self.kind("[REDACTED private key]"))
             self.in_key, self.held = self.held[opened.end() :][-64:], ""
-            return shown
+            return [delta for delta in shown if delta.text]
+        shown.append(self.kind(redactor.text(text[:cut])))
         if len(self.held) > MAX_HELD:
-            shown, self.held = shown + redactor.text(self.held), ""
+            shown.append(self.kind(redactor.text(self.held)))
+            self.held = ""
         self.carried = min(self.carried, len(self.held))
-        return shown
+        return [delta for delta in shown if delta.text]
+
+    def other(self, text: str) -> Delta:
+        return (ReasoningDelta if self.kind is TextDelta else TextDelta)(text)
+
+    def let_go(self, redactor: Redactor) -> list[Delta]:
+        """The held tails, redacted, as the stream ends."""
+        first, second = redactor.pair(self.prior, self.held)
+        return [delta for delta in (self.other(first), self.kind(second)) if delta.text]
 
 
 # What happens within a turn, between or during its model calls (its tools run, a retry is
@@ -100,8 +131,9 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
     streams: dict[int, _Stream] = {}  # thread → its stream
 
     def let_go(stream: _Stream | None) -> None:
-        if stream is not None and stream.held:
-            sink(stream.kind(redactor.text(stream.held)))
+        if stream is not None:
+            for delta in stream.let_go(redactor):
+                sink(delta)
 
     def forward(event: Event) -> None:
         thread = threading.get_ident()
@@ -111,11 +143,16 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
                 if stream is None or stream.kind is not type(event):
                     streams[thread] = _Stream(type(event))
             if stream is not None and stream.kind is not type(event):
-                let_go(stream)
+                # The other kind's tail waits on, ahead of this one (a secret split between
+                # the thought and the reply); a tail older than that goes now.
+                if stream.prior:
+                    sink(stream.other(redactor.text(stream.prior)))
+                if stream.in_key is None:
+                    streams[thread].prior = stream.held
                 stream = None
             stream = stream or streams[thread]
-            if shown := stream.feed(redactor, event.text):
-                sink(type(event)(shown))
+            for delta in stream.feed(redactor, event.text):
+                sink(delta)
             return
         with lock:
             stream = streams.get(thread)
