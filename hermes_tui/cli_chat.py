@@ -378,7 +378,7 @@ def _wait_for_background(runtime: Any, sink: Any, cancel: threading.Event) -> bo
                 )
             )
             return False
-        if not cancel.is_set() and runtime.config.curator.enabled and runtime.curator().due():
+        if not cancel.is_set() and runtime.curator_due():
             runtime.run_curator(consolidate=False)
     except KeyboardInterrupt:
         sink(ev.Notice("warning", "stopped waiting for the background review"))

@@ -10,20 +10,17 @@ import argparse
 import datetime
 import sys
 from pathlib import Path
-from typing import Any
 
 EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "eval",
-        help="measure whether learning helps: a task suite run with and without it",
-        parents=[common],
-        description="Run a task suite in two arms (learn: reviews and curator on; control: "
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `eval` command's description and arguments (cli_args lists the command)."""
+    parser.description = (
+        "Run a task suite in two arms (learn: reviews and curator on; control: "
         "memory and skills frozen), each from a scratch home, and report the curves. "
         "--provider demo runs the offline scripted model (--model ignorant: its variant that "
-        "ignores its prompt).",
+        "ignores its prompt)."
     )
     parser.add_argument(
         "suite", nargs="?", default="default", help="a bundled suite's name or a suite folder"

@@ -12,8 +12,8 @@ from hermes_tui.core.text import json_for_terminal
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
-    mcp = commands.add_parser("mcp", help="MCP servers: status and tools", parents=[common])
+def add_arguments(mcp: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    """The `mcp` command's actions (cli_args lists the command)."""
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
     listing = actions.add_parser(
         "list", help="start every configured server, show status and tool counts", parents=[common]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.agent.taint import WriteGate
     from hermes_tui.core.insights import Insights
     from hermes_tui.core.skills.curator import Curator, CuratorReport
+    from hermes_tui.core.skills.schedule import CuratorPolicy
 
 log = logging.getLogger("hermes_tui.runtime")
 
@@ -108,11 +109,11 @@ class LearningParts:
             now=now,
         )
 
-    def curator(self, clock: Callable[[], float] = time.time) -> Curator:
-        from hermes_tui.core.skills.curator import Curator, CuratorPolicy
+    def curator_policy(self) -> CuratorPolicy:
+        from hermes_tui.core.skills.schedule import CuratorPolicy
 
         settings = self.config.curator
-        policy = CuratorPolicy(
+        return CuratorPolicy(
             enabled=settings.enabled,
             interval_hours=settings.interval_hours,
             min_idle_hours=settings.min_idle_hours,
@@ -122,10 +123,21 @@ class LearningParts:
             backup_enabled=settings.backup[0],
             backup_keep=settings.backup[1],
         )
+
+    def curator_due(self, clock: Callable[[], float] = time.time) -> bool:
+        """Whether a scheduled curator pass is due; the curator itself is imported only to run."""
+        from hermes_tui.core.skills.schedule import STATE_FILE, due
+
+        state = self.skills.skills_dir / STATE_FILE
+        return due(self.curator_policy(), state, clock, self._activity_before_start)
+
+    def curator(self, clock: Callable[[], float] = time.time) -> Curator:
+        from hermes_tui.core.skills.curator import Curator
+
         return Curator(
             self.skills,
             self.home,
-            policy,
+            self.curator_policy(),
             clock=clock,
             sink=self.sink,
             last_activity=self._activity_before_start,

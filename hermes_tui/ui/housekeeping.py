@@ -90,7 +90,7 @@ class Housekeeping:
         runtime = self.app.runtime
 
         def curate() -> None:
-            if runtime.curator().due():
+            if runtime.curator_due():
                 runtime.run_curator()
 
         self.app.run_worker(

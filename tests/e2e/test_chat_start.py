@@ -15,9 +15,10 @@ from pathlib import Path
 from fakes.llm_server import FakeLLM, Reply
 from helpers import cli_env, write_config
 
-# Each is needed only by something the turn did not do: a curator backup (tarfile), a rewind's
-# diff (difflib), a scan of a changed text (xaidr), arguments that fail validation
-# (jsonschema), the TUI, another provider's SDK, MCP servers (none configured).
+# Each is needed only by something the turn did not do: a curator pass or its backup (tarfile;
+# whether one is due is read without the curator), a rewind's diff (difflib), a scan of a
+# changed text (xaidr), arguments that fail validation (jsonschema), the TUI, another
+# provider's SDK, MCP servers (none configured), other commands' arguments.
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -28,6 +29,10 @@ UNNEEDED = (
     "mcp",
     "hermes_tui.ui",
     "hermes_tui.core.tools.mcp",
+    "hermes_tui.core.skills.curator",
+    "hermes_tui.cli_eval",
+    "hermes_tui.cli_mcp",
+    "hermes_tui.cli_skills_hub",
 )
 
 PROBE = """

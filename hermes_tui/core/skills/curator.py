@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
+from hermes_tui.core.skills.schedule import STATE_FILE, CuratorPolicy, idle_hours, read_state
+from hermes_tui.core.skills.schedule import due as scheduled_pass_due
 from hermes_tui.core.skills.usage import iso_now, parse_time
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
@@ -35,20 +37,6 @@ if TYPE_CHECKING:  # imported where archives are made or read: `chat -q` only as
     import tarfile
 
 DAY = 86_400
-
-
-@dataclass(frozen=True)
-class CuratorPolicy:
-    """curator.* as plain values (the composition root builds it from config)."""
-
-    enabled: bool = True
-    interval_hours: float = 168
-    min_idle_hours: float = 2.0
-    stale_after_days: float = 30
-    archive_after_days: float = 90
-    consolidate: bool = False
-    backup_enabled: bool = True
-    backup_keep: int = 5
 
 
 class CuratorError(Exception):
@@ -114,17 +102,13 @@ class Curator:
         self.sink = sink
         # When the agent was last used before this process started (None: never, or unknown).
         self.last_activity = last_activity
-        self.state_path = library.skills_dir / ".curator_state"
+        self.state_path = library.skills_dir / STATE_FILE
         self.backups_dir = home / "logs" / "curator" / "backups"
 
     # ---- state ---------------------------------------------------------------------------
 
     def _state(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_state(self.state_path)
 
     def _save_state(self, **changes: Any) -> None:
         """Rewrite .curator_state with `changes`, keeping every key already there."""
@@ -143,18 +127,11 @@ class Curator:
         self._save_state(paused=paused)
 
     def idle_hours(self) -> float | None:
-        last = self.last_activity()
-        return None if last is None else max(0.0, (self.clock() - last) / 3600)
+        return idle_hours(self.last_activity(), self.clock())
 
     def due(self) -> bool:
         """Whether a scheduled pass should run now (an explicit `curator run` always may)."""
-        if not self.config.enabled or self.paused:
-            return False
-        idle = self.idle_hours()
-        if idle is not None and idle < self.config.min_idle_hours:
-            return False
-        last = self.last_run()
-        return last is None or self.clock() - last >= self.config.interval_hours * 3600
+        return scheduled_pass_due(self.config, self.state_path, self.clock, self.last_activity)
 
     def status(self) -> dict[str, Any]:
         last = self.last_run()
