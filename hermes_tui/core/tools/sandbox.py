@@ -24,6 +24,11 @@ on) a command sees:
 - no privileges: a user namespace with every capability dropped (also as root), no_new_privs,
   its own session (no keystrokes into the user's terminal), dies with hermes-tui; the runtime
   folder, container engine and multiplexer sockets are hidden and their variables scrubbed.
+
+The private /tmp hides what lies under the real one. The programs a command needs that live
+there (the Python running hermes-tui, its venv and import path, the folders on PATH: a project
+cloned into /tmp with its .venv) are mounted back read-only (`interpreter_paths`), under the
+writable places, so a workspace holding its venv keeps it writable.
 """
 
 from __future__ import annotations
@@ -154,6 +159,7 @@ CACHE_VARIABLES = {
 }
 PROXY_PORT = 3128
 PROXY_SOCKET_INSIDE = "/tmp/.hermes-proxy/proxy.sock"
+PRIVATE_TMP = ("/tmp", "/var/tmp")  # each a fresh tmpfs inside the sandbox
 
 
 def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
@@ -252,6 +258,9 @@ class Profile:
     # The workspace's repository and those nested in it (gitdirs.repositories): each one's
     # configs, hooks and info are read-only too, wherever its `.git` file leads.
     repositories: tuple[GitDirs, ...] = ()
+    # Where the interpreter and the programs on PATH live (`interpreter_paths`): those under
+    # the private /tmp are mounted back read-only.
+    programs: tuple[Path, ...] = ()
 
     def unreadable(self) -> list[Path]:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
@@ -269,7 +278,10 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     at all.
     """
     args = [profile.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+    for tmp in PRIVATE_TMP:
+        args += ["--tmpfs", tmp]
+    for path in _under_private_tmp(profile.programs, exists):
+        args += ["--ro-bind", str(path), str(path)]
     hidden = [Path(p) for p in HIDDEN_SOCKETS]
     if profile.runtime_dir is not None:
         hidden.append(profile.runtime_dir)
@@ -319,6 +331,38 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args += env
     args += ["--chdir", str(profile.cwd), "--", *argv]
     return [*profile.held_network, *args] if held else args
+
+
+def interpreter_paths(
+    prefixes: Iterable[str], import_path: Iterable[str], search_path: str
+) -> tuple[Path, ...]:
+    """Where the programs a command runs live: the interpreter's `prefixes` (a venv and the
+    Python it was made from), its `import_path` (an editable install's source folder) and each
+    folder of `search_path` (PATH), a venv's whole folder for its `bin/`."""
+    found = [Path(p) for p in (*prefixes, *import_path) if p and os.path.isabs(p)]
+    for folder in search_path.split(os.pathsep):
+        if os.path.isabs(folder):
+            parent = Path(folder).parent
+            found.append(parent if (parent / "pyvenv.cfg").is_file() else Path(folder))
+    return tuple(dict.fromkeys(found))
+
+
+def _under_private_tmp(paths: Iterable[Path], exists: Callable[[Path], bool]) -> list[Path]:
+    """The existing `paths` that lie inside a private /tmp (not the whole of it), resolved,
+    each once and none inside another."""
+    roots = [os.path.realpath(tmp) for tmp in PRIVATE_TMP]
+    inside = sorted(
+        {
+            real
+            for real in (os.path.realpath(path) for path in paths)
+            if any(real.startswith(root + os.sep) for root in roots) and exists(Path(real))
+        }
+    )
+    kept: list[str] = []
+    for path in inside:  # sorted: a folder comes before what lies in it
+        if not any(path.startswith(outer + os.sep) for outer in kept):
+            kept.append(path)
+    return [Path(path) for path in kept]
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:

@@ -20,6 +20,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -45,6 +46,7 @@ from hermes_tui.core.tools.sandbox import (
     SandboxMode,
     SandboxStatus,
     bwrap_argv,
+    interpreter_paths,
     probe,
     scrubbed_env,
     sweep_created,
@@ -140,6 +142,11 @@ class Sandbox:
             runtime_dir=Path(runtime_dir) if runtime_dir else None,
             held_network=held,
             repositories=repositories,
+            programs=interpreter_paths(
+                (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix),
+                sys.path,
+                os.environ.get("PATH", ""),
+            ),
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 
