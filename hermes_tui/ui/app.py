@@ -25,7 +25,8 @@ from hermes_tui.ui import modes, switch
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
-from hermes_tui.ui.textual_compat import SafeCrashOutput
+from hermes_tui.ui.text import pasted
+from hermes_tui.ui.textual_compat import SafeCrashOutput, SafeTerminalInput
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
 from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
@@ -45,7 +46,7 @@ W = TypeVar("W", bound=Widget)
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
-class HermesApp(SafeCrashOutput, App):
+class HermesApp(SafeCrashOutput, SafeTerminalInput, App):
     TITLE = "hermes-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
@@ -231,6 +232,8 @@ class HermesApp(SafeCrashOutput, App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollUp, events.Paste)):
             self.housekeeping.input_seen()  # garbage is collected when the user pauses
+        if isinstance(event, events.Paste):
+            event.text = pasted(event.text)  # every widget gets a paste with controls visible
         await super().on_event(event)
 
     def action_cancel_turn(self) -> None:

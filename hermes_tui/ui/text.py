@@ -21,3 +21,9 @@ def literal(text: str) -> Content:
 def literal_text(text: str) -> Text:
     """The Rich equivalent of `literal`, for widgets that take Rich Text (Tree, DataTable)."""
     return Text(neutralise(text))
+
+
+def pasted(text: str) -> str:
+    """A paste as a widget takes it: a line break as a newline (terminals send a pasted line
+    break as a carriage return), every other control character as its visible stand-in."""
+    return neutralise(text.replace("\r\n", "\n").replace("\r", "\n"))

@@ -20,19 +20,36 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   output passes; Textual renders it from the live exception with no hook in between. Ours
   renders the same traceback from a copy whose every text is cleaned first, through the
   public `App.panic`.
+- `LinuxDriver.run_input_thread` (`TerminalInput`, `PasteSafeDriver`, mixed into HermesApp
+  through `get_driver_class`): the terminal's bytes are decoded and parsed here instead.
+  Textual's thread decodes strict UTF-8, so one invalid byte (a raw 0x9b) kills input for good;
+  and its `XTermParser` reads an ESC inside a bracketed paste as the start of a key sequence
+  and reissues what follows as key presses (a paste of `ESC ^Q ESC` quits the app) while the
+  rest of the paste moves after it. Ours takes everything between the paste markers as the
+  paste, whole and in order, and hands only the bytes outside to `XTermParser`. It copies the
+  loop of Textual's thread and reads `Driver._debug`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import selectors
 import sys
+import time
+from codecs import getincrementaldecoder
 from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
+from textual import constants, events
 from textual._arrange import DockArrangeResult  # what `Widget.arrange` returns; not exported
+from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import App
 from textual.css.query import NoMatches
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, TextArea
 
@@ -42,6 +59,9 @@ from hermes_tui.core.text import neutralise
 __all__ = [
     "OVERRIDDEN",
     "DockArrangeResult",
+    "PasteSafeDriver",
+    "SafeTerminalInput",
+    "TerminalInput",
     "SafeCrashOutput",
     "lift_toasts",
     "quiet_scrollbar_repaint",
@@ -56,6 +76,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (TextArea, "_on_paste", ("self", "event")),
     (Collapsible, "_watch_collapsed", ("self", "collapsed")),
     (App, "_fatal_error", ("self",)),
+    (LinuxDriver, "run_input_thread", ("self",)),
 )
 
 
@@ -133,3 +154,124 @@ class SafeCrashOutput:
         app: Any = self
         app.bell()
         app.panic(safe_traceback(redact))
+
+
+def _held_back(text: str, marker: str) -> int:
+    """How many characters at the end of `text` could be the start of `marker` (0 if none)."""
+    for size in range(min(len(text), len(marker) - 1), 0, -1):
+        if marker.startswith(text[-size:]):
+            return size
+    return 0
+
+
+class TerminalInput:
+    """The terminal's bytes → Textual's events, as the app's input thread reads them.
+
+    Invalid UTF-8 (a raw 0x9b, a cut multibyte character) becomes U+FFFD instead of killing
+    input. A bracketed paste (`ESC [200~` … `ESC [201~`) is one `Paste` event holding every
+    character in between, ESC and control characters included, in order: none of it is ever
+    read as a key. Only the characters outside a paste reach Textual's `XTermParser`.
+
+    The end of a read that could be the start of a paste marker (a lone ESC most often) is
+    held until the next read completes or rules it out; held longer than Textual's escape delay,
+    it is what it looks like (a lone ESC is the escape key).
+    """
+
+    def __init__(self, debug: bool = False) -> None:
+        self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        self._keys = XTermParser(debug)
+        self._pasting = False
+        self._pasted: list[str] = []
+        self._held = ""
+        self._held_since = 0.0
+
+    def feed(self, data: bytes, final: bool = False) -> list[Message]:
+        """The events `data` completes (`final`: the input ended after it)."""
+        messages = self._split(self._held + self._decode(data, final=final))
+        if final:
+            messages += self._end()
+        return messages
+
+    def tick(self) -> list[Message]:
+        """Events due by now: a held ESC, or a key sequence Textual's parser was waiting on."""
+        messages: list[Message] = []
+        waited = time.monotonic() - self._held_since
+        if self._held and not self._pasting and waited >= constants.ESCAPE_DELAY:
+            held, self._held = self._held, ""
+            if held == "\x1b":  # what XTermParser says of an ESC nothing followed
+                messages.append(events.Key("escape", "\x1b"))
+            else:
+                messages += self._keys.feed(held)
+        return messages + list(self._keys.tick())
+
+    def _split(self, text: str) -> list[Message]:
+        messages: list[Message] = []
+        self._held = ""
+        while text:
+            marker = BRACKETED_PASTE_END if self._pasting else BRACKETED_PASTE_START
+            at = text.find(marker)
+            if at < 0:
+                keep = _held_back(text, marker)
+                text, self._held = text[: len(text) - keep], text[len(text) - keep :]
+                self._held_since = time.monotonic()
+                self._take(text, messages)
+                break
+            self._take(text[:at], messages)
+            text = text[at + len(marker) :]
+            if self._pasting:
+                messages.append(events.Paste("".join(self._pasted)))
+                self._pasted.clear()
+            self._pasting = not self._pasting
+        return messages
+
+    def _take(self, text: str, messages: list[Message]) -> None:
+        if self._pasting:
+            self._pasted.append(text)
+        elif text:
+            messages += self._keys.feed(text)
+
+    def _end(self) -> list[Message]:
+        """The input ended: what was held is keys (an unfinished paste goes with the input)."""
+        held, self._held = self._held, ""
+        messages = [] if self._pasting else list(self._keys.feed(held)) if held else []
+        return messages + list(self._keys.feed(""))
+
+
+class PasteSafeDriver(LinuxDriver):
+    """Textual's driver for Linux and macOS, reading the terminal through `TerminalInput`."""
+
+    def run_input_thread(self) -> None:
+        # Textual's own loop (LinuxDriver.run_input_thread) with TerminalInput in place of its
+        # strict decoder and XTermParser.
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        terminal = TerminalInput(self._debug)
+
+        def read(ready: list[Any], final: bool = False) -> None:
+            for index, (_key, mask) in enumerate(ready):
+                if mask & selectors.EVENT_READ:
+                    data = os.read(self.fileno, 1024 * 4)
+                    if not data:  # stdin is a pipe that was closed
+                        break
+                    last = final and index == len(ready) - 1
+                    for message in terminal.feed(data, final=last):
+                        self.process_message(message)
+            for message in terminal.tick():
+                self.process_message(message)
+
+        try:
+            while not self.exit_event.is_set():
+                read(selector.select(0.1))
+            selector.unregister(self.fileno)
+            read(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+
+
+class SafeTerminalInput:
+    """Mixed into the app: where Textual would drive a Linux or macOS terminal with its own
+    input thread, the app uses `PasteSafeDriver`."""
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()  # type: ignore[misc]
+        return PasteSafeDriver if driver is LinuxDriver else driver

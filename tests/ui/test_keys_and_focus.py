@@ -1,7 +1,8 @@
 """Keys a newcomer meets first (issue 16 follow-ups): pane keys, tab, alt+p, the new-skill dialog.
 
 Keys are pressed with Pilot; where a terminal sends something Pilot would not (alt+p as
-`ESC p` from tmux, a paste with carriage returns), the bytes go through Textual's own parser.
+`ESC p` from tmux, a paste with carriage returns), the bytes go through the app's own input
+(ui/textual_compat.py: TerminalInput, over Textual's parser).
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import make_app, write_skill
-from textual._xterm_parser import XTermParser
 
 from hermes_tui.ui.screens.editor import SkillEditor
+from hermes_tui.ui.textual_compat import TerminalInput
 from hermes_tui.ui.widgets.input import ChatInput
 from hermes_tui.ui.widgets.memory_pane import EntryEditor
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
@@ -20,9 +21,9 @@ SIZE = (130, 40)
 
 
 def terminal_sends(app, data: str) -> None:
-    """`data` as the terminal writes it, parsed by Textual and delivered like real input."""
-    parser = XTermParser()
-    for event in [*parser.feed(data), *parser.feed("")]:
+    """`data` as the terminal writes it, read as the app reads it and delivered like real input."""
+    terminal = TerminalInput()
+    for event in [*terminal.feed(data.encode()), *terminal.feed(b"", final=True)]:
         app.post_message(event)
 
 

@@ -63,3 +63,29 @@ async def test_the_toast_rack_is_found_and_lifted() -> None:
         textual_compat.lift_toasts(app.screen, 3)
         rack = app.screen.get_child_by_type(ToastRack)
         assert rack.styles.margin.bottom == 3
+
+
+def test_the_input_thread_we_replace_is_still_the_one_we_copied() -> None:
+    """PasteSafeDriver.run_input_thread is Textual's loop with TerminalInput in place of its
+    decoder and parser: if Textual's loop changes, ours must be compared with it again."""
+    import asyncio
+
+    from textual.drivers.linux_driver import LinuxDriver
+
+    source = inspect.getsource(LinuxDriver.run_input_thread)
+    for part in (
+        "selector.register(self.fileno, selectors.EVENT_READ)",
+        "XTermParser(self._debug)",
+        'getincrementaldecoder("utf-8")()',
+        "read(fileno, 1024 * 4)",
+        "while not self.exit_event.is_set():",
+        "for event in tick():",
+    ):
+        assert part in source, f"Textual's LinuxDriver.run_input_thread no longer has {part!r}"
+
+    async def made() -> LinuxDriver:
+        return textual_compat.PasteSafeDriver(App(), debug=True)
+
+    driver = asyncio.run(made())
+    assert driver._debug is True and isinstance(driver.fileno, int)
+    assert not driver.exit_event.is_set()
