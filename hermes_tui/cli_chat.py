@@ -305,6 +305,7 @@ def _run_chat(
         )
     if isinstance(sink, ConsoleSink) and not args.json and result.text[-1:] not in ("", "\n"):
         sys.stdout.write("\n")
+    session.close()
     if not stopped and _wait_for_background(runtime, sink, cancel):
         # Closed by hand, not left to a finalizer: QuietStart froze the runtime out of the
         # collector, and a clean close folds sessions.db-wal back into the database.

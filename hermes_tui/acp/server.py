@@ -288,6 +288,7 @@ class HermesAcpAgent:
     def close(self) -> None:
         """The client hung up: stop the servers it passed and close the runtime."""
         for state in self.sessions.values():
+            state.session.close()
             if state.mcp is not None:
                 state.mcp.stop()
         if self.runtime is not None:

@@ -194,6 +194,8 @@ class TurnController:
         """The next message starts a new conversation (/new, a new provider or home)."""
         from hermes_tui.ui.widgets.todo import TodoPanel
 
+        if self.session is not None and not self.app.turn_running:
+            self.session.close()  # a running turn's is closed with its retired runtime
         self.session = None
         for panel in self.app.query(TodoPanel):
             panel.items = ()
@@ -262,6 +264,8 @@ class TurnController:
         from hermes_tui.ui.commands import session_adopted
         from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
+        if self.session is not None and self.session is not session:
+            self.session.close()  # another conversation resumed in its place
         self.session = session
         self.show_title()
         session_adopted(self.app, session, new=not session.agent.history)

@@ -100,6 +100,15 @@ class Session:
         agent.context.todos = self.todos
         agent.context.file_writes = self.checkpoints
 
+    def close(self) -> None:
+        """End what this conversation's tools keep running (the sandbox's network namespace
+        held for it and its filtering proxy). The stored conversation stays resumable; a
+        command run after this starts them again. The faces close a session they leave (a new
+        one, another resumed, the face exiting); `Runtime.close` closes what is left."""
+        agent = getattr(self, "agent", None)
+        if agent is not None:
+            agent.registry.close()
+
     def _todos_changed(self, items: tuple[TodoItem, ...]) -> None:
         self.sessions.update(self.info.id, todos=items_to_json(items))
         self.agent.sink(TodoChanged(self.info.id, items))

@@ -172,6 +172,37 @@ def test_closing_the_runtime_ends_its_conversations_network_holders(
     assert not left, f"still running after close: {left}"
 
 
+def test_closing_a_session_ends_its_holder_and_leaves_the_others_running(
+    tmp_path: Path, home: Path
+) -> None:
+    """A face that leaves a conversation (a new one, another resumed) closes it: its network
+    holder and bridge end at once, while the runtime and its other conversations go on."""
+    runtime = open_runtime(
+        home, "http://127.0.0.1:9/v1", terminal={"sandbox": "auto", "network": "allowlist"}
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    before = set(_holders())
+    left_behind, kept = runtime.open_session(cwd=work), runtime.open_session(cwd=work)
+    holders = {}
+    for session in (left_behind, kept):
+        known = set(_holders())
+        result = session.agent.registry.call(
+            "terminal", {"command": "echo ran"}, session.agent.context
+        )
+        assert "ran" in result["output"], result
+        holders[session.id] = {p: k for p, k in _holders().items() if p not in known}
+    assert all(len(found) == 1 for found in holders.values()), holders
+    left_behind.close()
+    gone = holders[left_behind.id]
+    assert not [pid for holder, kids in gone.items() for pid in (holder, *kids) if _alive(pid)]
+    assert all(_alive(pid) for pid in holders[kept.id])
+    again = kept.agent.registry.call("terminal", {"command": "echo still"}, kept.agent.context)
+    assert "still" in again["output"], again
+    runtime.close()
+    assert not [pid for pid in _holders() if pid not in before]
+
+
 def test_a_conversation_dropped_without_close_ends_its_holder(tmp_path: Path) -> None:
     """Tools nobody keeps any more (a conversation forgotten, not closed): the holder and its
     bridge end when they are collected, not when the process exits."""
