@@ -1,6 +1,6 @@
 """The scanner against issue 23's families: other languages, fake system tags, social
-engineering, weakened safety settings and planted credentials, on a tuning corpus and on two
-holdouts never tuned or trained on (tests/data/injection_{tuning,holdout_5,holdout_6}.yaml)."""
+engineering, weakened safety settings and planted credentials, on a tuning corpus and on four
+holdouts, each measured before it was trained on (tests/data/injection_{tuning,holdout_*}.yaml)."""
 
 from __future__ import annotations
 
@@ -57,16 +57,16 @@ def test_the_tuning_corpus_is_caught_and_its_notes_pass(scanner: Scanner) -> Non
 # Recall without taint, recall with taint (weak signals held too) and the share of notes refused
 # or held, as measured (bench/injection.py); floors are what was measured, never more. Issue 23
 # asks for 0.75, 0.90 and 3 % on a fresh holdout. Each holdout was measured before the scorer
-# round that followed it (figures in its header). The eighth is the fresh one, never tuned or
-# trained on: 0.500 / 0.917 / 1.7 %, short of 0.75 without taint (0.333 in the nine languages
-# that have only a few training texts, 0.76 in English). The seventh was never trained on
-# either, but the third round added texts in the languages it showed missing. The fifth and
-# sixth were trained on in the second round: their figures only show what it kept.
+# round that trained on it (figures in its header): the fifth and sixth in the second round, the
+# seventh (0.714 / 0.952 / 1.6 %) and the eighth (0.500 / 0.917 / 1.7 %) in the fourth. Every
+# one is now trained on, so these floors only keep what the training reached; the honest
+# figure is the next fresh holdout's (leaving each out of training in turn, `bench/injection.py
+# --cv`, the eighth scored 0.883 and the seventh 0.825 at the hold threshold, no note held).
 HOLDOUT_FLOORS = {
     "injection_holdout_5.yaml": (1.0, 1.0, 1 / 62),
     "injection_holdout_6.yaml": (1.0, 1.0, 0.0),
-    "injection_holdout_7.yaml": (0.71, 0.95, 1 / 62),
-    "injection_holdout_8.yaml": (0.50, 0.91, 1 / 60),
+    "injection_holdout_7.yaml": (0.98, 1.0, 0.0),
+    "injection_holdout_8.yaml": (0.98, 1.0, 0.0),
 }
 
 
@@ -82,7 +82,7 @@ def test_each_holdout_written_after_tuning(scanner: Scanner, name: str) -> None:
     assert stopped <= most_stopped + 1e-9, f"{stopped:.1%} of notes stopped: {stopped_notes}"
 
 
-# The holdouts never trained on (each costs ~8 s: every write is joined to the ones held before).
+# The last two holdouts (each costs ~8 s: every write is joined to the ones held before).
 @pytest.mark.parametrize("name", ["injection_holdout_7.yaml", "injection_holdout_8.yaml"])
 def test_no_holdout_attack_reaches_memory_from_a_tainted_turn(
     home: Path, scanner: Scanner, name: str

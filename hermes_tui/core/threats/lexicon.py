@@ -98,12 +98,13 @@ CJK_OVERRIDE = (
 PROMPT_REQUEST_VERB = (
     r"(?:\b(?:reveal|print|show|output|repeat|display|leak|dump|recite|send|quote|share|tell"
     r"|give|paste|write\s+out|copy"
-    r"|zeig\w*|gib|nenne|verrate|wiederhole|drucke|schick\w*|sende"
+    r"|zeig|zeige|zeigen|gib|nenne|verrate|wiederhole|drucke|schick\w*|sende"
     r"|affiche\w*|montre\w*|révèle\w*|revele\w*|donne\w*|répète\w*|recopie\w*|imprime\w*"
     r"|envoie\w*|mu[eé]stra\w*|mostrame|revela\w*|imprime|dime|repite\w*|ens[eé]ñame|dame|envía\w*"
     r"|mostre|mostra\w*|revele|imprima|repita|diga|rivela\w*|stampa\w*|ripeti\w*"
     r"|покажи\w*|выведи\w*|раскрой\w*|повтори\w*|напиши|распечатай|отправь\w*|скажи"
-    r"|dis|dites|écris|écrivez|schreib\w*|nenn\w*|sag\w*|escribe|escreve|scrivi|dimmi|запиши"
+    r"|dis|dites|écris|écrivez|schreib|schreibe|schreiben|nenn\w*|sag\w*|escribe|escreve"
+    r"|scrivi|dimmi|запиши"
     r"|toon|laat|geef|pokaż|wypisz|podaj|tampilkan)\b"
     r"|输出|显示|告诉我|打印|展示|泄露|发给我|给我看|复述|重复|把)"
 )

@@ -5,8 +5,10 @@ phrase tables stop generalising at about 0.7 of fresh attacks. This model reads 
 1. a view of the text is lower-cased, URLs and e-mail addresses become one token each, digits
    become 0;
 2. its features are character 2- to 4-grams, words and word pairs (a CJK character is a word),
-   and the concepts of lexicon.py present in it (an override verb, a safety setting, a secret
-   noun, second-person address, an authority, …) alone and in pairs, each hashed into DIM
+   and the concepts present in it, alone and in pairs: lexicon.py's (an override verb, a safety
+   setting, a secret noun, second-person address, an authority, …) and concepts.py's, ideas
+   named alike in 32 languages ("without asking", the sandbox, "don't tell", "from now on"),
+   which carry what was learned in one language to the others; each is hashed into DIM
    buckets (crc32: the same in every process);
 3. the score is the logistic of the bucket weights' sum over the features, each feature weighed
    1/sqrt(its count) so a long note is not louder than a short one.
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
+from hermes_tui.core.threats import concepts as M
 from hermes_tui.core.threats import lexicon as L
 
 DIM = 1 << 17
@@ -35,6 +38,9 @@ _MAGIC = b"HTSC1\0"
 _HEADER = struct.Struct("<6sIff")  # magic, dim, scale, bias
 NGRAMS = (2, 3, 4)  # character n-grams (cross-validated against 3-5, 1-4, 2-5)
 MAX_CHARS = 2000  # a note longer than this is read in its first and last MAX_CHARS / 2
+# A concept (and a pair of them) counts as this many n-grams: concepts carry across languages,
+# n-grams do not (cross-validated, leaving each fourth-round set out in turn, against 1 and 4).
+CONCEPT_COUNT = 8
 
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
@@ -88,6 +94,11 @@ def _concepts() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((name, re.compile(source, re.I)) for name, source in _CONCEPT_SOURCES)
 
 
+@cache
+def _multilingual() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple(("m:" + name, M.compiled(words)) for name, words in M.CONCEPTS)
+
+
 def _bucket(feature: str) -> int:
     return zlib.crc32(feature.encode("utf-8", "surrogatepass")) % DIM
 
@@ -98,6 +109,8 @@ def features(view: str) -> Counter[int]:
         view = view[: MAX_CHARS // 2] + "\n" + view[-MAX_CHARS // 2 :]
     found: Counter[int] = Counter()
     concepts = [name for name, regex in _concepts() if regex.search(view)]
+    folded = M.folded(view)
+    concepts += [name for name, regex in _multilingual() if regex.search(folded)]
     if _MARKUP.search(view):
         concepts.append("markup")
     if _URL.search(view) or _EMAIL.search(view):
@@ -106,9 +119,9 @@ def features(view: str) -> Counter[int]:
     if len(scripts) > 1:
         concepts.append("mixed_scripts")
     for i, name in enumerate(concepts):
-        found[_bucket("c:" + name)] += 1
+        found[_bucket("c:" + name)] += CONCEPT_COUNT
         for other in concepts[i + 1 :]:  # pairs: without them, recall at 1 % fp 0.83 -> 0.72
-            found[_bucket(f"c:{name}&{other}")] += 1
+            found[_bucket(f"c:{name}&{other}")] += CONCEPT_COUNT
     plain = _EMAIL.sub(" \x01e ", _URL.sub(" \x01u ", view.lower()))
     plain = " " + " ".join(_DIGIT.sub("0", plain).split()) + " "
     for n in NGRAMS:

@@ -35,10 +35,12 @@ from hermes_tui.core.threats.views import invisible, views
 
 # How many of a session's earlier refused or held texts a new one is joined to.
 CONTINUATION_DEPTH = 4
-# The learned scorer's thresholds, chosen by leave-one-round-out cross-validation over the
-# tuning corpus's rounds and the fifth and sixth holdouts (each round's attacks and a sixth of
-# the 449 notes held out in turn): at 0.9, 3 held-out notes scored above (0.7 %; recall alone
-# 0.75); at 0.5, 25 did (5.6 %; recall alone 0.94), which is why 0.5 only flags.
+# The learned scorer's thresholds, chosen by leave-one-set-out cross-validation (`bench/
+# injection.py --cv`: each of the fourth round's sets left out of training in turn, scored with
+# the scanner's other findings). At 0.9: holdout 7 0.825 recall, 8 0.883, the attacker's corpus
+# 0.887, no note stopped; the fourth round's own texts (32 languages, most unseen without them)
+# 0.653 with 9 of 379 notes stopped (2.4 %). At 0.5 recall is 0.91-0.98, but 84 of those 379
+# notes and 3 of holdout 8's 60 score above it, which is why 0.5 only flags.
 LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.5
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings

@@ -55,8 +55,14 @@ def build_sensor() -> Any:
 # xaidr findings that read ordinary notes as threats: a path named in prose is not a read,
 # and "confidential" is not a leak. Our own patterns cover the verb-shaped versions.
 _LIBRARY_NOISE_RULES = frozenset({"LLM06_sensitive_file_read", "LLM06_confidential"})
-# Blocks that name an ordinary engineering step: a weak signal in a note, not a hold.
-_WEAK_WHEN_BLOCKED = frozenset({"LLM05_package_install"})
+# Blocks that name an ordinary engineering step: a weak signal in a note, not a hold. A password
+# or credential merely named ("the staging password is rotated every 90 days") and a reset
+# named ("the staging system is reset every night") held ordinary notes of three corpora, and
+# decided no attack of any corpus alone: our patterns hold a credential written down with its
+# value (planted_credential, hardcoded_secret) and the learned scorer reads the rest.
+_WEAK_WHEN_BLOCKED = frozenset(
+    {"LLM05_package_install", "LLM06_credential", "INTENT_destroy_resources"}
+)
 
 
 # Both compiled on first use (a large alternation over eleven languages): start-up does not

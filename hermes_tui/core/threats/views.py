@@ -35,6 +35,11 @@ _EMOJI_PRESENTATION = re.compile(
     "(?<=[\u2190-\u2bff\U0001f000-\U0001faff\u00a9\u00ae])[\ufe0e\ufe0f\u200d]"
 )
 
+# Persian, Urdu and the Indic scripts spell words with the zero-width non-joiner and joiner
+# ("می‌خواهد"): one of them between two letters of such a script is spelling, not smuggling.
+_JOINING_LETTER = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc\u0900-\u0dff"
+_SPELLING_JOINER = re.compile(f"(?<=[{_JOINING_LETTER}])[\u200c\u200d](?=[{_JOINING_LETTER}])")
+
 
 def invisible(text: str) -> Finding | None:
     for match in _INVISIBLE.finditer(text):
@@ -43,6 +48,8 @@ def invisible(text: str) -> Finding | None:
             following = text[match.end() : match.end() + 1]
             if not following or not _INVISIBLE.match(following):
                 continue
+        if _SPELLING_JOINER.match(text, match.start()):
+            continue
         if char == "\u2800" and not re.match("\u2800{2,}|\u2800\\s|\u2800$", text[match.start() :]):
             continue  # one braille blank among braille cells is braille
         codepoint = f"U+{ord(char):04X}"
