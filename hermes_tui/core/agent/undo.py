@@ -2,12 +2,20 @@
 
 Nothing is rewound in place: the undo is itself a write with origin "user", archived and
 audited like any other, so it can be undone in turn.
+
+Nothing the user wrote is silently dropped: when a file the review changed has changed again
+since, the review's change is taken back by a three-way merge (core/merge.py) that keeps the
+later edits; where they touch the same lines, `UndoNeedsConfirmation` names the lines that
+would be lost, and only `force=True` puts the review's "before" back whole (the text replaced
+still goes to the skill's history). Memory is undone entry by entry: only an entry still exactly
+as the review wrote it is removed, so an entry edited since stays.
 """
 
 from __future__ import annotations
 
 from hermes_tui.core.events import ReviewChange
 from hermes_tui.core.memory import MemoryStore, MemoryStoreError, parse_entries
+from hermes_tui.core.merge import lost_lines, merge3
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 
 
@@ -28,7 +36,7 @@ def undo_change(
         return _undo_memory(change, memory)
     if not force:
         _check_user_work(change, skills)
-    return _undo_skill(change, skills)
+    return _undo_skill(change, skills, force)
 
 
 def _check_user_work(change: ReviewChange, skills: SkillLibrary) -> None:
@@ -69,7 +77,40 @@ def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:
     return f"undid {len(operations)} memory change(s) in {change.target}"
 
 
-def _undo_skill(change: ReviewChange, skills: SkillLibrary) -> str:
+def _current(change: ReviewChange, skills: SkillLibrary) -> str | None:
+    """The text now in the file the change wrote (SKILL.md or its support file), None if gone."""
+    skill = skills.get(change.target)
+    if skill is None:
+        return None
+    path = skill.directory / change.file if change.file else skill.skill_md
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _taken_back(change: ReviewChange, current: str | None, force: bool) -> str:
+    """The text that undoes `change` (back to `before`) and keeps what was written since."""
+    before, after = change.before or "", change.after or ""
+    where = f"{change.target}/{change.file or 'SKILL.md'}"
+    if current is None or current == after or force:
+        return before
+    if current == before:
+        raise UndoError(
+            f"{where} is already as before the review's {change.action}; nothing to undo"
+        )
+    merged = merge3(after, current, before)
+    if merged is not None:
+        return merged
+    lost = "\n".join(f"  {line}" for line in lost_lines(current, before))
+    raise UndoNeedsConfirmation(
+        f"{where} changed since the review's {change.action}, and the change cannot be taken "
+        f"back apart from those edits; putting it back as before the review drops:\n{lost}\n"
+        "Put it back anyway? (the text replaced is kept in the skill's history)"
+    )
+
+
+def _undo_skill(change: ReviewChange, skills: SkillLibrary, force: bool = False) -> str:
     name = change.target
     try:
         if change.action == "create":
@@ -78,16 +119,29 @@ def _undo_skill(change: ReviewChange, skills: SkillLibrary) -> str:
         if change.action == "delete":
             skills.restore(name, origin="user")
             return f"restored {name}"
+        current = _current(change, skills)
+        kept = " (your edits since are kept)"
         if change.file:
             if change.before is None:
+                if current not in (None, change.after) and not force:
+                    raise UndoNeedsConfirmation(
+                        f"{name}/{change.file} changed since the review added it; removing it "
+                        f"drops:\n"
+                        + "\n".join(f"  {line}" for line in lost_lines(current, ""))
+                        + "\nRemove it anyway?"
+                    )
                 skills.remove_file(name, change.file, origin="user")
                 return f"{name}: removed {change.file} (added by the review)"
-            skills.write_file(name, change.file, change.before, origin="user")
-            return f"{name}: {change.file} put back as before"
+            text = _taken_back(change, current, force)
+            skills.write_file(name, change.file, text, origin="user")
+            return f"{name}: {change.file} put back as before" + (kept * (text != change.before))
         restorable = change.before is not None and change.before.startswith("---")
         if change.action in ("patch", "edit") and restorable:
-            skills.edit(name, change.before, origin="user")
-            return f"{name}: SKILL.md put back as before the {change.action}"
+            text = _taken_back(change, current, force)
+            skills.edit(name, text, origin="user")
+            return f"{name}: SKILL.md put back as before the {change.action}" + (
+                kept * (text != change.before)
+            )
         raise UndoError(
             f"undo of a skill {change.action} is not possible from this record; use the skill's history"
         )
