@@ -14,6 +14,7 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import cli_env, write_config
 
 DEEP = "[" * 50_000 + "]" * 50_000  # Python's JSON parser recurses once a level
+DEEP_CHUNK = 4096  # streamed in 25 deltas, not 14,000: the depth is the point, not the split
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resum
 ) -> None:
     write_config(home, llm.openai_url, memory={"nudge_interval": 0})
     llm.script(
-        Reply(tool_calls=[("terminal", DEEP)]),
+        Reply(tool_calls=[("terminal", DEEP)], args_chunk=DEEP_CHUNK),
         Reply(text="fine now"),
         Reply(text="fine again"),
         Reply(text="still fine"),
@@ -71,7 +72,11 @@ def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resum
 
 def test_deep_arguments_over_anthropic_are_refused_not_a_crash(home: Path, llm: FakeLLM) -> None:
     write_config(home, llm.anthropic_url, provider="anthropic", memory={"nudge_interval": 0})
-    llm.script(Reply(tool_calls=[("terminal", DEEP)]), Reply(text="ok"), Reply(text="ok again"))
+    llm.script(
+        Reply(tool_calls=[("terminal", DEEP)], args_chunk=DEEP_CHUNK),
+        Reply(text="ok"),
+        Reply(text="ok again"),
+    )
     first = _chat(home, "hi", "--json", provider="anthropic")
     assert first.returncode == 0, first.stderr
     assert _one_object(first)["text"] == "ok"

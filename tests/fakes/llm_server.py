@@ -48,6 +48,9 @@ class Reply:
     quirks: frozenset[str] = frozenset()
     reasoning: str = ""  # streamed before the text; Anthropic: a signed thinking block
     chunk: int = 4  # characters of text per streamed delta
+    # characters of a tool call's arguments per streamed delta; a test about a huge argument
+    # (not about how it is split) sends it in few deltas: the SDK takes ~0.5 ms per delta
+    args_chunk: int = 7
     chars_per_second: float = 0  # pace of the text deltas; 0 sends them as fast as possible
     signature: str = "sig-fake-0001"
     tool_call_ids: tuple[str, ...] = ()  # ids to send instead of fresh ones (servers reuse them)
@@ -437,7 +440,7 @@ def openai_frames(reply: Reply) -> list[str]:
             frames.append(chunk({"tool_calls": [head]}))
             continue
         frames.append(chunk({"tool_calls": [head]}))
-        for piece in _pieces(text_args, 7):
+        for piece in _pieces(text_args, reply.args_chunk):
             tail: dict[str, Any] = {"function": {"arguments": piece}}
             if "no_index" not in reply.quirks:
                 tail["index"] = index
@@ -557,7 +560,7 @@ def anthropic_frames(reply: Reply) -> list[str]:
                 "content_block_delta",
                 {"index": index, "delta": {"type": "input_json_delta", "partial_json": p}},
             )
-            for p in _pieces(text_args, 7)
+            for p in _pieces(text_args, reply.args_chunk)
         ]
         frames.append(frame("content_block_stop", {"index": index}))
         index += 1

@@ -100,7 +100,8 @@ async def test_a_lone_surrogate_and_deep_arguments_leave_the_app_answering(
 ) -> None:
     llm.script(
         Reply(text="a\ud800b shown.", chunk=5),
-        Reply(tool_calls=[("terminal", "[" * 50_000 + "]" * 50_000)]),
+        # in 25 deltas, not 14,000: the depth is the point here, not how it is split
+        Reply(tool_calls=[("terminal", "[" * 50_000 + "]" * 50_000)], args_chunk=4096),
         Reply(text="second done."),
     )
     app = make_app(home, llm.openai_url, memory={"nudge_interval": 0})
