@@ -56,13 +56,15 @@ class Problem:
         return f"{'✗' if self.error else '⚠'} {self.text}"
 
 
-def validate(text: str, name: str | None) -> list[Problem]:
-    """Problems to show next to the editor; an empty list means it can be saved."""
+def validate(text: str, name: str | None, *, new: bool = False) -> list[Problem]:
+    """Problems to show next to the editor; an empty list means it can be saved. `name` is the
+    name the save uses; a `new` skill's name must meet the spec (an old one keeps its own)."""
     problems = []
     try:
-        document = frontmatter.parse_for_write(text, "SKILL.md", name)
+        document = frontmatter.parse_for_write(text, "SKILL.md", None if new else name)
         if name and document.name != name:
-            problems.append(Problem(f"name {document.name!r} must stay {name!r}", error=True))
+            rule = "match the name box" if new else "stay"
+            problems.append(Problem(f"name {document.name!r} must {rule} {name!r}", error=True))
     except SkillFormatError as exc:
         problems.append(Problem(str(exc), error=True))
     findings = guard.scan_text(text, "SKILL.md")
@@ -178,11 +180,25 @@ class SkillEditor(Screen):
         # A new skill starts with its name (the frontmatter follows it); an edit, in the body.
         self.query_one("#new-name" if not self.skill_name else "#skill-text").focus()
 
+    def _problems(self) -> list[Problem]:
+        """What the save would say of the buffer, under the very name it would save it as."""
+        text = self.query_one(TextArea).text
+        if self.skill_name:
+            return validate(text, self.skill_name)
+        name = self._new_name()
+        if not name:
+            return [Problem("the new skill has no name yet: type it in the name box", error=True)]
+        problems = validate(text, name, new=True)
+        category = self.query_one("#new-category", Input).value.strip()
+        if category and (problem := frontmatter.check_name(category)):
+            problems.insert(0, Problem(f"category: {problem}", error=True))
+        if self.library.get(name) is not None:
+            problems.insert(0, Problem(f"a skill named {name!r} already exists", error=True))
+        return problems
+
     @on(TextArea.Changed)
     def _check(self) -> None:
-        problems = validate(
-            self.query_one(TextArea).text, self.skill_name or self._new_name() or None
-        )
+        problems = self._problems()
         label = self.query_one("#problem-text", Static)
         if self.had_controls:
             problems.append(
@@ -198,6 +214,10 @@ class SkillEditor(Screen):
         )
         label.set_classes("bad" if any(p.error for p in problems) else "ok")
 
+    @on(Input.Changed, "#new-category")
+    def _recategorised(self) -> None:
+        self._check()
+
     @on(Input.Changed, "#new-name")
     def _renamed(self, event: Input.Changed) -> None:
         """The frontmatter's name follows the name box, as long as the user has not changed it."""
@@ -210,10 +230,21 @@ class SkillEditor(Screen):
         self._check()
 
     def _new_name(self) -> str:
-        return self.query_one("#new-name", Input).value.strip() if not self.skill_name else ""
+        """The name a new skill is saved under: the name box's, else one the user wrote in the
+        frontmatter (the template's placeholder is no name)."""
+        if self.skill_name:
+            return ""
+        if typed := self.query_one("#new-name", Input).value.strip():
+            return typed
+        match = FRONTMATTER_NAME.search(self.query_one(TextArea).text)
+        written = match.group(1) if match else ""
+        return "" if written == TEMPLATE_NAME else written
 
     def action_save(self) -> None:
         text = self.query_one(TextArea).text
+        if errors := [p for p in self._problems() if p.error]:
+            self.app.notify(f"Not saved: {errors[0].text}", severity="error", timeout=8)
+            return
         on_disk = self.path.read_text(encoding="utf-8") if self.path and self.path.exists() else ""
         changed = on_disk != self.original
 
