@@ -85,6 +85,8 @@ def demo_remembered(home: Path) -> bool:
 
 @dataclass
 class Runtime(LearningParts, SkillParts):
+    """The composition root: one home's configuration, stores, provider and tools."""
+
     config: Config
     audit: AuditLog
     memory: MemoryStore

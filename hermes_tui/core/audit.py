@@ -17,6 +17,8 @@ from hermes_tui.core.storage import append_line, ensure_private_dir
 
 @dataclass(frozen=True)
 class AuditRecord:
+    """One line of logs/audit.jsonl: who changed what, when, from what to what."""
+
     time: float
     origin: str
     kind: str

@@ -41,6 +41,8 @@ class CheckpointError(Exception):
 
 @dataclass(frozen=True)
 class Turn:
+    """One user turn of a session as /rewind lists it, with the files it changed."""
+
     number: int
     text: str
     at: float
@@ -84,6 +86,8 @@ class FileRestore:
 
 @dataclass(frozen=True)
 class RewindPlan:
+    """What rewinding to a turn would do: the turn and the files put back."""
+
     turn: Turn
     files: tuple[FileRestore, ...] = field(default_factory=tuple)
 

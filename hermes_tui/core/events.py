@@ -20,6 +20,8 @@ NoticeLevel = Literal["info", "warning", "error"]
 
 @dataclass(frozen=True)
 class MemoryChanged:
+    """A memory store changed (by the agent, a review, the curator or the user)."""
+
     target: MemoryTarget
     origin: Origin
     action: str
@@ -29,6 +31,8 @@ class MemoryChanged:
 
 @dataclass(frozen=True)
 class SkillChanged:
+    """A skill was created, changed, archived or restored."""
+
     name: str
     action: str
     origin: Origin
@@ -38,6 +42,8 @@ class SkillChanged:
 
 @dataclass(frozen=True)
 class Notice:
+    """Something the user should hear about, at a level (info, warning, error)."""
+
     level: NoticeLevel
     text: str
     # Notices with the same non-empty key say one fact (a server that fails to start, again
@@ -47,18 +53,24 @@ class Notice:
 
 @dataclass(frozen=True)
 class ErrorEvent:
+    """The turn failed: what happened, and what to do about it."""
+
     text: str
     detail: str = ""
 
 
 @dataclass(frozen=True)
 class TurnStarted:
+    """A user turn began in a session."""
+
     session_id: str
     text: str
 
 
 @dataclass(frozen=True)
 class TextDelta:
+    """More of the assistant's reply."""
+
     text: str
 
 
@@ -87,6 +99,8 @@ class TextReset:
 
 @dataclass(frozen=True)
 class ToolCallStarted:
+    """The model called a tool; it is running."""
+
     call_id: str
     name: str
     arguments: dict
@@ -95,6 +109,8 @@ class ToolCallStarted:
 
 @dataclass(frozen=True)
 class ToolCallFinished:
+    """A tool call ended: whether it worked, how long it took, what it gave back."""
+
     call_id: str
     name: str
     ok: bool
@@ -113,6 +129,8 @@ class ToolCallFinished:
 
 @dataclass(frozen=True)
 class TurnFinished:
+    """A user turn ended, with its token usage."""
+
     usage: dict = field(default_factory=dict)
     cached_tokens: int = 0
     interrupted: bool = False
@@ -133,6 +151,8 @@ class UsageUpdated:
 
 @dataclass(frozen=True)
 class NudgeCounters:
+    """Where the memory and skill nudge counters stand."""
+
     memory: int
     memory_interval: int
     skills: int
@@ -154,6 +174,8 @@ class ReviewChange:
 
 @dataclass(frozen=True)
 class ReviewStarted:
+    """A background review began."""
+
     review_id: str
     session_id: str
     kind: str  # memory, skills or combined
@@ -161,6 +183,8 @@ class ReviewStarted:
 
 @dataclass(frozen=True)
 class ReviewFinished:
+    """A background review ended, with what it changed."""
+
     review_id: str
     session_id: str
     status: str  # done, failed, timeout

@@ -57,6 +57,8 @@ def _nesting(text: str) -> int:
 
 @dataclass(frozen=True)
 class ToolCall:
+    """A tool call the model made: its id, the tool and the arguments as sent."""
+
     id: str
     name: str
     arguments: str  # the raw JSON text the model sent
@@ -97,6 +99,8 @@ class ThinkingBlock:
 
 @dataclass(frozen=True)
 class Message:
+    """One message of a conversation, in the provider-neutral shape."""
+
     role: Role
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()

@@ -33,6 +33,8 @@ class PendingRefused(PendingError):
 
 @dataclass(frozen=True)
 class PendingWrite:
+    """A write held for the user's approval (pending/<id>.json), with why and from where."""
+
     id: str
     created_at: float
     origin: str

@@ -21,6 +21,8 @@ PRICE_FIELDS = ("input", "output", "cached_input", "cache_write")
 
 @dataclass(frozen=True)
 class ModelPrice:
+    """A model's price per million tokens of each kind."""
+
     input: float
     output: float
     cached_input: float | None = None  # None: cached tokens cost the same as input

@@ -23,6 +23,8 @@ from hermes_tui.core.sessions import (
 
 @dataclass(frozen=True)
 class CatalogEntry:
+    """A session as the sessions list shows it, ours or Hermes'."""
+
     info: SessionInfo
     origin: str  # "hermes-tui" or "hermes"
     source: str = ""  # Hermes' platform (cli, telegram, …)

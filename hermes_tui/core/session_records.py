@@ -14,6 +14,8 @@ from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
 
 @dataclass(frozen=True)
 class SessionInfo:
+    """A stored session's row: its title, model, prompt, counters and totals."""
+
     id: str
     title: str
     created_at: float
@@ -34,6 +36,8 @@ class SessionInfo:
 
 @dataclass(frozen=True)
 class StoredMessage:
+    """A message as sessions.db keeps it."""
+
     id: int
     session_id: str
     created_at: float
@@ -42,6 +46,8 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """A message that matched a full-text search, with its snippet."""
+
     message_id: int
     session_id: str
     session_title: str

@@ -28,6 +28,8 @@ class TodoError(ValueError):
 
 @dataclass(frozen=True)
 class TodoItem:
+    """One line of the agent's todo list."""
+
     content: str
     status: TodoStatus = "pending"
 

@@ -92,6 +92,8 @@ def closing_messages(history: list[Message]) -> list[Message]:
 
 @dataclass
 class TurnResult:
+    """What one user turn came to: the reply, how it ended and what it used."""
+
     text: str = ""
     reasoning: str = ""  # every model call's reasoning in this turn, in order
     interrupted: bool = False
@@ -110,6 +112,8 @@ class TurnResult:
 
 @dataclass(frozen=True)
 class AgentSettings:
+    """The tool loop's bounds and retry policy, as plain values."""
+
     max_turns: int = 90
     context_length: int = 128_000
     retry: RetryPolicy = field(default_factory=RetryPolicy)

@@ -19,6 +19,8 @@ from hermes_tui.core.events import NudgeCounters
 
 @dataclass(frozen=True)
 class Due:
+    """Which reviews a finished turn has made due."""
+
     memory: bool
     skills: bool
 

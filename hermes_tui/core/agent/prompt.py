@@ -52,6 +52,8 @@ not this one instance; prefer patching an existing skill over creating a near-du
 
 @dataclass(frozen=True)
 class PromptInputs:
+    """Everything the system prompt is built from, gathered once per session."""
+
     skills_index: str
     memory: MemorySnapshot
     cwd: Path

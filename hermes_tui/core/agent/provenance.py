@@ -61,6 +61,8 @@ class ContentMatch:
 
 @dataclass
 class _Result:
+    """One tool result that entered the conversation, with its decoded views."""
+
     tool: str
     call: str
     views: list[str]  # the result's text in normal form, then its decodings

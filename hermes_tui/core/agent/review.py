@@ -97,6 +97,8 @@ def review_prompt(kind: str, focus: str | None, poor_skills: list[str]) -> str:
 
 @dataclass
 class ReviewRecord:
+    """One background review: when, what it was asked, how it ended and what it changed."""
+
     id: str
     session_id: str
     kind: str

@@ -24,6 +24,8 @@ CONNECT_TIMEOUT = 10.0
 
 @dataclass(frozen=True)
 class TextChunk:
+    """A piece of the reply as the provider streamed it."""
+
     text: str
 
 
@@ -43,6 +45,8 @@ class ThinkingReady:
 
 @dataclass(frozen=True)
 class ToolCallReady:
+    """A tool call whose arguments have all arrived."""
+
     call: ToolCall
 
 
@@ -78,6 +82,8 @@ class UsageReport:
 
 @dataclass(frozen=True)
 class StreamEnd:
+    """The end of a provider's stream: why it stopped and which model answered."""
+
     stop_reason: str
     # What the server said about the call (for `doctor --ping`), not part of the reply itself.
     model: str = field(default="", compare=False)  # the model that answered, if the server says

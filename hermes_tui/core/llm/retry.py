@@ -22,6 +22,8 @@ from hermes_tui.core.messages import Message
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How often and how long to retry a failed provider call."""
+
     max_retries: int = 3
     base_delay: float = 1.0
     max_delay: float = 20.0

@@ -58,6 +58,8 @@ class Config(Protocol):
 
 @dataclass(frozen=True)
 class ProviderSpec:
+    """Which provider and model a runtime talks to, before the SDK is built."""
+
     name: str
     model: str
     base_url: str | None

@@ -44,6 +44,8 @@ class CancelledRead(httpcore2.ReadError):
 
 @dataclass(frozen=True)
 class CallScope:
+    """What a provider call's reads answer to: the turn's cancel and a silence report."""
+
     cancel: threading.Event | None = None
     # Told each whole second (from WAIT_REPORT_AFTER on) that the server has been silent so
     # long, and 0.0 when it speaks again after that.

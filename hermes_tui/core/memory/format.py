@@ -22,6 +22,8 @@ PREVIEW_WIDTH = 80
 
 @dataclass(frozen=True)
 class Usage:
+    """A memory store's size against its limit, in characters."""
+
     chars: int
     limit: int
 
@@ -35,6 +37,8 @@ class Usage:
 
 @dataclass(frozen=True)
 class ArchivedEntry:
+    """A removed or replaced memory entry kept in memories/.archive.jsonl."""
+
     id: str
     time: float
     origin: str

@@ -41,6 +41,8 @@ class SkillFormatError(ValueError):
 
 @dataclass(frozen=True)
 class SkillDocument:
+    """A SKILL.md split into its frontmatter mapping and its Markdown body."""
+
     frontmatter: dict[str, Any]
     body: str
 

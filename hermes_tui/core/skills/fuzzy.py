@@ -62,6 +62,8 @@ class FuzzyMatchError(ValueError):
 
 @dataclass(frozen=True)
 class Replacement:
+    """A patch applied: the new content, the strategy that matched and how often."""
+
     content: str
     strategy: str
     count: int

@@ -33,6 +33,8 @@ _WRITE_FROM_HEREDOC = re.compile(
 
 @dataclass(frozen=True)
 class GuardFinding:
+    """One pattern the skill scan found, where, and how bad it is."""
+
     file: str
     line: int | None
     id: str
@@ -43,6 +45,8 @@ class GuardFinding:
 
 @dataclass(frozen=True)
 class GuardReport:
+    """The skill scan's verdict and the findings behind it."""
+
     verdict: Verdict
     findings: tuple[GuardFinding, ...]
 

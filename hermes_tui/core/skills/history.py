@@ -21,6 +21,8 @@ from hermes_tui.core.storage import atomic_write_bytes
 
 @dataclass(frozen=True)
 class Version:
+    """An earlier version of a skill file kept in skills/.history."""
+
     name: str
     stamp: str
     time: float

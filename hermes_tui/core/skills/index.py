@@ -21,6 +21,8 @@ DESCRIPTION_CHARS = 60
 
 @dataclass(frozen=True)
 class _Entry:
+    """One skill's line in the prompt index."""
+
     name: str
     category: str
     line: str

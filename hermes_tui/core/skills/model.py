@@ -31,6 +31,8 @@ class SkillNotFound(SkillError):
 
 @dataclass(frozen=True)
 class SkillRoot:
+    """A folder skills are found in, and what kind it is."""
+
     path: Path
     kind: RootKind
 
@@ -41,6 +43,8 @@ class SkillRoot:
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill found in a root: its SKILL.md parsed, or the error that kept it from loading."""
+
     name: str
     category: str
     directory: Path

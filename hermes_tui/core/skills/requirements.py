@@ -22,6 +22,8 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @dataclass(frozen=True)
 class RequiredVariable:
+    """An environment variable a skill says it needs."""
+
     name: str
     prompt: str
     help: str | None = None

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class WriteResult:
+    """What a skill write did, and the scan's verdict on it."""
+
     name: str
     action: str
     path: Path

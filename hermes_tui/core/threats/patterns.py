@@ -24,6 +24,8 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class ThreatPattern:
+    """One row of the threat table: id, category, severity, regex and what it means."""
+
     id: str
     category: str
     severity: Severity

@@ -25,6 +25,8 @@ MAX_SCAN_CHARS = 200_000
 
 @dataclass(frozen=True)
 class Finding:
+    """One threat found in a text: which pattern, where, in which view."""
+
     id: str
     category: str
     severity: Severity
@@ -96,6 +98,8 @@ def tier_over(findings: tuple[Finding, ...] | list[Finding]) -> Tier:
 
 @dataclass(frozen=True)
 class Verdict:
+    """The scanner's tier for a text and the findings behind it."""
+
     tier: Tier
     findings: tuple[Finding, ...]
 

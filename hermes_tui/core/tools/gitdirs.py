@@ -32,6 +32,8 @@ MAX_REPOSITORIES = 64  # nested repositories protected, at most (each costs bind
 
 @dataclass(frozen=True)
 class GitDirs:
+    """A repository's work tree and where its git folders really are."""
+
     tree: Path  # the working tree (where `.git` is)
     git_dir: Path  # its own git directory (HEAD, index, config.worktree)
     common_dir: Path  # shared: config, hooks, info (the same folder for a plain repository)

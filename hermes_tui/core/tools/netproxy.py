@@ -33,6 +33,8 @@ MAX_HEADER = 64 * 1024
 
 @dataclass(frozen=True)
 class Connection:
+    """A connection the proxy allowed or refused, and why."""
+
     host: str
     port: int
     allowed: bool
@@ -50,6 +52,8 @@ def host_allowed(host: str, allow: Iterable[str]) -> bool:
 
 @dataclass
 class ProxyState:
+    """The filtering proxy's allowlist, its question to the user and its log."""
+
     allow: tuple[str, ...]
     ask: Ask | None = None
     command: str = ""  # the command running now, named in the question

@@ -83,6 +83,8 @@ class PathRules:
 
 @dataclass(frozen=True)
 class PathFacts:
+    """What a requested path turned out to be, read once."""
+
     requested: str  # as the model wrote it
     lexical: PurePosixPath  # absolute, `..` folded, symlinks not followed
     resolved: PurePosixPath  # what the kernel would open
@@ -92,6 +94,8 @@ class PathFacts:
 
 @dataclass(frozen=True)
 class PathVerdict:
+    """Whether a file tool may touch a path, and why."""
+
     action: Action
     reason: str  # a verb phrase ("reads X, outside ..."); empty when allowed
     path: Path  # the resolved path: the one to open, so a later symlink swap cannot redirect

@@ -84,6 +84,8 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Tool:
+    """A tool the model can call: its schema, its handler and how it is shown."""
+
     name: str
     toolset: str
     description: str

@@ -176,6 +176,8 @@ def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) ->
 
 @dataclass(frozen=True)
 class SandboxStatus:
+    """Whether the OS sandbox is available here, and the programs it uses."""
+
     active: bool
     detail: str  # how it runs, or why it does not
     bwrap: str | None = None

@@ -43,6 +43,8 @@ class FetchRefused(Exception):
 
 @dataclass(frozen=True)
 class Page:
+    """A fetched web page, cut to size."""
+
     url: str
     status: int
     content_type: str
