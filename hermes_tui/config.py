@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-import yaml
-
 from hermes_tui import hermes_keys
 from hermes_tui.config_files import (
     ConfigError,
@@ -452,6 +450,8 @@ def set_config_value(home: Path, section: str, key: str, value: Any) -> None:
     """Change one key in config.yaml, keeping the rest of the file's data (used for the theme)."""
     if section not in SECTIONS or key not in get_type_hints(SECTIONS[section]):
         raise ConfigError(f"{section}.{key} is not a known configuration key")
+    import yaml
+
     path = home / "config.yaml"
     with file_lock(path):
         data, _ = read_yaml(path)

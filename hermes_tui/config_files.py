@@ -10,8 +10,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hermes_tui.core.storage import atomic_write_text, file_lock
 
 # Hermes' spellings of true and false (quoted "on" stays a string in YAML); compared lowercased.
@@ -81,6 +79,8 @@ def save_env_var(home: Path, key: str, value: str) -> None:
 
 def line_map(text: str) -> dict[tuple[str, ...], int]:
     """1-based line of every key in the YAML document, by path, for error messages."""
+    import yaml
+
     lines: dict[tuple[str, ...], int] = {}
 
     def walk(node: yaml.Node, path: tuple[str, ...]) -> None:
@@ -142,6 +142,8 @@ def read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
         return {}, {}
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
+    import yaml  # only when there is a config.yaml to read
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -28,6 +28,8 @@ from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.memory import MemoryStore
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.redaction import Redactor, collect_secrets, redacting_sink
+from hermes_tui.core.skills.header_cache import HeaderCache
+from hermes_tui.core.skills.header_cache import cache_path as header_cache_path
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.skills.usage import UsageStore
@@ -179,6 +181,7 @@ class Runtime(LearningParts, SkillParts):
             history=SkillHistory(skills_dir),
             audit=audit,
             sink=sink,
+            headers=HeaderCache(header_cache_path(home_path)),
         )
         return cls(
             config=config,

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:  # imported when a text is parsed: a start with every header remembered
+    # (header_cache.py) never loads YAML
+    from hermes_tui.core.skills.header_cache import HeaderCache
 
 # The Agent Skills spec: lowercase letters and digits in hyphen-separated runs (no leading,
 # trailing or doubled hyphen). Always used with fullmatch, so a trailing newline never passes.
@@ -29,10 +31,12 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_SKILL_CHARS = 100_000
 
-try:  # the C loader is ~10x faster, which matters when indexing a thousand skills
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+
+def _loader() -> type:
+    import yaml
+
+    # The C loader is ~10x faster, which matters when indexing a thousand skills.
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SkillFormatError(ValueError):
@@ -94,10 +98,13 @@ def parse_for_write(text: str, source: str, existing_name: str | None = None) ->
     return document
 
 
-def read(text: str, source: str = "SKILL.md") -> tuple[SkillDocument, tuple[str, ...]]:
+def read(
+    text: str, source: str = "SKILL.md", headers: HeaderCache | None = None
+) -> tuple[SkillDocument, tuple[str, ...]]:
     """Split and check leniently: the document and the rules it breaks (warn and load).
 
-    Raises SkillFormatError only for what cannot be used at all.
+    Raises SkillFormatError only for what cannot be used at all. `headers` remembers what each
+    frontmatter text parsed to, across processes.
     """
     size = len(text)
     text = normalise_text(text)
@@ -110,15 +117,11 @@ def read(text: str, source: str = "SKILL.md") -> tuple[SkillDocument, tuple[str,
         raise SkillFormatError(f"{source}: the frontmatter has no closing '---' line")
     header = text[4 : 4 + end.start()]
     body = text[4 + end.end() :].lstrip("\n")
-    try:
-        data = yaml.load(header, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        # The context mark is where the broken construct began (an unclosed '[' line), which
-        # is where a person should look; the problem mark is where the parser gave up.
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 2}" if mark is not None else ""  # +1 for 1-based, +1 for '---'
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SkillFormatError(f"{source}{line}: frontmatter is not valid YAML: {problem}") from exc
+    data = headers.get(header) if headers is not None else None
+    if data is None:
+        data = _parse_header(header, source)
+        if headers is not None and isinstance(data, dict):
+            headers.put(header, data)
     if not isinstance(data, dict):
         raise SkillFormatError(
             f"{source}: frontmatter must be a mapping of keys, not {type(data).__name__}"
@@ -134,6 +137,21 @@ def read(text: str, source: str = "SKILL.md") -> tuple[SkillDocument, tuple[str,
             "into references/ files"
         )
     return document, (*problems, *validate(document, source))
+
+
+def _parse_header(header: str, source: str) -> Any:
+    """The frontmatter text as YAML reads it; SkillFormatError naming where it broke."""
+    import yaml
+
+    try:
+        return yaml.load(header, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        # The context mark is where the broken construct began (an unclosed '[' line), which
+        # is where a person should look; the problem mark is where the parser gave up.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 2}" if mark is not None else ""  # +1 for 1-based, +1 for '---'
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SkillFormatError(f"{source}{line}: frontmatter is not valid YAML: {problem}") from exc
 
 
 def validate(document: SkillDocument, source: str = "SKILL.md") -> list[str]:
@@ -174,7 +192,9 @@ def is_spec_shaped(text: str, keep: frozenset[str] = frozenset()) -> bool:
     end = re.search(r"^---[ \t]*$", text[4:], flags=re.M)
     if not text.startswith("---\n") or end is None:
         return False
-    root = yaml.compose(text[4 : 4 + end.start()], Loader=_Loader)
+    import yaml
+
+    root = yaml.compose(text[4 : 4 + end.start()], Loader=_loader())
     if not isinstance(root, yaml.MappingNode):
         return False
     if any(str(key.value) not in SPEC_FIELDS | keep for key, _ in root.value):
@@ -233,6 +253,8 @@ def _without_empty(value: Any) -> Any:
 
 def render(document: SkillDocument) -> str:
     """Serialise back to SKILL.md text in block style; key order and unknown keys are kept."""
+    import yaml
+
     header = yaml.safe_dump(
         _without_empty(document.frontmatter),
         sort_keys=False,

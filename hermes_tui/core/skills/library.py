@@ -7,7 +7,8 @@ belongs to that skill); its category is the first folder under the root when it 
 name owns it; a later one with the same name is listed as a duplicate, addressed by its path.
 Loading is lenient (a spec rule broken is a warning on the skill); only a SKILL.md that cannot
 be parsed is listed as broken, with its error, instead of hiding the others. Parsing is cached
-by each SKILL.md's mtime and size.
+by each SKILL.md's mtime and size, and each frontmatter's parse across processes
+(header_cache.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Sink, discard
 from hermes_tui.core.skills import frontmatter
 from hermes_tui.core.skills.frontmatter import SkillFormatError
+from hermes_tui.core.skills.header_cache import HeaderCache
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.index import build_index
 from hermes_tui.core.skills.model import (  # re-exported: callers import them from here
@@ -80,6 +82,7 @@ class SkillLibrary(SkillWrites):
         history: SkillHistory | None = None,
         audit: AuditLog | None = None,
         sink: Sink = discard,
+        headers: HeaderCache | None = None,
     ) -> None:
         self.skills_dir = skills_dir
         self.roots = [SkillRoot(skills_dir, "home")]
@@ -91,6 +94,8 @@ class SkillLibrary(SkillWrites):
         self.audit = audit
         self.sink = sink
         self._cache: dict[str, tuple[int, int, Skill]] = {}
+        # What each frontmatter parsed to, remembered across processes (header_cache.py).
+        self.headers = headers
         # folder -> (mtime_ns, listed at ns, visible subfolders)
         self._dir_cache: dict[str, tuple[int, int, list[str]]] = {}
         self._write_lock = threading.RLock()
@@ -152,7 +157,8 @@ class SkillLibrary(SkillWrites):
         category = category if category != path.parent.name else ""
         name = path.parent.name
         try:
-            document, warnings = frontmatter.read(path.read_bytes().decode("utf-8"), skill_md)
+            text = path.read_bytes().decode("utf-8")
+            document, warnings = frontmatter.read(text, skill_md, self.headers)
             if document.name.strip():
                 name = document.name
             skill = Skill(name, category, path.parent, root, document, warnings=warnings)
@@ -184,6 +190,8 @@ class SkillLibrary(SkillWrites):
                 elif not skill.broken:
                     seen[skill.name] = skill
                 result.append(skill)
+        if self.headers is not None:
+            self.headers.flush()  # only when something was parsed
         return sorted(
             result,
             key=lambda s: (s.category or DEFAULT_CATEGORY, s.name, s.duplicate_of is not None),
