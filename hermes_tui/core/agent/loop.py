@@ -20,7 +20,8 @@ from typing import Any
 from hermes_tui.core.agent import compression
 from hermes_tui.core.agent.guardrails import LoopGuard
 from hermes_tui.core.agent.nudges import NudgeEngine
-from hermes_tui.core.agent.taint import TaintTracker, WriteGate, untrusted_tool_names
+from hermes_tui.core.agent.taint import TaintTracker, WriteGate
+from hermes_tui.core.agent.untrusted import untrusted_tool_names
 from hermes_tui.core.events import (
     ErrorEvent,
     Notice,

@@ -227,7 +227,8 @@ class Session:
         """Go on from before turn `number`: a child session holding the messages before it
         (this one stays, resumable: nothing is lost), with the checkpoints of the turns kept.
         Returns the turn's message, for the face to offer again."""
-        from hermes_tui.core.agent.taint import TaintTracker, untrusted_tool_names
+        from hermes_tui.core.agent.taint import TaintTracker
+        from hermes_tui.core.agent.untrusted import untrusted_tool_names
 
         if self.checkpoints is None:
             raise CheckpointError("this conversation keeps no checkpoints")
