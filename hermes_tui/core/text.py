@@ -69,6 +69,18 @@ def neutralise(text: str) -> str:
     return _UNSAFE.sub(_stand_in, text)
 
 
+def title_of(words: str, limit: int = 80) -> str:
+    """A session title from what the user typed: its first line that has any words, whitespace
+    collapsed, control characters visible, cut at a word boundary (with …) past `limit`."""
+    line = next((" ".join(line.split()) for line in words.splitlines() if line.strip()), "")
+    line = neutralise(line)
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" .,;:") + "…"
+
+
 def whole_characters(text: str) -> str:
     """`text` with every lone surrogate as U+FFFD (a pair written as two surrogates is joined).
 

@@ -205,7 +205,7 @@ class HermesApp(SafeCrashOutput, SafeTerminalInput, App):
         if text is None:
             return
         await self.query_one(ChatView).add_user(shown)
-        self.turn.start(text)
+        self.turn.start(text, title=event.typed)
 
     @on(AssistantMessage.Grew)
     def _reply_grew(self, message: AssistantMessage.Grew) -> None:

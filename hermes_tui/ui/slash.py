@@ -136,9 +136,10 @@ async def invoke_skill(app: Any, name: str, argument: str) -> None:
     except SkillError as exc:
         app.notify(str(exc), severity="error")
         return
-    await app.query_one(ChatView).add_user(f"/{name} {argument}".rstrip())
+    shown = f"/{name} {argument}".rstrip()
+    await app.query_one(ChatView).add_user(shown)
     app.turn_running = True
-    app.turn.start(text)
+    app.turn.start(text, title=shown)
 
 
 def invoke_with_inline_shell(app: Any, name: str, argument: str, session_id: str | None) -> None:
@@ -170,7 +171,7 @@ async def _start_invoked(app: Any, shown: str, text: str) -> None:
     from hermes_tui.ui.widgets.chat import ChatView
 
     await app.query_one(ChatView).add_user(shown)
-    app.turn.start(text)
+    app.turn.start(text, title=shown)
 
 
 def _worker(app: Any, function, name: str) -> None:

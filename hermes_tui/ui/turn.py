@@ -164,15 +164,16 @@ class TurnController:
 
     # ---- running a turn (UI thread) ------------------------------------------------------
 
-    def start(self, text: str, *, shell: bool = False) -> None:
+    def start(self, text: str, *, shell: bool = False, title: str | None = None) -> None:
         """Run one user turn (or, `shell`, the user's own `!command`) on a worker thread. Its
-        cancel event exists before the worker does, so an Esc pressed at once cancels it."""
+        cancel event exists before the worker does, so an Esc pressed at once cancels it.
+        `title`: the user's own words in `text`, which name a new session."""
         self.cancel = cancel = threading.Event()
         self.shell_running = shell  # its questions say who asked
         self.forwarder.turn_started()
         self.app.turn_running = True
         self.app.run_worker(
-            lambda: self._run(text, cancel, shell),
+            lambda: self._run(text, cancel, shell, title),
             thread=True,
             exclusive=True,
             group="turn",
@@ -213,7 +214,9 @@ class TurnController:
 
     # ---- on the worker thread -------------------------------------------------------------
 
-    def _run(self, text: str, cancel: threading.Event, shell: bool = False) -> None:
+    def _run(
+        self, text: str, cancel: threading.Event, shell: bool = False, title: str | None = None
+    ) -> None:
         from hermes_tui.core.llm.base import ProviderNotConfigured
 
         try:
@@ -222,7 +225,7 @@ class TurnController:
                 session.run_shell(text, cancel)
                 self.app.call_from_thread(self._show_shell_output)
             else:
-                session.submit(text, cancel)
+                session.submit(text, cancel, title=title)
         except ProviderNotConfigured as exc:
             self.forwarder(
                 ev.ErrorEvent(str(exc), "Use /model to set a provider or start the demo.")

@@ -21,7 +21,7 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import ModelPrice, UsageTotals, cost
 from hermes_tui.core.sessions import SessionInfo, SessionStore
 from hermes_tui.core.skills.library import SkillLibrary
-from hermes_tui.core.text import whole_characters
+from hermes_tui.core.text import title_of, whole_characters
 from hermes_tui.core.todo import TodoItem, TodoList, items_from_json, items_to_json
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import APPROVAL_MODES, ApprovalMode
@@ -285,9 +285,14 @@ class Session:
             self.agent.history = history[: users[-1]]
             return last.message.content
 
-    def submit(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
+    def submit(
+        self, text: str, cancel: threading.Event | None = None, *, title: str | None = None
+    ) -> TurnResult:
+        """One user turn. `title`: the user's own words in `text` (without what a face attached:
+        pastes, mentioned files), which name a session that has no title yet; default `text`."""
         text = whole_characters(text)  # undecodable argv bytes arrive as lone surrogates
         with self._lock:  # one turn at a time per conversation
+            self._name_after(whole_characters(text if title is None else title))
             if self.checkpoints is not None:
                 self.checkpoints.begin_turn(text, len(self.agent.history), self.info.id)
             self.agent.context.viewed_skills.clear()
@@ -301,6 +306,16 @@ class Session:
             if due.any and self.reviewer is not None:
                 self.reviewer.start(self, due)
             return result
+
+    def _name_after(self, words: str) -> None:
+        """Title an untitled session from the user's words, before anything is added to them (the
+        output of their `!commands`, a personality note): the store titles an untitled session
+        from its first message, which holds those too."""
+        self.info = self.sessions.get(self.info.id)  # a face may have named it (/title)
+        title = title_of(self.sessions.redact(words))
+        if title and not self.info.title:
+            self.sessions.update(self.info.id, title=title)
+            self.info = self.sessions.get(self.info.id)
 
     def run_shell(self, command: str, cancel: threading.Event | None = None) -> bool:
         """The user's `!command` (Agent.run_user_command), never beside a running turn."""

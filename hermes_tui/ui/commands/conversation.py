@@ -20,7 +20,7 @@ async def send(app: Any, text: str) -> None:
     if sent is None:
         return
     await app.query_one(ChatView).add_user(shown)
-    app.turn.start(sent)
+    app.turn.start(sent, title=shown)
 
 
 async def _redraw(app: Any) -> None:

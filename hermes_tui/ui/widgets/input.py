@@ -101,9 +101,13 @@ class ChatInput(TextArea):
     BINDINGS = [Binding("alt+p", "expand_pastes", "Expand pastes", show=False)]
 
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        """`text` as sent (pastes in full); `typed`, the words typed around the pastes (the
+        whole text when it is only pastes): what names the session."""
+
+        def __init__(self, text: str, typed: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.typed = text if typed is None else typed
 
     def __init__(self, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)
@@ -159,12 +163,13 @@ class ChatInput(TextArea):
         text = self.expanded()
         if not text.strip():
             return
+        typed = PASTE_LABEL.sub(" ", self.text).strip() or text
         if not self.sent or self.sent[-1] != text:
             self.sent.append(text)
         self.recall_index = None
         self.text = ""
         self.pastes.clear()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(text, typed))
 
     def _complete(self, names: list[str]) -> None:
         """One match: take it. Several: as far as they agree (the hints list shows them)."""
