@@ -40,7 +40,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                     writable_roots=tuple(Path(p).expanduser() for p in terminal.writable_roots),
                     deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
                     hermes_home=runtime.home,
-                    cache_dir=runtime.sandbox_cache_dir(),
+                    cache_dir=runtime.sandbox_cache_dir,
                 )
             ),
             *make_file_tools(

@@ -18,7 +18,8 @@ from helpers import cli_env, write_config
 # Each is needed only by something the turn did not do: a curator pass or its backup (tarfile;
 # whether one is due is read without the curator), a rewind's diff (difflib), a scan of a
 # changed text (xaidr), arguments that fail validation (jsonschema), the TUI, another
-# provider's SDK, MCP servers (none configured), other commands' arguments.
+# provider's SDK, MCP servers (none configured), other commands' arguments, the platform's
+# folders (--home is given; the sandbox's cache folder is found when a command needs it).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -33,6 +34,7 @@ UNNEEDED = (
     "hermes_tui.cli_eval",
     "hermes_tui.cli_mcp",
     "hermes_tui.cli_skills_hub",
+    "platformdirs",
 )
 
 PROBE = """

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,9 @@ class TerminalSettings:
     writable_roots: tuple[Path, ...] = ()
     deny_read: tuple[Path, ...] = ()
     hermes_home: Path | None = None
-    cache_dir: Path | None = None  # the sandbox's private cache (None: under the hermes home)
+    # The sandbox's private cache, or what tells it on a command's first need (a platform
+    # folder costs an import a start without commands should not pay); None: under the tmp dir.
+    cache_dir: Path | Callable[[], Path] | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)  # None: os.environ
 
 
@@ -103,8 +105,11 @@ class Sandbox:
         return self.settings.network
 
     def cache_dir(self) -> Path:
-        if self.settings.cache_dir is not None:
-            return self.settings.cache_dir
+        chosen = self.settings.cache_dir
+        if callable(chosen):
+            return chosen()
+        if chosen is not None:
+            return chosen
         return Path(tempfile.gettempdir()) / f"hermes-tui-sandbox-cache-{os.getuid()}"
 
     def proxy(self, context: ToolContext, command: str) -> FilteringProxy:
