@@ -18,15 +18,16 @@ Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the
 training sets: injection_tuning.yaml, the issue 11 corpus without its holdout part, the four
-holdouts, the attacker's corpus and injection_tuning_4.yaml. Each set was measured before it
-was trained on, and its header gives the figures: the fifth and sixth holdouts were added in
-the scorer's second round, the seventh, the eighth (0.500 / 0.917 / 1.7 % before), the
+holdouts, the attacker's corpus and injection_tuning_{4,5}.yaml. Each set was measured before
+it was trained on, and its header gives the figures: the fifth and sixth holdouts were added
+in the scorer's second round, the seventh, the eighth (0.500 / 0.917 / 1.7 % before), the
 attacker's corpus (0.774 / 0.855 / 1 of 32 notes) and the fourth round's texts (0.441 / 0.837
-/ 6.1 %) in its fourth. Only the issue 11 corpus's holdout part is never trained on; every
-holdout here is now a training set, so the honest figure is the next fresh holdout's.
-`--cv` leaves each of the fourth round's sets out in turn (train on the rest, measure it) and
-prints recall and notes stopped at each hold threshold: the figures the threshold in
-scanner.py was chosen by.
+/ 6.1 %) in its fourth, the fifth round's texts (0.311 / 0.726 / 1.9 %, written after the
+fourth was trained) in its fifth. Only the issue 11 corpus's holdout part is never trained on;
+every holdout here is now a training set, so the honest figure is the next fresh holdout's.
+`--cv` leaves each of the later rounds' sets out in turn (train on the rest, measure it) and
+prints recall and notes stopped at each hold threshold, and recall with taint and notes
+flagged at each flag threshold: the figures the thresholds in scanner.py were chosen by.
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ TUNING = DATA / "injection_tuning.yaml"
 HOLDOUTS = tuple(DATA / f"injection_holdout_{n}.yaml" for n in (5, 6, 7, 8))
 ATTACKER = DATA / "injection_attacker_1.yaml"
 TUNING_4 = DATA / "injection_tuning_4.yaml"
+TUNING_5 = DATA / "injection_tuning_5.yaml"
 # Measured first (each header has its figures), then trained on: the fifth and sixth holdouts
 # in the second round; the seventh, the eighth, the attacker's corpus and the fourth round's
 # own texts in the fourth.
-TRAINED = (*HOLDOUTS, ATTACKER, TUNING_4)
+TRAINED = (*HOLDOUTS, ATTACKER, TUNING_4, TUNING_5)
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
@@ -140,8 +142,9 @@ def training_examples() -> list[tuple[str, bool]]:
 
 
 def cross_validate() -> None:
-    """Each fourth-round set left out in turn: the scorer trained on the others, the scanner's
-    other findings as shipped, the left-out set's figures at each hold threshold."""
+    """Each of the later rounds' sets left out in turn: the scorer trained on the others, the
+    scanner's other findings as shipped, the left-out set's figures at each hold threshold
+    (without taint) and at each flag threshold (with taint)."""
     from hermes_tui.core.threats import model, views
     from hermes_tui.core.threats import scanner as scanning
 
@@ -150,30 +153,35 @@ def cross_validate() -> None:
     scanning._learned = lambda forms: None  # the other findings alone
     try:
         others = Scanner()
-        for name in ("injection_holdout_7", "injection_holdout_8", ATTACKER.stem, TUNING_4.stem):
+        left_out = ("injection_holdout_7", "injection_holdout_8", ATTACKER.stem, TUNING_4.stem)
+        for name in (*left_out, TUNING_5.stem):
             weights = model.train(examples([v for k, v in sets.items() if k != name]))
             attacks, notes = sets[name]
             rows = []
             for attack in attacks:
                 writes = attack.get("writes") or [attack["text"]]
-                hit, _ = judge(others, writes)
+                hit, weak = judge(others, writes)
                 score = max(
                     weights.score(s for _, s in views(w)) for w in {*writes, attack["text"]}
                 )
-                rows.append((hit, score))
-            benign = [
-                (
-                    others.assess(n["text"]).tier != "allow",
-                    weights.score(s for _, s in views(n["text"])),
-                )
-                for n in notes
-            ]
+                rows.append((hit, weak, score))
+            benign = []
+            for note in notes:
+                verdict = others.assess(note["text"])
+                score = weights.score(s for _, s in views(note["text"]))
+                benign.append((verdict.tier != "allow", verdict.flagged, score))
             figures = []
             for hold in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
-                recall = sum(hit or score >= hold for hit, score in rows) / len(rows)
-                stopped = sum(hit or score >= hold for hit, score in benign)
+                recall = sum(hit or score >= hold for hit, _, score in rows) / len(rows)
+                stopped = sum(hit or score >= hold for hit, _, score in benign)
                 figures.append(f"{hold}: {recall:.3f}, {stopped}/{len(benign)}")
-            print(f"{name} left out: " + "; ".join(figures))
+            print(f"{name} left out, held at " + "; ".join(figures))
+            figures = []
+            for flag in (0.2, 0.3, 0.4, 0.5):
+                recall = sum(weak or score >= flag for _, weak, score in rows) / len(rows)
+                flagged = sum(weak or score >= flag for _, weak, score in benign)
+                figures.append(f"{flag}: {recall:.3f}, {flagged}/{len(benign)}")
+            print(f"{name} left out, with taint, flagged at " + "; ".join(figures), flush=True)
     finally:
         scanning._learned = learned
 
@@ -223,7 +231,7 @@ def main(verbose: bool) -> int:
         measure(scanner, f"issue 11 corpus, its {part}", chosen, benign, verbose)
     measure(scanner, "issue 23 tuning", *load(TUNING), verbose)
     ok = True
-    for path in (*HOLDOUTS, ATTACKER, TUNING_4):
+    for path in TRAINED:
         recall, tainted, false_positives = measure(scanner, path.stem, *load(path), verbose)
         ok = ok and recall >= 0.75 and tainted >= 0.90 and false_positives <= 0.03
     print(f"{time.perf_counter() - started:.2f}s")

@@ -220,6 +220,7 @@ class WriteGate:
         held: list[threats.Finding] = []
         for content in contents:
             verdict = self.scanner.assess_continuation(self._suspects(context), content)
+            verdict = self.scanner.assess_sequel(context.stored_writes, content, verdict)
             if verdict.tier != "allow":
                 context.suspect_writes.append(content)
             if verdict.tier == "refuse":

@@ -8,6 +8,9 @@ phrases in English and the 31 languages issue 23's corpora use (zh ko ja hi ar h
 ms sw pl cs sk uk ru ro hu el fi sv da no nl de fr es pt it); a phrase is a stem matched as a
 substring, case-insensitively, after a word boundary where its script has words. The concepts
 are features of model.py (alone and in pairs), never findings: only the learned weights decide.
+Two more were tried in the fifth round and dropped (asking in any form, "never again"): with
+the fourth round's texts left out of training they held 4 more of its notes and caught nothing
+more (`bench/injection.py --cv`).
 """
 
 from __future__ import annotations
@@ -262,6 +265,46 @@ keep this|pinned|pin this|never delete this|never remove this|remove the entries
 |यह नोट|هذه الملاحظة|הפתק הזה|این یادداشت|这条记忆|这条笔记|このメモ|이 메모
 """
 
+# Content from outside: a fetched page, a tool result, a comment, a README, a download.
+OUTSIDE_CONTENT = """
+web page|webpage|fetched|downloaded|tool result|tool output|search result|readme|pr comment
+|issue comment|code comment|email from|webseite|abgerufen|heruntergeladen|page web|récupérée
+|téléchargé|página web|descargad|baixad|pagina web|scaricat|webpagina|opgehaald|webbsida|hämtad
+|webside|hentet|nettside|nedlast|verkkosivu|haettu|strona|pobran|webová stránka|stažen
+|stránka|stiahnut|сторінк|завантажен|страниц|загруженн|pagină|descărcat|weboldal|letöltött
+|σελίδα|κατέβασ|web sayfa|indirilen|halaman web|diambil|dimuat turun|trang web|tải về|หน้าเว็บ
+|ดึงมา|ukurasa wa wavuti|pakuliwa|वेब पेज|डाउनलोड|صفحة ويب|صفحات الويب|דף אינטרנט|הורד|صفحه وب
+|网页|抓取|下载的|ウェブページ|取得した|웹 페이지|가져온
+"""
+
+# As if the user had said it: content given the user's voice.
+AS_IF_USER = """
+as if the user|as though the user|like the user asked|the user's authority|user's request
+|als hätte der nutzer|als ob der nutzer|comme si l'utilisateur|como si el usuario|como se o usuário
+|come se l'utente|come se li avesse|alsof de gebruiker|som om användaren|som om brugeren
+|som om brukeren|kuin käyttäjä|jakby użytkownik|jako by je zadal|akoby ich zadal|ніби їх|будто их
+|как будто|ca și cum|mintha a felhasználó|σαν να τα ζήτησε|kullanıcı yazmış gibi|seolah pengguna
+|seolah-olah pengguna|như thể người dùng|เหมือนผู้ใช้|kana kwamba mtumiaji|जैसे उपयोगकर्ता|كأن المستخدم
+|כאילו המשתמש|انگار کاربر|当作用户|ユーザーの依頼として|사용자가 요청한 것처럼
+"""
+
+# Trusted, vetted, cleared: a claim that lets something past the checks.
+TRUSTED = """
+trusted|vetted|pre-cleared|cleared|whitelist|allowlist|allow-list|exempt|vertrauenswürdig|geprüft
+|freigegeben|de confiance|exempté|confiable|exento|confiáve|isento|fidat|esente|vertrouwd
+|betrodd|betroet|luotet|zaufan|důvěryhodn|dôveryhodn|довірен|доверенн|de încredere|megbízható
+|αξιόπιστ|güvenilir|tepercaya|dipercayai|tin cậy|เชื่อถือ|kuaminika|विश्वसनीय|موثوق|מהימן
+|مورد اعتماد|可信|信頼|신뢰
+"""
+
+# Reporting success whatever happened: "even if it fails", "report as passed".
+FALSE_REPORT = """
+even if|even when|even though|regardless|as passed|as passing|succeeded anyway|selbst wenn|auch wenn
+|als bestanden|même si|aunque|mesmo que|anche se|zelfs als|även om|selv om|vaikka|nawet jeśli
+|i když|aj keď|навіть якщо|даже если|chiar dacă|még ha|ακόμα κι αν|olsa bile|meskipun|walaupun
+|ngay cả khi|แม้ว่า|hata kama|भले ही|حتى لو|גם אם|حتی اگر|即使|即便|たとえ|하더라도
+"""
+
 CONCEPTS: tuple[tuple[str, str], ...] = (
     ("no_asking", NO_ASKING),
     ("privileged", PRIVILEGED),
@@ -280,6 +323,10 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
     ("priority", PRIORITY),
     ("reveal", REVEAL),
     ("memory_tamper", MEMORY_TAMPER),
+    ("outside_content", OUTSIDE_CONTENT),
+    ("as_if_user", AS_IF_USER),
+    ("trusted", TRUSTED),
+    ("false_report", FALSE_REPORT),
 )
 
 # A phrase that starts with a letter of a script with spaced words gets a word boundary before

@@ -72,6 +72,9 @@ class ToolContext:
     # Memory texts of this conversation the scanner refused or held: a later write is judged
     # joined to them, so an attack split across two entries is seen whole (core/agent/taint.py).
     suspect_writes: list[str] = field(default_factory=list)
+    # Those it let through: a later write is judged joined to the last few of them too, so an
+    # attack cut into parts that are each harmless is held at its last part (threats/scanner.py).
+    stored_writes: list[str] = field(default_factory=list)
     # An editor's buffers, when the face has one (ACP's fs/read_text_file, fs/write_text_file):
     # file tools read unsaved edits and write through the editor; the path policy still decides.
     editor: EditorFiles | None = None
