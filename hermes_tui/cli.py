@@ -280,9 +280,9 @@ def _run(args: argparse.Namespace) -> int:
             return cmd_memory_show(args)
         if args.command == "acp":
             if args.print_config:
-                from hermes_tui.acp.server import CLIENT_CONFIG
+                from hermes_tui.acp.server import client_config
 
-                print(CLIENT_CONFIG[args.print_config])
+                print(client_config(args.print_config))
                 return EXIT_OK
             from hermes_tui.acp.server import serve
 

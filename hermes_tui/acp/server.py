@@ -523,25 +523,31 @@ def serve(home: str | None, overrides: Any) -> int:
     return 0
 
 
-CLIENT_CONFIG = {
-    "zed": """{
-  "agent_servers": {
-    "hermes-tui": {
-      "command": "hermes-tui",
-      "args": ["acp"],
-      "env": {}
-    }
-  }
-}""",
-    "jetbrains": """{
-  "agent_servers": {
-    "hermes-tui": {
-      "command": "hermes-tui",
-      "args": ["acp"]
-    }
-  }
-}""",
-    "toad": """# Toad: add hermes-tui as a custom ACP agent
-toad --acp "hermes-tui acp"
-""",
-}
+def launcher() -> list[str]:
+    """How an editor starts this hermes-tui, by absolute path (an editor's PATH seldom holds
+    the venv it was installed in): the `hermes-tui` script running, else the one beside this
+    Python, else this Python with `-m hermes_tui`."""
+    import os
+    import sys
+
+    running = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    beside = Path(sys.executable).parent / "hermes-tui"
+    for script in (running, beside):
+        if script is not None and script.name == "hermes-tui" and os.access(script, os.X_OK):
+            return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "hermes_tui"]
+
+
+def client_config(client: str) -> str:
+    """The snippet that adds hermes-tui to an ACP client (zed, jetbrains, toad)."""
+    import json
+    import shlex
+
+    command, *args = [*launcher(), "acp"]
+    if client == "toad":
+        line = shlex.quote(shlex.join([command, *args]))
+        return f"# Toad: add hermes-tui as a custom ACP agent\ntoad --acp {line}\n"
+    server: dict[str, Any] = {"command": command, "args": args}
+    if client == "zed":
+        server["env"] = {}
+    return json.dumps({"agent_servers": {"hermes-tui": server}}, indent=2)

@@ -214,14 +214,21 @@ def test_a_stored_session_loads_with_its_history_replayed(
     assert "First answer." in later.text()
 
 
-def test_print_config_names_the_command(home: Path) -> None:
+def test_print_config_names_the_command_by_a_path_that_runs(home: Path) -> None:
+    """The snippet works from an editor whose PATH lacks the venv: the command is absolute."""
     import subprocess
 
     out = subprocess.run(
         [sys.executable, "-m", "hermes_tui", "acp", "--print-config", "zed"],
         capture_output=True, text=True, timeout=60, env=cli_env(),
     )  # fmt: skip
-    assert json.loads(out.stdout)["agent_servers"]["hermes-tui"]["args"] == ["acp"]
+    server = json.loads(out.stdout)["agent_servers"]["hermes-tui"]
+    assert server["args"][-1] == "acp" and Path(server["command"]).is_absolute()
+    version = subprocess.run(
+        [server["command"], *server["args"][:-1], "--version"],
+        capture_output=True, text=True, timeout=60, env=cli_env(PATH="/nonexistent"),
+    )  # fmt: skip
+    assert version.returncode == 0 and "hermes-tui" in version.stdout
 
 
 def test_an_editor_with_files_is_read_and_written_through_its_buffers(

@@ -71,9 +71,10 @@ class NudgeBar(Static):
         self.context_share = self.cached_share = 0.0
         self.waiting = 0
 
-    def spend(self, compact: bool) -> str:
-        """Tokens in and out so far (the long form shows the background reviews' apart) and what
-        both cost (long: two parts, tab-separated), or '' before the first model call."""
+    def spend(self, compact: bool, reviews: bool = True) -> str:
+        """Tokens in and out so far (the long form shows the background reviews' apart, unless
+        not `reviews`) and what both cost (long: two parts, tab-separated), or '' before the
+        first model call."""
         usage = self.usage
         if usage is None or not (usage.totals.input_tokens or usage.totals.output_tokens):
             return ""
@@ -88,7 +89,7 @@ class NudgeBar(Static):
             return f"{text} {cost}"  # an unknown price is said in both forms
         text = f"tokens {tokens_in} in · {tokens_out} out"
         review = usage.review
-        if review.input_tokens or review.output_tokens:
+        if reviews and (review.input_tokens or review.output_tokens):
             text += (
                 f" · reviews {format_tokens(review.input_tokens)} in"
                 f" · {format_tokens(review.output_tokens)} out"
@@ -108,19 +109,23 @@ class NudgeBar(Static):
                 f"{status}  │  {short}" if len(status) + len(short) + 5 <= room else status
             )
         if room >= 100:
-            parts = self._long_parts()
-            bare = parts[:-1] if self.provider else parts
-            quiet = [part for part in bare if part != "review idle"]
-            for separator, body in (
-                ("  │  ", parts),
-                ("  │  ", bare),
-                (" │ ", bare),
-                (" │ ", quiet),  # an idle review says least: it goes before the mode does
-            ):
-                for mode in self._mode():
-                    text = separator.join([*mode, *body])
-                    if len(text) <= room:
-                        return Content(text)
+            # The spend says less before the long form gives way: the reviews' tokens go
+            # first, then its words (`48.2k↑ 3.1k↓ $0.084`).
+            spends = [self.spend(compact=False), self.spend(compact=False, reviews=False)]
+            for spend in [*dict.fromkeys(spends), self.spend(compact=True)]:
+                parts = self._long_parts(spend.split("\t") if spend else [])
+                bare = parts[:-1] if self.provider else parts
+                quiet = [part for part in bare if part != "review idle"]
+                for separator, body in (
+                    ("  │  ", parts),
+                    ("  │  ", bare),
+                    (" │ ", bare),
+                    (" │ ", quiet),  # an idle review says least: it goes before the mode does
+                ):
+                    for mode in self._mode():
+                        text = separator.join([*mode, *body])
+                        if len(text) <= room:
+                            return Content(text)
         return Content(self._short(room))
 
     def _counter(self, value: int, interval: int, unit: str = "") -> str:
@@ -128,7 +133,7 @@ class NudgeBar(Static):
             return "off"
         return f"{value}/{interval} {unit}".rstrip()
 
-    def _long_parts(self) -> list[str]:
+    def _long_parts(self, spend: list[str]) -> list[str]:
         spinner = SPINNER[self.frame]
         review = f"{spinner} review running" if self.reviews_running else "review idle"
         parts = [
@@ -138,9 +143,7 @@ class NudgeBar(Static):
             f"context {self.context_share:.0%}",
             f"cached {self.cached_share:.0%}",
         ]
-        spend = self.spend(compact=False)
-        if spend:
-            parts.extend(spend.split("\t"))
+        parts.extend(spend)
         if self.provider:
             parts.append(self.provider)
         return parts
