@@ -230,8 +230,9 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
         checks.append(Check("provider", False, str(exc)))
         spec = None
     except ProviderNotConfigured as exc:
-        # Offline is a supported way to run (memory, skills and sessions work), not a failure.
-        checks.append(Check("provider", True, f"none (offline): {exc}"))
+        # Offline is a supported way to run (memory, skills and sessions work), not a failure;
+        # but nothing can answer a message, which is worth a warning, never an "ok".
+        checks.append(Check("provider", True, f"none (offline): {exc}", warning=True))
         spec = None
     if getattr(args, "ping", False):
         checks.extend(ping_checks(spec))

@@ -91,6 +91,7 @@ def test_doctor_reports_each_check_and_fails_on_a_broken_memory_file(home: Path,
     ok = run("doctor", home=home)
     assert ok.returncode == 0, ok.stdout
     assert "[ok  ] config" in ok.stdout and "[ok  ] sqlite fts5" in ok.stdout
+    assert "[warn] provider: none (offline)" in ok.stdout, "offline runs, but is no 'ok'"
     (home / "memories").mkdir(exist_ok=True)
     (home / "memories" / "USER.md").write_bytes(b"\xff\xfe broken")
     bad = run("doctor", home=home)
