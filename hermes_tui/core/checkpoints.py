@@ -191,11 +191,21 @@ class CheckpointStore:
             {"kind": "write", "turn": self.turn, "path": key, "before": before, "after": after}
         )
 
+    def forget_last_turn(self, session_id: str) -> None:
+        """`/undo` took the last turn of `session_id` out of the conversation: it is no longer
+        a point to rewind to. Its file writes stay on record, so rewinding to an earlier turn
+        still puts back what it changed."""
+        turns = self.turns()
+        if turns and turns[-1].session_id == session_id:
+            self._append({"kind": "undone", "turn": turns[-1].number})
+
     # ---- reading and rewinding -----------------------------------------------------------
 
     def turns(self) -> list[Turn]:
-        """The conversation's turns, oldest first, each with the files it changed."""
+        """The conversation's turns, oldest first, each with the files it changed (a turn
+        `/undo` removed is no longer one)."""
         records = self.records()
+        undone = {r["turn"] for r in records if r["kind"] == "undone"}
         files: dict[int, list[str]] = {}
         for r in records:
             if r["kind"] == "write" and r["path"] not in files.setdefault(r["turn"], []):
@@ -210,7 +220,7 @@ class CheckpointStore:
                 tuple(files.get(r["turn"], ())),
             )
             for r in records
-            if r["kind"] == "turn"
+            if r["kind"] == "turn" and r["turn"] not in undone
         ]
 
     def get(self, number: int) -> Turn:

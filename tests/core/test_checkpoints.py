@@ -164,3 +164,18 @@ def test_commands_in_the_terminal_are_not_tracked(home: Path, work: Path, llm: F
     session.submit("change the notes with a command")
     assert (work / "notes.md").read_text() == "changed\n"
     assert session.checkpoints.plan(1).files == ()
+
+
+def test_a_turn_undone_is_no_longer_offered_but_its_files_still_rewind(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    _, session = two_turns(home, llm)
+    assert session.undo_last_exchange() == "configure it"
+    assert [t.number for t in session.checkpoints.turns()] == [1], "/undo took turn 2 out"
+    llm.script(Reply(text="Turn three done."))
+    session.submit("check it")
+    assert [t.text for t in session.checkpoints.turns()] == ["start the app", "check it"]
+    plan = session.checkpoints.plan(1)
+    session.checkpoints.restore(plan, overwrite_changed=False)
+    assert (work / "config.txt").read_bytes() == CONFIG, "the undone turn's write is put back"
+    assert not (work / "app.py").exists()

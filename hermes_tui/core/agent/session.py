@@ -283,6 +283,8 @@ class Session:
                 raise SessionError(f"nothing to undo{since}: no message of yours is left")
             self.sessions.truncate(self.info.id, last.id)
             self.agent.history = history[: users[-1]]
+            if self.checkpoints is not None:  # no longer a turn to rewind to
+                self.checkpoints.forget_last_turn(self.info.id)
             return last.message.content
 
     def submit(
