@@ -72,7 +72,18 @@ def test_a_bracketed_paste_is_one_paste_with_every_byte_in_order(text: str) -> N
 
 
 @pytest.mark.parametrize(
-    "data", ["\x1bp", "\x1b[A", "\x02x", "\x1b[200", "\x1b[20", "\x1b\x1b", "\x1b[<0;3;4M"]
+    "data",
+    [
+        "\x1bp",
+        "\x1b[A",
+        "\x02x",
+        "\x1b[200",
+        "\x1b[20",
+        "\x1b\x1b",
+        "\x1b[<0;3;4M",
+        "\x1b[20~",
+        "\x1b[21~",
+    ],
 )
 def test_outside_a_paste_the_keys_are_textuals(data: str) -> None:
     textual = XTermParser()
