@@ -7,22 +7,20 @@ Deleting archives. Read-only roots refuse writes, and pinned skills refuse the m
 
 Each write holds the skill's lock (`skills/.locks/<name>.lock`, flock, 0600, never followed
 through a symlink) from its first read to its last write, so processes and threads writing one
-skill take turns. Create stages the new folder under a hidden name and renames it into place;
+skill take turns (the lock, the confinement and the rollback: write_safety.py). Create stages the new folder under a hidden name and renames it into place;
 archive is one rename, undone if what follows it fails. A model's write never goes through a
 symbolic link out of the skills folder. A failing disk is named plainly ("disk full").
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import re
 import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,16 +33,18 @@ from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.model import (
     MAX_SUPPORT_BYTES,
     MODEL_ORIGINS,
-    SUPPORT_DIRS,
     Skill,
     SkillError,
     names_main_file,
 )
 from hermes_tui.core.skills.usage import UsageError, UsageStore
-from hermes_tui.core.storage import atomic_write_bytes, file_lock, is_temp_file, plain_os_error
-
-# What may name a lock file as it is; anything else is hashed.
-_LOCK_KEY = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+from hermes_tui.core.skills.write_safety import (
+    Snapshot,
+    WriteSafety,
+    disk_failure,
+    remove_temp_leftovers,
+)
+from hermes_tui.core.storage import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -62,15 +62,7 @@ class WriteResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class _Snapshot:
-    """Bytes of the files a write touches, as they were before it (None: did not exist)."""
-
-    directory_existed: bool
-    files: dict[Path, bytes | None]
-
-
-class SkillWrites:
+class SkillWrites(WriteSafety):
     """Mixed into SkillLibrary, which provides the attributes and lookups declared here."""
 
     skills_dir: Path
@@ -132,7 +124,7 @@ class SkillWrites:
                 os.rename(directory, staging)
                 raise
         except OSError as exc:
-            raise SkillError(_failed(f"create {name!r}", exc, directory)) from exc
+            raise SkillError(disk_failure(f"create {name!r}", exc, directory)) from exc
         finally:
             shutil.rmtree(staging, ignore_errors=True)
             if made_parent and not directory.exists():
@@ -228,7 +220,7 @@ class SkillWrites:
             self.history.save(name, file_path, previous, action="remove_file", origin=origin)
             path.unlink()
         except OSError as exc:
-            raise SkillError(_failed(f"remove {file_path} of {name!r}", exc, path)) from exc
+            raise SkillError(disk_failure(f"remove {file_path} of {name!r}", exc, path)) from exc
         before = previous.decode("utf-8", "replace")
         self._after_write(name, "remove_file", origin, path, file_path, before, None)
         return WriteResult(name, "remove_file", path)
@@ -279,7 +271,7 @@ class SkillWrites:
                     raise
             except OSError as exc:
                 verb = "delete" if reason == "delete" else "archive"
-                raise SkillError(_failed(f"{verb} {name!r}", exc, skill.directory)) from exc
+                raise SkillError(disk_failure(f"{verb} {name!r}", exc, skill.directory)) from exc
             self._forget(skill.skill_md)
             self._drop_empty_folders(skill.directory.parent)
             self._after_write(name, reason, origin, target, "SKILL.md", before, None)
@@ -307,7 +299,7 @@ class SkillWrites:
                     os.rename(destination, archived)
                     raise
             except OSError as exc:
-                raise SkillError(_failed(f"restore {name!r}", exc, destination)) from exc
+                raise SkillError(disk_failure(f"restore {name!r}", exc, destination)) from exc
             after = (destination / "SKILL.md").read_text(encoding="utf-8", errors="replace")
             self._after_write(name, "restore", origin, destination, "SKILL.md", None, after)
         return WriteResult(name, "restore", destination)
@@ -396,40 +388,6 @@ class SkillWrites:
             self._confine(name, skill.directory, skill.skill_md)
         return skill
 
-    def _confine(self, name: str, *paths: Path) -> None:
-        """Refuse a model's write that would go through a symbolic link out of the skills folder."""
-        home = self.skills_dir.resolve()
-        history = self.history.history_dir
-        for path in (*paths, history, history / name, self.history.archive_dir):
-            resolved = path.resolve()
-            if resolved != home and home not in resolved.parents:
-                raise SkillError(
-                    f"{path} leads to {resolved}, outside {self.skills_dir} (a symbolic link); "
-                    f"the agent may not write through it, so {name!r} was not changed. The user "
-                    "can move it into the skills folder."
-                )
-
-    def locked(self, name: str) -> AbstractContextManager[None]:
-        """The skill's write lock, for writers outside this class (installs and updates)."""
-        return self._locked(name)
-
-    @contextmanager
-    def _locked(self, name: str) -> Iterator[None]:
-        """One writer per skill, across threads and processes, from first read to last write.
-
-        Keyed by the skill's name however it was addressed (a duplicate's path included), and
-        never by text that could name a file outside `.locks`.
-        """
-        locks = self.skills_dir / ".locks"
-        if locks.is_symlink():
-            raise SkillError(f"{locks} is a symbolic link; remove it so skill writes can lock")
-        skill = self.get(name) if name else None
-        key = skill.name if skill is not None else name
-        if not _LOCK_KEY.fullmatch(key):
-            key = "~" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-        with self._write_lock, file_lock(locks / key):
-            yield
-
     def _parse_for_write(self, name: str, content: str, *, existing: Skill | None = None) -> str:
         """Check a SKILL.md strictly and return the text to write: the model's own bytes when
         they are already spec-shaped, else the same skill re-rendered (new non-spec fields under
@@ -458,91 +416,32 @@ class SkillWrites:
             return content
         return frontmatter.render(frontmatter.to_spec(document, keep))
 
-    def support_path(self, skill: Skill, file_path: str | None) -> Path:
-        """Where `file_path` lives inside `skill`; SkillError if it would leave it (any caller)."""
-        return self._support_path(skill, file_path)
-
-    def _support_path(self, skill: Skill, file_path: str | None) -> Path:
-        if not file_path:
-            raise SkillError("file_path is empty")
-        relative = Path(file_path)
-        if relative.is_absolute() or ".." in relative.parts:
-            raise SkillError(
-                f"file_path {file_path!r} must be relative to the skill and must not contain '..'"
-            )
-        if relative.parts[0] not in SUPPORT_DIRS or len(relative.parts) < 2:
-            raise SkillError(
-                f"file_path {file_path!r} must be inside one of {', '.join(SUPPORT_DIRS)} "
-                "(for example references/api.md)"
-            )
-        base = skill.directory.resolve()
-        path = skill.directory / relative
-        probe = skill.directory
-        for part in relative.parts:
-            probe = probe / part
-            if probe.is_symlink():
-                raise SkillError(
-                    f"{file_path!r} goes through a symbolic link; support files must be real files"
-                )
-        resolved = path.resolve()
-        if base not in resolved.parents:
-            raise SkillError(f"{file_path!r} resolves outside the skill directory")
-        return path
-
     def _replace_file(
         self, skill: Skill, relative: str, content: str, *, action: str, origin: Origin
     ) -> WriteResult:
         path = skill.directory / relative
         with self._locked(skill.name):
-            _remove_temp_leftovers(skill.directory)
+            remove_temp_leftovers(skill.directory)
             previous = path.read_bytes() if path.exists() else None
-            snapshot = _Snapshot(True, {path: previous})
+            snapshot = Snapshot(True, {path: previous})
             try:
                 atomic_write_bytes(path, content.encode("utf-8"))
             except OSError as exc:
-                raise SkillError(_failed(f"write {relative} of {skill.name!r}", exc, path)) from exc
+                raise SkillError(
+                    disk_failure(f"write {relative} of {skill.name!r}", exc, path)
+                ) from exc
             report = self._guard_or_rollback(skill.name, skill.directory, snapshot, origin)
             try:
                 self.history.save(skill.name, relative, previous, action=action, origin=origin)
             except OSError as exc:
                 # Without its previous version kept, the change may not stand.
                 self._put_back(snapshot)
-                raise SkillError(_failed(f"write {relative} of {skill.name!r}", exc, path)) from exc
+                raise SkillError(
+                    disk_failure(f"write {relative} of {skill.name!r}", exc, path)
+                ) from exc
             before = previous.decode("utf-8", "replace") if previous is not None else None
             self._after_write(skill.name, action, origin, path, relative, before, content)
         return WriteResult(skill.name, action, path, report.verdict, report.findings)
-
-    def _guard_or_rollback(
-        self, name: str, directory: Path, snapshot: _Snapshot, origin: Origin
-    ) -> guard.GuardReport:
-        report = guard.scan_directory(directory)
-        if origin not in MODEL_ORIGINS or report.verdict != "dangerous":
-            return report
-        self._put_back(snapshot)
-        if not snapshot.directory_existed:
-            shutil.rmtree(directory, ignore_errors=True)
-            for parent in directory.parents:
-                if parent == self.skills_dir or not parent.is_dir() or any(parent.iterdir()):
-                    break
-                parent.rmdir()
-        self._refuse_dangerous(name, report, origin)
-        return report
-
-    def _put_back(self, snapshot: _Snapshot) -> None:
-        for path, previous in snapshot.files.items():
-            if previous is None:
-                path.unlink(missing_ok=True)
-            else:
-                atomic_write_bytes(path, previous)
-            self._forget(path)
-
-    @staticmethod
-    def _refuse_dangerous(name: str, report: guard.GuardReport, origin: Origin) -> None:
-        if origin in MODEL_ORIGINS and report.verdict == "dangerous":
-            raise SkillError(
-                f"the security scan rated this change to {name!r} dangerous, so it was rolled "
-                f"back: {report.summary()}. Rewrite it without those commands or patterns."
-            )
 
     def announce_external_write(
         self, name: str, action: str, directory: Path, *, before: str | None = None
@@ -550,11 +449,6 @@ class SkillWrites:
         """A skill folder was placed or replaced whole (an install): audit and announce it."""
         after = (directory / "SKILL.md").read_text(encoding="utf-8", errors="replace")
         self._after_write(name, action, "user", directory / "SKILL.md", "SKILL.md", before, after)
-
-    def _forget(self, path: Path) -> None:
-        self._dir_cache.clear()  # folders may have come or gone; listings are cheap to redo
-        self._cache.pop(str(path), None)
-        self._cache.pop(str(path.parent / "SKILL.md"), None)
 
     def _after_write(
         self,
@@ -578,18 +472,3 @@ class SkillWrites:
                 detail=file or "",
             )
         self.sink(SkillChanged(name, action, origin, before, after))
-
-
-def _failed(what: str, exc: OSError, where: Path) -> str:
-    """A disk failure in plain words, and the promise the caller keeps: nothing changed."""
-    return (
-        f"could not {what}: {plain_os_error(exc)} ({where}). Nothing was changed; "
-        "free some space or fix the permissions, then retry."
-    )
-
-
-def _remove_temp_leftovers(directory: Path) -> None:
-    """Temp files of writers killed mid-write (we hold the skill's lock: no write is live)."""
-    for path in directory.rglob(".*"):
-        if is_temp_file(path.name) and path.is_file():
-            path.unlink(missing_ok=True)
