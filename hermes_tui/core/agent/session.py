@@ -294,7 +294,8 @@ class Session:
         pastes, mentioned files), which name a session that has no title yet; default `text`."""
         text = whole_characters(text)  # undecodable argv bytes arrive as lone surrogates
         with self._lock:  # one turn at a time per conversation
-            self._name_after(whole_characters(text if title is None else title))
+            if not self.info.title:
+                self._name_after(whole_characters(text if title is None else title))
             if self.checkpoints is not None:
                 self.checkpoints.begin_turn(text, len(self.agent.history), self.info.id)
             self.agent.context.viewed_skills.clear()
