@@ -19,7 +19,8 @@ from helpers import cli_env, write_config
 # whether one is due is read without the curator), a rewind's diff (difflib), a scan of a
 # changed text (xaidr), arguments that fail validation (jsonschema), the TUI, another
 # provider's SDK, MCP servers (none configured), other commands' arguments, the platform's
-# folders (--home is given; the sandbox's cache folder is found when a command needs it).
+# folders (--home is given; the sandbox's cache folder is found when a command needs it), the
+# sandbox's network proxy (no command ran).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -35,6 +36,8 @@ UNNEEDED = (
     "hermes_tui.cli_mcp",
     "hermes_tui.cli_skills_hub",
     "platformdirs",
+    "hermes_tui.core.tools.netproxy",
+    "socketserver",
 )
 
 PROBE = """

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.tools.approvals import (
     ApprovalRequest,
@@ -36,7 +36,6 @@ from hermes_tui.core.tools.approvals import (
     ShellGrants,
 )
 from hermes_tui.core.tools.netns import HolderUnavailable, NetworkHolder
-from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.sandbox import (
     DEFAULT_NETWORK_ALLOW,
@@ -53,6 +52,9 @@ from hermes_tui.core.tools.sandbox import (
     unreadable_paths,
 )
 from hermes_tui.core.tools.web import make_web_tools
+
+if TYPE_CHECKING:  # the proxy (and its socketserver) is imported when a command needs it
+    from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 
 # A memory bound on what one command may return; what the model sees is capped centrally at
 # tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
@@ -113,6 +115,8 @@ class Sandbox:
         return Path(tempfile.gettempdir()) / f"hermes-tui-sandbox-cache-{os.getuid()}"
 
     def proxy(self, context: ToolContext, command: str) -> FilteringProxy:
+        from hermes_tui.core.tools.netproxy import FilteringProxy
+
         if self._proxy is None:
             self._proxy = FilteringProxy(self.settings.network_allow)
         self._proxy.start()
@@ -158,6 +162,8 @@ class Sandbox:
     def decide(self, host: str, port: int, context: ToolContext, what: str) -> Connection:
         """The network policy's verdict on a connection the app makes for a tool (web_fetch):
         the same allowlist, session hosts and question as a sandboxed command's."""
+        from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
+
         network = self.settings.network
         if network == "off":
             return Connection(host, port, False, "terminal.network is off")

@@ -19,12 +19,14 @@ import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from hermes_tui import __version__
-from hermes_tui.core.tools.netproxy import Connection, host_allowed
 from hermes_tui.core.tools.registry import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.netproxy import Connection
 
 MAX_BYTES = 5_000_000
 MAX_REDIRECTS = 5
@@ -34,7 +36,7 @@ TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml
 INERT = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "head")
 
 # (host, port, context, what is asking) -> the network policy's verdict (terminal.Sandbox.decide)
-Decide = Callable[[str, int, ToolContext, str], Connection]
+Decide = Callable[[str, int, ToolContext, str], "Connection"]
 
 
 class FetchRefused(Exception):
@@ -67,6 +69,8 @@ def public_address(address: str) -> bool:
 
 def resolve(host: str, port: int, allow: tuple[str, ...]) -> str:
     """The address to connect to; refuses a non-public one unless the host or it is listed."""
+    from hermes_tui.core.tools.netproxy import host_allowed
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
