@@ -17,7 +17,8 @@ from helpers import cli_env, write_config
 
 # Each is needed only by something the turn did not do: a curator pass or its backup (tarfile;
 # whether one is due is read without the curator), a rewind's diff (difflib), a scan of a
-# changed text (xaidr), arguments that fail validation (jsonschema), the TUI, another
+# changed text (xaidr), arguments that fail validation (jsonschema) or are not plain enough
+# to be seen valid at a glance (fastjsonschema: plain_schema.py), the TUI, another
 # provider's SDK, MCP servers (none configured), other commands' arguments, the platform's
 # folders (--home is given; the sandbox's cache folder is found when a command needs it), the
 # sandbox's network proxy (no command ran).
@@ -26,6 +27,7 @@ UNNEEDED = (
     "difflib",
     "xaidr",
     "jsonschema",
+    "fastjsonschema",
     "textual",
     "anthropic",
     "mcp",
