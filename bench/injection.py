@@ -18,12 +18,13 @@ Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the
 training sets: injection_tuning.yaml, the issue 11 corpus without its holdout part, the four
-holdouts, the attacker's corpus and injection_tuning_{4,5}.yaml. Each set was measured before
+holdouts, the attacker's corpus and injection_tuning_{4,5,6}.yaml. Each set was measured before
 it was trained on, and its header gives the figures: the fifth and sixth holdouts were added
 in the scorer's second round, the seventh, the eighth (0.500 / 0.917 / 1.7 % before), the
 attacker's corpus (0.774 / 0.855 / 1 of 32 notes) and the fourth round's texts (0.441 / 0.837
 / 6.1 %) in its fourth, the fifth round's texts (0.311 / 0.726 / 1.9 %, written after the
-fourth was trained) in its fifth. Only the issue 11 corpus's holdout part is never trained on;
+fourth was trained) in its fifth, the sixth's (0.227 / 0.788 / 0 %, ideas no set had) in its
+sixth: a new idea, not a new language, is what the scorer misses now. Only the issue 11 corpus's holdout part is never trained on;
 every holdout here is now a training set, so the honest figure is the next fresh holdout's.
 `--cv` leaves each of the later rounds' sets out in turn (train on the rest, measure it) and
 prints recall and notes stopped at each hold threshold, and recall with taint and notes
@@ -50,10 +51,11 @@ HOLDOUTS = tuple(DATA / f"injection_holdout_{n}.yaml" for n in (5, 6, 7, 8))
 ATTACKER = DATA / "injection_attacker_1.yaml"
 TUNING_4 = DATA / "injection_tuning_4.yaml"
 TUNING_5 = DATA / "injection_tuning_5.yaml"
+TUNING_6 = DATA / "injection_tuning_6.yaml"
 # Measured first (each header has its figures), then trained on: the fifth and sixth holdouts
 # in the second round; the seventh, the eighth, the attacker's corpus and the fourth round's
 # own texts in the fourth.
-TRAINED = (*HOLDOUTS, ATTACKER, TUNING_4, TUNING_5)
+TRAINED = (*HOLDOUTS, ATTACKER, TUNING_4, TUNING_5, TUNING_6)
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
@@ -154,7 +156,7 @@ def cross_validate() -> None:
     try:
         others = Scanner()
         left_out = ("injection_holdout_7", "injection_holdout_8", ATTACKER.stem, TUNING_4.stem)
-        for name in (*left_out, TUNING_5.stem):
+        for name in (*left_out, TUNING_5.stem, TUNING_6.stem):
             weights = model.train(examples([v for k, v in sets.items() if k != name]))
             attacks, notes = sets[name]
             rows = []
