@@ -32,6 +32,10 @@ GRAM = 5  # words hashed together
 RUN_WORDS = 8  # consecutive copied words that make a write a copy
 MOST = 0.5  # more than this share of the write's 5-word runs found makes it a copy too
 EXCERPT_CHARS = 160
+# The "tool" of the project's instruction files (AGENTS.md, .cursor/rules/*.mdc...) that the
+# system prompt carries: a cloned repository's text as much as a README it holds.
+PROJECT_FILE = "project file"
+PROJECT_FILE_MAX_CHARS = 1 << 20  # indexed of each (the prompt carries less)
 # A word, or one CJK character (those scripts write no spaces: a character is the unit).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
@@ -56,7 +60,8 @@ class ContentMatch:
             else (f"{self.share:.0%} of its 5-word runs")
         )
         decoded = "" if self.view == "text" else f" (in its {self.view} form)"
-        return f"copies {how} of a tool result{decoded}: {self.call}"
+        source = "a project file" if self.tool == PROJECT_FILE else "a tool result"
+        return f"copies {how} of {source}{decoded}: {self.call}"
 
 
 @dataclass

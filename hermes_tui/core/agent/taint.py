@@ -24,7 +24,13 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
-from hermes_tui.core.agent.provenance import ContentIndex, ContentMatch, result_text
+from hermes_tui.core.agent.provenance import (
+    PROJECT_FILE,
+    PROJECT_FILE_MAX_CHARS,
+    ContentIndex,
+    ContentMatch,
+    result_text,
+)
 from hermes_tui.core.agent.untrusted import indexes_content, inside, untrusted_reason
 from hermes_tui.core.events import Sink, WriteHeld
 from hermes_tui.core.memory import MemoryRefused, MemoryStore
@@ -34,6 +40,8 @@ from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.tools.memory import refusal_payload
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hermes_tui.core.skills.library import SkillLibrary
     from hermes_tui.core.tools.registry import ToolContext
 
@@ -109,9 +117,29 @@ class TaintTracker:
         self.sources.append(source)
         return source
 
+    def observe_project_files(self, cwd: Path) -> None:
+        """Index the project's instruction files the system prompt carries (AGENTS.md, CLAUDE.md,
+        .cursor rules...): in a cloned repository someone else wrote them, so a write that
+        copies them is held as a copy of a tool result is. They do not taint the turn."""
+        from hermes_tui.core.agent.prompt import context_file_paths
+
+        try:
+            paths = context_file_paths(cwd)
+        except OSError:
+            return
+        for path in paths:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(PROJECT_FILE_MAX_CHARS)
+            except OSError:
+                continue
+            self.content.add(PROJECT_FILE, str(path), text)
+
     def replay(self, history: list[Message], context: ToolContext) -> None:
         """Read the taint of a conversation from its messages (a review's fork, a resume),
-        and the memory writes it had refused or held (for split attacks)."""
+        and the memory writes it had refused or held (for split attacks); index the project's
+        instruction files first."""
+        self.observe_project_files(context.cwd)
         calls = {}
         for message in history:
             for call in message.tool_calls or ():
