@@ -39,13 +39,14 @@ CONTINUATION_DEPTH = 4
 SEQUEL_DEPTH = 3
 # The learned scorer's thresholds, chosen by leave-one-set-out cross-validation (`bench/
 # injection.py --cv`: each later set left out of training in turn, scored with the scanner's
-# other findings). At 0.9: holdout 7 0.810 recall, 8 0.900, the attacker's corpus 0.887, no
-# note stopped; the fourth round's texts (32 languages, most unseen without them) 0.650 with 15
-# of 379 notes stopped, the fifth's (ideas no other set had) 0.340 with 2 of 103. Between 0.3
-# and 0.9 a score is a weak signal, which only a tainted turn weighs (and a tainted turn holds
-# every write anyway): with taint, recall left out is 0.98-1.0 on the holdouts and the
-# attacker's, 0.953 and 0.840 on the fourth and fifth rounds' (0.920 and 0.745 at 0.5), for 37 %
-# and 20 % of their notes flagged (23 % and 15 % at 0.5).
+# other findings). At 0.9: holdout 7 0.794 recall, 8 0.883, the attacker's corpus 0.903, no
+# note stopped; the fourth round's texts (32 languages, most unseen without them) 0.642 with 13
+# of 379 notes stopped; the fifth's and sixth's (ideas no other set had) 0.311 and 0.242, with
+# 2 of 103 and none of 66. Between 0.3 and 0.9 a score is a weak signal, which only a tainted
+# turn weighs (and a tainted turn holds every write anyway): with taint, recall left out is
+# 0.97-1.0 on the holdouts and the attacker's, 0.961, 0.868 and 0.788 on the later rounds'
+# (0.909, 0.783 and 0.682 at 0.5), for 34 %, 26 % and 24 % of their notes flagged (19 %, 18 %
+# and 15 % at 0.5).
 LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.3
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
