@@ -172,68 +172,80 @@ class TerminalInput:
     character in between, ESC and control characters included, in order: none of it is ever
     read as a key. Only the characters outside a paste reach Textual's `XTermParser`.
 
-    The end of a read that could be the start of a paste marker (a lone ESC most often) is
-    held until the next read completes or rules it out; held longer than Textual's escape delay,
-    it is what it looks like (a lone ESC is the escape key).
+    The end of a read that could begin the paste marker is held until more input completes it
+    or rules it out, however long that takes (the marker can be cut across reads with a pause
+    between, over a slow link). A lone ESC is also the escape key: held past Textual's escape
+    delay it is delivered as one, and still begins a paste if `[200~` follows. A paste whose end
+    never comes ends after `paste_stall` seconds without input, so the keyboard comes back.
     """
 
-    def __init__(self, debug: bool = False) -> None:
+    def __init__(self, debug: bool = False, paste_stall: float = 2.0) -> None:
         self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
         self._keys = XTermParser(debug)
+        self.paste_stall = paste_stall
         self._pasting = False
         self._pasted: list[str] = []
-        self._held = ""
-        self._held_since = 0.0
+        self._held = ""  # the end of the input so far that may begin a paste marker
+        self._told = False  # the held ESC was delivered as the escape key already
+        self._since = 0.0  # when input last came
 
     def feed(self, data: bytes, final: bool = False) -> list[Message]:
         """The events `data` completes (`final`: the input ended after it)."""
-        messages = self._split(self._held + self._decode(data, final=final))
+        messages = self._split(self._decode(data, final=final))
         if final:
             messages += self._end()
         return messages
 
     def tick(self) -> list[Message]:
-        """Events due by now: a held ESC, or a key sequence Textual's parser was waiting on."""
+        """Events due by now: a held ESC, a stalled paste, or a key sequence Textual's parser
+        was waiting on."""
         messages: list[Message] = []
-        waited = time.monotonic() - self._held_since
-        if self._held and not self._pasting and waited >= constants.ESCAPE_DELAY:
-            held, self._held = self._held, ""
-            if held == "\x1b":  # what XTermParser says of an ESC nothing followed
-                messages.append(events.Key("escape", "\x1b"))
-            else:
-                messages += self._keys.feed(held)
+        waited = time.monotonic() - self._since
+        if self._pasting and waited >= self.paste_stall:
+            messages.append(self._paste_ends())
+        elif self._held == "\x1b" and not self._told and waited >= constants.ESCAPE_DELAY:
+            self._told = True  # what XTermParser says of an ESC nothing followed
+            messages.append(events.Key("escape", "\x1b"))
         return messages + list(self._keys.tick())
 
     def _split(self, text: str) -> list[Message]:
         messages: list[Message] = []
-        self._held = ""
+        text, told = self._held + text, self._told
+        self._held, self._told, self._since = "", False, time.monotonic()
         while text:
             marker = BRACKETED_PASTE_END if self._pasting else BRACKETED_PASTE_START
             at = text.find(marker)
             if at < 0:
-                keep = _held_back(text, marker)
-                text, self._held = text[: len(text) - keep], text[len(text) - keep :]
-                self._held_since = time.monotonic()
-                self._take(text, messages)
+                cut = len(text) - _held_back(text, marker)
+                self._take(text[:cut], messages, told)
+                self._held, self._told = text[cut:], told and cut == 0
                 break
-            self._take(text[:at], messages)
-            text = text[at + len(marker) :]
+            self._take(text[:at], messages, told)
+            told, text = False, text[at + len(marker) :]
             if self._pasting:
-                messages.append(events.Paste("".join(self._pasted)))
-                self._pasted.clear()
-            self._pasting = not self._pasting
+                messages.append(self._paste_ends())
+            else:
+                self._pasting = True
         return messages
 
-    def _take(self, text: str, messages: list[Message]) -> None:
+    def _take(self, text: str, messages: list[Message], told: bool) -> None:
+        """Paste content, or keys (without the ESC already delivered as the escape key)."""
         if self._pasting:
             self._pasted.append(text)
-        elif text:
-            messages += self._keys.feed(text)
+        elif keys := text[1:] if told else text:
+            messages += self._keys.feed(keys)
+
+    def _paste_ends(self) -> events.Paste:
+        pasted = "".join(self._pasted) + self._held  # a stall: the held part was pasted too
+        self._pasted.clear()
+        self._pasting, self._held = False, ""
+        return events.Paste(pasted)
 
     def _end(self) -> list[Message]:
         """The input ended: what was held is keys (an unfinished paste goes with the input)."""
-        held, self._held = self._held, ""
-        messages = [] if self._pasting else list(self._keys.feed(held)) if held else []
+        held, told, self._held = self._held, self._told, ""
+        keys = held[1:] if told else held
+        messages = [] if self._pasting or not keys else list(self._keys.feed(keys))
         return messages + list(self._keys.feed(""))
 
 

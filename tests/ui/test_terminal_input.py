@@ -8,6 +8,7 @@ to the input its driver reads.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from fakes.llm_server import FakeLLM
 from helpers import make_app, wait_until
-from textual import events
+from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
@@ -104,6 +105,43 @@ def test_a_lone_escape_is_the_escape_key_once_nothing_follows() -> None:
     assert described(seen) == [("key", "escape")]
 
 
+def ticks_until(terminal: TerminalInput, seconds: float) -> list:
+    """What `terminal.tick()` delivers while `seconds` pass (as the driver ticks when idle)."""
+    seen: list = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        seen += terminal.tick()
+    return seen
+
+
+@pytest.mark.parametrize("first", ["\x1b", "\x1b[", "\x1b[20", "\x1b[200"])
+def test_a_paste_marker_cut_by_a_pause_still_starts_the_paste(first: str) -> None:
+    """Over a slow link the marker can arrive in two reads with a pause between them."""
+    terminal = TerminalInput()
+    messages = terminal.feed(first.encode())
+    messages += ticks_until(terminal, constants.ESCAPE_DELAY * 3)
+    rest = START[len(first) :] + "hello \x1b\x11\x1b world\r" + END
+    messages += terminal.feed(rest.encode()) + terminal.feed(b"", final=True)
+    pasted = [("paste", "hello \x1b\x11\x1b world\r")]
+    # A lone ESC is the escape key by then (delivered once); nothing else is a key.
+    assert described(messages) == ([("key", "escape")] if first == "\x1b" else []) + pasted
+
+
+def test_after_an_escape_delivered_the_next_key_is_only_itself() -> None:
+    terminal = TerminalInput()
+    terminal.feed(b"\x1b")
+    assert described(ticks_until(terminal, constants.ESCAPE_DELAY * 3)) == [("key", "escape")]
+    assert described(terminal.feed(b"a") + terminal.feed(b"", final=True)) == [("key", "a")]
+
+
+def test_a_paste_that_never_ends_gives_the_keyboard_back() -> None:
+    terminal = TerminalInput(paste_stall=0.1)
+    assert terminal.feed(f"{START}abc\x1b[20".encode()) == []
+    assert described(ticks_until(terminal, 0.3)) == [("paste", "abc\x1b[20")]
+    assert described(terminal.feed(b"\x11")) == [("key", "ctrl+q")]
+
+
 def test_invalid_utf8_is_a_replacement_character_not_a_crash() -> None:
     assert read_all([b"a\x9bb", b"\xe2\x82", b"\xac", b"\xff"]) == [
         ("key", "a"),
@@ -159,6 +197,9 @@ async def test_a_hostile_paste_neither_quits_nor_sends_nor_toggles_and_shows_sta
         with Terminal(app) as terminal:
             for text in HOSTILE_PASTES[:3]:
                 terminal.write(f"{START}{text}{END}".encode())
+            terminal.write(b"\x1b[20")  # a marker cut by a pause (a slow link)
+            await asyncio.sleep(constants.ESCAPE_DELAY * 3)
+            terminal.write(f"0~ and \x1b\x11\x1b{END}".encode())
             terminal.write(b"!")  # a key after the pastes: when it is in, they all are
             await wait_until(lambda: box.text.endswith("!"))
             await pilot.pause()
@@ -166,7 +207,11 @@ async def test_a_hostile_paste_neither_quits_nor_sends_nor_toggles_and_shows_sta
         assert side.display == panel_shown, "the side panel did not toggle"
         assert not llm.requests and not app.query(UserMessage), "nothing was sent"
         assert box.text == (
-            "hello ␛␑␛ world" + "see ␛panel␂ here" + "rm -rf everything please␛\n␛" + "!"
+            "hello ␛␑␛ world"
+            + "see ␛panel␂ here"
+            + "rm -rf everything please␛\n␛"
+            + " and ␛␑␛"
+            + "!"
         )
 
 
