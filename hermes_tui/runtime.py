@@ -114,6 +114,8 @@ class Runtime(LearningParts, SkillParts):
     _sandbox_status: SandboxStatus | None = field(default=None, repr=False)
     # The tool registries handed out (a conversation's each), closed with the runtime.
     _registries: weakref.WeakSet[ToolRegistry] = field(default_factory=weakref.WeakSet, repr=False)
+    # Where this Python and PATH's programs live, read once (sandbox.current_programs).
+    _programs: tuple[Path, ...] | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -397,6 +399,16 @@ class Runtime(LearningParts, SkillParts):
         if mode == "auto":
             return "sandboxed" if self.sandbox_status().active else "strict"
         return mode  # type: ignore[return-value]
+
+    def programs(self) -> tuple[Path, ...]:
+        """Where this Python and the programs on PATH live, read once, when the first
+        conversation's tools are made (before any command ran): the sandbox mounts back those
+        under /tmp (core/tools/sandbox.py)."""
+        if self._programs is None:
+            from hermes_tui.core.tools.sandbox import current_programs
+
+            self._programs = current_programs()
+        return self._programs
 
     def sandbox_cache_dir(self) -> Path:
         """The sandbox's private cache: tools' caches go here, never onto PATH."""

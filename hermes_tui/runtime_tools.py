@@ -41,6 +41,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                     deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
                     hermes_home=runtime.home,
                     cache_dir=runtime.sandbox_cache_dir,
+                    programs=runtime.programs(),
                 )
             ),
             *make_file_tools(

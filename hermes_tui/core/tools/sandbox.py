@@ -27,8 +27,11 @@ on) a command sees:
 
 The private /tmp hides what lies under the real one. The programs a command needs that live
 there (the Python running hermes-tui, its venv and import path, the folders on PATH: a project
-cloned into /tmp with its .venv) are mounted back read-only (`interpreter_paths`), under the
-writable places, so a workspace holding its venv keeps it writable.
+cloned into /tmp with its .venv) are mounted back read-only, under the writable places. What to
+mount back is read once, when hermes-tui starts (`interpreter_paths`: real folders only, no
+path through a symbolic link), and a path inside a writable place is never mounted back (that
+place shows it already): a command can change what lies there, so a later command's mounts
+must not follow it (a `.venv/bin` turned into a link to the user's tmux socket folder).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,8 +264,8 @@ class Profile:
     # The workspace's repository and those nested in it (gitdirs.repositories): each one's
     # configs, hooks and info are read-only too, wherever its `.git` file leads.
     repositories: tuple[GitDirs, ...] = ()
-    # Where the interpreter and the programs on PATH live (`interpreter_paths`): those under
-    # the private /tmp are mounted back read-only.
+    # Where the interpreter and the programs on PATH live (`interpreter_paths`, read at start):
+    # those under the private /tmp and outside the writable places are mounted back read-only.
     programs: tuple[Path, ...] = ()
 
     def unreadable(self) -> list[Path]:
@@ -282,7 +286,8 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args = [profile.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for tmp in PRIVATE_TMP:
         args += ["--tmpfs", tmp]
-    for path in _under_private_tmp(profile.programs, exists):
+    writable = [profile.workdir, *profile.writable_roots, profile.cache_dir]
+    for path in _under_private_tmp(profile.programs, writable, exists):
         args += ["--ro-bind", str(path), str(path)]
     hidden = [Path(p) for p in HIDDEN_SOCKETS]
     if profile.runtime_dir is not None:
@@ -340,24 +345,50 @@ def interpreter_paths(
 ) -> tuple[Path, ...]:
     """Where the programs a command runs live: the interpreter's `prefixes` (a venv and the
     Python it was made from), its `import_path` (an editable install's source folder) and each
-    folder of `search_path` (PATH), a venv's whole folder for its `bin/`."""
+    folder of `search_path` (PATH), a venv's whole folder for its `bin/`. Read once, at start:
+    only real folders, none reached through a symbolic link."""
     found = [Path(p) for p in (*prefixes, *import_path) if p and os.path.isabs(p)]
     for folder in search_path.split(os.pathsep):
         if os.path.isabs(folder):
             parent = Path(folder).parent
             found.append(parent if (parent / "pyvenv.cfg").is_file() else Path(folder))
-    return tuple(dict.fromkeys(found))
+    return tuple(
+        path
+        for path in dict.fromkeys(Path(os.path.normpath(p)) for p in found)
+        if _real_folder(path)
+    )
 
 
-def _under_private_tmp(paths: Iterable[Path], exists: Callable[[Path], bool]) -> list[Path]:
-    """The existing `paths` that lie inside a private /tmp (not the whole of it), resolved,
-    each once and none inside another."""
+def current_programs() -> tuple[Path, ...]:
+    """Where this Python and the programs on PATH live now (`interpreter_paths`)."""
+    return interpreter_paths(
+        (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix),
+        sys.path,
+        os.environ.get("PATH", ""),
+    )
+
+
+def _real_folder(path: Path) -> bool:
+    """A folder reached without any symbolic link on the way (what it is cannot be swapped
+    by changing where a link points)."""
+    return os.path.realpath(path) == str(path) and path.is_dir() and not path.is_symlink()
+
+
+def _under_private_tmp(
+    paths: Iterable[Path], writable: Iterable[Path], exists: Callable[[Path], bool]
+) -> list[Path]:
+    """The `paths` inside a private /tmp (not the whole of it) and outside every `writable`
+    place, still real folders, each once and none inside another."""
     roots = [os.path.realpath(tmp) for tmp in PRIVATE_TMP]
+    places = [os.path.realpath(place) for place in writable]
     inside = sorted(
         {
-            real
-            for real in (os.path.realpath(path) for path in paths)
-            if any(real.startswith(root + os.sep) for root in roots) and exists(Path(real))
+            str(path)
+            for path in paths
+            if any(str(path).startswith(root + os.sep) for root in roots)
+            and not any(_within(str(path), place) for place in places)
+            and exists(path)
+            and _real_folder(path)
         }
     )
     kept: list[str] = []
@@ -365,6 +396,10 @@ def _under_private_tmp(paths: Iterable[Path], exists: Callable[[Path], bool]) ->
         if not any(path.startswith(outer + os.sep) for outer in kept):
             kept.append(path)
     return [Path(path) for path in kept]
+
+
+def _within(path: str, place: str) -> bool:
+    return path == place or path.startswith(place + os.sep)
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:

@@ -20,7 +20,6 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -45,7 +44,7 @@ from hermes_tui.core.tools.sandbox import (
     SandboxMode,
     SandboxStatus,
     bwrap_argv,
-    interpreter_paths,
+    current_programs,
     probe,
     scrubbed_env,
     sweep_created,
@@ -80,6 +79,9 @@ class TerminalSettings:
     # folder costs an import a start without commands should not pay); None: under the tmp dir.
     cache_dir: Path | Callable[[], Path] | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)  # None: os.environ
+    # Where the interpreter and PATH's programs live, read when hermes-tui started
+    # (`current_programs`); None: read when the tools are made.
+    programs: tuple[Path, ...] | None = None
 
 
 class Sandbox:
@@ -88,6 +90,8 @@ class Sandbox:
 
     def __init__(self, settings: TerminalSettings) -> None:
         self.settings = settings
+        # Read now, before any command could change what lies there (sandbox.py).
+        self.programs = settings.programs if settings.programs is not None else current_programs()
         self._status: SandboxStatus | None = None
         self._proxy: FilteringProxy | None = None
         self._holder: NetworkHolder | None = None
@@ -151,11 +155,7 @@ class Sandbox:
             runtime_dir=Path(runtime_dir) if runtime_dir else None,
             held_network=held,
             repositories=repositories,
-            programs=interpreter_paths(
-                (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix),
-                sys.path,
-                os.environ.get("PATH", ""),
-            ),
+            programs=self.programs,
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 

@@ -38,7 +38,7 @@ def under_tmp() -> Iterator[Path]:
 
 
 def _mounts(profile: Profile) -> list[tuple[str, str]]:
-    argv = bwrap_argv(profile, ["true"], exists=lambda _path: True)
+    argv = bwrap_argv(profile, ["true"], exists=os.path.lexists)
     pairs = []
     for index, arg in enumerate(argv):
         if arg in ("--tmpfs", "--bind", "--ro-bind"):
@@ -46,38 +46,44 @@ def _mounts(profile: Profile) -> list[tuple[str, str]]:
     return pairs
 
 
-def test_programs_under_tmp_are_mounted_back_read_only_beneath_the_writable_places() -> None:
-    venv, work = Path("/tmp/clone/.venv"), Path("/tmp/clone")
+def test_programs_under_tmp_are_mounted_back_read_only_beneath_the_writable_places(
+    under_tmp: Path,
+) -> None:
+    work, venv, inner = under_tmp / "work", under_tmp / "venv", under_tmp / "work" / ".venv"
+    for folder in (work, venv / "lib", inner, under_tmp / "cache"):
+        folder.mkdir(parents=True)
+    (under_tmp / "link").symlink_to(venv)
     profile = Profile(
         "bwrap",
         work,
         work,
         Path("/nonexistent"),
         Path("/home/u"),
-        Path("/tmp/cache"),
+        under_tmp / "cache",
         network="off",
-        programs=(venv, venv / "lib", Path("/usr/lib/python3"), Path("/tmp"), Path("/var/tmp/x")),
+        programs=(venv, venv / "lib", inner, under_tmp / "link", Path("/usr"), Path("/tmp")),
     )
     mounts = _mounts(profile)
     venv_bind = mounts.index(("--ro-bind", str(venv)))
-    # After the private /tmp (or it would be hidden again), before the writable workspace (a
-    # venv inside the workspace stays as writable as the rest of it).
+    # After the private /tmp (or it would be hidden again), before the writable workspace.
     assert mounts.index(("--tmpfs", "/tmp")) < venv_bind < mounts.index(("--bind", str(work)))
-    assert ("--ro-bind", "/var/tmp/x") in mounts
     # Outside /tmp it is visible anyway; /tmp itself would undo the private /tmp; inside the
-    # venv it is already there.
-    assert ("--ro-bind", "/usr/lib/python3") not in mounts
-    assert ("--ro-bind", "/tmp") not in mounts
-    assert ("--ro-bind", str(venv / "lib")) not in mounts
+    # venv it is there already; inside the workspace a command could have swapped it (the
+    # workspace's own mount shows it); a path through a link could lead anywhere.
+    for left_out in ("/usr", "/tmp", str(venv / "lib"), str(inner), str(under_tmp / "link")):
+        assert ("--ro-bind", left_out) not in mounts
 
 
 def test_a_venv_on_path_counts_as_its_whole_folder(under_tmp: Path) -> None:
     venv = under_tmp / "venv"
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
-    tools = under_tmp / "tools"
-    found = interpreter_paths(["/usr"], ["", "relative"], f"{venv}/bin:{tools}:bin")
-    assert found == (Path("/usr"), venv, tools)
+    tools, linked = under_tmp / "tools", under_tmp / "linked"
+    tools.mkdir()
+    linked.symlink_to(tools)
+    search = os.pathsep.join([f"{venv}/bin", str(tools), str(linked), "bin", f"{under_tmp}/gone"])
+    found = interpreter_paths(["/usr"], ["", "relative"], search)
+    assert found == (Path("/usr"), venv, tools)  # no link, nothing missing, nothing relative
 
 
 @needs_bwrap
@@ -110,3 +116,86 @@ def test_a_project_and_its_venv_under_tmp_are_seen_by_commands(
     assert str(venv) in result["output"]  # the venv's own python ran, not another one
     assert (work / "written").exists()  # the workspace is still writable
     assert not (venv / "bin" / "x").exists()  # the venv is read-only
+
+
+class _Bell:
+    """A Unix socket outside the sandbox that leaves a marker when anything connects (the
+    user's tmux server, say: a connection is a keystroke into their terminal)."""
+
+    def __init__(self, folder: Path, marker: Path) -> None:
+        import socket
+        import threading
+
+        folder.mkdir(mode=0o700)
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(folder / "default"))
+        self.server.listen()
+        self.server.settimeout(0.2)
+        self.marker, self.stop = marker, threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                continue
+            self.marker.write_text("reached\n")
+            connection.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.server.close()
+
+
+@needs_bwrap
+def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
+    under_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack: a project under /tmp with its .venv/bin on PATH; one command turns .venv/bin
+    into a link to the user's tmux socket folder, the next connects to the socket through it."""
+    work = under_tmp / "project"
+    work.mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(work / ".venv")], check=True, timeout=60
+    )
+    marker = under_tmp / "PWNED"
+    bell = _Bell(under_tmp / "tmux-1001", marker)
+    try:
+        monkeypatch.setenv("PATH", f"{work / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+        registry = ToolRegistry(make_terminal_tools(TerminalSettings(sandbox="on", network="off")))
+        context = ToolContext(cwd=work, workdir=work, approvals=Approvals(lambda _request: "once"))
+        swap = registry.call(
+            "terminal",
+            {
+                "command": "rm .venv/pyvenv.cfg && mv .venv/bin .venv/bin.real && "
+                f"ln -s {bell.server.getsockname()[: -len('/default')]} .venv/bin",
+                "timeout": 60,
+            },
+            context,
+        )
+        assert swap["success"], swap
+        knock = (
+            "import socket, sys\n"
+            "for path in sys.argv[1:]:\n"
+            "    try:\n"
+            "        socket.socket(socket.AF_UNIX).connect(path); print('CONNECTED', path)\n"
+            "    except OSError as exc:\n"
+            "        print('refused', path, exc)\n"
+        )
+        (work / "knock.py").write_text(knock)
+        attempt = registry.call(
+            "terminal",
+            {
+                "command": f".venv/bin.real/python3 knock.py .venv/bin/default "
+                f"{under_tmp / 'tmux-1001' / 'default'}",
+                "timeout": 60,
+            },
+            context,
+        )
+        assert "CONNECTED" not in attempt.get("output", ""), attempt
+        assert not marker.exists()
+    finally:
+        bell.close()
