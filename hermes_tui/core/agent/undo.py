@@ -77,16 +77,29 @@ def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:
     return f"undid {len(operations)} memory change(s) in {change.target}"
 
 
-def _current(change: ReviewChange, skills: SkillLibrary) -> str | None:
-    """The text now in the file the change wrote (SKILL.md or its support file), None if gone."""
+def _current(change: ReviewChange, skills: SkillLibrary, force: bool) -> str | None:
+    """The text now in the file the change wrote (SKILL.md or its support file), None if gone
+    (or, with `force`, if it is no text: the undo then writes the review's "before" whole)."""
     skill = skills.get(change.target)
     if skill is None:
         return None
     path = skill.directory / change.file if change.file else skill.skill_md
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        data = path.read_bytes()
     except OSError:
         return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if force:
+            return None
+        # Merging would have to rewrite those bytes: ask instead, and keep them in the history.
+        raise UndoNeedsConfirmation(
+            f"{change.target}/{change.file or 'SKILL.md'} now holds bytes that are not UTF-8 "
+            f"text (byte {exc.start}), so the review's {change.action} cannot be taken back "
+            "apart from them. Put it back as before the review anyway? (the file as it is now "
+            "is kept in the skill's history)"
+        ) from exc
 
 
 def _taken_back(change: ReviewChange, current: str | None, force: bool) -> str:
@@ -119,7 +132,7 @@ def _undo_skill(change: ReviewChange, skills: SkillLibrary, force: bool = False)
         if change.action == "delete":
             skills.restore(name, origin="user")
             return f"restored {name}"
-        current = _current(change, skills)
+        current = _current(change, skills, force)
         kept = " (your edits since are kept)"
         if change.file:
             if change.before is None:

@@ -94,3 +94,17 @@ def test_undo_of_a_memory_entry_the_user_edited_since_keeps_the_edit(home: Path)
     with pytest.raises(UndoError, match="nothing to undo"):
         undo_change(change, memory, skills)
     assert memory.entries("user") == ["Prefers short answers, in French."]
+
+
+def test_bytes_that_are_not_utf8_added_since_are_never_rewritten_unasked(home: Path) -> None:
+    memory, skills, change = reviewed(home)
+    path = skills.require("ship").skill_md
+    mine = path.read_bytes() + b"4. \xff\xfe mine\n"
+    path.write_bytes(mine)
+    with pytest.raises(UndoNeedsConfirmation, match="not UTF-8"):
+        undo_change(change, memory, skills)
+    assert path.read_bytes() == mine
+    undo_change(change, memory, skills, force=True)
+    assert path.read_text(encoding="utf-8") == change.before
+    history = (home / "skills" / ".history").rglob("*.md")
+    assert mine in [p.read_bytes() for p in history], "the bytes are kept in the history"
