@@ -1,4 +1,5 @@
-"""The app names a session after the words the user typed, not a paste or an attached file."""
+"""Messages with pastes: the session is named after the typed words, not the paste or an attached
+file; typing after a collapsed paste goes after it."""
 
 from __future__ import annotations
 
@@ -46,3 +47,17 @@ async def test_a_message_that_is_only_a_paste_is_named_after_its_first_line(
         await pilot.pause()
         title = app.runtime.sessions.get(app.session.id).title
         assert title == "step 0: gather the numbers, then write a report."
+
+
+async def test_typing_after_a_collapsed_paste_goes_after_it(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        box = app.query_one(ChatInput)
+        box.text = "a task written for you"
+        box.select_all()  # as a pre-filled task is
+        app.post_message(events.Paste(REPORT))
+        await pilot.pause()
+        await pilot.press(*" why?")
+        assert box.text == "[Pasted 30 lines #1] why?"
+        assert box.expanded() == f"{REPORT} why?"

@@ -153,7 +153,10 @@ class ChatInput(TextArea):
         event.stop()
         number = str(len(self.pastes) + 1)
         self.pastes[number] = text
-        self.insert(f"[Pasted {lines:,} line{'' if lines == 1 else 's'} #{number}]")
+        # Like any paste it replaces the selection, and typing goes on after it.
+        label = f"[Pasted {lines:,} line{'' if lines == 1 else 's'} #{number}]"
+        result = self.replace(label, *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
 
     def action_expand_pastes(self) -> None:
         self.text = self.expanded()
