@@ -198,7 +198,10 @@ def test_ordinary_text_streams_on_and_only_a_possible_start_waits() -> None:
     sink(ServerWaiting(1.0))  # waiting for the server does not end the stream
     assert seen[-1] == ServerWaiting(1.0)
     sink(TextDelta("ummary."))
-    assert seen[-1].text == "summary."
+    # "y." may begin the secret reversed and spelled out (y.x.1.8…): only that waits.
+    assert seen[-1].text == "summar"
+    sink(TurnFinished())
+    assert seen[-2].text == "y."
 
 
 def test_the_end_of_the_call_lets_the_held_tail_go_and_a_reset_drops_it() -> None:
@@ -210,7 +213,7 @@ def test_the_end_of_the_call_lets_the_held_tail_go_and_a_reset_drops_it() -> Non
     sink(TextReset("server error"))
     sink(TextDelta("fresh"))
     sink(TurnFinished())
-    assert [e.text for e in seen if isinstance(e, TextDelta)] == ["retried: ", "fresh"]
+    assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == "retried: fresh"
 
 
 def test_another_threads_event_does_not_let_a_held_tail_go() -> None:
@@ -334,3 +337,86 @@ def test_pair_redacts_a_secret_across_the_seam_and_leaves_ordinary_pairs_alone()
     assert redactor.pair("x " + SECRET[:5], SECRET[5:] + " y") == ("x [REDACTED DB_TOKEN]", " y")
     assert redactor.pair("plain thought", "plain answer") == ("plain thought", "plain answer")
     assert redactor.pair("", SECRET) == ("", "[REDACTED DB_TOKEN]")
+
+
+# ---- forms a demanding user expects: case, base32, spelled out, wrapped -----------------
+
+
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def _carried_forms(prefix: str) -> dict[str, str]:
+    """How a tool or the model may carry `prefix + SECRET` out, by name."""
+    whole = prefix + SECRET
+    raw = (whole + "\n").encode()
+    return {
+        "upper": whole.upper(),
+        "lower": whole.lower(),
+        "swapped": whole.swapcase(),
+        "reversed upper": whole[::-1].upper(),
+        "base32": base64.b32encode(raw).decode(),
+        "base32 lower": base64.b32encode(raw).decode().lower(),
+        "base64 of upper": base64.b64encode(whole.upper().encode()).decode(),
+        "hex of reversed": whole[::-1].encode().hex(),
+        "spaced": " ".join(whole),
+        "dashed": "-".join(whole),
+        "dotted upper": ".".join(whole.upper()),
+        "words": whole.replace("-", " "),
+        "base64 wrapped at 76": _wrapped(base64.b64encode(b"x" * 70 + raw).decode(), 76),
+        "base64 wrapped at 4": _wrapped(base64.b64encode(raw).decode(), 4),
+        "base64 wrapped, CRLF": _wrapped(base64.b64encode(raw).decode(), 10).replace("\n", "\r\n"),
+        "url-safe base64 wrapped": _wrapped(base64.urlsafe_b64encode(raw).decode(), 7),
+        "xxd -p": _wrapped(raw.hex(), 6),
+        "base32 wrapped": _wrapped(base64.b32encode(raw).decode(), 9),
+    }
+
+
+@pytest.mark.parametrize("prefix", ["", "K", "KE", "KEY=", "export TOKEN="])
+@pytest.mark.parametrize("form", sorted(_carried_forms("")))
+def test_a_known_secret_is_found_in_the_forms_a_user_expects(prefix: str, form: str) -> None:
+    carried = _carried_forms(prefix)[form]
+    out = Redactor({"DB_TOKEN": SECRET}).text(f"here it is: {carried} (done)")
+    assert "[REDACTED DB_TOKEN]" in out, (form, out)
+    flat = "".join(out.split())
+    squashed = "".join(ch for ch in out if ch.isalnum()).lower()
+    for piece in ("known", "secret", "7781", "nwonk", "terces"):
+        assert piece not in squashed, (form, out)
+    for shown in forms(SECRET):
+        assert shown.lower() not in flat.lower(), (form, out)
+
+
+def test_a_wrapped_form_in_json_text_is_redacted_and_the_json_stays_valid() -> None:
+    import json
+
+    encoded = _wrapped(base64.b64encode(f"KEY={SECRET}\n".encode()).decode(), 8)
+    text = json.dumps({"output": f"cat .env | base64\n{encoded}\n", "spelled": " ".join(SECRET)})
+    out = Redactor({"DB_TOKEN": SECRET}).text(text)
+    value = json.loads(out)
+    assert value["output"].count("[REDACTED DB_TOKEN]") == 1, value
+    assert value["spelled"] == "[REDACTED DB_TOKEN]"
+
+
+@pytest.mark.parametrize("form", ["spaced", "base64 wrapped at 4", "xxd -p", "upper"])
+def test_a_new_form_streamed_a_character_at_a_time_is_redacted(form: str) -> None:
+    redactor = Redactor({"DB_TOKEN": SECRET})
+    text = f"x {_carried_forms('KEY=')[form]} y."
+    assert streamed(redactor, *text) == redactor.text(text)
+    assert "[REDACTED DB_TOKEN]" in redactor.text(text)
+
+
+def test_ordinary_source_and_prose_are_left_alone_with_secrets_configured() -> None:
+    """The project's own code and README (about 1.5 MB, with words like `secret`, `token`,
+    base64 and hex in it) read the same after redaction: no false positive."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    secrets = {f"KEY_{i}": f"Zq9-secret-value-{i:04d}-abcdefgh" for i in range(4)}
+    secrets.update(DB_PASSWORD="correct-horse-battery", API_TOKEN="a1b2c3d4e5f6a7b8")
+    redactor = Redactor(secrets)
+    changed = []
+    for path in [root / "README.md", *sorted((root / "hermes_tui").rglob("*.py"))]:
+        text = path.read_text(encoding="utf-8")
+        if redactor.text(text) != text:
+            changed.append(path.name)
+    assert changed == []

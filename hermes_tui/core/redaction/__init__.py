@@ -5,9 +5,11 @@ exports, staged writes and log lines all pass `Redactor.text` (or `.value` for J
 values) before they go anywhere. Two kinds of secret are replaced:
 
 1. Known values (the provider keys, every value of `<home>/.env`, environment variables whose
-   names look secret), also in the encodings that carry them out unnoticed: base64 (standard and
-   URL-safe, at any offset inside a longer encoded text), hex, URL-encoding and reversed. Each
-   becomes `[REDACTED NAME]`.
+   names look secret), also in the forms that carry them out unnoticed (core/redaction/forms.py):
+   any letter case, reversed, spelled out with separators (`s k - a b c`), hex, URL-encoding,
+   base32 and base64 (standard and URL-safe, at any offset inside a longer encoded text, wrapped
+   over lines or not), and the encodings of the value upper-cased, lower-cased and reversed.
+   Each becomes `[REDACTED NAME]`.
 2. Well-known key shapes, configured or not: `Bearer <token>`, OpenAI/Anthropic `sk-…`, GitHub
    `ghp_…`, AWS `AKIA…`, Slack `xox?-…`, Google `AIza…`, JWTs, PEM private keys, and a few more.
    Each becomes `[REDACTED <kind>]`.
@@ -25,13 +27,12 @@ its header is whole it is shown as its label, and its body is dropped up to its 
 
 from collections.abc import Callable
 
+from hermes_tui.core.redaction.forms import base64_forms, encoded_forms
 from hermes_tui.core.redaction.known import (
     MIN_SECRET_LENGTH,
     SECRET_NAME,
     Redactor,
-    base64_forms,
     collect_secrets,
-    encoded_forms,
     looks_like_secret_value,
 )
 from hermes_tui.core.redaction.shapes import KEY_SHAPES, SHAPE_LEADS, redact_shapes

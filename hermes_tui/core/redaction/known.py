@@ -3,21 +3,29 @@ they leave in; `Redactor` replaces them and the key shapes of core/redaction/sha
 
 from __future__ import annotations
 
-import base64
-import bisect
 import dataclasses
 import re
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_tui.core.redaction.forms import (
+    BREAK,
+    GAP,
+    SEPARATORS,
+    Starts,
+    base64_forms,
+    encoded_forms,
+    loose_form,
+    name_of,
+    squash,
+    trie_pattern,
+    unwrapped,
+)
 from hermes_tui.core.redaction.shapes import SHAPE_STARTS, SHAPES, redact_shapes
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
-# An encoded form shorter than this could match by chance in ordinary base64 or hex.
-MIN_ENCODED_LENGTH = 8
 
 
 def looks_like_secret_value(value: str) -> bool:
@@ -49,77 +57,60 @@ def collect_secrets(
     return found
 
 
-def _base64_cores(raw: bytes) -> list[str]:
-    """What `raw` looks like inside any base64 text, at each of the three byte offsets.
-
-    Base64 turns 3 bytes into 4 characters, so a secret embedded in a longer encoded text
-    (`KEY=<secret>` encoded whole) shows up as one of three strings depending on where it starts;
-    the groups it shares with its neighbours are left out.
-    """
-    cores = []
-    for offset in range(3):
-        skip = (3 - offset) % 3  # bytes of the secret in the group shared with what precedes
-        body = raw[skip:]
-        body = body[: len(body) - len(body) % 3]
-        if len(body) * 4 // 3 >= MIN_ENCODED_LENGTH:
-            cores.append(base64.b64encode(body).decode("ascii"))
-    return cores
-
-
-def encoded_forms(value: str) -> set[str]:
-    """The value and the forms it can be carried out in: hex, URL-encoded, reversed (base64 is
-    `base64_forms`)."""
-    raw = value.encode("utf-8")
-    forms = {value, value[::-1], raw.hex(), raw.hex().upper()}
-    forms.update({urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)})
-    return {form for form in forms if len(form) >= MIN_ENCODED_LENGTH}
-
-
-def base64_forms(value: str) -> set[str]:
-    """The value inside base64 text (standard and URL-safe) at each of the three offsets."""
-    forms = set()
-    for core in _base64_cores(value.encode("utf-8")):
-        forms.update({core, core.replace("+", "-").replace("/", "_")})
-    return forms
-
-
-def _alternatives(forms: Mapping[str, str], suffix: str) -> re.Pattern[str] | None:
-    # Longest first, so a key containing another (or a longer encoding) wins.
-    ordered = sorted(forms, key=len, reverse=True)
-    return re.compile("|".join(f"{re.escape(f)}{suffix}" for f in ordered)) if forms else None
-
-
 class Redactor:
-    """Replaces known secret values (in their encoded forms too) and well-known key shapes."""
+    """Replaces known secret values (in the forms of core/redaction/forms.py) and well-known key
+    shapes."""
 
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
-        by_form: dict[str, str] = {}
-        by_base64: dict[str, str] = {}
+        loose: dict[str, str] = {}  # squashed value → name
+        encoded: dict[str, str] = {}  # lower-cased form → name
+        encoded_tails: dict[str, str] = {}
+        b64: dict[str, str] = {}
+        b64_tails: dict[str, str] = {}
         for name, value in (secrets or {}).items():
-            if looks_like_secret_value(value):
-                for form in encoded_forms(value):
-                    by_form.setdefault(form, name)
-                for form in base64_forms(value):
-                    by_base64.setdefault(form, name)
-        self._names = by_form
-        self._base64_names = by_base64
-        self._pattern = _alternatives(by_form, "")
-        # The group that holds the secret's last bytes and its padding go with it.
-        self._base64 = _alternatives(by_base64, "[A-Za-z0-9+/_-]{0,3}={0,2}")
-        # Every form, sorted: whether a text is the start of one is a bisect away.
-        self._forms = sorted({*by_form, *by_base64})
-        self._longest = max(map(len, self._forms), default=0)
+            if not looks_like_secret_value(value):
+                continue
+            for form in filter(None, (loose_form(value), loose_form(value[::-1]))):
+                loose.setdefault(form, name)
+            for form, tail in encoded_forms(value).items():
+                encoded.setdefault(form.lower(), name)
+                encoded_tails[form.lower()] = tail
+            for form, tail in base64_forms(value).items():
+                b64.setdefault(form, name)
+                b64_tails[form] = tail
+        self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
+        self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
+        self._encoded = trie_pattern(encoded_tails, BREAK, re.IGNORECASE)
+        self._base64 = trie_pattern(b64_tails, BREAK)
+        self._patterns = [p for p in (self._loose, self._encoded, self._base64) if p is not None]
+        # Whether a streamed text's tail may grow into a form: written out, or encoded.
+        self._starts = [
+            Starts(loose, SEPARATORS, fold=True),
+            Starts([*encoded, *b64], "\r\n", fold=True),
+        ]
+        self._reach = max(4 * starts.longest + 4 for starts in self._starts)
 
     def __bool__(self) -> bool:
         """Whether any known value is configured (key shapes are redacted either way)."""
-        return self._pattern is not None
+        return bool(self._patterns)
 
     def text(self, text: str) -> str:
-        if self._pattern is not None:
-            text = self._pattern.sub(lambda m: f"[REDACTED {self._names[m.group(0)]}]", text)
+        if self._loose is not None:
+            text = self._loose.sub(self._loose_label, text)
+        if self._encoded is not None:
+            text = self._encoded.sub(self._encoded_label, text)
         if self._base64 is not None:
             text = self._base64.sub(self._base64_label, text)
         return redact_shapes(text)
+
+    def _loose_label(self, match: re.Match[str]) -> str:
+        return f"[REDACTED {name_of(squash(match.group(0)), self._loose_names, False)}]"
+
+    def _encoded_label(self, match: re.Match[str]) -> str:
+        return f"[REDACTED {name_of(unwrapped(match.group(0)), self._encoded_names, True)}]"
+
+    def _base64_label(self, match: re.Match[str]) -> str:
+        return f"[REDACTED {name_of(unwrapped(match.group(0)), self._base64_names, False)}]"
 
     def held_from(self, text: str) -> int:
         """Where the tail of streamed `text` that could still grow into a secret begins
@@ -129,13 +120,13 @@ class Redactor:
         found = SHAPE_STARTS.search(text)
         if found:
             cut = found.start()
-        # Known forms have no whitespace: only the last few characters can start one.
-        for start in range(max(0, len(text) - self._longest), cut):
-            tail = text[start:]
-            at = bisect.bisect_left(self._forms, tail)
-            if at < len(self._forms) and self._forms[at].startswith(tail):
-                cut = start
-                break
+        if self._patterns:
+            window_start = max(0, len(text) - self._reach)
+            window = text[window_start:]
+            for starts in self._starts:
+                start = starts.start(window)
+                if start is not None:
+                    cut = min(cut, window_start + start)
         # A whole match that reaches the end may go on (a longer key, base64 padding, a private
         # key's body); one that spans the cut would be cut in two. Either is held from its start.
         matches = self._matches(text)
@@ -149,8 +140,7 @@ class Redactor:
 
     def _matches(self, text: str) -> list[tuple[int, int]]:
         """Where each pattern matches in `text` (start, end), whatever it matches."""
-        patterns = [p for p in (self._pattern, self._base64, SHAPES) if p is not None]
-        return [m.span() for pattern in patterns for m in pattern.finditer(text)]
+        return [m.span() for p in (*self._patterns, SHAPES) for m in p.finditer(text)]
 
     def split_at(self, text: str, at: int) -> int:
         """Where `text` may be cut at `at` or after it without cutting a secret in two: the end
@@ -170,11 +160,6 @@ class Redactor:
         whole = first + second
         cut = self.split_at(whole, len(first)) if first and second else len(first)
         return self.text(whole[:cut]), self.text(whole[cut:])
-
-    def _base64_label(self, match: re.Match[str]) -> str:
-        found = match.group(0)
-        name = next(n for form, n in self._base64_names.items() if found.startswith(form))
-        return f"[REDACTED {name}]"
 
     def value(self, value: Any) -> Any:
         """The same JSON-like value with every string (keys included) redacted."""

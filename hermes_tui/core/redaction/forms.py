@@ -1,0 +1,179 @@
+"""The forms a known secret value can be carried out in, and the patterns that find them.
+
+A value is found
+- written out loosely, in any letter case: as it is, reversed, or letter by letter with
+  separators between (`s k - a b c`, `s-k-a-b-c`, `Zq9 known secret`): its characters other than
+  separators (SEPARATORS), in order, with up to three separators between each two;
+- encoded, in any letter case: hex, URL-encoding, base32 (at each of the five byte offsets
+  inside a longer encoded text);
+- in base64, standard and URL-safe, at each of the three byte offsets;
+and each encoding also of the value upper-cased, lower-cased and reversed. An encoded form may
+be wrapped (a line break every few characters, as `base64`, `base32` and `xxd -p` print them),
+as real line breaks or as the `\\n` escapes of JSON text.
+
+Each kind of form is one regular expression built as a trie (a branch only where forms differ),
+so a text is scanned once whatever the number of forms; a form's name is found again from the
+text it matched (`name_of`).
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import re
+import urllib.parse
+from collections.abc import Iterable, Mapping
+
+# An encoded form shorter than this could match by chance in ordinary base64 or hex.
+MIN_ENCODED_LENGTH = 8
+# Written-out values shorter than this (separators not counted) would match ordinary words.
+MIN_LOOSE_LENGTH = 8
+SEPARATORS = " \t\r\n\f\v-_.,:;|/*+"
+_SQUASH = str.maketrans("", "", SEPARATORS)
+# Between two characters of a value written out loosely. No quote or backslash but whole JSON
+# escapes, so redacting JSON text keeps it valid JSON.
+GAP = r"(?:[\s\-_.,:;|/*+]|\\[nrt]){0,3}"
+# Inside an encoded form: the line break its encoder's wrapping put there.
+BREAK = r"(?:[\r\n]|\\[nr]){0,2}"
+_BREAKS = re.compile(r"[\r\n]|\\[nr]")
+_DROP_BREAKS = str.maketrans("", "", "\r\n")
+BASE64_TAIL = "[A-Za-z0-9+/_-]{0,3}={0,2}"  # the group holding the value's last bytes, padding
+BASE32_TAIL = "[A-Za-z2-7]{0,7}={0,6}"
+
+
+def squash(text: str) -> str:
+    """`text` without separators, lower-cased: how loose forms are compared."""
+    return text.translate(_SQUASH).lower()
+
+
+def _cores(raw: bytes, group: int, encode) -> list[str]:
+    """What `raw` looks like inside any text `encode`d in groups of `group` bytes, at each byte
+    offset: the groups it shares with its neighbours are left out."""
+    cores = []
+    for offset in range(group):
+        skip = (group - offset) % group  # bytes of the value in the group shared with what precedes
+        body = raw[skip:]
+        body = body[: len(body) - len(body) % group]
+        core = encode(body).decode("ascii").rstrip("=") if body else ""
+        if len(core) >= MIN_ENCODED_LENGTH:
+            cores.append(core)
+    return cores
+
+
+def _variants(value: str) -> set[str]:
+    return {value, value.upper(), value.lower(), value[::-1]}
+
+
+def loose_form(value: str) -> str | None:
+    """The value without its separators, if enough is left to be told from ordinary words."""
+    squashed = squash(value)
+    return squashed if len(squashed) >= MIN_LOOSE_LENGTH else None
+
+
+def encoded_forms(value: str) -> dict[str, str]:
+    """Form → the tail that may follow it: the value and its reverse as they are, hex,
+    URL-encoding and base32 (letter case does not matter in any of them)."""
+    forms = {value: "", value[::-1]: ""}
+    for text in _variants(value):
+        raw = text.encode("utf-8")
+        forms.update({raw.hex(): "", urllib.parse.quote(text, safe=""): ""})
+        forms[urllib.parse.quote_plus(text)] = ""
+        forms.update(dict.fromkeys(_cores(raw, 5, base64.b32encode), BASE32_TAIL))
+    return {form: tail for form, tail in forms.items() if len(form) >= MIN_ENCODED_LENGTH}
+
+
+def base64_forms(value: str) -> dict[str, str]:
+    """Form → tail: the value inside base64 text (standard and URL-safe) at each offset."""
+    forms = {}
+    for text in _variants(value):
+        for core in _cores(text.encode("utf-8"), 3, base64.b64encode):
+            forms[core] = forms[core.replace("+", "-").replace("/", "_")] = BASE64_TAIL
+    return forms
+
+
+def trie_pattern(forms: Mapping[str, str], gap: str, flags: int = 0) -> re.Pattern[str] | None:
+    """One pattern matching any of `forms` (form → the tail that may follow it), with `gap`
+    between each two of its characters; where one form goes on past another, the longer wins."""
+    root: dict = {}
+    for form, tail in forms.items():
+        node = root
+        for char in form:
+            node = node.setdefault(char, {})
+        node[""] = tail
+    return re.compile(_branches(root, gap), flags) if root else None
+
+
+def _branches(node: dict, gap: str, lead: str = "") -> str:
+    """The pattern of what may follow `node` (`lead`: the gap before each next character)."""
+    alternatives = []
+    for char in sorted(key for key in node if key):
+        chain, child = [re.escape(char)], node[char]
+        while len(child) == 1 and "" not in child:  # one way on: no group needed
+            ((next_char, child),) = child.items()
+            chain.append(re.escape(next_char))
+        if any(child):
+            alternatives.append(lead + gap.join(chain) + _branches(child, gap, gap))
+        else:
+            alternatives.append(lead + gap.join(chain) + child[""])
+    if "" in node:
+        alternatives.append(node[""])  # the form ends here: after the longer ones
+    if len(alternatives) == 1:
+        return alternatives[0]
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def unwrapped(found: str) -> str:
+    """A matched encoded form without the line breaks wrapping put in it."""
+    return _BREAKS.sub("", found)
+
+
+def name_of(found: str, names: Mapping[str, str], fold: bool) -> str:
+    """Whose form `found` (a match, line breaks taken out) begins with: the longest first."""
+    if fold:
+        found = found.lower()
+    for form in sorted(names, key=len, reverse=True):
+        if found.startswith(form):
+            return names[form]
+    return next(iter(names.values()))
+
+
+class Starts:
+    """Whether the tail of a streamed text may still grow into one of `forms`, and from where.
+
+    `drop`: characters a form may have between its own (left out of both before comparing);
+    `fold`: letter case does not matter."""
+
+    def __init__(self, forms: Iterable[str], drop: str, fold: bool) -> None:
+        self.table = str.maketrans("", "", drop)
+        self.drop, self.fold = drop, fold
+        self.forms = sorted({self._kept(form) for form in forms})
+        self.longest = max(map(len, self.forms), default=0)
+        self.alphabet = "".join({char for form in self.forms for char in form})
+        self.firsts = frozenset(form[0] for form in self.forms)
+
+    def _kept(self, text: str) -> str:
+        kept = text.translate(self.table)
+        return kept.lower() if self.fold and len(kept.lower()) == len(kept) else kept
+
+    def start(self, window: str) -> int | None:
+        """Where in `window` the earliest tail that begins a form starts (None: nowhere)."""
+        kept = self._kept(window)
+        # Only the last run of the forms' characters can begin one; the run is found in C.
+        first = max(len(kept.rstrip(self.alphabet)), len(kept) - self.longest)
+        for start in range(first, len(kept)):
+            if kept[start] not in self.firsts:
+                continue
+            tail = kept[start:]
+            at = bisect.bisect_left(self.forms, tail)
+            if at < len(self.forms) and self.forms[at].startswith(tail):
+                return self._back(window, len(tail))
+        return None
+
+    def _back(self, window: str, count: int) -> int:
+        """The index in `window` of the character that begins its `count` last kept ones."""
+        for index in range(len(window) - 1, -1, -1):
+            if window[index] not in self.drop:
+                count -= 1
+                if count == 0:
+                    return index
+        return 0
