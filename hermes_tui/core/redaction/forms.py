@@ -9,7 +9,8 @@ A value is found
 - in base64, standard and URL-safe, at each of the three byte offsets;
 and each encoding also of the value upper-cased, lower-cased and reversed. An encoded form may
 be wrapped (a line break every few characters, as `base64`, `base32` and `xxd -p` print them),
-as real line breaks or as the `\\n` escapes of JSON text.
+as real line breaks or as the `\\n` escapes of JSON text: such a block is searched with its lines
+joined, and shown joined where it held a secret.
 
 Each kind of form is one regular expression built as a trie (a branch only where forms differ),
 so a text is scanned once whatever the number of forms; a form's name is found again from the
@@ -33,10 +34,10 @@ _SQUASH = str.maketrans("", "", SEPARATORS)
 # Between two characters of a value written out loosely. No quote or backslash but whole JSON
 # escapes, so redacting JSON text keeps it valid JSON.
 GAP = r"(?:[\s\-_.,:;|/*+]|\\[nrt]){0,3}"
-# Inside an encoded form: the line break its encoder's wrapping put there.
-BREAK = r"(?:[\r\n]|\\[nr]){0,2}"
+# A block of encoded text wrapped over lines (`base64`, `base32`, `xxd -p` print them so), real
+# line breaks or JSON's `\n`: its lines are joined before its forms are looked for.
+WRAPPED = re.compile(r"[A-Za-z0-9+/=_%\-]{2,}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=_%\-]+)+")
 _BREAKS = re.compile(r"[\r\n]|\\[nr]")
-_DROP_BREAKS = str.maketrans("", "", "\r\n")
 BASE64_TAIL = "[A-Za-z0-9+/_-]{0,3}={0,2}"  # the group holding the value's last bytes, padding
 BASE32_TAIL = "[A-Za-z2-7]{0,7}={0,6}"
 
@@ -122,9 +123,9 @@ def _branches(node: dict, gap: str, lead: str = "") -> str:
     return "(?:" + "|".join(alternatives) + ")"
 
 
-def unwrapped(found: str) -> str:
-    """A matched encoded form without the line breaks wrapping put in it."""
-    return _BREAKS.sub("", found)
+def unwrapped(block: str) -> str:
+    """An encoded block without the line breaks wrapping put in it."""
+    return _BREAKS.sub("", block)
 
 
 def name_of(found: str, names: Mapping[str, str], fold: bool) -> str:

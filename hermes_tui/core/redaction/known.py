@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_tui.core.redaction.forms import (
-    BREAK,
     GAP,
     SEPARATORS,
+    WRAPPED,
     Starts,
     base64_forms,
     encoded_forms,
@@ -80,8 +80,8 @@ class Redactor:
                 b64_tails[form] = tail
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
         self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
-        self._encoded = trie_pattern(encoded_tails, BREAK, re.IGNORECASE)
-        self._base64 = trie_pattern(b64_tails, BREAK)
+        self._encoded = trie_pattern(encoded_tails, "", re.IGNORECASE)
+        self._base64 = trie_pattern(b64_tails, "")
         self._patterns = [p for p in (self._loose, self._encoded, self._base64) if p is not None]
         # Whether a streamed text's tail may grow into a form: written out, or encoded.
         self._starts = [
@@ -97,20 +97,33 @@ class Redactor:
     def text(self, text: str) -> str:
         if self._loose is not None:
             text = self._loose.sub(self._loose_label, text)
+        if self._encoded is not None or self._base64 is not None:
+            text = self._encodings(text)
+            if "\n" in text or "\\n" in text:  # real line breaks or JSON's escapes
+                text = WRAPPED.sub(self._unwrapped_label, text)
+        return redact_shapes(text)
+
+    def _encodings(self, text: str) -> str:
         if self._encoded is not None:
             text = self._encoded.sub(self._encoded_label, text)
         if self._base64 is not None:
             text = self._base64.sub(self._base64_label, text)
-        return redact_shapes(text)
+        return text
+
+    def _unwrapped_label(self, match: re.Match[str]) -> str:
+        """A wrapped block, its lines joined where that shows a secret (as it is otherwise)."""
+        joined = unwrapped(match.group(0))
+        redacted = self._encodings(joined)
+        return redacted if redacted != joined else match.group(0)
 
     def _loose_label(self, match: re.Match[str]) -> str:
         return f"[REDACTED {name_of(squash(match.group(0)), self._loose_names, False)}]"
 
     def _encoded_label(self, match: re.Match[str]) -> str:
-        return f"[REDACTED {name_of(unwrapped(match.group(0)), self._encoded_names, True)}]"
+        return f"[REDACTED {name_of(match.group(0), self._encoded_names, True)}]"
 
     def _base64_label(self, match: re.Match[str]) -> str:
-        return f"[REDACTED {name_of(unwrapped(match.group(0)), self._base64_names, False)}]"
+        return f"[REDACTED {name_of(match.group(0), self._base64_names, False)}]"
 
     def held_from(self, text: str) -> int:
         """Where the tail of streamed `text` that could still grow into a secret begins
