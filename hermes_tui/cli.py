@@ -208,22 +208,23 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     parser = build_parser()
     args = parser.parse_args(argv)
     args.whole_process = whole_process
-    if args.command is None:
-        return _run(args)
     # Replies, tool output, memory and skills reach these streams: a terminal must not obey them,
-    # and no secret is printed (key shapes now, the home's known secrets once it is open).
+    # and no secret is printed (key shapes now, the home's known secrets once it is open). The
+    # app draws on the terminal itself; a bug before it runs is printed the same way.
     from hermes_tui.core.redaction import redact_shapes
     from hermes_tui.core.text import NeutralisedStream
 
     out, err = sys.stdout, sys.stderr
-    sys.stdout = NeutralisedStream(out, redact_shapes)
-    sys.stderr = NeutralisedStream(err, redact_shapes)
+    if args.command is not None:
+        sys.stdout = NeutralisedStream(out, redact_shapes)
+        sys.stderr = NeutralisedStream(err, redact_shapes)
     try:
         return _run(args)
     except Exception:  # a bug: its traceback is redacted like everything else printed here
-        import traceback
+        from hermes_tui.crash_report import crash_report
 
-        sys.stderr.write(traceback.format_exc())
+        report = crash_report(args.home)
+        (sys.stderr if args.command is not None else NeutralisedStream(err)).write(report)
         return 1  # what Python exits with on an uncaught exception
     finally:
         sys.stdout, sys.stderr = out, err

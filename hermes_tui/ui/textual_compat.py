@@ -135,6 +135,9 @@ def safe_traceback(redact: Callable[[str], str]) -> Any:
     if kind is None or error is None:
         return Text("hermes-tui crashed (no traceback to show)")
     trace = Traceback.extract(kind, error, trace_back, show_locals=True, locals_max_length=5)
+    for stack in trace.stacks:
+        for frame in stack.frames:
+            _redact_source(frame.filename, redact)
     return Traceback(
         _cleaned(trace, lambda text: neutralise(redact(text))),
         show_locals=True,
@@ -142,6 +145,19 @@ def safe_traceback(redact: Callable[[str], str]) -> Any:
         locals_max_length=5,
         suppress=[rich],
     )
+
+
+def _redact_source(filename: str, redact: Callable[[str], str]) -> None:
+    """Rich shows the source lines around each frame, read through `linecache` as it renders:
+    a secret written in the source is redacted there first (the file itself is left alone).
+    Each line on its own, so the line numbers stay true; the process is ending."""
+    import linecache
+
+    lines = linecache.getlines(filename)
+    redacted = [redact(line) for line in lines]
+    if redacted != lines:
+        # No modification time: linecache.checkcache keeps the entry as it is.
+        linecache.cache[filename] = (sum(map(len, redacted)), None, redacted, filename)
 
 
 class SafeCrashOutput:
