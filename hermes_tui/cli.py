@@ -70,6 +70,7 @@ def cmd_memory_show(args: argparse.Namespace) -> int:
             "limit": usage.limit,
             "percent": usage.percent,
             "problem": state.drift,
+            "secrets": store.secrets_notice(target),
         }
     if args.json:
         print(json_for_terminal(report, indent=2))
@@ -78,8 +79,8 @@ def cmd_memory_show(args: argparse.Namespace) -> int:
         print(
             f"{FILENAMES[target]}  {info['percent']}% — {info['chars']:,}/{info['limit']:,} chars  ({info['path']})"
         )
-        if info["problem"]:
-            print(f"  ! {info['problem']}")
+        for problem in filter(None, (info["problem"], info["secrets"])):
+            print(f"  ! {problem}")
         if not info["entries"]:
             print("  (empty)")
         for index, entry in enumerate(info["entries"], 1):

@@ -204,11 +204,14 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     for target, problem in runtime.memory.health().items():
         usage = runtime.memory.usage(target)
         name = f"memory {target}"
+        secrets = runtime.memory.secrets_notice(target)
+        detail = f"{len(runtime.memory.entries(target))} entries, {usage}"
         checks.append(
             Check(
                 name,
                 problem is None,
-                problem or f"{len(runtime.memory.entries(target))} entries, {usage}",
+                problem or (f"{detail}; {secrets}" if secrets else detail),
+                warning=secrets is not None,
             )
         )
     checks.extend(_skill_checks(runtime.skills, runtime.skill_runtime_settings().environ))

@@ -76,6 +76,7 @@ def test_memory_show_lists_entries_with_usage(home: Path, run: Run) -> None:
             "limit": 1375,
             "percent": 1,
             "problem": None,
+            "secrets": None,
         }
     }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 import threading
 import time
 import uuid
@@ -172,6 +173,24 @@ class MemoryFiles:
             blocks[target] = self._render_block(target, self._sanitised(target, entries))
         return MemorySnapshot(memory=blocks["memory"], user=blocks["user"])
 
+    def secrets_notice(self, target: Target) -> str | None:
+        """Which entries on disk hold a secret the redaction knows (a hand edit, an older
+        version's write), in one line; None when none does. The file is the user's: it is not
+        rewritten, the prompt shows those entries redacted."""
+        found: dict[int, set[str]] = {}
+        for index, entry in enumerate(self.entries(target), 1):
+            if (redacted := self.redact(entry)) != entry:
+                found[index] = set(re.findall(r"\[REDACTED ([^\]]+)\]", redacted))
+        if not found:
+            return None
+        names = ", ".join(sorted(set().union(*found.values())))
+        which = ", ".join(map(str, found))
+        holds = f"entries {which} hold" if len(found) > 1 else f"entry {which} holds"
+        return (
+            f"{holds} a secret ({names}): the model sees {'them' if len(found) > 1 else 'it'} "
+            f"redacted; take the secret out of {FILENAMES[target]}"
+        )
+
     def health(self) -> dict[str, str | None]:
         """Per target: None when healthy, otherwise what is wrong (for `doctor`)."""
         return {target: self.read(target).drift for target in TARGETS}
@@ -243,7 +262,8 @@ class MemoryFiles:
                     "prompt. The user can review and remove it.]"
                 )
             else:
-                shown.append(entry)
+                # A secret in an entry on disk (secrets_notice tells the user) is not sent.
+                shown.append(self.redact(entry))
         return shown
 
     def _render_block(self, target: Target, entries: list[str]) -> str:

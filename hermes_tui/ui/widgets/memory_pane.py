@@ -130,6 +130,8 @@ class MemorySection(Vertical):
             listing.append(EntryItem(entry, fresh=bool(fresh and entry in fresh)))
         if state.drift:
             self.show_error(f"{state.drift}. Edits are refused until the file is fixed.")
+        elif secrets := self.store.secrets_notice(self.target):  # type: ignore[arg-type]
+            self.show_error(secrets)
         if select is not None and select in state.entries:
             listing.index = state.entries.index(select)
         elif index is not None and state.entries:
