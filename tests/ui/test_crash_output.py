@@ -143,7 +143,7 @@ async def test_a_crash_in_the_app_redacts_the_source_lines_it_shows(
             await pilot.pause()
     printed = capsys.readouterr()
     output = printed.out + printed.err
-    assert "leaky_app.py" in output and "fallback = " in output  # the source lines are shown
+    assert "fallback = " in output  # the source lines are shown
     assert "[REDACTED DB_TOKEN]" in output and "[REDACTED openai key]" in output, output
     for secret in (SECRET, SHAPED):
         assert secret not in output
