@@ -155,7 +155,9 @@ class Runtime(LearningParts, SkillParts):
             )
             config = load_config(home_path, demo, environ)
         # Every road out (events, sessions.db, logs, pending/, exports) is redacted the same way.
-        redactor = Redactor(collect_secrets(parse_env_file(home_path / ".env"), config.env))
+        redactor = Redactor(
+            collect_secrets(parse_env_file(home_path / ".env"), config.env, mcp_secrets(config))
+        )
         sink = redacting_sink(sink, redactor)
         audit = AuditLog(home_path / "logs" / "audit.jsonl", redact=redactor.text)
         verdicts = cache_path(home_path)
@@ -278,7 +280,9 @@ class Runtime(LearningParts, SkillParts):
             from hermes_tui.core.tools.mcp_config import parse_servers
 
             self._mcp = McpManager(
-                parse_servers(self.config.mcp_servers, self.config.env), sink=self.sink
+                parse_servers(self.config.mcp_servers, self.config.env),
+                sink=self.sink,
+                redact=self.redactor.text,
             )
         return self._mcp
 
@@ -556,3 +560,17 @@ def _check_home(home: Path) -> None:
                     "Point --home (or HERMES_HOME) at a folder."
                 )
             return
+
+
+def mcp_secrets(config: Config) -> dict[str, str]:
+    """What config.yaml gives its MCP servers under secret-looking names (an `env` token, an
+    `X-Api-Key` header): a server may print it, so the redaction knows it too."""
+    from hermes_tui.core.redaction import SECRET_NAME
+    from hermes_tui.core.tools.mcp_config import parse_servers
+
+    found = {}
+    for server in parse_servers(config.mcp_servers, config.env).servers:
+        for name, value in [*server.env.items(), *server.headers.items()]:
+            if SECRET_NAME.search(name):
+                found[name] = value
+    return found

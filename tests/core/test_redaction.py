@@ -423,3 +423,20 @@ def test_ordinary_source_and_prose_are_left_alone_with_secrets_configured() -> N
         if redactor.text(text) != text:
             changed.append(path.name)
     assert changed == []
+
+
+def test_one_name_with_two_values_keeps_both() -> None:
+    from hermes_tui.core.redaction import collect_secrets
+
+    found = collect_secrets(
+        {"OPENAI_API_KEY": "from-the-dotenv-123"},
+        {"OPENAI_API_KEY": "from-the-shell-4567", "HOME": "/root"},
+        {"OPENAI_API_KEY": "from-the-dotenv-123", "SVC_TOKEN": "mcp-server-token-9"},
+    )
+    assert found == {
+        "OPENAI_API_KEY": "from-the-shell-4567",
+        "OPENAI_API_KEY (2)": "from-the-dotenv-123",
+        "SVC_TOKEN": "mcp-server-token-9",
+    }
+    redactor = Redactor(found)
+    assert "from-the" not in redactor.text("from-the-shell-4567 / from-the-dotenv-123")

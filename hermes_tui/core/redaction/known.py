@@ -43,17 +43,27 @@ def collect_secrets(
 ) -> dict[str, str]:
     """Name → value of what must never leave the process.
 
-    Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys, and
-    environment variables whose names look secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, ...).
+    Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys (and
+    other configured secrets), and environment variables whose names look secret (*KEY*,
+    *TOKEN*, *SECRET*, *PASSWORD*, ...). One name with two values (the shell's and the .env's)
+    keeps both: the second is named `NAME (2)`.
     """
     found: dict[str, str] = {}
+
+    def keep(name: str, value: str) -> None:
+        label, count = name, 1
+        while found.get(label, value) != value:
+            count += 1
+            label = f"{name} ({count})"
+        found[label] = value
+
     for name, value in environ.items():
         if SECRET_NAME.search(name) and looks_like_secret_value(value):
-            found[name] = value
+            keep(name, value)
     for source in (dotenv, provider_keys):
         for name, value in source.items():
             if looks_like_secret_value(value):
-                found[name] = value
+                keep(name, value)
     return found
 
 

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -70,25 +71,30 @@ class ServerState:
     def name(self) -> str:
         return self.config.name
 
-    def stderr_tail(self) -> str:
+    def stderr_tail(self, redact: Callable[[str], str] = str) -> str:
+        """The last lines the server wrote to stderr, redacted before they are cut (a secret
+        cut in two would match in neither half); a line the cut fell in is left out whole."""
         if self.stderr is None:
             return ""
         try:
             self.stderr.flush()
             self.stderr.seek(0)
-            text = self.stderr.read()
+            text = redact(self.stderr.read())
         except (OSError, ValueError):
             return ""
-        return text[-STDERR_TAIL:].strip()
+        tail = text[-STDERR_TAIL:]
+        if len(text) > STDERR_TAIL and "\n" in tail:
+            tail = tail.split("\n", 1)[1]
+        return tail.strip()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, redact: Callable[[str], str] = str) -> dict[str, Any]:
         return {
             "name": self.name,
             "transport": self.config.transport,
             "status": self.status,
             "tools": len(self.tools),
             "error": self.error,
-            "stderr": self.stderr_tail(),
+            "stderr": self.stderr_tail(redact),
             "restarts": self.restarts,
         }
 
@@ -98,8 +104,11 @@ class McpError(Exception):
 
 
 class McpManager:
-    def __init__(self, parsed: ParsedServers, *, sink: Sink = discard) -> None:
+    def __init__(
+        self, parsed: ParsedServers, *, sink: Sink = discard, redact: Callable[[str], str] = str
+    ) -> None:
         self.sink = sink
+        self.redact = redact  # the runtime's Redactor.text: a server's stderr may quote a key
         self.states: dict[str, ServerState] = {}
         self.problems = dict(parsed.problems)
         for config in parsed.servers:
@@ -300,12 +309,14 @@ class McpManager:
             return  # already reported (a timeout, then the cancelled start unwinding)
         state.status, state.error = "failed", error
         state.ready.set()
-        tail = state.stderr_tail()
+        tail = state.stderr_tail(self.redact)
         last = tail.splitlines()[-1] if tail else ""
+        if len(last) > 160:  # cut between words: half a key would not be redacted
+            last = last[:160].rsplit(" ", 1)[0] + " …"
         self.sink(
             Notice(
                 "warning",
-                f"MCP server {state.name!r} {error}" + (f" — stderr: {last[:160]}" if last else ""),
+                f"MCP server {state.name!r} {error}" + (f" — stderr: {last}" if last else ""),
                 key=f"mcp-failed:{state.name}:{error}",
             )
         )
@@ -435,7 +446,7 @@ class McpManager:
         return convert_result(state.name, result)
 
     def describe(self) -> list[dict[str, Any]]:
-        return [state.describe() for state in self.states.values()]
+        return [state.describe(self.redact) for state in self.states.values()]
 
 
 def convert_result(server: str, result: Any) -> dict[str, Any]:
