@@ -188,13 +188,15 @@ def test_a_secret_streamed_a_character_at_a_time_is_redacted() -> None:
 
 
 def test_ordinary_text_streams_on_and_only_a_possible_start_waits() -> None:
+    """What waits: the word still being streamed (it may be a key in disguise, reversed or
+    encoded, that only its end shows), or a start of a secret. The rest is shown at once."""
     seen: list = []
     sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
     sink(TextDelta("The build passed. "))
     sink(TextDelta("Next, run the tests and"))
-    assert "".join(e.text for e in seen) == "The build passed. Next, run the tests and"
+    assert "".join(e.text for e in seen) == "The build passed. Next, run the tests "
     sink(TextDelta(" check the s"))  # "s" may begin "sk-": it waits, the rest is shown
-    assert seen[-1].text == " check the "
+    assert seen[-1].text == "and check the "
     sink(ServerWaiting(1.0))  # waiting for the server does not end the stream
     assert seen[-1] == ServerWaiting(1.0)
     sink(TextDelta("ummary."))
@@ -440,3 +442,57 @@ def test_one_name_with_two_values_keeps_both() -> None:
     }
     redactor = Redactor(found)
     assert "from-the" not in redactor.text("from-the-shell-4567 / from-the-dotenv-123")
+
+
+# ---- key shapes nobody configured, in disguise ------------------------------------------
+
+UNCONFIGURED = {
+    "openai key": "sk-proj-Q1w2E3r4T5y6U7i8O9p0AsDfGhJk",
+    "github token": "ghp_Q1w2E3r4T5y6U7i8O9p0AsDfGhJkLzXc7890",
+    "aws key": "AKIAQ1W2E3R4T5Y6U7I8",
+    "slack token": "xoxb-123456789012-Q1w2E3r4T5y6",
+}
+
+
+def _disguises(key: str) -> dict[str, str]:
+    return {
+        "reversed": key[::-1],
+        "upper": key.upper(),
+        "lower": key.lower(),
+        "base64": base64.b64encode(f"TOKEN={key}\n".encode()).decode(),
+        "url-safe base64": base64.urlsafe_b64encode(key.encode()).decode().rstrip("="),
+        "hex": key.encode().hex(),
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(UNCONFIGURED))
+@pytest.mark.parametrize("disguise", sorted(_disguises("x")))
+def test_an_unconfigured_key_shape_in_disguise_is_redacted(kind: str, disguise: str) -> None:
+    key = UNCONFIGURED[kind]
+    carried = _disguises(key)[disguise]
+    out = redact_shapes(f"found: {carried} (end)")
+    assert out == f"found: [REDACTED {kind}] (end)", out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SK-HYNIX-MEMORY-MODULE-DDR-FOUR is a part number",
+        "the TASK-SK-ASSESSMENT-OF-RISKS-1234 ticket",
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad and ks-dlrow-olleh",
+        "uuid 123e4567-e89b-12d3-a456-426614174000 in AKIA-docs",
+    ],
+)
+def test_ordinary_encoded_and_upper_case_text_is_not_taken_for_a_key(text: str) -> None:
+    assert redact_shapes(text) == text
+
+
+@pytest.mark.parametrize("disguise", sorted(_disguises("x")))
+def test_an_unconfigured_key_in_disguise_streamed_in_pieces_is_redacted(disguise: str) -> None:
+    carried = _disguises(UNCONFIGURED["openai key"])[disguise]
+    text = f"here: {carried} done."
+    for size in (1, 3, 7):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert streamed(Redactor(), *pieces) == "here: [REDACTED openai key] done.", size

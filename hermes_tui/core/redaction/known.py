@@ -21,7 +21,13 @@ from hermes_tui.core.redaction.forms import (
     trie_pattern,
     unwrapped,
 )
-from hermes_tui.core.redaction.shapes import SHAPE_STARTS, SHAPES, redact_shapes
+from hermes_tui.core.redaction.shapes import (
+    DISGUISE_CAP,
+    KEY_CHARACTERS,
+    SHAPE_STARTS,
+    SHAPES,
+    redact_shapes,
+)
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
@@ -143,6 +149,11 @@ class Redactor:
         found = SHAPE_STARTS.search(text)
         if found:
             cut = found.start()
+        # A long run of key characters at the end may be a key in disguise (reversed, encoded)
+        # still streaming: it waits whole for the character that ends it.
+        run = len(text.rstrip(KEY_CHARACTERS))
+        if len(text) - run <= DISGUISE_CAP:
+            cut = min(cut, run)
         if self._patterns:
             window_start = max(0, len(text) - self._reach)
             window = text[window_start:]

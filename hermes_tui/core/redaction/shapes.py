@@ -68,8 +68,9 @@ SHAPE_STARTS = re.compile(
 
 
 def redact_shapes(text: str) -> str:
-    """`text` with every well-known key shape replaced (nothing configured needed)."""
-    return SHAPES.sub(_shape_label, text)
+    """`text` with every well-known key shape replaced (nothing configured needed), also
+    reversed, in another letter case or encoded (`redact_disguised`)."""
+    return redact_disguised(SHAPES.sub(_shape_label, text))
 
 
 def _shape_label(match: re.Match[str]) -> str:
@@ -77,3 +78,93 @@ def _shape_label(match: re.Match[str]) -> str:
     if kind == "bearer token":
         return f"{match.group(0).split()[0]} [REDACTED {kind}]"
     return f"[REDACTED {kind}]"
+
+
+# ---- key shapes in disguise: reversed, in another letter case, encoded ---------------------
+# Only the shapes whose lead cannot be ordinary text (a JWT or a bearer token reversed, or a
+# private key's body encoded, would be guesses): a match must be the whole shape again.
+_DISGUISABLE = ("anthropic key", "openai key", "github token", "aws key", "slack token",
+                "google key", "gitlab token", "hugging face token", "stripe key", "npm token")  # fmt: skip
+_REVERSED_LEADS = re.compile(
+    r"-ks|_[pousr]hg|_tap_buhtig|AIKA|AISA|-[abposre]xox|azIA|-taplg|_fh|_evil_[skrp]|_mpn", re.I
+)
+# Another letter case: the lead in any case, and a body with at least four digits (a key is
+# random; a product code like SK-HYNIX-MEMORY-MODULE is not).
+_FOLDED = re.compile(
+    r"(?<![A-Za-z0-9\-])(?:sk-|gh[pousr]_|github_pat_|xox[abposre]-|glpat-|akia|asia|aiza)"
+    r"(?=(?:[A-Za-z0-9_\-]*?\d){4})[A-Za-z0-9_\-]{16,}",
+    re.I,
+)
+# A run of base64 or hex long enough to carry a key (the shortest shape, 20 characters, is 27
+# in unpadded base64).
+# The characters of those runs, and of keys. A stream's tail of them (the word still coming)
+# is held: only its end shows whether it is a key in disguise. Not past DISGUISE_CAP (longer
+# than any key's encoding): a longer run goes on as it comes.
+KEY_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
+DISGUISE_CAP = 512
+_ENCODED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{26,}={0,2}")
+
+
+def _disguised_kind(text: str) -> str | None:
+    """The kind of the key shape `text` holds, if one of those that can be disguised."""
+    for found in SHAPES.finditer(text):
+        kind = KEY_SHAPES[int(str(found.lastgroup)[1:])][0]
+        if kind in _DISGUISABLE:
+            return kind
+    return None
+
+
+def _decoded(run: str) -> str:
+    """`run` decoded as hex or base64 (standard or URL-safe, any padding), as Latin-1 text;
+    empty when it is neither."""
+    import base64
+    import binascii
+
+    if len(run) % 2 == 0 and all(char in "0123456789abcdefABCDEF" for char in run):
+        return bytes.fromhex(run).decode("latin-1")
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(body + "=" * (-len(body) % 4)).decode("latin-1")
+    except (binascii.Error, ValueError):
+        return ""
+
+
+def redact_disguised(text: str) -> str:
+    """`text` with key shapes nobody configured replaced where they hide: reversed, upper- or
+    lower-cased, or encoded in base64 or hex."""
+    if _REVERSED_LEADS.search(text):
+        backwards = text[::-1]
+        spans = []
+        for found in SHAPES.finditer(backwards):
+            kind = KEY_SHAPES[int(str(found.lastgroup)[1:])][0]
+            if kind in _DISGUISABLE:
+                spans.append((len(text) - found.end(), len(text) - found.start(), kind))
+        for start, end, kind in reversed(spans):
+            text = f"{text[:start]}[REDACTED {kind}]{text[end:]}"
+    text = _FOLDED.sub(_folded_label, text)
+    return _ENCODED_RUN.sub(_encoded_label, text)
+
+
+def _folded_label(match: re.Match[str]) -> str:
+    kind = _disguised_kind(_canonical_case(match.group(0)))
+    return f"[REDACTED {kind}]" if kind else match.group(0)
+
+
+_CANONICAL_LEADS = (
+    "sk-", "github_pat_", "glpat-", "AKIA", "ASIA", "AIza",
+    *(f"gh{kind}_" for kind in "pousr"), *(f"xox{kind}-" for kind in "abposre"),
+)  # fmt: skip
+
+
+def _canonical_case(found: str) -> str:
+    """A key shape with its lead as its provider writes it (sk-, ghp_, AKIA, AIza, …)."""
+    for lead in _CANONICAL_LEADS:
+        if found.lower().startswith(lead.lower()):
+            body = found[len(lead) :]
+            return lead + (body.upper() if lead in ("AKIA", "ASIA") else body)
+    return found
+
+
+def _encoded_label(match: re.Match[str]) -> str:
+    kind = _disguised_kind(_decoded(match.group(0)))
+    return f"[REDACTED {kind}]" if kind else match.group(0)

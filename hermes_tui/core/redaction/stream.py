@@ -25,6 +25,7 @@ from hermes_tui.core.events import (
     WriteHeld,
 )
 from hermes_tui.core.redaction.known import Redactor
+from hermes_tui.core.redaction.shapes import DISGUISE_CAP, KEY_CHARACTERS
 
 # Held back at most, outside a private key: no key shape is this long, and a longer run of key
 # characters would make every delta scan it again.
@@ -61,6 +62,13 @@ class _Stream:
                 self.in_key = seen[-64:]
                 return []
             self.in_key, text = None, seen[end.end() :]
+        if (
+            not self.prior
+            and len(self.held) + len(text) <= DISGUISE_CAP
+            and not (self.held + text).strip(KEY_CHARACTERS)
+        ):  # a word still coming: it waits whole (the answer held_from would give, at once)
+            self.held += text
+            return []
         shown: list[Delta] = []
         text = self.prior + self.held + text
         cut = redactor.held_from(text)
