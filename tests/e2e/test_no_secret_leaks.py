@@ -59,13 +59,16 @@ def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(
     failing = Reply(
         fault="500",
         error_message="upstream said: {key} / "
-        f"{OPENAI_KEY[::-1]} / {b64} / {OPENAI_KEY.encode().hex()}",
+        f"{OPENAI_KEY[::-1]} / {b64} / {OPENAI_KEY.encode().hex()} / {OPENAI_KEY.upper()} / "
+        f"{' '.join(OPENAI_KEY)}",
     )
     chat("openai", failing, failing, failing, expect=3)
     chat("anthropic", Reply(fault="401", error_message="invalid x-api-key: {key}"), expect=3)
     leaky = (
         f"printf '%s\\n' '{PLAIN_KEY[::-1]}' "
-        f"$(printf %s '{PLAIN_KEY}' | base64) $(printf %s '{PLAIN_KEY}' | xxd -p)"
+        f"$(printf %s '{PLAIN_KEY}' | base64) $(printf %s '{PLAIN_KEY}' | xxd -p); "
+        f"printf %s '{PLAIN_KEY}' | base64 -w 8; printf %s '{PLAIN_KEY}' | base32; "
+        f"printf %s '{PLAIN_KEY}' | tr a-z A-Z; printf %s '{PLAIN_KEY}' | sed 's/./& /g'"
     )
     outside = tmp_path / "outside.txt"  # read first, so the memory write below is held
     outside.write_text("nothing to see\n", encoding="utf-8")
@@ -95,8 +98,16 @@ def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(
     assert not any("/pending/" in name for name in left)
     assert "the text holds a secret (ANTHROPIC_API_KEY" in "".join(outputs)
     for key in (OPENAI_KEY, PLAIN_KEY):
-        for form in forms(key):
+        disguised = [
+            key.upper(),
+            key.lower(),
+            base64.b32encode(key.encode()).decode().rstrip("="),
+            " ".join(key),
+        ]
+        for form in [*forms(key), *disguised]:
             for text in outputs:
-                assert form not in text, (form, text[-400:])
+                # Wrapped over lines or spelled out: searched with the whitespace taken out too.
+                assert form not in text and form not in "".join(text.split()), (form, text[-400:])
             for name, data in left.items():
                 assert form.encode() not in data, (form, name)
+                assert form.encode() not in b"".join(data.split()), (form, name)

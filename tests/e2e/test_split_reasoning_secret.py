@@ -56,3 +56,32 @@ def test_a_secret_split_between_reasoning_and_reply_is_nowhere(
     session = done.stderr.strip().splitlines()[-1].split()[-1]
     shown = run_main(capsys, home, "sessions", "show", session, cwd=home)
     assert_no_half(shown.stdout + shown.stderr, "sessions show")
+
+
+async def test_the_app_shows_no_half_of_a_secret_split_between_reasoning_and_reply(
+    home: Path, llm: FakeLLM
+) -> None:
+    from helpers import make_app, wait_until
+
+    (home / ".env").write_text(f"DB_TOKEN={KNOWN}\n", encoding="utf-8")
+    half = len(KNOWN) // 2
+    llm.script(Reply(reasoning="the key is " + KNOWN[:half], text=KNOWN[half:] + " done.", chunk=3))
+    app = make_app(home, llm.openai_url, memory={"nudge_interval": 0})
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.query_one("#chat-input").text = "hi"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+
+        def screen() -> str:
+            strips = app.screen._compositor.render_strips()
+            return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+        await wait_until(lambda: "done." in screen(), timeout=30)
+        blocks = list(app.query("ReasoningBlock"))
+        for block in blocks:  # open the thought, so its text is drawn
+            block.collapsed = False
+        await pilot.pause()
+        shown = screen()
+        thought = "".join(block.text for block in blocks)
+    assert "the key is [REDACTED DB_TOKEN]" in thought and "the key is" in shown
+    assert_no_half(shown + thought, "the app's screen")
