@@ -496,3 +496,17 @@ def test_an_unconfigured_key_in_disguise_streamed_in_pieces_is_redacted(disguise
     for size in (1, 3, 7):
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         assert streamed(Redactor(), *pieces) == "here: [REDACTED openai key] done.", size
+
+
+@pytest.mark.parametrize("where", ["{}", "x {}", "{} y", "a_{}"])
+def test_a_reversed_key_is_redacted_wherever_it_stands(where: str) -> None:
+    key = UNCONFIGURED["github token"]
+    assert redact_shapes(where.format(key[::-1])) == where.format("[REDACTED github token]")
+
+
+def test_every_key_shape_has_a_sample_that_is_redacted_as_its_kind() -> None:
+    """A shape added to KEY_SHAPES must begin with one of SHAPES' first characters."""
+    from hermes_tui.core.redaction import KEY_SHAPES
+
+    labelled = {kind for key in SHAPED_KEYS for kind, _ in KEY_SHAPES if kind in redact_shapes(key)}
+    assert labelled == {kind for kind, _ in KEY_SHAPES}
