@@ -61,7 +61,8 @@ def _starts_of(lead: str) -> str:
 
 
 SHAPE_STARTS = re.compile(
-    "|".join(
+    f"(?={_FIRST_CHARACTERS})(?:"
+    + "|".join(
         [
             *(
                 _B + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
@@ -71,6 +72,7 @@ SHAPE_STARTS = re.compile(
             r"(?i:(?<![A-Za-z0-9])bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
         ]
     )
+    + ")"
 )
 
 
