@@ -510,3 +510,69 @@ def test_every_key_shape_has_a_sample_that_is_redacted_as_its_kind() -> None:
 
     labelled = {kind for key in SHAPED_KEYS for kind, _ in KEY_SHAPES if kind in redact_shapes(key)}
     assert labelled == {kind for kind, _ in KEY_SHAPES}
+
+
+# ---- the attacker's list (ATTACK.md F2, F6): byte escapes, ROT13, UTF-16, hidden chars ----
+
+
+def _escaped_forms(value: str) -> dict[str, str]:
+    import codecs
+    import html  # noqa: F401 - the entities below are what html.escape would not write
+
+    raw = value.encode()
+    return {
+        "hex colon": ":".join(f"{b:02x}" for b in raw),
+        "hex space": raw.hex(" "),
+        "mixed-case hex": raw.hex()[:10] + raw.hex()[10:].upper(),
+        "\\x escapes": "".join(f"\\x{b:02x}" for b in raw),
+        "%XX every byte": "".join(f"%{b:02X}" for b in raw),
+        "%xx every byte": "".join(f"%{b:02x}" for b in raw),
+        "octal escapes": "".join(f"\\{b:03o}" for b in raw),
+        "decimal bytes": " ".join(map(str, raw)),
+        "rot13": codecs.encode(value, "rot13"),
+        "json \\u": "".join(f"\\u{ord(c):04x}" for c in value),
+        "html decimal": "".join(f"&#{ord(c)};" for c in value),
+        "html hex": "".join(f"&#x{ord(c):x};" for c in value),
+        "utf-16 hex": value.encode("utf-16-le").hex(),
+        "utf-16 base64": base64.b64encode(value.encode("utf-16-le")).decode(),
+        "utf-16 printed": value.encode("utf-16-le").decode("latin-1"),
+        "zero-width": "\u200b".join(value),
+        "full-width": "".join(chr(ord(c) + 0xFEE0) if 0x21 <= ord(c) <= 0x7E else c for c in value),
+        "combining": "".join(c + "\u0301" for c in value),
+        "base85": base64.b85encode(raw).decode(),
+        "ascii85": base64.a85encode(raw).decode(),
+        "base64 of base64": base64.b64encode(base64.b64encode(raw)).decode(),
+        "halves on two lines": value[:12] + "\n" + value[12:],
+    }
+
+
+@pytest.mark.parametrize("form", sorted(_escaped_forms(SECRET)))
+def test_a_known_secret_spelled_byte_by_byte_or_hidden_is_redacted(form: str) -> None:
+    carried = _escaped_forms(SECRET)[form]
+    out = Redactor({"DB_TOKEN": SECRET}).text(f"see: {carried} (end)")
+    # What hides between characters may be left after the last one: it carries nothing.
+    assert out.replace("\u0301", "").replace("\x00", "") == "see: [REDACTED DB_TOKEN] (end)", out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token-ghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "tokenghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "1ghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "xAKIAQWERTYUIOPASDFGH",
+        "KEYAKIAQWERTYUIOPASDFGH",
+        "KEYsk-ant-api03-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp-abcdefAA",
+        "abcsk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",
+        "axoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        "authBearer abcdefghijklmnop1234",
+        "ghp\u200b_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "g\u200bhp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "ｇｈｐ_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6",
+        "ghp_Q2w3E4r5T6y7U8i9\nO0pA1sD2fG3hJ4kL5zX6",
+    ],
+)
+def test_a_key_shape_glued_to_a_word_or_hidden_is_redacted(text: str) -> None:
+    out = redact_shapes(f"({text})")
+    assert "[REDACTED" in out and "Q2w3E4r5" not in out and "QWERTYUIOP" not in out, out
+    assert "Zz9Yy8Xx" not in out and "AbCdEfGh" not in out and "abcdefghijklmnop" not in out, out

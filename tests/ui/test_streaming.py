@@ -483,7 +483,7 @@ async def test_a_fast_stream_is_read_at_most_a_few_steps_ahead_of_the_screen(
         assert app.forwarder.waits > 0
         # Never the whole reply at once: a delta of 7 over the bound, plus the tail the stream's
         # redaction held back from the delta before (what could begin a key, "-----BEGIN " at most).
-        held = max(len(lead) for lead, _ in SHAPE_LEADS)
+        held = max(len(lead) for lead, _, _ in SHAPE_LEADS)
         assert max(behind) <= app.forwarder.AHEAD + 7 + held
         assert max(behind) > 0
 

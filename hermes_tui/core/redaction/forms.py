@@ -29,17 +29,26 @@ from collections.abc import Iterable, Mapping
 MIN_ENCODED_LENGTH = 8
 # Written-out values shorter than this (separators not counted) would match ordinary words.
 MIN_LOOSE_LENGTH = 8
-SEPARATORS = " \t\r\n\f\v-_.,:;|/*+"
+# Written between the characters of a value: ASCII separators, their full-width forms, NUL
+# (UTF-16 text printed as it is), zero-width characters and combining accents.
+_INVISIBLE = "\x00\u200b\u200c\u200d\u2060\ufeff" + "".join(map(chr, range(0x300, 0x370)))
+SEPARATORS = " \t\r\n\f\v-_.,:;|/*+\u3000\uff0d\uff3f\uff0e\uff0c\uff1a" + _INVISIBLE
 _SQUASH = str.maketrans("", "", SEPARATORS)
 # Between two characters of a value written out loosely. No quote or backslash but whole JSON
 # escapes, so redacting JSON text keeps it valid JSON.
-GAP = r"(?:[\s\-_.,:;|/*+]|\\[nrt]){0,3}"
+GAP = (
+    r"(?:[\s\-_.,:;|/*+\u3000\uff0d\uff3f\uff0e\uff0c\uff1a\x00\u200b-\u200d\u2060\ufeff"
+    r"\u0300-\u036f]|\\[nrt]){0,3}"
+)
+_FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)}
 # A block of encoded text wrapped over lines (`base64`, `base32`, `xxd -p` print them so), real
 # line breaks or JSON's `\n`: its lines are joined before its forms are looked for.
 WRAPPED = re.compile(r"[A-Za-z0-9+/=_%\-]{2,}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=_%\-]+)+")
 _BREAKS = re.compile(r"[\r\n]|\\[nr]")
 BASE64_TAIL = "[A-Za-z0-9+/_-]{0,3}={0,2}"  # the group holding the value's last bytes, padding
 BASE32_TAIL = "[A-Za-z2-7]{0,7}={0,6}"
+BASE85_TAIL = r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{0,4}"
+ASCII85_TAIL = r"[!#-\[\]-u]{0,4}"  # not a quote or a backslash: JSON text stays valid
 
 
 def squash(text: str) -> str:
@@ -71,6 +80,36 @@ def loose_form(value: str) -> str | None:
     return squashed if len(squashed) >= MIN_LOOSE_LENGTH else None
 
 
+def loose_forms(value: str) -> set[str]:
+    """The value, reversed, in ROT13 and in full-width letters, each without separators."""
+    import codecs
+
+    texts = {value, value[::-1], codecs.encode(value, "rot13"), value.translate(_FULLWIDTH)}
+    return {form for form in map(loose_form, texts) if form}
+
+
+def _byte_forms(raw: bytes) -> set[str]:
+    """Each byte spelled out: hex pairs with separators, escapes, entities, numbers."""
+    pairs = [f"{byte:02x}" for byte in raw]
+    return {
+        ":".join(pairs),
+        " ".join(pairs),
+        "".join(f"\\x{pair}" for pair in pairs),
+        "".join(f"%{pair}" for pair in pairs),
+        "".join(f"\\{byte:03o}" for byte in raw),
+        " ".join(map(str, raw)),
+    }
+
+
+def _char_forms(value: str) -> set[str]:
+    """Each character escaped as JSON, HTML (decimal, hex) would write it."""
+    return {
+        "".join(f"\\u{ord(char):04x}" for char in value),
+        "".join(f"&#{ord(char)};" for char in value),
+        "".join(f"&#x{ord(char):x};" for char in value),
+    }
+
+
 def encoded_forms(value: str) -> dict[str, str]:
     """Form → the tail that may follow it: the value and its reverse as they are, hex,
     URL-encoding and base32 (letter case does not matter in any of them)."""
@@ -80,6 +119,9 @@ def encoded_forms(value: str) -> dict[str, str]:
         forms.update({raw.hex(): "", urllib.parse.quote(text, safe=""): ""})
         forms[urllib.parse.quote_plus(text)] = ""
         forms.update(dict.fromkeys(_cores(raw, 5, base64.b32encode), BASE32_TAIL))
+    utf16 = value.encode("utf-16-le")
+    forms.update(dict.fromkeys({*_byte_forms(value.encode("utf-8")), *_char_forms(value)}, ""))
+    forms.update({utf16.hex(): "", value.encode("utf-16-be").hex(): ""})
     return {form: tail for form, tail in forms.items() if len(form) >= MIN_ENCODED_LENGTH}
 
 
@@ -89,6 +131,12 @@ def base64_forms(value: str) -> dict[str, str]:
     for text in _variants(value):
         for core in _cores(text.encode("utf-8"), 3, base64.b64encode):
             forms[core] = forms[core.replace("+", "-").replace("/", "_")] = BASE64_TAIL
+    # Its UTF-16, base64 of its base64, and base85 (Python's and Ascii85).
+    others = [value.encode("utf-16-le"), base64.b64encode(value.encode("utf-8"))]
+    for raw in others:
+        forms.update(dict.fromkeys(_cores(raw, 3, base64.b64encode), BASE64_TAIL))
+    for encode, tail in ((base64.b85encode, BASE85_TAIL), (base64.a85encode, ASCII85_TAIL)):
+        forms.update(dict.fromkeys(_cores(value.encode("utf-8"), 4, encode), tail))
     return forms
 
 

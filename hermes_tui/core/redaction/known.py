@@ -15,7 +15,7 @@ from hermes_tui.core.redaction.forms import (
     Starts,
     base64_forms,
     encoded_forms,
-    loose_form,
+    loose_forms,
     name_of,
     squash,
     trie_pattern,
@@ -86,7 +86,7 @@ class Redactor:
         for name, value in (secrets or {}).items():
             if not looks_like_secret_value(value):
                 continue
-            for form in filter(None, (loose_form(value), loose_form(value[::-1]))):
+            for form in loose_forms(value):
                 loose.setdefault(form, name)
             for form, tail in encoded_forms(value).items():
                 encoded.setdefault(form.lower(), name)
@@ -174,7 +174,11 @@ class Redactor:
 
     def _matches(self, text: str) -> list[tuple[int, int]]:
         """Where each pattern matches in `text` (start, end), whatever it matches."""
-        return [m.span() for p in (*self._patterns, SHAPES) for m in p.finditer(text)]
+        spans = [m.span() for p in (*self._patterns, SHAPES) for m in p.finditer(text)]
+        if self._patterns and ("\n" in text or "\\n" in text):  # a wrapped block holding one
+            blocks = WRAPPED.finditer(text)
+            spans += [m.span() for m in blocks if self._unwrapped_label(m) != m.group(0)]
+        return spans
 
     def split_at(self, text: str, at: int) -> int:
         """Where `text` may be cut at `at` or after it without cutting a secret in two: the end

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import re
 
-_B = r"(?<![A-Za-z0-9\-])"  # not the middle of a longer word; `_` may glue it to a name (KEY_sk-…)
+# Not the middle of a longer word (`_` may glue it to a name: KEY_sk-…). Leads no ordinary
+# word holds (ghp_, AKIA, xoxb-, sk-proj-, …) need no boundary: tokenghp_…, 1AKIA… are keys.
+_B = r"(?<![A-Za-z0-9\-])"
 # (kind, pattern): the shapes providers and code hosts give their keys. Replaced whole.
 KEY_SHAPES: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
-    ("bearer token", r"(?i:(?<![A-Za-z0-9])bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
-    ("anthropic key", _B + r"sk-ant-[A-Za-z0-9_\-]{12,}"),
-    ("openai key", _B + r"sk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
-    ("github token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-    ("aws key", _B + r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"),
-    ("slack token", _B + r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
-    ("google key", _B + r"AIza[0-9A-Za-z_\-]{35}"),
+    ("bearer token", r"(?:(?i:(?<![A-Za-z0-9])bearer)|(?<=[a-z0-9])Bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
+    ("anthropic key", r"sk-ant-[A-Za-z0-9_\-]{12,}"),
+    ("openai key", r"(?:sk-(?:proj|svcacct|admin|or-v1)-|" + _B + r"sk-)[A-Za-z0-9_\-]{16,}"),
+    ("github token", r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+    ("aws key", r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"),
+    ("slack token", r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    ("google key", r"AIza[0-9A-Za-z_\-]{35}"),
     ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),
-    ("gitlab token", _B + r"glpat-[A-Za-z0-9_\-]{20,}"),
+    ("gitlab token", r"glpat-[A-Za-z0-9_\-]{20,}"),
     ("hugging face token", _B + r"hf_[A-Za-z0-9]{30,}"),
     ("stripe key", _B + r"(?:sk|rk|pk)_live_[A-Za-z0-9]{16,}"),
     ("npm token", _B + r"npm_[A-Za-z0-9]{36}"),
@@ -35,20 +37,21 @@ SHAPES = re.compile(
 )
 # (lead, what follows it): how each of KEY_SHAPES begins. A stream's tail that is a start of a
 # lead, or a lead and then such characters up to the end, may still become a key: it is held.
-SHAPE_LEADS: tuple[tuple[str, str], ...] = (
-    ("-----BEGIN ", r"[A-Z \-]*"),
-    ("sk-", r"[A-Za-z0-9_\-]*"),
-    *((f"gh{kind}_", r"[A-Za-z0-9]*") for kind in "pousr"),
-    ("github_pat_", r"[A-Za-z0-9_]*"),
-    ("AKIA", r"[0-9A-Z]*"),
-    ("ASIA", r"[0-9A-Z]*"),
-    *((f"xox{kind}-", r"[A-Za-z0-9\-]*") for kind in "abposre"),
-    ("AIza", r"[0-9A-Za-z_\-]*"),
-    ("eyJ", r"[A-Za-z0-9_\-.]*"),
-    ("glpat-", r"[A-Za-z0-9_\-]*"),
-    ("hf_", r"[A-Za-z0-9]*"),
-    *((f"{kind}_live_", r"[A-Za-z0-9]*") for kind in ("sk", "rk", "pk")),
-    ("npm_", r"[A-Za-z0-9]*"),
+SHAPE_LEADS: tuple[tuple[str, str, bool], ...] = (  # (lead, what follows, needs a boundary)
+    ("-----BEGIN ", r"[A-Z \-]*", True),
+    ("sk-", r"[A-Za-z0-9_\-]*", True),
+    *((f"sk-{kind}-", r"[A-Za-z0-9_\-]*", False) for kind in ("ant", "proj", "svcacct", "admin")),
+    *((f"gh{kind}_", r"[A-Za-z0-9]*", False) for kind in "pousr"),
+    ("github_pat_", r"[A-Za-z0-9_]*", False),
+    ("AKIA", r"[0-9A-Z]*", False),
+    ("ASIA", r"[0-9A-Z]*", False),
+    *((f"xox{kind}-", r"[A-Za-z0-9\-]*", False) for kind in "abposre"),
+    ("AIza", r"[0-9A-Za-z_\-]*", False),
+    ("eyJ", r"[A-Za-z0-9_\-.]*", True),
+    ("glpat-", r"[A-Za-z0-9_\-]*", False),
+    ("hf_", r"[A-Za-z0-9]*", True),
+    *((f"{kind}_live_", r"[A-Za-z0-9]*", True) for kind in ("sk", "rk", "pk")),
+    ("npm_", r"[A-Za-z0-9]*", True),
 )
 
 
@@ -65,11 +68,12 @@ SHAPE_STARTS = re.compile(
     + "|".join(
         [
             *(
-                _B + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
-                for lead, rest in SHAPE_LEADS
+                (_B if bounded else "") + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
+                for lead, rest, bounded in SHAPE_LEADS
             ),
             r"(?i:(?<![A-Za-z0-9])" + _starts_of("bearer") + r")\Z",
-            r"(?i:(?<![A-Za-z0-9])bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
+            r"(?<=[a-z0-9])" + _starts_of("Bearer") + r"\Z",
+            r"(?:(?i:(?<![A-Za-z0-9])bearer)|(?<=[a-z0-9])Bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
         ]
     )
     + ")"
@@ -95,13 +99,14 @@ def _shape_label(match: re.Match[str]) -> str:
 _DISGUISABLE = ("anthropic key", "openai key", "github token", "aws key", "slack token",
                 "google key", "gitlab token", "hugging face token", "stripe key", "npm token")  # fmt: skip
 _REVERSED_LEADS = re.compile(
-    r"-ks|_[pousr]hg|_tap_buhtig|AIKA|AISA|-[abposre]xox|azIA|-taplg|_fh|_evil_[skrp]|_mpn", re.I
+    r"(?=[-_aA])(?:-ks|_[pousr]hg|_tap_buhtig|AIKA|AISA|-[abposre]xox|azIA|-taplg|_fh|_evil_[skrp]|_mpn)",
+    re.I,
 )
 _REVERSED_REACH = 300  # longer than any key of those shapes
 # Another letter case: the lead in any case, and a body with at least four digits (a key is
 # random; a product code like SK-HYNIX-MEMORY-MODULE is not).
 _FOLDED = re.compile(
-    r"(?<![A-Za-z0-9\-])(?:sk-|gh[pousr]_|github_pat_|xox[abposre]-|glpat-|akia|asia|aiza)"
+    r"(?=[sSgGxXaA])(?<![A-Za-z0-9\-])(?:sk-|gh[pousr]_|github_pat_|xox[abposre]-|glpat-|akia|asia|aiza)"
     r"(?=(?:[A-Za-z0-9_\-]*?\d){4})[A-Za-z0-9_\-]{16,}",
     re.I,
 )
@@ -157,7 +162,47 @@ def redact_disguised(text: str) -> str:
     for start, end, kind in reversed(spans):
         text = f"{text[:start]}[REDACTED {kind}]{text[end:]}"
     text = _FOLDED.sub(_folded_label, text)
-    return _ENCODED_RUN.sub(_encoded_label, text)
+    text = _ENCODED_RUN.sub(_encoded_label, text)
+    if "\n" in text:  # a key wrapped over two lines
+        text = _WRAPPED_KEY.sub(_wrapped_label, text)
+    if _HIDING.search(text):
+        text = _HIDDEN_RUN.sub(lambda run: _redact_hidden(run.group(0)), text)
+    return text
+
+
+_WRAPPED_KEY = re.compile(
+    f"(?={_FIRST_CHARACTERS})(?:sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[a-z]-|AIza|glpat-|hf_|npm_)"
+    r"[A-Za-z0-9_\-]*(?:\r?\n[A-Za-z0-9_\-]+)+"
+)
+
+
+def _wrapped_label(match: re.Match[str]) -> str:
+    joined = "".join(match.group(0).split())
+    redacted = SHAPES.sub(_shape_label, joined)
+    return redacted if redacted != joined else match.group(0)
+
+
+# Zero-width characters, NUL and combining accents between a key's characters, or full-width
+# letters: the key is looked for in the text without them (and with full-width made ASCII).
+_HIDING = re.compile("[\x00\u200b-\u200d\u2060\ufeff\u0300-\u036f\uff01-\uff5e]")
+_ASCII = {code + 0xFEE0: code for code in range(0x21, 0x7F)}
+# A word long enough to be a key, hidden characters and full-width letters included: only
+# such a word is read again without them.
+_HIDDEN_RUN = re.compile("[\\w\\-\x00\u200b-\u200d\u2060\ufeff\u0300-\u036f\uff01-\uff5e]{16,}")
+
+
+def _redact_hidden(text: str) -> str:
+    kept = [index for index, char in enumerate(text) if not _HIDING.match(char) or
+            0xFF01 <= ord(char) <= 0xFF5E]  # fmt: skip
+    plain = "".join(text[index] for index in kept).translate(_ASCII)
+    spans = []
+    for found in SHAPES.finditer(plain):
+        start, end = kept[found.start()], kept[found.end() - 1] + 1
+        if text[start:end] != found.group(0):  # hidden: the plain one was redacted already
+            spans.append((start, end, KEY_SHAPES[int(str(found.lastgroup)[1:])][0]))
+    for start, end, kind in reversed(spans):
+        text = f"{text[:start]}[REDACTED {kind}]{text[end:]}"
+    return text
 
 
 def _folded_label(match: re.Match[str]) -> str:
