@@ -95,17 +95,18 @@ async def test_the_spend_says_less_before_the_long_bar_gives_way(home: Path) -> 
     from hermes_tui.core.pricing import UsageTotals
 
     usage = UsageUpdated("s", "gpt-4o", UsageTotals(48_200, 3_100), 0.084, UsageTotals(12_400, 300))
-    for width, wanted in (
-        (200, "tokens 48.2k in · 3.1k out · reviews 12.4k in · 300 out"),
-        (150, "tokens 48.2k in · 3.1k out"),
-        (120, "tokens 48.2k in · 3.1k out"),
-        (110, "48.2k↑ 3.1k↓ $0.084"),
-    ):
-        app = make_app(home)
-        async with app.run_test(size=(width, 30)) as pilot:
-            await pilot.press("escape")
-            bar = app.query_one(NudgeBar)
-            bar.usage = usage
+    app = make_app(home)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.press("escape")
+        bar = app.query_one(NudgeBar)
+        bar.usage = usage
+        for width, wanted in (
+            (200, "tokens 48.2k in · 3.1k out · reviews 12.4k in · 300 out"),
+            (150, "tokens 48.2k in · 3.1k out"),
+            (120, "tokens 48.2k in · 3.1k out"),
+            (110, "48.2k↑ 3.1k↓ $0.084"),
+        ):
+            await pilot.resize_terminal(width, 30)
             await pilot.pause()
             text = bar_text(app)
             assert "memory 0/10 turns" in text and wanted in text, (width, text)
