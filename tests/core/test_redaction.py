@@ -576,3 +576,17 @@ def test_a_key_shape_glued_to_a_word_or_hidden_is_redacted(text: str) -> None:
     out = redact_shapes(f"({text})")
     assert "[REDACTED" in out and "Q2w3E4r5" not in out and "QWERTYUIOP" not in out, out
     assert "Zz9Yy8Xx" not in out and "AbCdEfGh" not in out and "abcdefghijklmnop" not in out, out
+
+
+def test_a_random_looking_secret_printed_in_two_halves_is_redacted_half_by_half() -> None:
+    """Two commands (two tool results) each print half: neither half is shown."""
+    redactor = Redactor(
+        {"DB_TOKEN": "Vr7-kumquat-Secret-55aa19", "DB_URL": "postgres://u@db:5432/x"}
+    )
+    assert redactor.text("first: Vr7-kumquat-") == "first: [REDACTED DB_TOKEN]"
+    assert redactor.text("then: Secret-55aa19.") == "then: [REDACTED DB_TOKEN]."
+    # Pieces of a URL, or without a digit, are ordinary text.
+    assert (
+        redactor.text("postgres on db:5432, kumquat-Secret")
+        == "postgres on db:5432, kumquat-Secret"
+    )

@@ -88,6 +88,22 @@ def loose_forms(value: str) -> set[str]:
     return {form for form in map(loose_form, texts) if form}
 
 
+def partial_forms(value: str) -> set[str]:
+    """Pieces of a value that looks random (a key, a token: 16 characters or more, letters and
+    digits, no URL) long enough to tell (a third of it, 8 characters at least) and holding a
+    digit and two letters: printed in two halves (two commands, two tool results), each half
+    is found on its own. Words and URLs are left out: a piece of one would be ordinary text."""
+    if len(value) < 16 or "://" in value or not _mixed(value):
+        return set()
+    size = max(8, len(value) // 3)
+    pieces = (value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1))
+    return {piece for piece in pieces if _mixed(piece) and piece != value}
+
+
+def _mixed(text: str) -> bool:
+    return any(map(str.isdigit, text)) and sum(map(str.isalpha, text)) >= 2
+
+
 def _byte_forms(raw: bytes) -> set[str]:
     """Each byte spelled out: hex pairs with separators, escapes, entities, numbers."""
     pairs = [f"{byte:02x}" for byte in raw]
@@ -180,6 +196,8 @@ def name_of(found: str, names: Mapping[str, str], fold: bool) -> str:
     """Whose form `found` (a match, line breaks taken out) begins with: the longest first."""
     if fold:
         found = found.lower()
+    if found in names:  # most matches are a whole form
+        return names[found]
     for form in sorted(names, key=len, reverse=True):
         if found.startswith(form):
             return names[form]

@@ -17,6 +17,7 @@ from hermes_tui.core.redaction.forms import (
     encoded_forms,
     loose_forms,
     name_of,
+    partial_forms,
     squash,
     trie_pattern,
     unwrapped,
@@ -94,6 +95,11 @@ class Redactor:
             for form, tail in base64_forms(value).items():
                 b64.setdefault(form, name)
                 b64_tails[form] = tail
+        for name, value in (secrets or {}).items():  # after the whole forms: they name first
+            if looks_like_secret_value(value):
+                for piece in partial_forms(value):
+                    encoded.setdefault(piece.lower(), name)
+                    encoded_tails.setdefault(piece.lower(), "")
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
         self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
         self._encoded = trie_pattern(encoded_tails, "", re.IGNORECASE)
