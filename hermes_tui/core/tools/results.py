@@ -1,7 +1,7 @@
 """What a tool result may carry out of the process: known secrets redacted, size capped.
 
 Every tool result passes here once (`ToolRegistry.run`) before the model, sessions.db or a
-face sees it. Redaction (core/redaction.py) replaces known secret values, in their encoded forms
+face sees it. Redaction (core/redaction/) replaces known secret values, in their encoded forms
 too, and well-known key shapes. The cap keeps a result under `tools.max_result_chars` of JSON: the largest field is cut to its head and
 tail with a note saying how much was left out and where the whole output was saved (the
 session's scratch folder, `<home>/scratch/<session id>/`, 0700), so the model can page through
