@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -174,6 +175,32 @@ def append_line(path: Path, line: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def write_merged_cache(
+    path: Path,
+    read: Callable[[], dict[str, Any]],
+    new: dict[str, Any],
+    used: set[str],
+    max_entries: int,
+    document: Callable[[dict[str, Any]], dict[str, Any]],
+) -> dict[str, Any]:
+    """Under the file's lock: the entries on disk (`read()`, what other processes wrote
+    meanwhile) with `new` added, those in `used` moved to the young end, the oldest dropped past
+    `max_entries`, written atomically (0600) as the JSON `document(entries)`. Returns the
+    entries written; raises OSError (a read-only home, a full disk) for the caller to shrug off."""
+    ensure_private_dir(path.parent)
+    with file_lock(path):
+        entries = read()
+        entries.update(new)
+        # Most recently used last, so trimming drops the least recently used.
+        for key in sorted(used & entries.keys()):
+            entries[key] = entries.pop(key)
+        while len(entries) > max_entries:
+            del entries[next(iter(entries))]
+        data = json.dumps(document(entries), ensure_ascii=False, separators=(",", ":"))
+        atomic_write_bytes(path, data.encode("utf-8"), mode=0o600)
+    return entries
 
 
 def make_private(path: Path, mode: int) -> None:

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.storage import atomic_write_bytes, ensure_private_dir, file_lock
+from hermes_tui.core.storage import write_merged_cache
 
 log = logging.getLogger(__name__)
 
@@ -95,18 +95,14 @@ class HeaderCache:
             new, used = self._new, self._used
             self._new, self._used = {}, set()
             try:
-                ensure_private_dir(self.path.parent)
-                with file_lock(self.path):
-                    entries = self._read()
-                    entries.update(new)
-                    for key in sorted(used & entries.keys()):  # most recently used last
-                        entries[key] = entries.pop(key)
-                    while len(entries) > self.max_entries:
-                        del entries[next(iter(entries))]
-                    document = {"format": FORMAT, "headers": entries}
-                    data = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-                    atomic_write_bytes(self.path, data.encode("utf-8"), mode=0o600)
-                self._entries = entries
+                self._entries = write_merged_cache(
+                    self.path,
+                    self._read,
+                    new,
+                    used,
+                    self.max_entries,
+                    lambda entries: {"format": FORMAT, "headers": entries},
+                )
             except OSError as exc:
                 log.info("cannot remember parsed skill headers in %s: %s", self.path, exc)
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.storage import atomic_write_bytes, ensure_private_dir, file_lock
+from hermes_tui.core.storage import write_merged_cache
 from hermes_tui.core.threats.verdicts import SEVERITY_RANK, Finding, Verdict, excerpt, tier_over
 
 log = logging.getLogger(__name__)
@@ -235,19 +235,18 @@ class VerdictCache:
             new, used = self._new, self._used
             self._new, self._used = {}, set()
             try:
-                ensure_private_dir(self.path.parent)
-                with file_lock(self.path):
-                    entries = self._read()
-                    entries.update(new)
-                    # Most recently used last, so trimming drops the least recently used.
-                    for key in sorted(used & entries.keys()):
-                        entries[key] = entries.pop(key)
-                    while len(entries) > self.max_entries:
-                        del entries[next(iter(entries))]
-                    document = {"format": FORMAT, "scanner": self.identity, "verdicts": entries}
-                    data = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-                    atomic_write_bytes(self.path, data.encode("utf-8"), mode=0o600)
-                self._entries = entries
+                self._entries = write_merged_cache(
+                    self.path,
+                    self._read,
+                    new,
+                    used,
+                    self.max_entries,
+                    lambda entries: {
+                        "format": FORMAT,
+                        "scanner": self.identity,
+                        "verdicts": entries,
+                    },
+                )
             except OSError as exc:
                 # Not a warning: it would print across the TUI at every start of a read-only
                 # home, where sessions.db already says what is wrong.
