@@ -203,3 +203,24 @@ def script_a_memory_review(llm, home: Path, answer: str, fact: str) -> None:
         Reply(tool_calls=[("memory", {"action": "add", "target": "user", "content": fact})]),
         Reply(text="Saved."),
     )
+
+
+def write_gate(home: Path, scanner: Any, **memory_options: Any) -> tuple[Any, Any, Any]:
+    """The write gate as the agent loop uses it, on real stores under `home`:
+    (gate, memory store, pending store)."""
+    from hermes_tui.core.agent.taint import WriteGate
+    from hermes_tui.core.events import discard
+    from hermes_tui.core.memory import MemoryStore
+    from hermes_tui.core.pending import PendingStore
+    from hermes_tui.core.skills.library import SkillLibrary
+
+    memory = MemoryStore(home / "memories", scanner=scanner, **memory_options)
+    pending = PendingStore(home / "pending")
+    gate = WriteGate(
+        memory=memory,
+        skills=SkillLibrary(home / "skills"),
+        pending=pending,
+        scanner=scanner,
+        sink=discard,
+    )
+    return gate, memory, pending
