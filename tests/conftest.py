@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import LEAKY_VARIABLES, spec_problems_of_created_skills
+from helpers import LEAKY_VARIABLES, close_opened_apps, spec_problems_of_created_skills
 
 # The test run writes bytecode even where the environment says not to (PYTHONDONTWRITEBYTECODE,
 # as on the development machine): otherwise each worker compiles and assertion-rewrites every
@@ -31,9 +31,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in LEAKY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    yield
+    close_opened_apps()
 
 
 @pytest.fixture(scope="session")

@@ -132,7 +132,23 @@ def make_app(
         runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key"}, sink=forwarder)
     else:
         runtime = Runtime.open(home, Overrides(provider=provider), environ={}, sink=forwarder)
-    return HermesApp(runtime, forwarder, watch_files=False)
+    app = HermesApp(runtime, forwarder, watch_files=False)
+    OPENED_APPS.append(app)
+    return app
+
+
+# The apps make_app made during the current test: conftest.py closes their runtimes after it,
+# as quitting does (`run_test` ends the app without quitting). Otherwise what a runtime keeps
+# running (the sandbox's network proxy, MCP servers) lived on, and its thread kept the whole
+# app alive (a thread holds `sys.stderr` as it was when it started: the app's capture), so
+# every full garbage collection of a worker walked dozens of dead apps.
+OPENED_APPS: list = []
+
+
+def close_opened_apps() -> None:
+    while OPENED_APPS:
+        app = OPENED_APPS.pop()
+        app.runtime.close()
 
 
 def spec_problems_of_created_skills(home: Path) -> dict[str, list[str]]:

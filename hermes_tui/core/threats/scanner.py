@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
-from hermes_tui.core.threats.sensor import XaidrSensor, build_sensor
+from hermes_tui.core.threats.sensor import XaidrSensor, shared_sensor
 from hermes_tui.core.threats.verdicts import (
     MAX_SCAN_CHARS,
     WEAK,
@@ -67,9 +67,10 @@ class Remembered(Protocol):
 class Scanner:
     """Our patterns and the xaidr sensor over every decoded view of a text.
 
-    One per runtime: the sensor is built on the first scan (its import costs ~0.3 s, which
-    `memory show` and `--help` never pay) and verdicts are cached by text, since the same
-    entries and skill descriptions are scanned at every session start. With `remembered`
+    One per runtime; the sensor (the process's one, sensor.py) is built on the first scan
+    (its import costs ~0.3 s, which `memory show` and `--help` never pay) and verdicts are
+    cached by text, since the same entries and skill descriptions are scanned at every
+    session start. With `remembered`
     (cache.py) they are also kept on disk, so a start where nothing changed never builds the
     sensor; inside `batch()` the disk is written once, when the batch ends.
     """
@@ -78,7 +79,7 @@ class Scanner:
 
     def __init__(
         self,
-        sensor_factory: Callable[[], Any] = build_sensor,
+        sensor_factory: Callable[[], Any] = shared_sensor,
         remembered: Remembered | None = None,
     ) -> None:
         self._sensor = XaidrSensor(sensor_factory)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -92,10 +93,28 @@ def _prompt_requested() -> re.Pattern[str]:
     )
 
 
-class XaidrSensor:
-    """The library's sensor, built on the first scan; `findings` never raises."""
+_SHARED: list[Any] = []  # the process's one sensor, once built
+_SCAN_LOCK = threading.Lock()  # the library does not say its sensor may scan on two threads
 
-    def __init__(self, factory: Callable[[], Any] = build_sensor) -> None:
+
+def shared_sensor() -> Any:
+    """The process's one library sensor, built on the first scan of any runtime.
+
+    The sensor starts a telemetry thread that runs until the process ends and keeps what
+    `sys.stderr` was when it started: in the app, the app itself. One per runtime, each
+    replaced runtime (a provider switch, the demo's, every test's) stayed alive with its app.
+    """
+    with _SCAN_LOCK:
+        if not _SHARED:
+            _SHARED.append(build_sensor())
+        return _SHARED[0]
+
+
+class XaidrSensor:
+    """The library's sensor (by default the process's one), built on the first scan;
+    `findings` never raises."""
+
+    def __init__(self, factory: Callable[[], Any] = shared_sensor) -> None:
         self._factory = factory
         self._sensor: Any = None
 
@@ -103,7 +122,8 @@ class XaidrSensor:
         try:
             if self._sensor is None:
                 self._sensor = self._factory()
-            result = self._sensor.scan(text)
+            with _SCAN_LOCK:
+                result = self._sensor.scan(text)
         except Exception as exc:  # the library failing must not let a write through unseen
             return [
                 Finding(
