@@ -268,6 +268,23 @@ def test_a_secret_split_around_a_tool_call_is_one_label_and_a_retry_keeps_the_fi
     assert shown == "key: [REDACTED DB_TOKEN] done"
 
 
+def test_the_last_word_before_a_tool_call_stays_in_its_own_message() -> None:
+    # The word still streaming waits for its end; a tool call ends the model's call, so the word
+    # is whole and shown before the call (it used to open the next message: "evildone").
+    seen: list = []
+    sink = redacting_sink(seen.append, Redactor({"DB_TOKEN": SECRET}))
+    sink(TextDelta("reply evil"))
+    sink(ToolCallStarted("c1", "todo", {}))
+    sink(ToolCallFinished("c1", "todo", True, 0.1, "ok"))
+    sink(TextDelta("done"))
+    sink(TurnFinished())
+    kinds = [(type(e).__name__, getattr(e, "text", "")) for e in seen]
+    started = kinds.index(("ToolCallStarted", ""))
+    before = "".join(text for kind, text in kinds[:started] if kind == "TextDelta")
+    after = "".join(text for kind, text in kinds[started:] if kind == "TextDelta")
+    assert (before, after) == ("reply evil", "done")
+
+
 # ---- a key glued to a name by `_` -------------------------------------------------------
 
 

@@ -98,6 +98,16 @@ class _Stream:
         self.carried = min(self.carried, len(self.held))
         return [delta for delta in shown if delta.text]
 
+    def word_ended(self, redactor: Redactor) -> list[Delta]:
+        """The model call ended (a tool call begins): the word it was streaming is whole. What
+        no secret could go on from, were a separator to follow, is shown now, in the message it
+        belongs to; what could still begin a secret waits on for the next call's text."""
+        if self.prior or self.in_key is not None or not self.held:
+            return []
+        cut = min(redactor.held_from(self.held + " "), len(self.held))
+        shown, self.held = self.held[:cut], self.held[cut:]
+        return [delta for delta in (self.kind(redactor.text(shown)),) if delta.text]
+
     def other(self, text: str) -> Delta:
         return (ReasoningDelta if self.kind is TextDelta else TextDelta)(text)
 
@@ -162,10 +172,12 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
             for delta in stream.feed(redactor, event.text):
                 sink(delta)
             return
+        ended: list[Delta] = []
         with lock:
             stream = streams.get(thread)
             if isinstance(event, _WITHIN_TURN):
                 if stream is not None and isinstance(event, ToolCallStarted):
+                    ended = stream.word_ended(redactor)
                     stream.carried = len(stream.held)  # the call that streamed it is over
                 stream = None
             elif isinstance(event, TextReset) and stream is not None and stream.carried:
@@ -175,6 +187,8 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
                 stream = None
             else:
                 stream = streams.pop(thread, None)
+        for delta in ended:
+            sink(delta)
         if not isinstance(event, TextReset):
             let_go(stream)
         sink(redactor.deep(event))

@@ -46,6 +46,8 @@ class McpConfigError(ValueError):
 
 @dataclass(frozen=True)
 class McpServerConfig:
+    """One entry of mcp_servers: how to start or reach the server and what it may do."""
+
     name: str
     command: str | None = None
     args: tuple[str, ...] = ()
@@ -76,6 +78,8 @@ class McpServerConfig:
 
 @dataclass(frozen=True)
 class ParsedServers:
+    """mcp_servers read: the usable servers, and what is wrong with the others."""
+
     servers: tuple[McpServerConfig, ...]
     # Servers whose settings are unusable: name -> what is wrong (shown in doctor and the app).
     problems: Mapping[str, str]
