@@ -184,6 +184,15 @@ class Agent:
             self.sink(self.nudges.snapshot())
 
     def run_turn(self, text: str, cancel: threading.Event | None = None) -> TurnResult:
+        """One user turn: model calls and tools until the model answers in text, cancelled or
+        out of budget. The scanner's new verdicts reach disk once, as the turn ends (a turn's
+        memory writes and their joins made it rewrite its cache file after each one)."""
+        if self.gate is None:
+            return self._run_turn(text, cancel)
+        with self.gate.scanner.batch():
+            return self._run_turn(text, cancel)
+
+    def _run_turn(self, text: str, cancel: threading.Event | None) -> TurnResult:
         cancel = cancel or threading.Event()
         self.context.cancel = cancel
         self.context.memory_budget.reset()
