@@ -152,6 +152,9 @@ def _sandbox_checks(runtime) -> list[Check]:
                 warning=True,
             )
         )
+    own = _own_code_check([Path.cwd(), *(Path(p).expanduser() for p in terminal.writable_roots)])
+    if own is not None:
+        checks.append(own)
     applied = "" if status.active else " (not applied: the sandbox is off)"
     for what, detail in describe_profile(
         user_home=Path.home(),
@@ -165,6 +168,36 @@ def _sandbox_checks(runtime) -> list[Check]:
     ):
         checks.append(Check(f"sandbox {what}", True, detail + applied))
     return checks
+
+
+def _own_code_check(writable: list[Path]) -> Check | None:
+    """A warning when hermes-tui's own code or the Python it runs on lies where a command may
+    write (the working directory, a writable root): a command could change the code that runs,
+    unsandboxed, at the next start (a `.pth` file in site-packages, an edited module)."""
+    import sys
+
+    import hermes_tui
+
+    own = {
+        "hermes-tui's code": Path(hermes_tui.__file__).resolve().parent,
+        "its Python environment": Path(sys.prefix).resolve(),
+    }
+    places = [place.resolve() for place in writable]
+    exposed = [
+        f"{what} ({path})"
+        for what, path in own.items()
+        if any(path.is_relative_to(place) for place in places)
+    ]
+    if not exposed:
+        return None
+    return Check(
+        "own code",
+        True,
+        f"{' and '.join(exposed)} lie where commands may write (the working directory or "
+        "terminal.writable_roots): a command could change what runs unsandboxed at the next "
+        "start; run hermes-tui from an environment outside the project",
+        warning=True,
+    )
 
 
 def run_checks(args: argparse.Namespace) -> list[Check]:

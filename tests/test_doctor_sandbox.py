@@ -3,20 +3,22 @@ why not, and what a sandboxed command may write, may not read, and where its net
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from helpers import run_cli
 
+import hermes_tui
 from hermes_tui.core.tools.sandbox import probe
 
 
-def _doctor(home: Path, tmp_path: Path, terminal: dict) -> dict[str, str]:
+def _doctor(home: Path, tmp_path: Path, terminal: dict, cwd: Path | None = None) -> dict[str, str]:
     (home / "config.yaml").write_text(yaml.safe_dump({"terminal": terminal}), encoding="utf-8")
     user = tmp_path / "user"
-    (user / ".ssh").mkdir(parents=True)
-    result = run_cli(home, "doctor", HOME=str(user))
+    (user / ".ssh").mkdir(parents=True, exist_ok=True)
+    result = run_cli(home, "doctor", HOME=str(user), cwd=cwd)
     lines: dict[str, str] = {}
     for line in result.stdout.splitlines():
         name, _, detail = line[7:].partition(": ")
@@ -52,6 +54,23 @@ def test_an_explicit_mode_and_network_off_are_named(home: Path, tmp_path: Path) 
     found = _doctor(home, tmp_path, {"sandbox": "off", "mode": "yolo", "network": "off"})
     assert found["approval mode"].startswith("[warn] yolo (terminal.mode: yolo)")
     assert "off: no network at all (terminal.network: off)" in found["sandbox network"]
+
+
+def test_doctor_warns_when_commands_could_rewrite_its_own_code(home: Path, tmp_path: Path) -> None:
+    """hermes-tui's code or its venv inside the working directory (or a writable root) is
+    writable by the commands it sandboxes: what they change runs unsandboxed next time."""
+    outside = tmp_path / "project"
+    outside.mkdir()
+    assert "own code" not in _doctor(home, tmp_path, {"sandbox": "off"}, cwd=outside)
+
+    venv = Path(sys.prefix).resolve()
+    found = _doctor(home, tmp_path, {"sandbox": "off", "writable_roots": [str(venv)]}, cwd=outside)
+    assert found["own code"].startswith("[warn] its Python environment (")
+    assert str(venv) in found["own code"] and "unsandboxed at the next start" in found["own code"]
+
+    package = Path(hermes_tui.__file__).resolve().parent
+    found = _doctor(home, tmp_path, {"sandbox": "off"}, cwd=package.parent)
+    assert f"hermes-tui's code ({package})" in found["own code"]
 
 
 @pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
