@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import shutil
 import sqlite3
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import hermes_tui
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
@@ -174,10 +177,6 @@ def _own_code_check(writable: list[Path]) -> Check | None:
     """A warning when hermes-tui's own code or the Python it runs on lies where a command may
     write (the working directory, a writable root): a command could change the code that runs,
     unsandboxed, at the next start (a `.pth` file in site-packages, an edited module)."""
-    import sys
-
-    import hermes_tui
-
     own = {
         "hermes-tui's code": Path(hermes_tui.__file__).resolve().parent,
         "its Python environment": Path(sys.prefix).resolve(),
