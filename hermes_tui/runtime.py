@@ -145,6 +145,8 @@ class Runtime(LearningParts, SkillParts):
             make_private(home_path / private, mode)
         _check_home(home_path)
         config = load_config(home_path, overrides, environ)
+        # The user's own keys stay secret in the demo too (its home is a folder in theirs).
+        user_dotenv = parse_env_file(home_path / ".env")
         if config.model.provider == "demo" and not is_demo_home(home_path):
             # The demo learns for show: in a home of its own, so the user's memory and skills
             # never receive its facts and its skill.
@@ -155,8 +157,9 @@ class Runtime(LearningParts, SkillParts):
             )
             config = load_config(home_path, demo, environ)
         # Every road out (events, sessions.db, logs, pending/, exports) is redacted the same way.
+        dotenv = parse_env_file(home_path / ".env")
         redactor = Redactor(
-            collect_secrets(parse_env_file(home_path / ".env"), config.env, mcp_secrets(config))
+            collect_secrets(dotenv, config.env, mcp_secrets(config), also=[user_dotenv])
         )
         sink = redacting_sink(sink, redactor)
         audit = AuditLog(home_path / "logs" / "audit.jsonl", redact=redactor.text)

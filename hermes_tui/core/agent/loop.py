@@ -50,6 +50,7 @@ from hermes_tui.core.llm.base import (
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingWrite
+from hermes_tui.core.redaction import Redactor
 from hermes_tui.core.text import whole_characters
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import BoundedResult, bound_result
@@ -176,6 +177,8 @@ class Agent:
 
     def _append(self, message: Message) -> None:
         message = _whole(message)  # a lone surrogate could be neither stored nor sent again
+        if message.role == "assistant":
+            message = _as_sent_back(message, self.registry.limits.redactor)
         self.history.append(message)
         self.persist(message)
 
@@ -554,3 +557,14 @@ def _whole(message: Message) -> Message:
 
 def _whole_call(call: ToolCall) -> ToolCall:
     return ToolCall(*(whole_characters(part) for part in (call.id, call.name, call.arguments)))
+
+
+def _as_sent_back(message: Message, redactor: Redactor) -> Message:
+    """The model's own message as the history keeps it (and sends it back on every later call):
+    a secret it wrote in its reply or its tool calls' arguments redacted, as its tool results
+    are. The tools already ran (or will run) with the arguments as the model sent them; the
+    history then reads as sessions.db keeps it, so a resumed session sends the same bytes.
+    Anthropic's signed thinking blocks go back as they came (their signature covers them)."""
+    reasoning, content = redactor.pair(message.reasoning, message.content)
+    calls = tuple(replace(c, arguments=redactor.arguments(c.arguments)) for c in message.tool_calls)
+    return replace(message, content=content, reasoning=reasoning, tool_calls=calls)

@@ -4,8 +4,9 @@ they leave in; `Redactor` replaces them and the key shapes of core/redaction/sha
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hermes_tui.core.redaction.forms import (
@@ -46,14 +47,19 @@ def looks_like_secret_value(value: str) -> bool:
 
 
 def collect_secrets(
-    dotenv: Mapping[str, str], environ: Mapping[str, str], provider_keys: Mapping[str, str] = {}
+    dotenv: Mapping[str, str],
+    environ: Mapping[str, str],
+    provider_keys: Mapping[str, str] = {},
+    *,
+    also: Iterable[Mapping[str, str]] = (),
 ) -> dict[str, str]:
     """Name → value of what must never leave the process.
 
     Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys (and
     other configured secrets), and environment variables whose names look secret (*KEY*,
-    *TOKEN*, *SECRET*, *PASSWORD*, ...). One name with two values (the shell's and the .env's)
-    keeps both: the second is named `NAME (2)`.
+    *TOKEN*, *SECRET*, *PASSWORD*, ...), and every value of the `.env` files `also` names (the
+    user's own when the demo runs in a home of its own). One name with two values (the shell's
+    and the .env's) keeps both: the second is named `NAME (2)`.
     """
     found: dict[str, str] = {}
 
@@ -67,7 +73,7 @@ def collect_secrets(
     for name, value in environ.items():
         if SECRET_NAME.search(name) and looks_like_secret_value(value):
             keep(name, value)
-    for source in (dotenv, provider_keys):
+    for source in (dotenv, *also, provider_keys):
         for name, value in source.items():
             if looks_like_secret_value(value):
                 keep(name, value)
@@ -204,6 +210,26 @@ class Redactor:
         whole = first + second
         cut = self.split_at(whole, len(first)) if first and second else len(first)
         return self.text(whole[:cut]), self.text(whole[cut:])
+
+    def arguments(self, text: str) -> str:
+        """A tool call's JSON arguments redacted, still JSON when they were: the very same text
+        when nothing in it is secret (the request prefix stays byte-identical), else the
+        object with every string redacted, written again and redacted as text once more (a
+        secret split across two of its values)."""
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            return self.text(text)
+        redacted = self.value(parsed)
+        if redacted == parsed and self.text(text) == text:
+            return text
+        written = json.dumps(redacted, ensure_ascii=False)
+        again = self.text(written)
+        try:
+            json.loads(again)
+        except ValueError:
+            return written
+        return again
 
     def value(self, value: Any) -> Any:
         """The same JSON-like value with every string (keys included) redacted."""

@@ -1,0 +1,96 @@
+"""What the model wrote is sent back redacted: a known secret in its reply or in its tool calls'
+arguments does not reach the provider again in the history (OpenAI and Anthropic wire), while
+the tool still runs with the arguments the model sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakes.llm_server import FakeLLM, Reply
+from helpers import write_config
+from secret_forms import forms
+
+from hermes_tui.core.redaction import Redactor
+from hermes_tui.runtime import Runtime
+
+SECRET = "Zq9-deploy-token-5521-vault"
+SHAPED = "ghp_" + "Ab12Cd34Ef56Gh78Ij90Kl12Mn34"  # a key shape nobody configured
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def _open(home: Path, llm: FakeLLM, provider: str) -> Runtime:
+    url = llm.anthropic_url if provider == "anthropic" else llm.openai_url
+    write_config(home, url, provider)
+    key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    return Runtime.open(home, environ={key: "test-key", "DEPLOY_TOKEN": SECRET})
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_secret_in_the_models_arguments_runs_but_is_not_sent_back(
+    home: Path, tmp_path: Path, llm: FakeLLM, provider: str
+) -> None:
+    runtime = _open(home, llm, provider)
+    target = tmp_path / "deploy-notes.txt"
+    llm.script(
+        Reply(
+            text=f"Writing {SECRET} now.",
+            tool_calls=[
+                ("write_file", {"path": str(target), "content": f"TOKEN={SECRET}\nGH={SHAPED}\n"})
+            ],
+        ),
+        Reply(text="done"),
+        Reply(text="still fine"),
+    )
+    session = runtime.open_session(cwd=tmp_path)
+    session.submit("write the deploy file")
+    session.submit("and now?")
+
+    # The tool ran with what the model asked: the file holds the real values.
+    assert target.read_text(encoding="utf-8") == f"TOKEN={SECRET}\nGH={SHAPED}\n"
+    later = llm.requests[1:]
+    assert len(later) == 2
+    for request in later:
+        body = request.raw.decode("utf-8")
+        for form in [*forms(SECRET), *forms(SHAPED)]:
+            assert form not in body, (form, provider)
+        assert "[REDACTED DEPLOY_TOKEN]" in body and "[REDACTED github token]" in body
+    # The model sees one consistent history: its call, still valid JSON, then the result.
+    if provider == "openai":
+        call = later[0].body["messages"][2]["tool_calls"][0]["function"]
+        arguments = json.loads(call["arguments"])
+    else:
+        blocks = later[0].body["messages"][1]["content"]
+        arguments = next(b for b in blocks if b["type"] == "tool_use")["input"]
+    assert arguments["path"] == str(target)
+    assert arguments["content"] == "TOKEN=[REDACTED DEPLOY_TOKEN]\nGH=[REDACTED github token]\n"
+    # Both requests after the call carry the same call (the prefix cache holds; Anthropic's
+    # cache marks move to the newest turns).
+    first, second = (json.dumps(_unmarked(r.body["messages"][:3])) for r in later)
+    assert first == second
+
+
+def _unmarked(value):
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    return [_unmarked(v) for v in value] if isinstance(value, list) else value
+
+
+def test_arguments_without_a_secret_are_sent_back_byte_for_byte() -> None:
+    redactor = Redactor({"DEPLOY_TOKEN": SECRET})
+    text = '{"command":   "ls -la",\n "why": "look"}'
+    assert redactor.arguments(text) is text
+
+
+def test_arguments_stay_json_when_a_secret_is_escaped_or_split() -> None:
+    redactor = Redactor({"DEPLOY_TOKEN": SECRET})
+    escaped = json.dumps({"content": SECRET}).replace("Z", "\\u005a")  # the model escaped a char
+    assert SECRET not in json.dumps(json.loads(redactor.arguments(escaped)))
+    broken = '{"content": "' + SECRET  # not JSON: redacted as text
+    assert SECRET not in redactor.arguments(broken)
