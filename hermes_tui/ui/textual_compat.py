@@ -28,6 +28,8 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   rest of the paste moves after it. Ours takes everything between the paste markers as the
   paste, whole and in order, and hands only the bytes outside to `XTermParser`. It copies the
   loop of Textual's thread and reads `Driver._debug`.
+- `LinuxDriver._run_input_thread` (`PasteSafeDriver`): if the input thread dies, Textual hands
+  `App.panic` Rich's raw traceback of it (locals and all); ours hands it `safe_traceback`'s.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (Collapsible, "_watch_collapsed", ("self", "collapsed")),
     (App, "_fatal_error", ("self",)),
     (LinuxDriver, "run_input_thread", ("self",)),
+    (LinuxDriver, "_run_input_thread", ("self",)),
 )
 
 
@@ -160,16 +163,20 @@ def _redact_source(filename: str, redact: Callable[[str], str]) -> None:
         linecache.cache[filename] = (sum(map(len, redacted)), None, redacted, filename)
 
 
+def _crash_redaction(app: Any) -> Callable[[str], str]:
+    """The app's runtime's redaction (known secrets and key shapes), or key shapes alone."""
+    runtime = getattr(app, "runtime", None)
+    return runtime.redactor.text if runtime is not None else redact_shapes
+
+
 class SafeCrashOutput:
     """Mixed into the app: a crash's traceback is printed redacted (the runtime's known secrets
     and key shapes) and neutralised, never raw."""
 
     def _fatal_error(self) -> None:
-        runtime = getattr(self, "runtime", None)
-        redact = runtime.redactor.text if runtime is not None else redact_shapes
         app: Any = self
         app.bell()
-        app.panic(safe_traceback(redact))
+        app.panic(safe_traceback(_crash_redaction(app)))
 
 
 def _held_back(text: str, marker: str) -> int:
@@ -267,6 +274,15 @@ class TerminalInput:
 
 class PasteSafeDriver(LinuxDriver):
     """Textual's driver for Linux and macOS, reading the terminal through `TerminalInput`."""
+
+    def _run_input_thread(self) -> None:
+        # Textual's wrapper hands `app.panic` Rich's traceback of the live exception (locals
+        # and all) if the input thread dies; ours hands it the same traceback cleaned.
+        try:
+            self.run_input_thread()
+        except BaseException:
+            app: Any = self._app
+            app.call_later(app.panic, safe_traceback(_crash_redaction(app)))
 
     def run_input_thread(self) -> None:
         # Textual's own loop (LinuxDriver.run_input_thread) with TerminalInput in place of its

@@ -89,3 +89,34 @@ def test_the_input_thread_we_replace_is_still_the_one_we_copied() -> None:
     driver = asyncio.run(made())
     assert driver._debug is True and isinstance(driver.fileno, int)
     assert not driver.exit_event.is_set()
+
+
+async def test_an_input_thread_that_dies_panics_with_its_traceback_redacted(
+    home, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Textual's LinuxDriver._run_input_thread would hand `App.panic` the raw traceback; ours
+    hands it the redacted and neutralised one the app prints for any crash."""
+    import threading
+
+    from helpers import make_app, wait_until
+
+    secret, shaped = "Zq9-input-thread-secret-5531", "sk-proj-INPUTLEAK0123456789abcdefXYZ"
+    (home / ".env").write_text(f"DB_TOKEN={secret}\n", encoding="utf-8")
+    app = make_app(home)
+    async with app.run_test():
+        driver = textual_compat.PasteSafeDriver(app)
+
+        def dies() -> None:
+            token = secret  # a local: the traceback lists locals
+            raise RuntimeError(f"input died holding {token} and Bearer {shaped} \x1b[2J")
+
+        driver.run_input_thread = dies  # the thread's loop fails on its first read
+        thread = threading.Thread(target=driver._run_input_thread)
+        thread.start()
+        thread.join(10)
+        await wait_until(lambda: app._exit_renderables, timeout=10)
+    printed = capsys.readouterr()
+    output = printed.out + printed.err
+    assert "input died holding" in output and "[REDACTED DB_TOKEN]" in output
+    for leaked in (secret, shaped, "\x1b[2J"):
+        assert leaked not in output
