@@ -86,3 +86,63 @@ async def test_the_memory_pane_says_an_entry_holds_a_secret(memory_home: Path) -
         error = str(app.query_one("#memory-memory", MemorySection).query_one(".error").content)
     assert error.startswith("entries 1, 2 hold a secret (DB_TOKEN)"), error
     assert "take the secret out of MEMORY.md" in error
+
+
+async def test_the_memory_pane_shows_and_edits_entries_redacted_and_never_writes_a_label(
+    memory_home: Path,
+) -> None:
+    from helpers import make_app
+    from textual.widgets import Static, TextArea
+
+    from hermes_tui.ui.screens.modals import ConfirmScreen
+    from hermes_tui.ui.widgets.memory_pane import EntryEditor, EntryItem, MemoryPane, MemorySection
+
+    memory_file = memory_home / "memories" / "MEMORY.md"
+    app = make_app(memory_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape")  # leave the welcome screen: offline works
+        await pilot.pause()
+        section = app.query_one("#memory-memory", MemorySection)
+        shown = [str(item.query_one(Static).content) for item in section.query(EntryItem)]
+        assert shown[0] == "Deploys read the token [REDACTED DB_TOKEN] from the vault."
+        everything = [str(s.content) for s in app.query(Static)]
+        assert_no_secret("\n".join(everything), "the memory pane")
+
+        async def edit(text_of) -> str:
+            listing = section.query_one("ListView")
+            listing.index = 0
+            section.action_edit()
+            await pilot.pause()
+            assert isinstance(app.screen, EntryEditor)
+            area = app.screen.query_one(TextArea)
+            assert_no_secret(area.text, "the entry editor")
+            area.text = text_of(area.text)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            return str(section.query_one(".error").content)
+
+        # Saved as shown: nothing to write. A typo fixed around the label: refused, and the
+        # file keeps the secret (no label written over it).
+        await edit(lambda text: text)
+        assert memory_file.read_text(encoding="utf-8") == MEMORY
+        error = await edit(lambda text: text.replace("Deploys", "Deploy jobs"))
+        assert error.startswith("not saved: this entry holds a secret (DB_TOKEN)"), error
+        assert memory_file.read_text(encoding="utf-8") == MEMORY
+        # The label taken out: the secret leaves the entry, on purpose.
+        await edit(lambda text: "Deploys read the token from the vault.")
+        entries = app.runtime.memory.entries("memory")
+        assert entries[0] == "Deploys read the token from the vault."
+        assert KNOWN not in memory_file.read_text(encoding="utf-8")
+        # The archive (the replaced entry) and the delete question show it redacted too.
+        pane = app.query_one(MemoryPane)
+        archived = [str(s.content) for s in pane.query_one("#archive-list").query(Static)]
+        assert any("[REDACTED DB_TOKEN]" in line for line in archived), archived
+        assert_no_secret("\n".join(archived), "the archive")
+        listing = section.query_one("ListView")
+        listing.index = 1  # the base64 one
+        section.action_delete()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        question = "\n".join(str(s.content) for s in app.screen.query(Static))
+        assert "[REDACTED DB_TOKEN]" in question
+        assert_no_secret(question, "the delete question")

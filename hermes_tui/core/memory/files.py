@@ -173,6 +173,11 @@ class MemoryFiles:
             blocks[target] = self._render_block(target, self._sanitised(target, entries))
         return MemorySnapshot(memory=blocks["memory"], user=blocks["user"])
 
+    def shown(self, entry: str) -> str:
+        """An entry (or archived one) as a face shows it: a secret in it redacted, as the model
+        sees it. The file keeps the entry as written."""
+        return self.redact(entry)
+
     def secrets_notice(self, target: Target) -> str | None:
         """Which entries on disk hold a secret the redaction knows (a hand edit, an older
         version's write), in one line; None when none does. The file is the user's: it is not

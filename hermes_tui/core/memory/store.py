@@ -123,6 +123,28 @@ class MemoryStore(MemoryFiles):
             single=True,
         )
 
+    def replace_shown(
+        self, target: Target, entry: str, text: str, *, origin: Origin = "user"
+    ) -> MemoryChange:
+        """Replace `entry` with `text`, written over its shown form (`shown`: its secrets as
+        redaction labels). A label of the entry's own still in `text` would put the label in
+        the file where the secret was: refused, the file unchanged. Without the labels the
+        secret leaves the entry (the old one goes to the archive, as every replaced entry)."""
+        labels = set(re.findall(r"\[REDACTED [^\]]+\]", self.shown(entry)))
+        kept = sorted(label for label in labels if label in text and label not in entry)
+        if kept:
+            names = ", ".join(label[len("[REDACTED ") : -1] for label in kept)
+            raise MemoryRefused(
+                MemoryRefusal(
+                    RefusalReason.SECRET,
+                    f"not saved: this entry holds a secret ({names}), shown as "
+                    f"{' '.join(kept)}; saving would write that label over the secret in "
+                    f"{FILENAMES[target]}. Take the label out to drop the secret from the "
+                    f"entry, or edit {FILENAMES[target]} outside the app to keep it.",
+                )
+            )
+        return self.replace(target, entry, text, origin=origin)
+
     def remove(self, target: Target, old_text: str, *, origin: Origin = "agent") -> MemoryChange:
         return self.apply_batch(
             target, [{"action": "remove", "old_text": old_text}], origin=origin, single=True

@@ -76,9 +76,9 @@ class EntryItem(ListItem):
     EntryItem Static { height: auto; }
     """
 
-    def __init__(self, entry: str, fresh: bool = False) -> None:
-        super().__init__(Static(neutralise(entry), markup=False), classes="-new" if fresh else "")
-        self.entry = entry
+    def __init__(self, entry: str, shown: str, fresh: bool = False) -> None:
+        super().__init__(Static(neutralise(shown), markup=False), classes="-new" if fresh else "")
+        self.entry, self.shown = entry, shown  # the file's text; what the screen may show
 
 
 class MemorySection(Vertical):
@@ -127,7 +127,8 @@ class MemorySection(Vertical):
         index = listing.index
         listing.clear()
         for entry in state.entries:
-            listing.append(EntryItem(entry, fresh=bool(fresh and entry in fresh)))
+            shown = self.store.shown(entry)  # a secret in it (a hand edit) shows redacted
+            listing.append(EntryItem(entry, shown, fresh=bool(fresh and shown in fresh)))
         if state.drift:
             self.show_error(f"{state.drift}. Edits are refused until the file is fixed.")
         elif secrets := self.store.secrets_notice(self.target):  # type: ignore[arg-type]
@@ -143,8 +144,12 @@ class MemorySection(Vertical):
         error.set_class(not text, "-empty")
 
     def _selected(self) -> str | None:
+        item = self._selected_item()
+        return item.entry if item is not None else None
+
+    def _selected_item(self) -> EntryItem | None:
         item = self.query_one(ListView).highlighted_child
-        return item.entry if isinstance(item, EntryItem) else None
+        return item if isinstance(item, EntryItem) else None
 
     def _apply(self, write: Callable[[], MemoryChange], select: str | None = None) -> bool:
         """Make a write and show the store's answer (its refusal inline, a warning as a toast);
@@ -152,14 +157,14 @@ class MemorySection(Vertical):
         try:
             change = write()
         except MemoryStoreError as exc:
-            self.show_error(str(exc))
-            change = None
-        else:
-            self.show_error("")
-            if change.warning:
-                self.app.notify(change.warning, severity="warning")
+            self.refresh_entries()
+            self.show_error(str(exc))  # over the file's own notice (a secret, a drift)
+            return False
+        self.show_error("")
+        if change.warning:
+            self.app.notify(change.warning, severity="warning")
         self.refresh_entries(select=select.strip() if select else None)
-        return change is not None
+        return True
 
     def action_add(self) -> None:
         def done(text: str | None) -> None:
@@ -169,27 +174,30 @@ class MemorySection(Vertical):
         self.app.push_screen(EntryEditor(f"New {FILENAMES[self.target]} entry"), done)
 
     def action_edit(self) -> None:
-        entry = self._selected()
-        if entry is None:
+        """e: edits the entry as shown (a secret as its label; the store refuses a save that
+        would write the label over the secret)."""
+        item = self._selected_item()
+        if item is None:
             return
+        entry, shown = item.entry, item.shown
 
         def done(text: str | None) -> None:
-            if text is not None and text.strip() and text.strip() != entry:
+            if text is not None and text.strip() and text.strip() != shown:
                 self._apply(
-                    lambda: self.store.replace(self.target, entry, text, origin="user"),  # type: ignore[arg-type]
+                    lambda: self.store.replace_shown(self.target, entry, text, origin="user"),  # type: ignore[arg-type]
                     select=text,
                 )
 
-        self.app.push_screen(EntryEditor(f"Edit {FILENAMES[self.target]} entry", entry), done)
+        self.app.push_screen(EntryEditor(f"Edit {FILENAMES[self.target]} entry", shown), done)
 
     def action_delete(self) -> None:
         """d: asks first; the entry goes to the archive, where u brings it back."""
         from hermes_tui.ui.screens.modals import ConfirmScreen
 
-        entry = self._selected()
-        if entry is None:
+        item = self._selected_item()
+        if item is None:
             return
-        name = FILENAMES[self.target]
+        entry, name = item.entry, FILENAMES[self.target]
 
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -198,7 +206,7 @@ class MemorySection(Vertical):
                 self.app.notify(f"Deleted from {name} (kept in the archive: u restores it)")
             self.query_one(ListView).focus()
 
-        shown = entry if len(entry) <= 200 else entry[:200] + "…"
+        shown = item.shown if len(item.shown) <= 200 else item.shown[:200] + "…"
         self.app.push_screen(ConfirmScreen(f"Delete this entry from {name}?\n\n{shown}"), answered)
 
 
@@ -267,7 +275,8 @@ class MemoryPane(VerticalScroll):
         listing.clear()
         for record in self.store.archived()[:100]:
             label = (
-                f"[{record.action} by {record.origin}] {FILENAMES[record.target]}: {record.entry}"
+                f"[{record.action} by {record.origin}] {FILENAMES[record.target]}: "
+                f"{self.store.shown(record.entry)}"
             )
             listing.append(ArchiveItem(record.id, label))
         if listing.children:
