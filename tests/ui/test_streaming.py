@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 
@@ -70,6 +70,9 @@ async def half_drawn(pilot, text: str) -> tuple[ChatView, AssistantMessage]:
             break
         await pilot.pause(0.05)
     assert message._fed >= half, "the first half was never drawn"
+    # Drawn and laid out: a step still on its way to the screen (a loaded machine) would
+    # scroll the view to its new end at the next layout, after the test scrolled up.
+    await wait_until(lambda: message._shown_fed >= half and not chat._stick)
     await pilot.pause(0.2)
     return chat, message
 
