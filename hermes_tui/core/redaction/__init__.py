@@ -12,7 +12,8 @@ values) before they go anywhere. Two kinds of secret are replaced:
    Each becomes `[REDACTED NAME]`.
 2. Well-known key shapes, configured or not: `Bearer <token>`, OpenAI/Anthropic `sk-…`, GitHub
    `ghp_…`, AWS `AKIA…`, Slack `xox?-…`, Google `AIza…`, JWTs, PEM private keys, and a few more.
-   Each becomes `[REDACTED <kind>]`.
+   Each becomes `[REDACTED <kind>]`, also disguised (core/redaction/shapes.py): reversed,
+   re-cased, encoded in base64 or hex, spelled out with separators.
 
 Known values go first, so a configured key is named by its variable rather than by its shape.
 The replacements hold no quote or backslash, so redacting JSON text keeps it valid JSON.

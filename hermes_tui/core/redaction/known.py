@@ -29,6 +29,8 @@ from hermes_tui.core.redaction.shapes import (
     SHAPE_STARTS,
     SHAPES,
     redact_shapes,
+    spelled_out,
+    spelled_tail,
 )
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
@@ -161,6 +163,10 @@ class Redactor:
         found = SHAPE_STARTS.search(text)
         if found:
             cut = found.start()
+        # A key spelled out one character at a time (`g h p _ A b …`) may still be coming.
+        spelled = spelled_tail(text)
+        if spelled and SHAPE_STARTS.match(spelled_out(spelled)):
+            cut = min(cut, spelled.start())
         # A long run of key characters at the end may be a key in disguise (reversed, encoded)
         # still streaming: it waits whole for the character that ends it.
         run = len(text.rstrip(KEY_CHARACTERS))

@@ -98,9 +98,18 @@ def _shape_label(match: re.Match[str]) -> str:
 # private key's body encoded, would be guesses): a match must be the whole shape again.
 _DISGUISABLE = ("anthropic key", "openai key", "github token", "aws key", "slack token",
                 "google key", "gitlab token", "hugging face token", "stripe key", "npm token")  # fmt: skip
+# Reversed or encoded, a JWT (`.eyJ…` twice), a bearer token (`Bearer ` before it) and a
+# private key (its whole header) are no guesses either.
+_REVERSIBLE = (*_DISGUISABLE, "jwt", "bearer token")
+_ENCODABLE = (*_DISGUISABLE, "jwt", "bearer token", "private key")
 _REVERSED_LEADS = re.compile(
-    r"(?=[-_aA])(?:-ks|_[pousr]hg|_tap_buhtig|AIKA|AISA|-[abposre]xox|azIA|-taplg|_fh|_evil_[skrp]|_mpn)",
+    r"(?=[-_aAjJrR])(?:-ks|_[pousr]hg|_tap_buhtig|AIKA|AISA|-[abposre]xox|azIA|-taplg|_fh"
+    r"|_evil_[skrp]|_mpn|Jye|reraeb)",
     re.I,
+)
+# A private key reversed: its END line first (when it is there), the body, its BEGIN line.
+_REVERSED_PRIVATE_KEY = re.compile(
+    r"(?:-----YEK ETAVIRP [A-Z ]*DNE-----)?[A-Za-z0-9+/=\r\n]*-----YEK ETAVIRP [A-Z ]*NIGEB-----"
 )
 _REVERSED_REACH = 300  # longer than any key of those shapes
 # Another letter case: the lead in any case, and a body with at least four digits (a key is
@@ -120,11 +129,11 @@ DISGUISE_CAP = 512
 _ENCODED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{26,}={0,2}")
 
 
-def _disguised_kind(text: str) -> str | None:
-    """The kind of the key shape `text` holds, if one of those that can be disguised."""
+def _disguised_kind(text: str, kinds: tuple[str, ...] = _DISGUISABLE) -> str | None:
+    """The kind of the key shape `text` holds, if one of `kinds`."""
     for found in SHAPES.finditer(text):
         kind = KEY_SHAPES[int(str(found.lastgroup)[1:])][0]
-        if kind in _DISGUISABLE:
+        if kind in kinds:
             return kind
     return None
 
@@ -146,7 +155,7 @@ def _decoded(run: str) -> str:
 
 def redact_disguised(text: str) -> str:
     """`text` with key shapes nobody configured replaced where they hide: reversed, upper- or
-    lower-cased, or encoded in base64 or hex."""
+    lower-cased, encoded in base64 (also wrapped over lines) or hex, or spelled out."""
     spans: list[tuple[int, int, str]] = []
     for lead in _REVERSED_LEADS.finditer(text):
         if spans and lead.start() < spans[-1][1]:
@@ -156,15 +165,21 @@ def redact_disguised(text: str) -> str:
         end = min(len(text), lead.end() + 1)
         backwards = text[max(0, lead.start() - _REVERSED_REACH) : end][::-1]
         found = SHAPES.match(backwards, end - lead.end())
-        if found and KEY_SHAPES[int(str(found.lastgroup)[1:])][0] in _DISGUISABLE:
+        if found and KEY_SHAPES[int(str(found.lastgroup)[1:])][0] in _REVERSIBLE:
             kind = KEY_SHAPES[int(str(found.lastgroup)[1:])][0]
             spans.append((end - found.end(), end - found.start(), kind))
     for start, end, kind in reversed(spans):
         text = f"{text[:start]}[REDACTED {kind}]{text[end:]}"
+    if "ETAVIRP" in text:
+        text = _REVERSED_PRIVATE_KEY.sub("[REDACTED private key]", text)
     text = _FOLDED.sub(_folded_label, text)
+    if _wrapped_line(text):  # base64 wrapped over lines (a private key's, as `base64` prints it)
+        text = _WRAPPED_RUN.sub(_wrapped_run_label, text)
     text = _ENCODED_RUN.sub(_encoded_label, text)
     if "\n" in text:  # a key wrapped over two lines
         text = _WRAPPED_KEY.sub(_wrapped_label, text)
+    if len(text) >= 15 and _SPELLED_START.search(text):
+        text = _SPELLED.sub(_spelled_label, text)
     if _HIDING.search(text):
         text = _HIDDEN_RUN.sub(lambda run: _redact_hidden(run.group(0)), text)
     return text
@@ -226,5 +241,66 @@ def _canonical_case(found: str) -> str:
 
 
 def _encoded_label(match: re.Match[str]) -> str:
-    kind = _disguised_kind(_decoded(match.group(0)))
+    kind = _disguised_kind(_decoded(match.group(0)), _ENCODABLE)
+    return f"[REDACTED {kind}]" if kind else match.group(0)
+
+
+# Lines of base64 as `base64` and PEM wrap them (40 characters or more each), read joined.
+_WRAPPED_RUN = re.compile(
+    r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{40,}(?:\r?\n[A-Za-z0-9+/]{4,})+={0,2}"
+)
+
+
+_LINE_OF_BASE64 = re.compile(r"[A-Za-z0-9+/]{39}[A-Za-z0-9+/\r]")
+
+
+def _wrapped_line(text: str) -> bool:
+    """Whether a line break in `text` ends 40 characters of base64 (found without a scan of
+    every word: ordinary text has few line breaks)."""
+    at = text.find("\n", 40)
+    while at >= 0:
+        if _LINE_OF_BASE64.match(text, at - 40, at):
+            return True
+        at = text.find("\n", at + 1)
+    return False
+
+
+def _wrapped_run_label(match: re.Match[str]) -> str:
+    kind = _disguised_kind(_decoded("".join(match.group(0).split())), _ENCODABLE)
+    return f"[REDACTED {kind}]" if kind else match.group(0)
+
+
+# A key spelled out, the same separator between each two of its characters (`g h p _ A b 1 …`,
+# `s-k---p-r-o-j-…`, `A, K, I, A, …`): read back without the separators.
+_SPELLED_SEPARATOR = r"(?P<sep>, |[ \t,.:;|/*+_\-])"
+_SPELLED_START = re.compile(r"(?<![A-Za-z0-9])[sgAxhnerp][ \t,.:;|/*+_\-]")
+_SPELLED = re.compile(
+    r"(?<![A-Za-z0-9])(?=[sgAxhnerp])[A-Za-z]" + _SPELLED_SEPARATOR
+    + r"(?:[A-Za-z0-9_.\-](?P=sep)){12,}[A-Za-z0-9_.\-](?![A-Za-z0-9])"
+)  # fmt: skip
+# The tail of a streamed text that may be such a key still coming (read back: SHAPE_STARTS).
+SPELLED_TAIL = re.compile(
+    r"(?<![A-Za-z0-9])(?=[sgAxhnerp])[A-Za-z]" + _SPELLED_SEPARATOR
+    + r"(?:[A-Za-z0-9_.\-](?P=sep))*(?:[A-Za-z0-9_.\-],?)?\Z"
+)  # fmt: skip
+SPELLED_REACH = 400  # longer than any key spelled out
+_ADJACENT = re.compile(r"[A-Za-z0-9]{2}")  # never inside a spelled-out run
+
+
+def spelled_tail(text: str) -> re.Match[str] | None:
+    """The spelled-out run (`g h p _ A`) that ends `text`, if one may: looked for only after
+    the last two letters or digits side by side (found from the end, a few characters back in
+    ordinary text)."""
+    tail = text[-SPELLED_REACH:][::-1]
+    pair = _ADJACENT.search(tail)
+    return SPELLED_TAIL.search(text, len(text) - (pair.start() if pair else len(tail)))
+
+
+def spelled_out(match: re.Match[str]) -> str:
+    """The characters of a spelled-out run, its separators left out."""
+    return match.group(0)[:: 1 + len(match.group("sep"))]
+
+
+def _spelled_label(match: re.Match[str]) -> str:
+    kind = _disguised_kind(spelled_out(match), (*_DISGUISABLE, "jwt"))
     return f"[REDACTED {kind}]" if kind else match.group(0)

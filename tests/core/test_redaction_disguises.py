@@ -1,0 +1,105 @@
+"""Key shapes nobody configured, in the disguises the first rounds left open: JWTs, bearer
+tokens and private keys reversed or encoded (base64, also wrapped over lines, and hex), and any
+key spelled out one character at a time with a separator (`g h p _ A b …`, `s-k-…`)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from test_redaction import streamed
+
+from hermes_tui.core.redaction import Redactor, redact_shapes
+
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+BEARER = "Bearer tok3nQ9vW8xY7zA6bC5dE4"
+BODY = "MIIEowIBAAKCAQEAq7BFUpkGp3TKnrTZLvMq0aDk8h2Yx9mWcV5bN3sLrPqK1uJ4eHfG"
+PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{BODY}\n{BODY[::-1]}\n-----END RSA PRIVATE KEY-----\n"
+GITHUB = "ghp_Ab12Cd34Ef56Gh78Ij90Kl12Mn34"
+OPENAI = "sk-proj-ABCdef1234567890XYZabc"
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+DISGUISED = {
+    "jwt reversed": (JWT[::-1], "jwt"),
+    "jwt base64": (base64.b64encode(f"token={JWT}".encode()).decode(), "jwt"),
+    "jwt url-safe base64": (base64.urlsafe_b64encode(JWT.encode()).decode(), "jwt"),
+    "jwt hex": (JWT.encode().hex(), "jwt"),
+    "bearer reversed": (BEARER[::-1], "bearer token"),
+    "bearer base64": (
+        base64.b64encode(f"Authorization: {BEARER}".encode()).decode(),
+        "bearer token",
+    ),
+    "bearer hex": (BEARER.encode().hex(), "bearer token"),
+    "private key reversed": (PEM.strip()[::-1], "private key"),
+    "private key base64": (base64.b64encode(PEM.encode()).decode(), "private key"),
+    "private key base64 wrapped": (
+        base64.encodebytes(PEM.encode()).decode().strip(),
+        "private key",
+    ),
+    "private key hex": (PEM.encode().hex(), "private key"),
+}
+SPELLED = {
+    "spaces": (" ".join(GITHUB), "github token"),
+    "dashes": ("-".join(OPENAI), "openai key"),
+    "commas": (", ".join(OPENAI), "openai key"),
+    "dots": (".".join(AWS), "aws key"),
+    "underscores": ("_".join(GITHUB), "github token"),
+    "pipes": ("|".join(AWS), "aws key"),
+    "jwt spaced": (" ".join(JWT), "jwt"),
+}
+
+
+def _leaked(out: str, key: str) -> list[str]:
+    """Pieces of `key` (12 characters) still in `out`, in any of the disguises."""
+    pieces = [key[i : i + 12] for i in range(0, len(key) - 12, 6)]
+    flat = "".join(out.split())
+    return [p for p in pieces if p in flat or p[::-1] in flat]
+
+
+@pytest.mark.parametrize("name", sorted(DISGUISED))
+def test_a_jwt_bearer_token_or_private_key_in_disguise_is_redacted(name: str) -> None:
+    carried, kind = DISGUISED[name]
+    out = redact_shapes(f"found: {carried} (end)")
+    assert out == f"found: [REDACTED {kind}] (end)", out
+
+
+@pytest.mark.parametrize("name", sorted(SPELLED))
+def test_a_key_spelled_out_with_separators_is_redacted(name: str) -> None:
+    carried, kind = SPELLED[name]
+    out = redact_shapes(f"the key is {carried} (spelled)")
+    assert out == f"the key is [REDACTED {kind}] (spelled)", out
+
+
+@pytest.mark.parametrize("name", sorted(SPELLED))
+def test_a_spelled_out_key_streamed_in_pieces_is_redacted(name: str) -> None:
+    carried, kind = SPELLED[name]
+    text = f"here: {carried} done."
+    for size in (1, 2, 5):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert streamed(Redactor(), *pieces) == f"here: [REDACTED {kind}] done.", size
+
+
+@pytest.mark.parametrize("name", ["jwt reversed", "bearer reversed", "private key reversed"])
+def test_a_reversed_shape_keeps_nothing_of_the_key(name: str) -> None:
+    carried, _ = DISGUISED[name]
+    out = redact_shapes(f"x {carried} y")
+    for key in (JWT, BEARER, BODY):
+        assert _leaked(out, key) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "e. g. a list: x, y, z, and A. B. C. initials",
+        "a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z is the alphabet",
+        "s p a c e d  o u t  t i t l e s like H E R M E S are a style",
+        "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+        "g h i j k l m n o p q r s t u v w x y z",
+        "use the Jye.Jye pattern; reraeb is not a word; ETAVIRP neither",
+        base64.b64encode(b"an ordinary sentence, nothing secret in it at all").decode(),
+        base64.encodebytes(b"line after line of ordinary words " * 4).decode(),
+    ],
+)
+def test_ordinary_spelled_out_and_encoded_text_is_left_alone(text: str) -> None:
+    assert redact_shapes(text) == text
+    assert streamed(Redactor(), *[text[i : i + 3] for i in range(0, len(text), 3)]) == text
