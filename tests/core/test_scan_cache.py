@@ -244,6 +244,62 @@ def test_the_scanner_identity_is_read_without_importing_xaidr() -> None:
     assert scanner_identity() == scanner_identity()
 
 
+def test_the_identity_is_remembered_under_its_sources_stat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_tui.core.threats import cache
+
+    package = tmp_path / "threats"
+    package.mkdir()
+    patterns, weights = package / "patterns.py", package / "scorer.bin"
+    patterns.write_text("RULES = ['ignore previous']\n")
+    weights.write_bytes(bytes(range(256)))
+    monkeypatch.setattr(cache, "_sources", lambda: [patterns, weights])
+    memo = tmp_path / "cache" / cache.IDENTITY_FILENAME
+
+    first = cache.scanner_identity(memo)
+    assert first == cache.scanner_identity()  # the same hash, remembered or not
+    assert json.loads(memo.read_text())["identity"] == first
+    assert memo.stat().st_mode & 0o777 == 0o600
+
+    # While every source's stat holds, the identity is read back, not hashed: a forged one
+    # beside the verdicts shows it (cache/ is as protected as the verdicts themselves).
+    forged = json.loads(memo.read_text()) | {"identity": "f" * 64}
+    memo.write_text(json.dumps(forged))
+    assert cache.scanner_identity(memo) == "f" * 64
+
+    # Touched but unchanged: hashed again, the same identity, remembered under the new stat.
+    info = patterns.stat()
+    os.utime(patterns, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000))
+    assert cache.scanner_identity(memo) == first
+    assert cache.scanner_identity(memo) == first
+
+    # Edited to the same size: another scanner.
+    patterns.write_text("RULES = ['ignore previouS']\n")
+    os.utime(patterns, ns=(info.st_atime_ns, info.st_mtime_ns + 2_000_000))
+    edited = cache.scanner_identity(memo)
+    assert edited != first and edited == cache.scanner_identity()
+
+    memo.write_text("{not json")  # damaged: hashed again and rewritten
+    assert cache.scanner_identity(memo) == edited
+    assert json.loads(memo.read_text())["identity"] == edited
+
+
+def test_a_verdict_cache_remembers_its_scanner_identity_beside_it(tmp_path: Path) -> None:
+    from hermes_tui.core.threats.cache import IDENTITY_FILENAME
+
+    path = tmp_path / "cache" / "scan_verdicts.json"
+    scanned: list[str] = []
+    scanner = Scanner(sensor_factory=lambda: CountingSensor(scanned), remembered=VerdictCache(path))
+    scanner.assess(PLAIN)
+    memo = json.loads((path.parent / IDENTITY_FILENAME).read_text())
+    assert memo["identity"] == scanner_identity()
+    assert json.loads(path.read_text())["scanner"] == scanner_identity()
+    again = Scanner(sensor_factory=lambda: CountingSensor(scanned), remembered=VerdictCache(path))
+    again.assess(PLAIN)
+    assert scanned == [PLAIN]  # remembered: the second scanner did not scan
+
+
 def test_an_edited_or_upgraded_xaidr_is_another_scanner(tmp_path: Path) -> None:
     package = tmp_path / "xaidr"
     (package / "rules").mkdir(parents=True)

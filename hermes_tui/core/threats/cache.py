@@ -5,7 +5,10 @@ index); the verdicts rarely change, and reaching them the first time costs the x
 `VerdictCache` keeps them in `<home>/cache/scan_verdicts.json`, keyed by the sha256 of the
 scanned text, under an identity of the scanner that judged them: the source of this package, the
 xaidr version and files (read without importing it), Python and its Unicode tables. Another
-identity discards the whole file; an unreadable or malformed file, or entry, is a miss, so the
+identity discards the whole file. Hashing the package's bytes at every start cost 8-25 ms, so the
+identity is remembered beside the verdicts (`scanner_identity.json`) under the path, size and
+mtime of each source: while none of them moved it is read back, otherwise the bytes are hashed
+again (a touched but unchanged file gives the same identity); an unreadable or malformed file, or entry, is a miss, so the
 text is scanned again. Refusals and holds are remembered too; a verdict the scanner could not
 reach (xaidr failed) is not. Writes are atomic under the file's lock, at most MAX_ENTRIES
 entries, the least recently used dropped first. Terminal commands see `cache/` read-only and
@@ -26,7 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hermes_tui.core.storage import write_merged_cache
+from hermes_tui.core.storage import (
+    atomic_write_bytes,
+    ensure_private_dir,
+    file_lock,
+    write_merged_cache,
+)
 from hermes_tui.core.threats.verdicts import SEVERITY_RANK, Finding, Verdict, excerpt, tier_over
 
 log = logging.getLogger(__name__)
@@ -35,6 +43,7 @@ FORMAT = 1
 MAX_ENTRIES = 4096
 CACHE_DIR = "cache"  # under the hermes home; protected like memories/ and skills/
 FILENAME = "scan_verdicts.json"
+IDENTITY_FILENAME = "scanner_identity.json"  # the identity under its sources' stat, beside it
 # Verdicts not worth remembering: a failed library is a transient state, not a judgement, and
 # a text too large to scan is refused without scanning anything.
 _NOT_REMEMBERED = frozenset({"scanner_error", "too_large"})
@@ -95,27 +104,74 @@ def _xaidr_fingerprint() -> str:
     return f"xaidr {version} {digest.hexdigest()}"
 
 
-def scanner_identity() -> str | None:
-    """Who judged a verdict: a change to any part means every text is scanned again.
+def _sources() -> list[Path]:
+    """This package holds the whole of our half: patterns, decoded views, tiers, the library's
+    noise filter and sensor settings; the learned scorer's weights (scorer.bin) are part of it
+    as much as the code. Any edit to one of them is a new scanner."""
+    here = Path(__file__).parent
+    return sorted([*here.glob("*.py"), *here.glob("*.bin")])
 
-    None when it cannot be told (our source is not readable as a file): nothing is remembered.
-    """
+
+def _stat_key(sources: list[Path]) -> str:
+    """What changes when a source may have: each one's path, size and mtime, with the rest of
+    the identity (Python, its Unicode tables, xaidr's own stat-based fingerprint)."""
+    lines = [f"format {FORMAT}", f"python {sys.version}", f"unicode {unicodedata.unidata_version}"]
+    for source in sources:
+        info = source.stat()
+        lines.append(f"{source} {info.st_size} {info.st_mtime_ns}")
+    lines.append(_xaidr_fingerprint())
+    return "\n".join(lines)
+
+
+def _hashed_identity(sources: list[Path]) -> str:
     digest = hashlib.sha256()
     digest.update(f"format {FORMAT}\npython {sys.version}\n".encode())
     digest.update(f"unicode {unicodedata.unidata_version}\n".encode())
+    for source in sources:
+        digest.update(f"{source.name}\n".encode())
+        digest.update(source.read_bytes())
+    digest.update(_xaidr_fingerprint().encode())
+    return digest.hexdigest()
+
+
+def _remembered_identity(memo: Path, key: str) -> str | None:
     try:
-        # This package holds the whole of our half: patterns, decoded views, tiers, the
-        # library's noise filter and sensor settings. Any edit to it is a new scanner.
-        # The learned scorer's weights (scorer.bin) are part of it as much as the code.
-        here = Path(__file__).parent
-        for source in sorted([*here.glob("*.py"), *here.glob("*.bin")]):
-            digest.update(f"{source.name}\n".encode())
-            digest.update(source.read_bytes())
-        digest.update(_xaidr_fingerprint().encode())
+        document = json.loads(memo.read_bytes())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None  # none yet, unreadable or damaged: hashed again and rewritten
+    if not isinstance(document, dict) or document.get("sources") != key:
+        return None
+    identity = document.get("identity")
+    return identity if isinstance(identity, str) and len(identity) == 64 else None
+
+
+def scanner_identity(memo: Path | None = None) -> str | None:
+    """Who judged a verdict: a change to any part means every text is scanned again.
+
+    With `memo` (a file), the identity hashed from the package's bytes is remembered there
+    under the sources' stat, and read back while that stat holds. None when it cannot be told
+    (our source is not readable as a file): nothing is remembered.
+    """
+    try:
+        sources = _sources()
+        key = _stat_key(sources)
+        if memo is not None:
+            remembered = _remembered_identity(memo, key)
+            if remembered is not None:
+                return remembered
+        identity = _hashed_identity(sources)
     except (OSError, ImportError, ValueError) as exc:
         log.info("scan verdicts are not remembered: cannot identify the scanner (%s)", exc)
         return None
-    return digest.hexdigest()
+    if memo is not None:
+        data = json.dumps({"sources": key, "identity": identity}, ensure_ascii=False)
+        try:
+            ensure_private_dir(memo.parent)
+            with file_lock(memo):
+                atomic_write_bytes(memo, data.encode("utf-8"), mode=0o600)
+        except OSError as exc:  # a read-only home: hashed again at the next start
+            log.info("cannot remember the scanner's identity in %s: %s", memo, exc)
+    return identity
 
 
 WITHHELD = "(quote left out: the text holds a secret)"
@@ -179,13 +235,16 @@ class VerdictCache:
     def __init__(
         self,
         path: Path,
-        identity: Callable[[], str | None] = scanner_identity,
+        identity: Callable[[], str | None] | None = None,
         max_entries: int = MAX_ENTRIES,
         redact: Callable[[str], str] = str,
     ) -> None:
         self.path = path
         self.redact = redact  # the runtime's Redactor.text, over the findings' quotes
-        self._identity_source = identity
+        # By default the identity is remembered beside the verdicts (see scanner_identity).
+        self._identity_source = identity or (
+            lambda: scanner_identity(path.parent / IDENTITY_FILENAME)
+        )
         self._identity: str | None = None
         self._identified = False
         self.max_entries = max_entries
