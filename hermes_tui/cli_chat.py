@@ -249,7 +249,7 @@ def _run_chat(
         session = runtime.open_session(
             session_id,
             ask=ask,
-            reviewer=runtime.reviewer(),
+            reviewer=runtime.session_reviewer(),
         )
     except (ProviderNotConfigured, SessionError) as exc:
         return _outcome(error=str(exc), exit_code=EXIT_USAGE)

@@ -568,6 +568,8 @@ def _check_home(home: Path) -> None:
 def mcp_secrets(config: Config) -> dict[str, str]:
     """What config.yaml gives its MCP servers under secret-looking names (an `env` token, an
     `X-Api-Key` header): a server may print it, so the redaction knows it too."""
+    if not config.mcp_servers:
+        return {}  # without servers, no parser to import
     from hermes_tui.core.redaction import SECRET_NAME
     from hermes_tui.core.tools.mcp_config import parse_servers
 

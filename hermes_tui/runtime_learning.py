@@ -16,12 +16,24 @@ from hermes_tui.core.memory import join_entries
 from hermes_tui.core.pending import PendingWrite
 
 if TYPE_CHECKING:
+    from hermes_tui.core.agent.review import ReviewManager
+    from hermes_tui.core.agent.session import Due, Reviewer, Session
     from hermes_tui.core.agent.taint import WriteGate
     from hermes_tui.core.insights import Insights
     from hermes_tui.core.skills.curator import Curator, CuratorReport
     from hermes_tui.core.skills.schedule import CuratorPolicy
 
 log = logging.getLogger("hermes_tui.runtime")
+
+
+class _ReviewerWhenDue:
+    """A session's `Reviewer` that asks the runtime for its review manager on the first review."""
+
+    def __init__(self, manager: Callable[[], ReviewManager]) -> None:
+        self._manager = manager
+
+    def start(self, session: Session, due: Due) -> None:
+        self._manager().start(session, due)
 
 
 class LearningParts:
@@ -51,6 +63,11 @@ class LearningParts:
             scanner=self.scanner,
             sink=self.sink,
         )
+
+    def session_reviewer(self) -> Reviewer:
+        """A session's reviewer: the review manager (`reviewer()`) is made when the session's
+        first review is due, so a turn that starts none never imports it."""
+        return _ReviewerWhenDue(self.reviewer)  # type: ignore[attr-defined]
 
     def pending_target_text(self, record: PendingWrite) -> str | None:
         """The staged write's target as it is now (to check it did not change meanwhile)."""

@@ -21,7 +21,9 @@ from helpers import cli_env, write_config
 # to be seen valid at a glance (fastjsonschema: plain_schema.py), the TUI, another
 # provider's SDK, MCP servers (none configured), other commands' arguments, the platform's
 # folders (--home is given; the sandbox's cache folder is found when a command needs it), the
-# sandbox's network proxy (no command ran).
+# sandbox's network proxy (no command ran), the background review (none was due), the skills
+# guard (no skill was written), the path policy and the fuzzy matcher (no file was touched),
+# the MCP servers' parser (none configured).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -40,6 +42,11 @@ UNNEEDED = (
     "platformdirs",
     "hermes_tui.core.tools.netproxy",
     "socketserver",
+    "hermes_tui.core.agent.review",
+    "hermes_tui.core.skills.guard",
+    "hermes_tui.core.tools.path_policy",
+    "hermes_tui.core.skills.fuzzy",
+    "hermes_tui.core.tools.mcp_config",
 )
 
 PROBE = """

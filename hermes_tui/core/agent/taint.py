@@ -36,7 +36,6 @@ from hermes_tui.core.events import Sink, WriteHeld
 from hermes_tui.core.memory import MemoryRefused, MemoryStore
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore, PendingWrite
-from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.tools.memory import refusal_payload
 
 if TYPE_CHECKING:
@@ -348,6 +347,8 @@ class WriteGate:
             return {"before": before, "after": None}
         if before is None:
             return {"error": f"{arguments.get('name')!r} has nothing to patch"}
+        from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
+
         try:
             after = find_and_replace(
                 before,

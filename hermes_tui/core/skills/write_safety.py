@@ -20,13 +20,15 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.events import Origin
-from hermes_tui.core.skills import guard
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.model import MODEL_ORIGINS, SUPPORT_DIRS, Skill, SkillError
 from hermes_tui.core.storage import atomic_write_bytes, file_lock, is_temp_file, plain_os_error
+
+if TYPE_CHECKING:  # the guard is imported by the first write it scans
+    from hermes_tui.core.skills import guard
 
 # What may name a lock file as it is; anything else is hashed.
 _LOCK_KEY = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
@@ -118,6 +120,8 @@ class WriteSafety:
     def _guard_or_rollback(
         self, name: str, directory: Path, snapshot: Snapshot, origin: Origin
     ) -> guard.GuardReport:
+        from hermes_tui.core.skills import guard
+
         report = guard.scan_directory(directory)
         if origin not in MODEL_ORIGINS or report.verdict != "dangerous":
             return report

@@ -23,11 +23,11 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Origin, Sink, SkillChanged
-from hermes_tui.core.skills import frontmatter, guard
+from hermes_tui.core.skills import frontmatter
 from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.model import (
@@ -45,6 +45,9 @@ from hermes_tui.core.skills.write_safety import (
     remove_temp_leftovers,
 )
 from hermes_tui.core.storage import atomic_write_bytes
+
+if TYPE_CHECKING:  # the guard is imported by the first write it scans
+    from hermes_tui.core.skills import guard
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +99,8 @@ class SkillWrites(WriteSafety):
                 f"a skill named {name!r} already exists ({existing.root.kind}: {existing.skill_md}); "
                 "patch or edit it instead, or pick another name."
             )
+        from hermes_tui.core.skills import guard
+
         content = self._parse_for_write(name, content)
         directory = self.skills_dir / category / name if category else self.skills_dir / name
         if directory.exists():

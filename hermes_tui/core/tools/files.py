@@ -16,21 +16,17 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
 from hermes_tui.core.storage import atomic_write_text
 from hermes_tui.core.tools.approvals import ApprovalRequest, PathGrant
-from hermes_tui.core.tools.path_policy import (
-    Access,
-    PathRules,
-    decide,
-    gather,
-    resolve_rules,
-    secret_file_ids,
-)
 from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.results import DISPLAY_KEY, ResultLimits
+
+# The path policy and the fuzzy matcher are imported by the first call that needs them: a
+# conversation that touches no file never pays for them (bench/oneshot.py).
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.path_policy import Access, PathRules
 
 DIFF_MAX_LINES = 2000  # a diff longer than this is cut (the faces say how much was left out)
 DEFAULT_LIMIT = 500
@@ -132,6 +128,8 @@ def make_file_tools(
     roots = tuple(allowed_roots)
 
     def rules_for(context: ToolContext, extra_read_roots: tuple[Path, ...] = ()) -> PathRules:
+        from hermes_tui.core.tools.path_policy import resolve_rules
+
         scratch = limits.scratch_dir(context.session_id)
         return resolve_rules(
             context.workdir,
@@ -142,6 +140,8 @@ def make_file_tools(
 
     def checked(tool: str, access: Access, raw: str, context: ToolContext) -> Path:
         """The path to open for `raw`, after the policy (and maybe the user) allowed it."""
+        from hermes_tui.core.tools.path_policy import decide, gather, secret_file_ids
+
         rules = rules_for(context)
         facts = gather(raw, context.cwd, rules)
         if facts.links > 1:  # maybe a hard link to a secret file under an innocent name
@@ -224,6 +224,8 @@ def make_file_tools(
         }
 
     def patch(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        from hermes_tui.core.skills.fuzzy import FuzzyMatchError, find_and_replace
+
         try:
             path = checked("patch", "write", str(args["path"]), context)
             text = _read(context, path)
@@ -264,6 +266,8 @@ def make_file_tools(
         matches: list[str] = []
         # Files found under an allowed (or approved) root are judged one by one, without
         # asking: a secret file or a symlink out of the root is skipped and counted.
+        from hermes_tui.core.tools.path_policy import decide, gather, secret_file_ids
+
         file_rules = rules_for(context, (root,))
         skipped: list[str] = []
         files = [root] if root.is_file() else _walk(root)
