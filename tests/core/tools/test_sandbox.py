@@ -120,7 +120,7 @@ def test_the_hermes_home_stays_read_only_even_inside_a_writable_place(tmp_path: 
 
 @needs_bwrap
 def test_a_command_cannot_forge_the_scanners_remembered_verdicts(tmp_path: Path) -> None:
-    from hermes_tui.core.threats.cache import VerdictCache, cache_path
+    from hermes_tui.core.threats.cache import IDENTITY_FILENAME, VerdictCache, cache_path
     from hermes_tui.runtime import Runtime
 
     # The home inside the working directory, opened as the app opens it (which makes cache/
@@ -133,18 +133,25 @@ def test_a_command_cannot_forge_the_scanners_remembered_verdicts(tmp_path: Path)
     remembered.put("a fact", Verdict("allow", ()))
     remembered.flush()
     before = path.read_bytes()
+    # The scanner's identity, remembered beside the verdicts: forging it would pass them too.
+    memo = path.parent / IDENTITY_FILENAME
+    identity = memo.read_bytes()
     registry, context = _terminal(tmp_path, hermes_home=home)
     forged = '{"format":1,"scanner":"x","verdicts":{}}'
+    forged_identity = '{"sources":"","identity":"x"}'
     for command in (
         f"echo '{forged}' > {path}",
+        f"echo '{forged_identity}' > {memo}",
         f"rm -f {path}",
         f"mv {path} {path}.old",
         f"echo '{forged}' > {path.parent}/new.json",
         f"rm -rf {path.parent}",
     ):
         run(registry, context, command)  # judged by what is left on disk, below
-    assert path.read_bytes() == before
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, path.name + ".lock"]
+    assert path.read_bytes() == before and memo.read_bytes() == identity
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(
+        [path.name, path.name + ".lock", memo.name, memo.name + ".lock"]
+    )
 
 
 @pytest.fixture
