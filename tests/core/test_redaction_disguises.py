@@ -103,3 +103,41 @@ def test_a_reversed_shape_keeps_nothing_of_the_key(name: str) -> None:
 def test_ordinary_spelled_out_and_encoded_text_is_left_alone(text: str) -> None:
     assert redact_shapes(text) == text
     assert streamed(Redactor(), *[text[i : i + 3] for i in range(0, len(text), 3)]) == text
+
+
+def _blob_with(secret: bytes, at: int, size: int = 3000) -> str:
+    """Base64 of `size` bytes of ordinary data with `secret` at byte `at`."""
+    filler = bytes(range(32, 127)) * (size // 95 + 1)
+    data = filler[:at] + secret + filler[at : size - len(secret)]
+    return base64.b64encode(data).decode()
+
+
+@pytest.mark.parametrize("at", [10, 700, 767, 768, 769, 1500, 2400])
+@pytest.mark.parametrize("size", [4, 16, 61])
+def test_a_key_inside_a_huge_base64_blob_streamed_never_shows(at: int, size: int) -> None:
+    """A run of key characters past what a stream holds whole (DISGUISE_CAP) goes on in whole
+    groups from its start with a window held: a key its decoding holds, wherever it begins
+    (across the 1,024th character too), is its label and nothing of it shows."""
+    blob = _blob_with(GITHUB.encode(), at)
+    text = f"blob: {blob} end"
+    out = streamed(Redactor(), *[text[i : i + size] for i in range(0, len(text), size)])
+    assert "[REDACTED github token]" in out
+    assert out.endswith("[REDACTED github token] end"), out[-80:]
+    shown = out.removeprefix("blob: ").split("[REDACTED")[0]
+    decoded = base64.b64decode(shown + "=" * (-len(shown) % 4))
+    assert GITHUB[:4].encode() not in decoded and len(decoded) >= at - 3
+
+
+@pytest.mark.parametrize("encode", [base64.b64encode, bytes.hex])
+def test_a_private_key_in_a_long_encoded_run_streamed_is_one_label(encode) -> None:
+    carried = encode(PEM.encode() * 8)
+    carried = carried if isinstance(carried, str) else carried.decode()
+    text = f"tls.key: {carried}\nnext: line"
+    out = streamed(Redactor(), *[text[i : i + 7] for i in range(0, len(text), 7)])
+    assert out == "tls.key: [REDACTED private key]\nnext: line", out[:200]
+
+
+def test_a_long_ordinary_base64_blob_streams_whole_and_unchanged() -> None:
+    blob = _blob_with(b"", 0, 6000)
+    text = f"image: {blob} (png)"
+    assert streamed(Redactor(), *[text[i : i + 5] for i in range(0, len(text), 5)]) == text

@@ -198,6 +198,18 @@ class Redactor:
             spans += [m.span() for m in blocks if self._unwrapped_label(m) != m.group(0)]
         return spans
 
+    def cut_before(self, text: str, at: int, group: int = 1) -> int:
+        """Where `text` may be cut at `at` or before it, at a multiple of `group`, without
+        cutting a secret in two: back to the start of the matches that span it."""
+        at -= at % group
+        moved = True
+        while moved and at > 0:
+            moved = False
+            for start, end in self._matches(text):
+                if start < at < end:
+                    at, moved = start - start % group, True
+        return at
+
     def split_at(self, text: str, at: int) -> int:
         """Where `text` may be cut at `at` or after it without cutting a secret in two: the end
         of the matches that span `at` (`at` itself when none does)."""

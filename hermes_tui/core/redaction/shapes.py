@@ -240,6 +240,18 @@ def _canonical_case(found: str) -> str:
     return found
 
 
+def encoded_key(run: str) -> tuple[int, str] | None:
+    """Where in `run` (base64 or hex from a group's start) the first key it decodes to
+    begins, and its kind; None when it decodes to none."""
+    decoded = _decoded(run)
+    hexed = len(run) % 2 == 0 and all(char in "0123456789abcdefABCDEF" for char in run)
+    for found in SHAPES.finditer(decoded):
+        kind = KEY_SHAPES[int(str(found.lastgroup)[1:])][0]
+        if kind in _ENCODABLE:
+            return (2 * found.start() if hexed else found.start() // 3 * 4), kind
+    return None
+
+
 def _encoded_label(match: re.Match[str]) -> str:
     kind = _disguised_kind(_decoded(match.group(0)), _ENCODABLE)
     return f"[REDACTED {kind}]" if kind else match.group(0)

@@ -25,11 +25,16 @@ from hermes_tui.core.events import (
     WriteHeld,
 )
 from hermes_tui.core.redaction.known import Redactor
-from hermes_tui.core.redaction.shapes import DISGUISE_CAP, KEY_CHARACTERS
+from hermes_tui.core.redaction.shapes import DISGUISE_CAP, KEY_CHARACTERS, encoded_key
 
 # Held back at most, outside a private key: no key shape is this long, and a longer run of key
 # characters would make every delta scan it again.
 MAX_HELD = 1024
+# Inside a run of key characters longer than DISGUISE_CAP (encoded data, most likely), the last
+# RUN_WINDOW characters are held (longer than any key's encoding) and the rest goes in whole
+# groups of four from the run's start, at least RUN_STEP at a time.
+RUN_WINDOW = 512
+RUN_STEP = 256
 _KEY_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 _KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
 
@@ -50,6 +55,8 @@ class _Stream:
     in_key: str | None = None  # inside a private key: its last characters (for its END)
     carried: int = 0  # how much of `held` an earlier model call of the turn streamed
     prior: str = ""  # the tail the stream of the other kind left held, before `held`
+    in_run: bool = False  # `held` is the end of a long run still coming (`_run`)
+    swallow: bool = False  # the rest of a run that held a key: dropped up to its end
 
     def feed(self, redactor: Redactor, text: str) -> list[Delta]:
         """What may be shown now of the stream with `text` added, redacted."""
@@ -62,6 +69,13 @@ class _Stream:
                 self.in_key = seen[-64:]
                 return []
             self.in_key, text = None, seen[end.end() :]
+        if self.swallow:
+            rest = text.lstrip(KEY_CHARACTERS)
+            if not rest:
+                return []
+            self.swallow, text = False, rest
+        if self.in_run:
+            return self._run(redactor, text)
         if (
             not self.prior
             and len(self.held) + len(text) <= DISGUISE_CAP
@@ -72,6 +86,12 @@ class _Stream:
         shown: list[Delta] = []
         text = self.prior + self.held + text
         cut = redactor.held_from(text)
+        run = len(text.rstrip(KEY_CHARACTERS))
+        if not self.prior and len(text) - run > DISGUISE_CAP and cut >= run:
+            # Encoded data, most likely: a key hidden in it may begin anywhere (`_run`).
+            self.held, self.in_run, self.carried = "", True, 0
+            before = self.kind(redactor.text(text[:run]))
+            return [delta for delta in (before, *self._run(redactor, text[run:])) if delta.text]
         if len(text) - cut > MAX_HELD:
             cut = len(text)
         if self.prior:
@@ -98,10 +118,40 @@ class _Stream:
         self.carried = min(self.carried, len(self.held))
         return [delta for delta in shown if delta.text]
 
+    def _run(self, redactor: Redactor, text: str) -> list[Delta]:
+        """`text` added to a long run of key characters: what of the run may go now, in whole
+        groups of four from its start (its decoding stays aligned), its last RUN_WINDOW
+        characters held. A key its decoding holds is shown as its label where it begins,
+        and the rest of the run is dropped (the earlier groups went, and decoded to no key)."""
+        size = len(text) - len(text.lstrip(KEY_CHARACTERS))
+        buffer, after = self.held + text[:size], text[size:]
+        final = bool(after)  # the run ended
+        if not final and len(buffer) < RUN_WINDOW + RUN_STEP:
+            self.held = buffer
+            return []
+        limit = len(buffer) if final else len(buffer) - RUN_WINDOW
+        shown: list[Delta] = []
+        found = encoded_key(buffer[: len(buffer) - len(buffer) % 4])
+        if found is not None and found[0] < limit:
+            start = found[0] - found[0] % 4
+            shown += [self.kind(redactor.text(buffer[:start])), self.kind(f"[REDACTED {found[1]}]")]
+            self.held, self.in_run, self.swallow = "", False, not final
+        else:
+            limit = limit if final else redactor.cut_before(buffer, limit, 4)
+            shown.append(self.kind(redactor.text(buffer[:limit])))
+            self.held, self.in_run = buffer[limit:], not final
+        if after:
+            shown += self.feed(redactor, after)
+        return [delta for delta in shown if delta.text]
+
     def word_ended(self, redactor: Redactor) -> list[Delta]:
         """The model call ended (a tool call begins): the word it was streaming is whole. What
         no secret could go on from, were a separator to follow, is shown now, in the message it
         belongs to; what could still begin a secret waits on for the next call's text."""
+        if self.in_run:  # the run is whole: it goes as one text (redacted so)
+            self.in_run, shown, self.held = False, self.held, ""
+            return [delta for delta in (self.kind(redactor.text(shown)),) if delta.text]
+        self.swallow = False
         if self.prior or self.in_key is not None or not self.held:
             return []
         cut = min(redactor.held_from(self.held + " "), len(self.held))
@@ -184,6 +234,7 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
                 # A retry drops the attempt's text, held or not; what an earlier call of the
                 # turn streamed is kept, still held.
                 stream.held, stream.in_key = stream.held[: stream.carried], None
+                stream.in_run = stream.swallow = False
                 stream = None
             else:
                 stream = streams.pop(thread, None)
