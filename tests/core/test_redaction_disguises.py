@@ -141,3 +141,27 @@ def test_a_long_ordinary_base64_blob_streams_whole_and_unchanged() -> None:
     blob = _blob_with(b"", 0, 6000)
     text = f"image: {blob} (png)"
     assert streamed(Redactor(), *[text[i : i + 5] for i in range(0, len(text), 5)]) == text
+
+
+RANDOM_KEY = "kQ7xWpLmZrTvBn4YhJsDfGaEuX"  # its last third holds no digit
+
+
+def test_a_known_secret_printed_in_three_pieces_is_redacted_piece_by_piece() -> None:
+    redactor = Redactor({"VAULT_KEY": RANDOM_KEY})
+    third = len(RANDOM_KEY) // 3
+    pieces = [RANDOM_KEY[:third], RANDOM_KEY[third : 2 * third], RANDOM_KEY[2 * third :]]
+    assert not any(char.isdigit() for char in pieces[2])
+    for piece in pieces:
+        assert redactor.text(f"part: {piece}\n") == "part: [REDACTED VAULT_KEY]\n", piece
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"),
+    [
+        ("CorrectHorseBattery9Staple", "a CorrectHorse is a horse"),
+        ("Zq9-LEAKCHECK-abcdefgh-XYZ", "the LEAKCHECK tool and abcdefgh"),
+        ("Zq9-deploy-Token-for-Staging", "deploy-Token-for-Staging"),
+    ],
+)
+def test_a_wordy_piece_of_a_secret_is_not_redacted_on_its_own(secret: str, text: str) -> None:
+    assert Redactor({"S": secret}).text(text) == text

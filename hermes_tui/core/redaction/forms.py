@@ -92,7 +92,9 @@ def partial_forms(value: str) -> set[str]:
     """Pieces of a value that looks random (a key, a token: 16 characters or more, letters and
     digits, no URL) long enough to tell (a third of it, 8 characters at least) and holding a
     digit and two letters: printed in two halves (two commands, two tool results), each half
-    is found on its own. Words and URLs are left out: a piece of one would be ordinary text."""
+    is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
+    A secret split in three (a third of it each) is found piece by piece too, a piece
+    without a digit when its letters look random (`_mixed`)."""
     if len(value) < 16 or "://" in value or not _mixed(value):
         return set()
     size = max(8, len(value) // 3)
@@ -101,7 +103,16 @@ def partial_forms(value: str) -> set[str]:
 
 
 def _mixed(text: str) -> bool:
-    return any(map(str.isdigit, text)) and sum(map(str.isalpha, text)) >= 2
+    """Random-looking: a digit and two letters, or (no digit) letters of both cases that no
+    word or name holds: two of each, and never four of one case in a row (`hJsDfGaE`, not
+    `CorrectHorse` or `LEAKCHECK`)."""
+    if any(map(str.isdigit, text)):
+        return sum(map(str.isalpha, text)) >= 2
+    upper, lower = sum(map(str.isupper, text)), sum(map(str.islower, text))
+    return upper >= 2 and lower >= 2 and not _SAME_CASE_RUN.search(text)
+
+
+_SAME_CASE_RUN = re.compile(r"[a-z]{4}|[A-Z]{4}")
 
 
 def _byte_forms(raw: bytes) -> set[str]:

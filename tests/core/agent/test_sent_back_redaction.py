@@ -94,3 +94,22 @@ def test_arguments_stay_json_when_a_secret_is_escaped_or_split() -> None:
     assert SECRET not in json.dumps(json.loads(redactor.arguments(escaped)))
     broken = '{"content": "' + SECRET  # not JSON: redacted as text
     assert SECRET not in redactor.arguments(broken)
+
+
+def test_a_secret_printed_in_three_pieces_reaches_the_model_in_none(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    key = "kQ7xWpLmZrTvBn4YhJsDfGaEuX"  # its last third holds no digit
+    write_config(home, llm.openai_url, "openai")
+    runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key", "VAULT_KEY": key})
+    (tmp_path / "k").write_text(key, encoding="utf-8")
+    cuts = [("1", "8"), ("9", "16"), ("17", "26")]
+    llm.script(
+        *[Reply(tool_calls=[("terminal", {"command": f"cut -c{a}-{b} k"})]) for a, b in cuts],
+        Reply(text="done"),
+    )
+    runtime.open_session(cwd=tmp_path).submit("print the key in three parts")
+    body = llm.requests[-1].raw.decode("utf-8")
+    assert body.count("[REDACTED VAULT_KEY]") == 3
+    for piece in (key[:8], key[8:16], key[16:]):
+        assert piece not in body, piece
