@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from hermes_tui import hermes_keys
 from hermes_tui.config_files import (
     ConfigError,
     coerce,
@@ -229,6 +228,8 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
     for section, body in data.items():
         where = f"{path}:{lines.get((str(section),), '?')}"
         if section not in SECTIONS:
+            from hermes_tui import hermes_keys  # Hermes' keys: read only for keys not ours
+
             if section in hermes_keys.TOP_LEVEL or section in hermes_keys.EARLIER_TOP_LEVEL:
                 _hermes_top_level(section, body, where, loaded)
                 continue
@@ -250,9 +251,6 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
         if not isinstance(body, dict):
             raise ConfigError(f"{where}: section {section!r} must be a mapping of keys")
         hints = get_type_hints(SECTIONS[section])
-        hermes = hermes_keys.SECTION_KEYS.get(section, frozenset()) | (
-            hermes_keys.EARLIER_SECTION_KEYS.get(section, frozenset())
-        )
         for key, value in body.items():
             key_where = f"{path}:{lines.get((str(section), str(key)), '?')}: {section}.{key}"
             if key in hints:
@@ -264,7 +262,7 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
                     continue
                 result[section][key] = _our_value(section, key, value, hints[key], key_where)
                 continue
-            if key in hermes:
+            if _hermes_section_key(section, key):
                 log.debug("%s is a Hermes key not used by hermes-tui", key_where)
                 if _sets_something(value):
                     loaded.unused_hermes.append(f"{section}.{key}")
@@ -289,6 +287,14 @@ def _section_values(path: Path, data: dict[str, Any], lines: dict[tuple[str, ...
     _check_provider(path, lines, loaded)
     _check_terminal(path, lines, loaded)
     return loaded
+
+
+def _hermes_section_key(section: str, key: str) -> bool:
+    from hermes_tui import hermes_keys
+
+    return key in hermes_keys.SECTION_KEYS.get(section, frozenset()) or key in (
+        hermes_keys.EARLIER_SECTION_KEYS.get(section, frozenset())
+    )
 
 
 def _check_tool_limits(
@@ -368,6 +374,8 @@ def _check_provider(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
         if provider in ("custom", "openai-api"):
             model["provider"] = "openai"
         return
+    from hermes_tui import hermes_keys
+
     if provider in hermes_keys.PROVIDERS:
         model.pop("provider")
         loaded.warnings.append(

@@ -56,7 +56,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
             ),
             # skills.inline_shell runs a skill's snippets through this registry's terminal.
             *make_skill_tools(runtime.skills, runtime.skill_runtime_settings(lambda: registry)),
-            *make_session_search_tools(runtime.sessions, runtime.catalog),
+            *make_session_search_tools(runtime.sessions, lambda: runtime.catalog),
             *make_todo_tools(),
             *runtime._mcp_tools,
         ],

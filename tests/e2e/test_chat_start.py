@@ -23,7 +23,8 @@ from helpers import cli_env, write_config
 # folders (--home is given; the sandbox's cache folder is found when a command needs it), the
 # sandbox's network proxy (no command ran), the background review (none was due), the skills
 # guard (no skill was written), the path policy and the fuzzy matcher (no file was touched),
-# the MCP servers' parser (none configured).
+# the MCP servers' parser (none configured), Hermes' config keys (config.yaml holds only ours),
+# the catalog of Hermes' sessions (session_search was not called).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -47,6 +48,9 @@ UNNEEDED = (
     "hermes_tui.core.tools.path_policy",
     "hermes_tui.core.skills.fuzzy",
     "hermes_tui.core.tools.mcp_config",
+    "hermes_tui.hermes_keys",
+    "hermes_tui.core.session_catalog",
+    "hermes_tui.core.hermes_state",
 )
 
 PROBE = """

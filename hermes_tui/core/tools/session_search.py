@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.session_catalog import SessionCatalog
 from hermes_tui.core.sessions import SessionError, SessionStore, StoredMessage
 from hermes_tui.core.tools.registry import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from hermes_tui.core.session_catalog import SessionCatalog
 
 
 def _brief(stored: StoredMessage) -> dict[str, Any]:
@@ -20,11 +23,14 @@ def _brief(stored: StoredMessage) -> dict[str, Any]:
 
 
 def make_session_search_tools(
-    sessions: SessionStore, catalog: SessionCatalog | None = None
+    sessions: SessionStore, catalog_of: Callable[[], SessionCatalog] | None = None
 ) -> list[Tool]:
-    """`catalog` adds Hermes Agent's sessions (ids `hermes:…`) to searches and listings."""
+    """`catalog_of` gives the catalog that adds Hermes Agent's sessions (ids `hermes:…`) to
+    searches and listings; it is asked on the first search, so a conversation that never
+    searches never opens it."""
 
     def session_search(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        catalog = catalog_of() if catalog_of is not None else None
         limit = max(1, min(int(args.get("limit") or 10), 50))
         wanted = str(args.get("session_id") or "")
         try:
