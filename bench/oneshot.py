@@ -11,7 +11,12 @@ Targets: time at most 1.0x `import openai`; peak RSS of the whole turn at most 1
 `import openai` (each measured in a fresh process by a small wrapper that reads its child's
 maximum resident set size). The same wrapper reads the child's CPU time (user + system): on a
 shared machine it moves less with other people's load than the wall time the target is about,
-but it cannot credit the SDK's import running beside our own start-up. Run:
+but it cannot credit the SDK's import running beside our own start-up.
+
+The RSS floor is printed beside it: the `openai` SDK alone making the turn's two streamed calls
+(no hermes-tui code), and the same with the session written to an SQLite database with a
+full-text index, as sessions.db is (the SQLite library's pages alone are ~1.3 MiB). What
+hermes-tui adds is read against those, not against the bare import. Run:
 `.venv/bin/python bench/oneshot.py`.
 """
 
@@ -39,6 +44,33 @@ PEAK_RSS = (
     "capture_output=True); usage = resource.getrusage(resource.RUSAGE_CHILDREN); "
     "print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)"
 )
+
+
+# The SDK's own share of the turn: the same two streamed calls with no hermes-tui code; with
+# "sqlite" in argv, the conversation also goes to an SQLite database with a full-text index.
+SDK_TURN = """
+import sys, openai
+client = openai.OpenAI(max_retries=0)
+tools = [{"type": "function", "function": {"name": "skills_list", "description": "List skills.",
+          "parameters": {"type": "object", "properties": {}}}}]
+messages = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "hi"}]
+for _ in range(2):
+    stream = client.chat.completions.create(model="bench", messages=messages, tools=tools,
+                                            stream=True, stream_options={"include_usage": True})
+    text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    messages.append({"role": "assistant", "content": text})
+if "sqlite" in sys.argv:
+    import sqlite3, tempfile, os
+    with tempfile.TemporaryDirectory() as folder:
+        db = sqlite3.connect(os.path.join(folder, "sessions.db"))
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, role TEXT, content TEXT)")
+        db.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages')")
+        for m in messages:
+            db.execute("INSERT INTO messages (role, content) VALUES (?, ?)", (m["role"], m["content"]))
+        db.commit()
+        db.close()
+"""
 
 
 def peak_rss(command: list[str], env: dict[str, str]) -> tuple[int, float]:
@@ -83,6 +115,10 @@ def main() -> None:
         chat = [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi"]
         sdk = [sys.executable, "-c", "import openai"]
 
+        def sdk_turn(*extra: str) -> list[str]:
+            llm.script(Reply(tool_calls=[("skills_list", {})]), Reply(text="ok"))
+            return [sys.executable, "-c", SDK_TURN, *extra]
+
         def turn() -> list[str]:
             llm.script(Reply(tool_calls=[("skills_list", {})]), Reply(text="ok"))
             return chat
@@ -94,9 +130,12 @@ def main() -> None:
         for _ in range(RUNS):  # interleaved, so machine load hits both alike
             chat_times.append(timed(turn(), env))
             sdk_times.append(timed(sdk, env))
+        floor_rss, floor_db_rss = [], []
         for _ in range(3):
             chat_rss.append(peak_rss(turn(), env))
             sdk_rss.append(peak_rss(sdk, env))
+            floor_rss.append(peak_rss(sdk_turn(), env))
+            floor_db_rss.append(peak_rss(sdk_turn("sqlite"), env))
         chat_median, sdk_median = statistics.median(chat_times), statistics.median(sdk_times)
         chat_peak = statistics.median(rss for rss, _ in chat_rss)
         sdk_peak = statistics.median(rss for rss, _ in sdk_rss)
@@ -113,6 +152,14 @@ def main() -> None:
             f"peak RSS: chat -q {chat_peak / 1024:.1f} MiB, import openai {sdk_peak / 1024:.1f} MiB"
         )
         print(f"RSS ratio {chat_peak / sdk_peak:.2f}x (target <= {RSS_TARGET:.2f}x)")
+        floor = statistics.median(rss for rss, _ in floor_rss)
+        floor_db = statistics.median(rss for rss, _ in floor_db_rss)
+        print(
+            f"floor: the SDK alone making the two streamed calls {floor / 1024:.1f} MiB"
+            f" ({floor / sdk_peak:.2f}x), with the session in SQLite + FTS5"
+            f" {floor_db / 1024:.1f} MiB ({floor_db / sdk_peak:.2f}x);"
+            f" hermes-tui adds {(chat_peak - floor_db) / 1024:.1f} MiB above the latter"
+        )
 
 
 if __name__ == "__main__":
