@@ -398,7 +398,8 @@ class HermesAcpAgent:
         if name == "memory":
             return "\n\n".join(
                 f"## {target.upper()}.md\n"
-                + "\n".join(f"- {e}" for e in runtime.memory.entries(target))
+                # an entry holding a secret (a hand edit) is shown as the model sees it
+                + "\n".join(f"- {runtime.memory.shown(e)}" for e in runtime.memory.entries(target))
                 for target in ("memory", "user")
             )
         if name == "skills":

@@ -398,3 +398,18 @@ def test_the_todo_list_reaches_the_editor_as_its_plan(home: Path, work: Path, ll
     assert [(e.content, e.status) for e in plan.entries] == [
         (t["content"], t["status"]) for t in todos
     ]
+
+
+def test_the_memory_command_shows_an_entry_holding_a_secret_redacted(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    secret = "Zq9-acp-memory-secret-5521"
+    write_config(home, llm.openai_url)
+    (home / ".env").write_text(f"DB_TOKEN={secret}\n", encoding="utf-8")
+    (home / "memories").mkdir(exist_ok=True)
+    (home / "memories" / "MEMORY.md").write_text(f"Deploys use {secret}.", encoding="utf-8")
+    editor = Editor("once")
+
+    asyncio.run(_drive(home, work, editor, one_prompt(work, "/memory")))
+    shown = editor.text()
+    assert "- Deploys use [REDACTED DB_TOKEN]." in shown and secret not in shown
