@@ -136,10 +136,11 @@ class TaintTracker:
 
     def replay(self, history: list[Message], context: ToolContext) -> None:
         """Read the taint of a conversation from its messages (a review's fork, a resume),
-        and the memory writes it had refused or held (for split attacks); index the project's
-        instruction files first."""
+        the memory writes it had refused or held and those it stored (both for split attacks:
+        a write is joined to them); index the project's instruction files first."""
         self.observe_project_files(context.cwd)
         calls = {}
+        stored: list[str] = []
         for message in history:
             for call in message.tool_calls or ():
                 calls[call.id] = call
@@ -155,10 +156,17 @@ class TaintTracker:
             if not isinstance(result, dict):
                 continue
             self.observe(call.name, call.parsed_arguments(), result, context)
-            if call.name == "memory" and (result.get("staged") or result.get("pattern_ids")):
-                arguments = call.parsed_arguments()
-                if isinstance(arguments, dict):
-                    context.suspect_writes.extend(_memory_contents(arguments))
+            arguments = call.parsed_arguments()
+            if call.name != "memory" or not isinstance(arguments, dict):
+                continue
+            if result.get("staged") or result.get("pattern_ids"):
+                context.suspect_writes.extend(_memory_contents(arguments))
+            elif result.get("success") is True:
+                # Stored: the next write of a resumed session is joined to the last of these,
+                # as it would have been had the session gone on (threats.Scanner.assess_sequel).
+                stored.extend(_memory_contents(arguments))
+        # The kept history decides (a rewind replays what is left of it): not appended to.
+        context.stored_writes[:] = stored
 
 
 def _memory_contents(arguments: dict[str, Any]) -> list[str]:

@@ -6,10 +6,13 @@ phrase tables stop generalising at about 0.7 of fresh attacks. This model reads 
    become 0;
 2. its features are character 2- to 4-grams, words and word pairs (a CJK character is a word),
    and the concepts present in it, alone and in pairs: lexicon.py's (an override verb, a safety
-   setting, a secret noun, second-person address, an authority, …) and concepts.py's, ideas
-   named alike in 32 languages ("without asking", the sandbox, "don't tell", "from now on"),
-   which carry what was learned in one language to the others; each is hashed into DIM
-   buckets (crc32: the same in every process);
+   setting, a secret noun, second-person address, an authority, …), concepts.py's, ideas
+   named alike in 45 languages ("without asking", the sandbox, "don't tell", "from now on"),
+   which carry what was learned in one language to the others, ideas.py's, the parts a new
+   attack is assembled from ("write it back if removed", "into every skill", "whenever",
+   "already approved", "urgent", a public place), and shapes (a bare host, a secrets file in
+   the home, a key-shaped value, code that runs what it fetched), so that an unseen idea made of
+   known parts scores; each is hashed into DIM buckets (crc32: the same in every process);
 3. the score is the logistic of the bucket weights' sum over the features, each feature weighed
    1/sqrt(its count) so a long note is not louder than a short one.
 The weights are learned offline from the tuning corpora (`bench/injection.py --train`; training
@@ -26,10 +29,11 @@ import struct
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from hermes_tui.core.threats import concepts as M
+from hermes_tui.core.threats import ideas as I
 from hermes_tui.core.threats import lexicon as L
 
 DIM = 1 << 17
@@ -53,20 +57,59 @@ _MARKUP = re.compile(
     r"|-{3,}\s*(?:BEGIN|END)\b|【[^】]{1,8}】",
     re.M,
 )
+# The shapes of an attack's parts, whatever its language (eighth round): a host outside the
+# machine without a scheme (git@…, sftp://, a bare domain), a file in the home that holds
+# secrets, a value shaped like a key or a password, code that runs what it fetched or decoded.
+_SHAPES = (
+    (
+        "host",
+        re.compile(
+            r"\bgit@[\w.-]+:|\b(?:sftp|ftp|s3|ssh|scp)://|\b[\w-]+(?:\.[\w-]+)*\."
+            r"(?:com|net|org|io|xyz|dev|app|example|tld|site|cc|me|co|ru|cn)\b(?![.\w])",
+            re.I,
+        ),
+    ),
+    (
+        "secret_path",
+        re.compile(
+            r"~/\.(?:ssh|aws|kube|config/gh|docker|gnupg|netrc|npmrc|pypirc|git-credentials)"
+            r"|(?<![\w.])\.env\b(?!\.example)|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:shadow|sudoers)"
+            r"|sessions\.db|login\s+data|\bcookies\b|hosts\.yml|authorized_keys",
+            re.I,
+        ),
+    ),
+    (
+        "secret_value",
+        re.compile(
+            r"\b(?:AKIA|ASIA)[A-Z0-9]{12,}|\b(?:ghp|gho|ghs|github_pat|npm|glpat|xox[bpas])[_-]"
+            r"[A-Za-z0-9_]{10,}|\bsk-[A-Za-z0-9]{12,}|(?<!\S)(?=\S*\d)(?=\S*[A-Za-z])"
+            r"(?=\S*[!@#$%^&*])[^\s'\"`@]{8,24}(?=[\s.,;]|$)"
+        ),
+    ),
+    (
+        "runs_fetched",
+        re.compile(
+            r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|base64\s+-d|b64decode|os\.system|child_process"
+            r"|\bnc\s+-e\b|/dev/tcp/|\beval\s*\(|\bexec\s*\(|curl\s[^|\n]*\|"
+        ),
+    ),
+)
 _SCRIPTS = (
     ("latin", re.compile(r"[a-zA-Z]")),
     ("cyrillic", re.compile(r"[\u0400-\u04ff]")),
     ("cjk", re.compile(f"[{_CJK}]")),
 )
 
+# Eighth round: "instruction", "hide" and "sensitive" (a union of others) were dropped, the
+# costliest three of these regexes; the multilingual concepts name the same ideas, and leaving
+# holdout 10 and the eighth round's texts out of training in turn, recall at the hold threshold
+# was the same or higher without them (0.787 and 0.581 against 0.787 and 0.564, notes alike).
 _CONCEPT_SOURCES: tuple[tuple[str, str], ...] = (
     ("override", L.OVERRIDE_VERB),
     ("told_before", L.TOLD_BEFORE),
-    ("instruction", L.INSTRUCTION_NOUN),
     ("cjk_override", L.CJK_OVERRIDE),
     ("prompt_request", L.PROMPT_REQUEST_VERB),
     ("system_prompt", L.SYSTEM_PROMPT),
-    ("hide", L.HIDE_FROM_USER),
     ("send", L.SEND_VERB),
     ("context", L.CONTEXT_NOUN),
     ("outside", L.OUTSIDE_ADDRESS),
@@ -81,7 +124,6 @@ _CONCEPT_SOURCES: tuple[tuple[str, str], ...] = (
     ("authority", L.AUTHORITY),
     ("grant", L.GRANT_TO_YOU),
     ("you", L.SECOND_PERSON),
-    ("sensitive", L.SENSITIVE),
     ("no_limits", L.NO_LIMITS),
     ("obey", L.OBEY_VERB),
     ("only_this", L.ONLY_THIS),
@@ -95,10 +137,11 @@ def _concepts() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 @cache
-def _multilingual() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple(("m:" + name, M.compiled(words)) for name, words in M.CONCEPTS)
+def _multilingual() -> M.Matcher:
+    return M.Matcher(tuple(("m:" + name, words) for name, words in (*M.CONCEPTS, *I.IDEAS)))
 
 
+@lru_cache(maxsize=1 << 16)  # most n-grams recur from text to text
 def _bucket(feature: str) -> int:
     return zlib.crc32(feature.encode("utf-8", "surrogatepass")) % DIM
 
@@ -110,11 +153,12 @@ def features(view: str) -> Counter[int]:
     found: Counter[int] = Counter()
     concepts = [name for name, regex in _concepts() if regex.search(view)]
     folded = M.folded(view)
-    concepts += [name for name, regex in _multilingual() if regex.search(folded)]
+    concepts += _multilingual().found(folded)
     if _MARKUP.search(view):
         concepts.append("markup")
     if _URL.search(view) or _EMAIL.search(view):
         concepts.append("address")
+    concepts += [name for name, regex in _SHAPES if regex.search(view)]
     scripts = [name for name, regex in _SCRIPTS if regex.search(view)]
     if len(scripts) > 1:
         concepts.append("mixed_scripts")
@@ -124,14 +168,12 @@ def features(view: str) -> Counter[int]:
             found[_bucket(f"c:{name}&{other}")] += CONCEPT_COUNT
     plain = _EMAIL.sub(" \x01e ", _URL.sub(" \x01u ", view.lower()))
     plain = " " + " ".join(_DIGIT.sub("0", plain).split()) + " "
+    # Counted by Counter.update over map (C loops), each bucket computed once per n-gram.
     for n in NGRAMS:
-        for i in range(len(plain) - n + 1):
-            found[_bucket(plain[i : i + n])] += 1
+        found.update(map(_bucket, [plain[i : i + n] for i in range(len(plain) - n + 1)]))
     words = _WORD.findall(plain)
-    for i, word in enumerate(words):
-        found[_bucket("w:" + word)] += 1
-        if i:
-            found[_bucket(f"b:{words[i - 1]} {word}")] += 1
+    found.update(map(_bucket, ["w:" + word for word in words]))
+    found.update(map(_bucket, [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]))
     return found
 
 

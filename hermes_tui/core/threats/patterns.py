@@ -264,10 +264,11 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
         "critical",
         "a markdown image or link (or URL) that carries data out in its query or placeholders",
     ),
-    # Hermes' read_secrets; held, not refused: "cat .env | grep PORT" is ordinary.
+    # Hermes' read_secrets; held, not refused: "cat .env | grep PORT" is ordinary, and so is
+    # a prohibition ("never print tokens from .env in the chat").
     (
-        r"\b(?:cat|less|more|head|tail|read|print|type|grep|cp|scp|base64|xxd|upload|quote"
-        r"|include)\s+(?:the\s+contents\s+of\s+)?[^\n]{0,80}?"
+        rf"{L.NEGATED}\b(?:cat|less|more|head|tail|read|print|type|grep|cp|scp|base64|xxd|upload"
+        r"|quote|include)\s+(?:the\s+contents\s+of\s+)?[^\n]{0,80}?"
         r"(?:(?<![\w.])\.env(?![\w.-])|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b"
         r"|\.aws/credentials|credentials\.json|\.docker/config\.json|~/\.ssh\b(?!/(?:config|known)))",
         "read_secret_files",
