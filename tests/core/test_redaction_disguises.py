@@ -165,3 +165,27 @@ def test_a_known_secret_printed_in_three_pieces_is_redacted_piece_by_piece() -> 
 )
 def test_a_wordy_piece_of_a_secret_is_not_redacted_on_its_own(secret: str, text: str) -> None:
     assert Redactor({"S": secret}).text(text) == text
+
+
+@pytest.mark.parametrize("name", sorted(DISGUISED))
+def test_a_jwt_bearer_token_or_private_key_in_disguise_streamed_is_redacted(name: str) -> None:
+    carried, kind = DISGUISED[name]
+    text = f"here: {carried} done."
+    for size in (1, 3, 7):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert streamed(Redactor(), *pieces) == f"here: [REDACTED {kind}] done.", size
+
+
+WRAPPED_PEM = base64.encodebytes(PEM.encode() * 3).decode()
+
+
+@pytest.mark.parametrize(
+    "after", ["", "\n", "next: line", "\nok: yes", "\n\nA new paragraph.", "\r\nend"]
+)
+def test_a_wrapped_base64_private_key_streamed_reads_as_the_whole_text(after: str) -> None:
+    text = f"key:\n{WRAPPED_PEM.rstrip()}{after}"
+    whole = redact_shapes(text)
+    assert "[REDACTED private key]" in whole and _leaked(whole, BODY) == []
+    for size in (1, 5, 13):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert streamed(Redactor(), *pieces) == whole, size

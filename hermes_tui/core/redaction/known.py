@@ -29,6 +29,7 @@ from hermes_tui.core.redaction.shapes import (
     SHAPE_STARTS,
     SHAPES,
     redact_shapes,
+    reversed_bearer_tail,
     spelled_out,
     spelled_tail,
 )
@@ -36,6 +37,9 @@ from hermes_tui.core.redaction.shapes import (
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
+
+
+_DOTTED_HEAD = re.compile(r"[A-Za-z0-9_\-]{12,}\.")
 
 
 def looks_like_secret_value(value: str) -> bool:
@@ -155,23 +159,32 @@ class Redactor:
     def _base64_label(self, match: re.Match[str]) -> str:
         return f"[REDACTED {name_of(match.group(0), self._base64_names, False)}]"
 
-    def held_from(self, text: str) -> int:
+    def held_from(self, text: str, call_ended: bool = False) -> int:
         """Where the tail of streamed `text` that could still grow into a secret begins
         (`len(text)`: nothing to hold). `text[:cut]` redacted on its own reads as it would
-        inside the whole stream: no match it holds goes on past the cut."""
+        inside the whole stream: no match it holds goes on past the cut. `call_ended`: the
+        model call ended there, so a key spelled out or a token reversed is taken as whole
+        (the next call's text is another message)."""
         cut = len(text)
         found = SHAPE_STARTS.search(text)
         if found:
             cut = found.start()
         # A key spelled out one character at a time (`g h p _ A b …`) may still be coming.
-        spelled = spelled_tail(text)
+        spelled = None if call_ended else spelled_tail(text)
         if spelled and SHAPE_STARTS.match(spelled_out(spelled)):
             cut = min(cut, spelled.start())
         # A long run of key characters at the end may be a key in disguise (reversed, encoded)
         # still streaming: it waits whole for the character that ends it.
         run = len(text.rstrip(KEY_CHARACTERS))
+        # A JWT reversed (its signature first, 12 characters or more, then dots) waits whole
+        # too; a token reversed waits for its `reraeB`.
+        dotted = len(text.rstrip(KEY_CHARACTERS + "."))
+        if dotted < run and _DOTTED_HEAD.match(text, dotted):
+            run = dotted
         if len(text) - run <= DISGUISE_CAP:
             cut = min(cut, run)
+        if not call_ended:
+            cut = min(cut, reversed_bearer_tail(text))
         if self._patterns:
             window_start = max(0, len(text) - self._reach)
             window = text[window_start:]

@@ -14,6 +14,8 @@ _B = r"(?<![A-Za-z0-9\-])"
 # (kind, pattern): the shapes providers and code hosts give their keys. Replaced whole.
 KEY_SHAPES: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
+    # reversed: its END line first
+    ("private key", r"-----YEK ETAVIRP [A-Z ]*DNE-----[\s\S]*?(?:-----YEK ETAVIRP [A-Z ]*NIGEB-----|\Z)"),
     ("bearer token", r"(?:(?i:(?<![A-Za-z0-9])bearer)|(?<=[a-z0-9])Bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"),
     ("anthropic key", r"sk-ant-[A-Za-z0-9_\-]{12,}"),
     ("openai key", r"(?:sk-(?:proj|svcacct|admin|or-v1)-|" + _B + r"sk-)[A-Za-z0-9_\-]{16,}"),
@@ -39,6 +41,7 @@ SHAPES = re.compile(
 # lead, or a lead and then such characters up to the end, may still become a key: it is held.
 SHAPE_LEADS: tuple[tuple[str, str, bool], ...] = (  # (lead, what follows, needs a boundary)
     ("-----BEGIN ", r"[A-Z \-]*", True),
+    ("-----YEK ETAVIRP ", r"[A-Z \-]*", True),
     ("sk-", r"[A-Za-z0-9_\-]*", True),
     *((f"sk-{kind}-", r"[A-Za-z0-9_\-]*", False) for kind in ("ant", "proj", "svcacct", "admin")),
     *((f"gh{kind}_", r"[A-Za-z0-9]*", False) for kind in "pousr"),
@@ -252,6 +255,21 @@ def encoded_key(run: str) -> tuple[int, str] | None:
     return None
 
 
+_ENDING_LINE = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{40,}={0,2}\r?\n\Z")
+
+
+def ends_with_key_line(text: str) -> bool:
+    """Whether `text` ends with a whole line of base64 that decodes to a key (the first line
+    of a wrapped block, as `base64` prints a private key)."""
+    if not text.endswith("\n") or len(text) < 41:
+        return False
+    line = _ENDING_LINE.search(text, max(0, len(text) - 1100))
+    if line is None:
+        return False
+    body = line.group(0).strip()
+    return encoded_key(body[: len(body) - len(body) % 4]) is not None
+
+
 def _encoded_label(match: re.Match[str]) -> str:
     kind = _disguised_kind(_decoded(match.group(0)), _ENCODABLE)
     return f"[REDACTED {kind}]" if kind else match.group(0)
@@ -280,6 +298,23 @@ def _wrapped_line(text: str) -> bool:
 def _wrapped_run_label(match: re.Match[str]) -> str:
     kind = _disguised_kind(_decoded("".join(match.group(0).split())), _ENCODABLE)
     return f"[REDACTED {kind}]" if kind else match.group(0)
+
+
+_TOKEN_CHARACTERS = KEY_CHARACTERS + ".~"
+
+
+def reversed_bearer_tail(text: str) -> int:
+    """Where a streamed text's last word begins when it may be a bearer token reversed whose
+    `reraeB` is still coming (a token of 8 characters or more, whitespace, then nothing or a
+    start of `reraeB`); `len(text)` when it may not."""
+    lead = len(text.rstrip("rRaAeEbB"))
+    if lead < len(text) and not "reraeb".startswith(text[lead:].lower()):
+        return len(text)
+    spaced = len(text[:lead].rstrip())
+    if spaced == lead:
+        return len(text)
+    start = len(text[:spaced].rstrip(_TOKEN_CHARACTERS))
+    return start if spaced - start >= 8 else len(text)
 
 
 # A key spelled out, the same separator between each two of its characters (`g h p _ A b 1 …`,

@@ -25,7 +25,12 @@ from hermes_tui.core.events import (
     WriteHeld,
 )
 from hermes_tui.core.redaction.known import Redactor
-from hermes_tui.core.redaction.shapes import DISGUISE_CAP, KEY_CHARACTERS, encoded_key
+from hermes_tui.core.redaction.shapes import (
+    DISGUISE_CAP,
+    KEY_CHARACTERS,
+    encoded_key,
+    ends_with_key_line,
+)
 
 # Held back at most, outside a private key: no key shape is this long, and a longer run of key
 # characters would make every delta scan it again.
@@ -33,10 +38,15 @@ MAX_HELD = 1024
 # Inside a run of key characters longer than DISGUISE_CAP (encoded data, most likely), the last
 # RUN_WINDOW characters are held (longer than any key's encoding) and the rest goes in whole
 # groups of four from the run's start, at least RUN_STEP at a time.
+_BASE64_LINE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r"
 RUN_WINDOW = 512
 RUN_STEP = 256
-_KEY_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+# A private key's header, or its END line reversed (the key reversed), and what ends each.
+_KEY_OPEN = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----|(?P<reversed>-----YEK ETAVIRP [A-Z ]*DNE-----)"
+)
 _KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+_REVERSED_KEY_END = re.compile(r"-----YEK ETAVIRP [A-Z ]*NIGEB-----")
 
 
 Delta = TextDelta | ReasoningDelta
@@ -53,10 +63,16 @@ class _Stream:
     kind: type[TextDelta] | type[ReasoningDelta]
     held: str = ""  # the tail that could still grow into a secret
     in_key: str | None = None  # inside a private key: its last characters (for its END)
+    key_end: re.Pattern[str] = _KEY_END  # what ends the private key `in_key` is inside
     carried: int = 0  # how much of `held` an earlier model call of the turn streamed
     prior: str = ""  # the tail the stream of the other kind left held, before `held`
     in_run: bool = False  # `held` is the end of a long run still coming (`_run`)
     swallow: bool = False  # the rest of a run that held a key: dropped up to its end
+    # Inside a wrapped block of base64 whose first line decoded to a key: the line coming
+    # (`_block`); `dropped`: a line break of it was left out (shown again if the block ends
+    # at a line of its own).
+    block: str | None = None
+    dropped: str = ""
 
     def feed(self, redactor: Redactor, text: str) -> list[Delta]:
         """What may be shown now of the stream with `text` added, redacted."""
@@ -64,11 +80,13 @@ class _Stream:
             # The key is already shown as one label; everything up to its END is swallowed
             # (the whole text redacts the same way), and only its END is looked for.
             seen = self.in_key + text
-            end = _KEY_END.search(seen)
+            end = self.key_end.search(seen)
             if end is None:
                 self.in_key = seen[-64:]
                 return []
             self.in_key, text = None, seen[end.end() :]
+        if self.block is not None:
+            return self._block(redactor, text)
         if self.swallow:
             rest = text.lstrip(KEY_CHARACTERS)
             if not rest:
@@ -106,11 +124,20 @@ class _Stream:
         self.held = text[cut:]
         self.carried = max(0, self.carried - cut)
         opened = _KEY_OPEN.search(self.held)
-        if opened and not _KEY_END.search(self.held, opened.end()):
+        ends = _REVERSED_KEY_END if opened and opened.group("reversed") else _KEY_END
+        if opened and not ends.search(self.held, opened.end()):
+            self.key_end = ends
             shown.append(self.kind(redactor.text(text[:cut] + self.held[: opened.start()])))
             shown.append(self.kind("[REDACTED private key]"))
             self.in_key, self.held = self.held[opened.end() :][-64:], ""
             return [delta for delta in shown if delta.text]
+        if ends_with_key_line(text[:cut]):  # the rest of the wrapped block is the key's
+            # Its line break waits: the block is one label, as in the whole text.
+            line = text[:cut].rstrip("\r\n")
+            shown.append(self.kind(redactor.text(line)))
+            self.block, self.dropped = "", text[len(line) : cut]
+            held, self.held = self.held, ""
+            return [delta for delta in (*shown, *self._block(redactor, held)) if delta.text]
         shown.append(self.kind(redactor.text(text[:cut])))
         if len(self.held) > MAX_HELD:
             shown.append(self.kind(redactor.text(self.held)))
@@ -144,6 +171,25 @@ class _Stream:
             shown += self.feed(redactor, after)
         return [delta for delta in shown if delta.text]
 
+    def _block(self, redactor: Redactor, text: str) -> list[Delta]:
+        """`text` added inside a wrapped block of base64 whose first line held a key: each
+        line of it (4 characters of base64 or more) is dropped with its line break, up to the
+        first other character, as the whole text is redacted (`_WRAPPED_RUN`)."""
+        buffer = str(self.block) + text
+        while True:
+            lead = len(buffer) - len(buffer.lstrip(_BASE64_LINE))
+            if lead == len(buffer):  # the line is still coming
+                self.block = buffer
+                return []
+            line = buffer[:lead].rstrip("\r")
+            if len(line) >= 4 and buffer[lead] == "\n":
+                buffer, self.dropped = buffer[lead + 1 :], buffer[len(line) : lead + 1]
+                continue
+            break
+        rest = buffer[lead:] if len(line) >= 4 else self.dropped + buffer
+        self.block = None
+        return self.feed(redactor, rest)
+
     def word_ended(self, redactor: Redactor) -> list[Delta]:
         """The model call ended (a tool call begins): the word it was streaming is whole. What
         no secret could go on from, were a separator to follow, is shown now, in the message it
@@ -154,7 +200,7 @@ class _Stream:
         self.swallow = False
         if self.prior or self.in_key is not None or not self.held:
             return []
-        cut = min(redactor.held_from(self.held + " "), len(self.held))
+        cut = min(redactor.held_from(self.held + " ", call_ended=True), len(self.held))
         shown, self.held = self.held[:cut], self.held[cut:]
         return [delta for delta in (self.kind(redactor.text(shown)),) if delta.text]
 
@@ -163,6 +209,10 @@ class _Stream:
 
     def let_go(self, redactor: Redactor) -> list[Delta]:
         """The held tails, redacted, as the stream ends."""
+        if self.block is not None:  # the block's last line, if it may be one, is dropped
+            line = self.block.rstrip("\r")
+            self.held = "" if len(line) >= 4 else self.dropped + line
+            self.block = None
         first, second = redactor.pair(self.prior, self.held)
         return [delta for delta in (self.other(first), self.kind(second)) if delta.text]
 
@@ -235,6 +285,7 @@ def redacting_sink(sink: Sink, redactor: Redactor) -> Sink:
                 # turn streamed is kept, still held.
                 stream.held, stream.in_key = stream.held[: stream.carried], None
                 stream.in_run = stream.swallow = False
+                stream.block = None
                 stream = None
             else:
                 stream = streams.pop(thread, None)
