@@ -24,7 +24,8 @@ from helpers import cli_env, write_config
 # sandbox's network proxy (no command ran), the background review (none was due), the skills
 # guard (no skill was written), the path policy and the fuzzy matcher (no file was touched),
 # the MCP servers' parser (none configured), Hermes' config keys (config.yaml holds only ours),
-# the catalog of Hermes' sessions (session_search was not called).
+# the catalog of Hermes' sessions (session_search was not called), the transcript a face draws
+# (chat -q prints as it goes).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -51,6 +52,7 @@ UNNEEDED = (
     "hermes_tui.hermes_keys",
     "hermes_tui.core.session_catalog",
     "hermes_tui.core.hermes_state",
+    "hermes_tui.core.transcript",
 )
 
 PROBE = """

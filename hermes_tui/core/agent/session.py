@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
@@ -25,7 +25,9 @@ from hermes_tui.core.text import title_of, whole_characters
 from hermes_tui.core.todo import TodoItem, TodoList, items_from_json, items_to_json
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import APPROVAL_MODES, ApprovalMode
-from hermes_tui.core.transcript import Said, Thought, ToolRun, TranscriptItem
+
+if TYPE_CHECKING:  # the transcript's types load when a face first asks for it
+    from hermes_tui.core.transcript import TranscriptItem
 
 
 def _totals(usage: Usage) -> UsageTotals:
@@ -118,6 +120,7 @@ class Session:
         import json
 
         from hermes_tui.core.agent.loop import tool_output
+        from hermes_tui.core.transcript import Said, Thought, ToolRun
 
         history = self.agent.history
         results = {m.tool_call_id: m.content for m in history if m.role == "tool"}
