@@ -318,7 +318,7 @@ def _check_tool_limits(
 def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Loaded) -> None:
     """terminal.sandbox is one of its modes; every allow/deny entry is a command prefix."""
     from hermes_tui.core.tools.registry import APPROVAL_MODES
-    from hermes_tui.core.tools.sandbox import NETWORK_MODES, SANDBOX_MODES
+    from hermes_tui.core.tools.sandbox_probe import NETWORK_MODES, SANDBOX_MODES
 
     terminal = loaded.sections["terminal"]
     for key, allowed in (

@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # the agent stack is imported when a conversation starts, not
     from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import ApprovalMode, Tool, ToolRegistry
     from hermes_tui.core.tools.results import ResultLimits
-    from hermes_tui.core.tools.sandbox import SandboxStatus
+    from hermes_tui.core.tools.sandbox_probe import SandboxStatus
 
 
 log = logging.getLogger(__name__)
@@ -383,7 +383,7 @@ class Runtime(LearningParts, SkillParts):
 
     def sandbox_status(self) -> SandboxStatus:
         """Whether commands run in the OS sandbox here, and why not (probed once)."""
-        from hermes_tui.core.tools.sandbox import probe
+        from hermes_tui.core.tools.sandbox_probe import probe
 
         if self._sandbox_status is None:
             self._sandbox_status = probe(self.config.terminal.sandbox)  # type: ignore[arg-type]
@@ -412,7 +412,7 @@ class Runtime(LearningParts, SkillParts):
         conversation's tools are made (before any command ran): the sandbox mounts back those
         under /tmp (core/tools/sandbox.py)."""
         if self._programs is None:
-            from hermes_tui.core.tools.sandbox import current_programs
+            from hermes_tui.core.tools.sandbox_probe import current_programs
 
             self._programs = current_programs()
         return self._programs

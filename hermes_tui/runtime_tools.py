@@ -18,7 +18,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
     from hermes_tui.core.tools.files import make_file_tools
     from hermes_tui.core.tools.memory import make_memory_tools
     from hermes_tui.core.tools.registry import ToolRegistry
-    from hermes_tui.core.tools.sandbox import DEFAULT_NETWORK_ALLOW
+    from hermes_tui.core.tools.sandbox_probe import DEFAULT_NETWORK_ALLOW
     from hermes_tui.core.tools.session_search import make_session_search_tools
     from hermes_tui.core.tools.skills import make_skill_tools
     from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools

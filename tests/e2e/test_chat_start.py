@@ -25,7 +25,8 @@ from helpers import cli_env, write_config
 # guard (no skill was written), the path policy and the fuzzy matcher (no file was touched),
 # the MCP servers' parser (none configured), Hermes' config keys (config.yaml holds only ours),
 # the catalog of Hermes' sessions (session_search was not called), the transcript a face draws
-# (chat -q prints as it goes).
+# (chat -q prints as it goes), the sandbox's wall and network namespace (no command ran: what
+# `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -53,6 +54,9 @@ UNNEEDED = (
     "hermes_tui.core.session_catalog",
     "hermes_tui.core.hermes_state",
     "hermes_tui.core.transcript",
+    "hermes_tui.core.tools.sandbox",
+    "hermes_tui.core.tools.netns",
+    "hermes_tui.core.tools.gitdirs",
 )
 
 PROBE = """

@@ -34,25 +34,21 @@ from hermes_tui.core.tools.approvals import (
     HostGrant,
     ShellGrants,
 )
-from hermes_tui.core.tools.netns import HolderUnavailable, NetworkHolder
 from hermes_tui.core.tools.registry import Tool, ToolContext
-from hermes_tui.core.tools.sandbox import (
+from hermes_tui.core.tools.sandbox_probe import (
     DEFAULT_NETWORK_ALLOW,
-    PROXY_PORT,
     NetworkMode,
-    Profile,
     SandboxMode,
     SandboxStatus,
-    bwrap_argv,
     current_programs,
     probe,
-    scrubbed_env,
-    sweep_created,
-    unreadable_paths,
 )
 from hermes_tui.core.tools.web import make_web_tools
 
-if TYPE_CHECKING:  # the proxy (and its socketserver) is imported when a command needs it
+# The wall itself (sandbox.py), the held network namespace (netns.py) and the proxy (with its
+# socketserver) are imported by the first command that needs them.
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.netns import NetworkHolder
     from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 
 # A memory bound on what one command may return; what the model sees is capped centrally at
@@ -131,6 +127,8 @@ class Sandbox:
     def argv(
         self, argv: list[str], context: ToolContext, command: str, repositories: tuple = ()
     ) -> list[str]:
+        from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+
         status = self.status
         if not status.active or status.bwrap is None:
             return argv
@@ -179,6 +177,9 @@ class Sandbox:
     def _held_network(self, network: NetworkMode, proxy: FilteringProxy | None) -> tuple[str, ...]:
         """The prefix that joins the conversation's network namespace (netns.py), tried once
         with a trial command; () to make one per command instead (no nsenter, or it failed)."""
+        from hermes_tui.core.tools.netns import HolderUnavailable, NetworkHolder
+        from hermes_tui.core.tools.sandbox import PROXY_PORT
+
         status = self.status
         if network != "allowlist" or status.nsenter is None or status.bwrap is None:
             return ()
@@ -405,6 +406,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     ) -> tuple[ApprovalRequest | None, str | None]:
         """(what to ask the human about this command in the conversation's mode, or None;
         why it is refused outright, or None)."""
+        from hermes_tui.core.tools.sandbox import unreadable_paths
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
         from hermes_tui.core.tools.shell_policy.guards import destroys_work, reaches_hermes
         from hermes_tui.core.tools.shell_policy.readonly import prove_read_only
@@ -475,6 +477,9 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         ), None
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        from hermes_tui.core.tools import gitdirs, gitguard
+        from hermes_tui.core.tools.sandbox import PROTECTED_IN_WORKDIR, scrubbed_env, sweep_created
+
         command = str(args["command"])
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
         outside = args.get("sandbox") is False
@@ -508,9 +513,6 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             }
         environ = os.environ if settings.environ is None else settings.environ
         env = scrubbed_env(environ, settings.env_passthrough)
-        from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.sandbox import PROTECTED_IN_WORKDIR
-
         before = gitguard.snapshot_workspace(context.workdir)
         repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
         swept = [

@@ -1,0 +1,122 @@
+"""What the terminal's sandbox is here, read when a conversation starts: the modes, whether
+bubblewrap works (`probe`, which `terminal.mode: auto` needs to choose sandboxed or strict) and
+the programs to mount back under the private /tmp (`current_programs`).
+
+Apart from the wall itself (sandbox.py: the bubblewrap profile, the scrubbed environment, the
+sweep of created paths), which is imported by the first command that runs, so a conversation
+that runs none never loads it (bench/oneshot.py). sandbox.py re-exports all of this.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SandboxMode = Literal["auto", "on", "off"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
+NetworkMode = Literal["off", "allowlist", "on"]
+NETWORK_MODES: tuple[NetworkMode, ...] = ("off", "allowlist", "on")
+# The public package registries of Python, JavaScript, Rust and Go, and nothing else.
+DEFAULT_NETWORK_ALLOW = (
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "registry.yarnpkg.com",
+    "crates.io",
+    "index.crates.io",
+    "static.crates.io",
+    "proxy.golang.org",
+    "sum.golang.org",
+)
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Whether the OS sandbox is available here, and the programs it uses."""
+
+    active: bool
+    detail: str  # how it runs, or why it does not
+    bwrap: str | None = None
+    socat: str | None = None  # the bridge into the network namespace (allowlist mode)
+    nsenter: str | None = None  # joins a held network namespace (netns.py), when there
+
+
+def probe(
+    mode: SandboxMode,
+    which: Callable[[str], str | None] = shutil.which,
+) -> SandboxStatus:
+    """Whether commands will run inside bubblewrap, and why (or why not)."""
+    if mode == "off":
+        return SandboxStatus(False, "off (terminal.sandbox: off)")
+    bwrap = which("bwrap")
+    if bwrap is None:
+        return SandboxStatus(
+            False, "bwrap (bubblewrap) is not on PATH; install the bubblewrap package"
+        )
+    try:
+        trial = subprocess.run(
+            [bwrap, *_isolation(network="off"), "--ro-bind", "/", "/", "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(False, f"bwrap at {bwrap} could not start: {exc}")
+    if trial.returncode != 0:
+        why = " ".join(trial.stderr.split())[:200] or f"exit status {trial.returncode}"
+        return SandboxStatus(
+            False,
+            f"bwrap at {bwrap} cannot create a sandbox here ({why}); are user namespaces off?",
+        )
+    return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap, which("socat"), which("nsenter"))
+
+
+def _isolation(network: NetworkMode) -> list[str]:
+    # No UTS or cgroup namespace: without a capability a command can change neither the
+    # hostname nor a cgroup of the host's, and each namespace costs about a millisecond per
+    # command (bench/sandbox.py).
+    args = ["--unshare-user", "--unshare-ipc", "--unshare-pid"]
+    args += ["--cap-drop", "ALL", "--new-session", "--die-with-parent"]
+    if network != "on":
+        args.append("--unshare-net")
+    return args
+
+
+def interpreter_paths(
+    prefixes: Iterable[str], import_path: Iterable[str], search_path: str
+) -> tuple[Path, ...]:
+    """Where the programs a command runs live: the interpreter's `prefixes` (a venv and the
+    Python it was made from), its `import_path` (an editable install's source folder) and each
+    folder of `search_path` (PATH), a venv's whole folder for its `bin/`. Read once, at start:
+    only real folders, none reached through a symbolic link."""
+    found = [Path(p) for p in (*prefixes, *import_path) if p and os.path.isabs(p)]
+    for folder in search_path.split(os.pathsep):
+        if os.path.isabs(folder):
+            parent = Path(folder).parent
+            found.append(parent if (parent / "pyvenv.cfg").is_file() else Path(folder))
+    return tuple(
+        path
+        for path in dict.fromkeys(Path(os.path.normpath(p)) for p in found)
+        if _real_folder(path)
+    )
+
+
+def current_programs() -> tuple[Path, ...]:
+    """Where this Python and the programs on PATH live now (`interpreter_paths`)."""
+    return interpreter_paths(
+        (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix),
+        sys.path,
+        os.environ.get("PATH", ""),
+    )
+
+
+def _real_folder(path: Path) -> bool:
+    """A folder reached without any symbolic link on the way (what it is cannot be swapped
+    by changing where a link points)."""
+    return os.path.realpath(path) == str(path) and path.is_dir() and not path.is_symlink()
