@@ -247,6 +247,8 @@ class Redactor:
         when nothing in it is secret (the request prefix stays byte-identical), else the
         object with every string redacted, written again and redacted as text once more (a
         secret split across two of its values)."""
+        if "\\" not in text and self.text(text) == text:
+            return text  # no escape hides a character: the text shows all its values hold
         try:
             parsed = json.loads(text)
         except (ValueError, RecursionError):
