@@ -26,7 +26,8 @@ from helpers import cli_env, write_config
 # the MCP servers' parser (none configured), Hermes' config keys (config.yaml holds only ours),
 # the catalog of Hermes' sessions (session_search was not called), the transcript a face draws
 # (chat -q prints as it goes), the sandbox's wall and network namespace (no command ran: what
-# `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py).
+# `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py), our threat
+# pattern table (every text the turn judged was remembered: built by the first scan).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -57,6 +58,7 @@ UNNEEDED = (
     "hermes_tui.core.tools.sandbox",
     "hermes_tui.core.tools.netns",
     "hermes_tui.core.tools.gitdirs",
+    "hermes_tui.core.threats.patterns",
 )
 
 PROBE = """

@@ -14,7 +14,8 @@ The rooms, each importing only those above it:
 - cache.py: `VerdictCache`, the verdicts remembered on disk between starts.
 """
 
-from hermes_tui.core.threats.patterns import PATTERNS, ThreatPattern
+from typing import TYPE_CHECKING, Any
+
 from hermes_tui.core.threats.scanner import JOINED, Scanner, scan
 from hermes_tui.core.threats.verdicts import (
     MAX_SCAN_CHARS,
@@ -28,6 +29,20 @@ from hermes_tui.core.threats.verdicts import (
     tier_of,
 )
 from hermes_tui.core.threats.views import fold_homoglyphs, normalise, views
+
+if TYPE_CHECKING:
+    from hermes_tui.core.threats.patterns import PATTERNS, ThreatPattern
+
+
+def __getattr__(name: str) -> Any:
+    """The pattern table, built on first use (the first scan, or a caller asking for it): a
+    start whose texts are all remembered never builds it."""
+    if name in ("PATTERNS", "ThreatPattern"):
+        from hermes_tui.core.threats import patterns
+
+        return getattr(patterns, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "JOINED",

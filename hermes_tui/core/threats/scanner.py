@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
 from hermes_tui.core.threats.sensor import XaidrSensor, shared_sensor
 from hermes_tui.core.threats.verdicts import (
     MAX_SCAN_CHARS,
@@ -258,6 +257,10 @@ def _completing(finding: Finding, before: str, category: str = "") -> Finding:
 
 
 def _scan(text: str, forms: list[tuple[str, str]], weak: bool = True) -> list[Finding]:
+    # The table is built by the first scan: a start whose texts are all remembered (cache.py)
+    # never builds it.
+    from hermes_tui.core.threats.patterns import PATTERNS, SQUASHED
+
     findings: list[Finding] = []
     if found := invisible(text):
         findings.append(found)
