@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import gc
 import importlib.util
 import sys
 from collections.abc import Iterator
@@ -28,6 +29,27 @@ def pytest_configure(config: pytest.Config) -> None:
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
             compileall.compile_dir(folder, quiet=2)
+
+
+# sys.modules' size when the collector last froze what was alive (below), and how much it froze
+_FROZEN_AT = {"modules": 0, "objects": 0}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Once a test (its fixtures torn down) has imported more modules, what is still alive is
+    taken out of the cyclic garbage collector's walks (`gc.freeze`), as the app does after its
+    start-up (ui/collector.py): modules, classes and functions live as long as the worker.
+    Each test leaves tens of thousands of objects in cycles (an app's widgets), so CPython runs
+    a full collection every test or two, and each walked every object the imports made (about
+    150,000): a quarter of a Pilot test's CPU. Something that unfroze everything (the
+    collector's tests) is frozen again after."""
+    yield
+    modules, frozen = len(sys.modules), gc.get_freeze_count()
+    if modules > _FROZEN_AT["modules"] + 20 or frozen < _FROZEN_AT["objects"]:
+        gc.collect()
+        gc.freeze()
+        _FROZEN_AT.update(modules=modules, objects=gc.get_freeze_count())
 
 
 @pytest.fixture(autouse=True)

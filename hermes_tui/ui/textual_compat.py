@@ -30,11 +30,24 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   loop of Textual's thread and reads `Driver._debug`.
 - `LinuxDriver._run_input_thread` (`PasteSafeDriver`): if the input thread dies, Textual hands
   `App.panic` Rich's raw traceback of it (locals and all); ours hands it `safe_traceback`'s.
+
+Two of Textual's methods are replaced for the whole process when this module is imported (the
+app imports it), each keeping what the method returns:
+- `StylesCache.get_inner_outer`: Textual caches it with `functools.lru_cache` on the method, so
+  the cache holds the 1024 latest `StylesCache` objects, each with the strips it rendered last:
+  widgets long gone (turns pruned from the chat, closed dialogs) stayed in memory, and every
+  full garbage collection walked them. Ours caches by the two colours only.
+- `Stylesheet._parse_rules`: Textual caches parsed CSS per stylesheet, and every app start (and
+  every theme change, through a fresh stylesheet) parsed each widget's CSS again: about a fifth
+  of an app's start-up. Ours also remembers the rules for the process, by source and theme
+  variables. Parsed rules are read, never changed, once parsed (Textual's own cache shares
+  them between its parses as well).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import selectors
 import sys
@@ -46,12 +59,16 @@ from typing import Any
 from rich.text import Text
 from textual import constants, events
 from textual._arrange import DockArrangeResult  # what `Widget.arrange` returns; not exported
+from textual._styles_cache import StylesCache
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import App
+from textual.css.model import RuleSet
 from textual.css.query import NoMatches
+from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Collapsible, TextArea
 
@@ -81,6 +98,66 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (LinuxDriver, "run_input_thread", ("self",)),
     (LinuxDriver, "_run_input_thread", ("self",)),
 )
+
+# (class, private method, the parameter names Textual's takes) for the methods replaced below
+REPLACED: tuple[tuple[type, str, tuple[str, ...]], ...] = (
+    (StylesCache, "get_inner_outer", ("cls", "base_background", "background")),
+    (
+        Stylesheet,
+        "_parse_rules",
+        ("self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"),
+    ),
+)
+# Textual's own, as they were before this module replaced them (None: gone from Textual, and
+# ours would never be called; tests/ui/test_textual_compat.py says so)
+TEXTUAL_ORIGINALS: dict[tuple[type, str], Any] = {
+    (cls, name): cls.__dict__.get(name) for cls, name, _ in REPLACED
+}
+
+
+@functools.lru_cache(1024)
+def _inner_outer(base_background: Any, background: Any) -> tuple[Style, Style]:
+    # Textual's StylesCache.get_inner_outer, word for word
+    return (Style(background=base_background + background), Style(background=base_background))
+
+
+def _get_inner_outer(self: Any, base_background: Any, background: Any) -> tuple[Style, Style]:
+    return _inner_outer(base_background, background)
+
+
+PARSED_LIMIT = 512  # sources × themes; the app has about 60 sources
+_parsed: dict[tuple, list[RuleSet]] = {}
+_variables_key: list[Any] = [None, ()]  # the last variables dict seen, and its key
+
+
+def _parse_rules(
+    self: Any,
+    css: str,
+    read_from: Any,
+    is_default_rules: bool = False,
+    tie_breaker: int = 0,
+    scope: str = "",
+) -> list[RuleSet]:
+    """Stylesheet._parse_rules, remembered for the process by source and theme variables."""
+    variables = self._variables
+    if variables is not _variables_key[0]:  # a new theme or app: Textual replaces the dict
+        _variables_key[:] = [variables, tuple(variables.items())]
+    key = (css, read_from, is_default_rules, tie_breaker, scope, _variables_key[1])
+    rules = _parsed.get(key)
+    if rules is None:
+        rules = TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"](
+            self, css, read_from, is_default_rules, tie_breaker, scope
+        )
+        if len(_parsed) >= PARSED_LIMIT:
+            _parsed.clear()
+        _parsed[key] = rules
+    return rules
+
+
+if TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"] is not None:
+    StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign,assignment]
+if TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"] is not None:
+    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
 
 
 def region_size(widget: Widget) -> Any:

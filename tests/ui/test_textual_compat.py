@@ -120,3 +120,75 @@ async def test_an_input_thread_that_dies_panics_with_its_traceback_redacted(
     assert "input died holding" in output and "[REDACTED DB_TOKEN]" in output
     for leaked in (secret, shaped, "\x1b[2J"):
         assert leaked not in output
+
+
+@pytest.mark.parametrize(
+    ("cls", "name", "parameters"),
+    textual_compat.REPLACED,
+    ids=[f"{cls.__name__}.{name}" for cls, name, _ in textual_compat.REPLACED],
+)
+def test_each_private_method_we_replace_still_exists_and_ours_is_in_place(
+    cls: type, name: str, parameters: tuple[str, ...]
+) -> None:
+    textuals = textual_compat.TEXTUAL_ORIGINALS[cls, name]
+    assert textuals is not None, f"Textual's {cls.__name__}.{name} is gone"
+    assert tuple(inspect.signature(textuals).parameters) == parameters, (
+        f"Textual's {cls.__name__}.{name} takes other parameters now"
+    )
+    assert getattr(cls, name) is not textuals
+
+
+def test_the_inner_and_outer_styles_are_textuals() -> None:
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    textuals = textual_compat.TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"]
+    for base, background in [("#101010", "#ff000080"), ("black", "white"), ("red", "#0000")]:
+        colours = (Color.parse(base), Color.parse(background))
+        assert StylesCache().get_inner_outer(*colours) == textuals(StylesCache(), *colours)
+
+
+async def test_a_removed_widget_and_what_it_drew_are_freed() -> None:
+    """Textual's get_inner_outer kept the last 1024 widgets' styles caches (and the strips
+    they rendered) alive, long after their widgets were removed."""
+    import gc
+    import weakref
+
+    app = Tall()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        line = app.query(Static).first()
+        assert line._styles_cache._cache  # it drew its lines
+        gone = weakref.ref(line._styles_cache)
+        await line.remove()
+        del line
+        await pilot.pause()
+    gc.collect()
+    assert gone() is None
+
+
+def test_parsed_css_is_shared_by_stylesheets_with_the_same_theme_only() -> None:
+    from textual.color import Color
+    from textual.css.stylesheet import Stylesheet
+
+    css, where = "Static { color: $accent; }", ("test_textual_compat.py", "")
+    red = Stylesheet(variables={"accent": "red"})._parse_rules(css, where)
+    again = Stylesheet(variables={"accent": "red"})._parse_rules(css, where)
+    blue = Stylesheet(variables={"accent": "blue"})._parse_rules(css, where)
+    assert again is red  # parsed once for the process
+    assert red[0].styles.color == Color.parse("red")
+    assert blue[0].styles.color == Color.parse("blue")
+    scoped = Stylesheet(variables={"accent": "red"})._parse_rules(css, where, scope="Tall")
+    assert scoped is not red
+
+
+async def test_a_theme_switched_back_and_forth_draws_each_themes_colours() -> None:
+    app = Tall()
+    async with app.run_test(size=(40, 10)) as pilot:
+        colours = {}
+        for theme in ("textual-dark", "nord", "textual-dark", "nord"):
+            app.theme = theme
+            await pilot.pause()
+            colours.setdefault(theme, set()).add(app.screen.styles.background)
+        assert all(len(seen) == 1 for seen in colours.values())
+        assert colours["textual-dark"] != colours["nord"]
