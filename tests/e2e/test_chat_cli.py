@@ -1,4 +1,9 @@
-"""`hermes-tui chat -q` as a subprocess against the loopback LLM, the way a user or script runs it."""
+"""`hermes-tui chat -q` against the loopback LLM, the way a user or script runs it.
+
+Most tests run the command through cli.main in this process (helpers.run_main: the same
+arguments, environment, working directory, stdin not a terminal), since their subject is what
+the command does; a process costs about a second of CPU. What is about the process itself runs
+one: Ctrl-C, closing sessions.db at exit, what reaches the terminal's file descriptors."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, script_a_memory_review, write_config
+from helpers import cli_env, run_main, script_a_memory_review, write_config
 
 
 @pytest.fixture
@@ -18,9 +23,10 @@ def llm():
         yield server
 
 
-def hermes(
+def spawned(
     home: Path, *args: str, cwd: Path | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
+    """`python -m hermes_tui --home HOME ARGS…` as its own process."""
     return subprocess.run(
         [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
         capture_output=True,
@@ -31,14 +37,36 @@ def hermes(
     )
 
 
-def chat(
-    home: Path, text: str, *extra: str, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return hermes(home, "chat", "-q", text, *extra, cwd=cwd, OPENAI_API_KEY="test-key")
+@pytest.fixture
+def hermes(capsys: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME ARGS…` run by cli.main in this process."""
+
+    def run(
+        home: Path, *args: str, cwd: Path | None = None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        return run_main(capsys, home, *args, cwd=cwd, **env)
+
+    return run
+
+
+@pytest.fixture
+def chat(hermes):
+    """`hermes-tui --home HOME chat -q TEXT EXTRA…` with a key, in this process."""
+
+    def run(
+        home: Path, text: str, *extra: str, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return hermes(home, "chat", "-q", text, *extra, cwd=cwd, OPENAI_API_KEY="test-key")
+
+    return run
+
+
+def spawned_chat(home: Path, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return spawned(home, "chat", "-q", text, *extra, OPENAI_API_KEY="test-key")
 
 
 def test_tools_memory_prompt_stability_and_next_session_snapshot(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url, memory={"nudge_interval": 0})
     (tmp_path / "notes.txt").write_text("port=8443\n")
@@ -76,7 +104,9 @@ def test_tools_memory_prompt_stability_and_next_session_snapshot(
     assert "The service listens on port 8443." in llm.requests[-1].system
 
 
-def test_resume_continues_history_and_sessions_can_be_found(home: Path, llm: FakeLLM) -> None:
+def test_resume_continues_history_and_sessions_can_be_found(
+    home: Path, llm: FakeLLM, chat, hermes
+) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(text="Noted: the release is called Aurora."))
     first = chat(home, "our next release is codenamed aurora-borealis")
@@ -99,7 +129,7 @@ def test_resume_continues_history_and_sessions_can_be_found(home: Path, llm: Fak
     assert session_id in hermes(home, "sessions", "list").stdout
 
 
-def test_faults_are_retried_and_a_lasting_failure_exits_3(home: Path, llm: FakeLLM) -> None:
+def test_faults_are_retried_and_a_lasting_failure_exits_3(home: Path, llm: FakeLLM, chat) -> None:
     write_config(home, llm.openai_url)
     llm.script(
         Reply(fault="429", retry_after="0"),
@@ -118,7 +148,7 @@ def test_faults_are_retried_and_a_lasting_failure_exits_3(home: Path, llm: FakeL
     )
 
 
-def test_json_output_and_anthropic_provider(home: Path, llm: FakeLLM) -> None:
+def test_json_output_and_anthropic_provider(home: Path, llm: FakeLLM, hermes) -> None:
     write_config(home, llm.anthropic_url, provider="anthropic")
     llm.script(Reply(text="hello from claude", cached_tokens=42))
     result = hermes(home, "chat", "-q", "hi", "--json", ANTHROPIC_API_KEY="test-key")
@@ -127,7 +157,7 @@ def test_json_output_and_anthropic_provider(home: Path, llm: FakeLLM) -> None:
     assert llm.requests[0].path == "/v1/messages"
 
 
-def test_no_provider_exits_2_naming_the_variables(home: Path) -> None:
+def test_no_provider_exits_2_naming_the_variables(home: Path, hermes) -> None:
     result = hermes(home, "chat", "-q", "hi")
     assert result.returncode == 2
     assert (
@@ -138,7 +168,7 @@ def test_no_provider_exits_2_naming_the_variables(home: Path) -> None:
 
 
 def test_dangerous_command_is_refused_without_yolo(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(
@@ -151,7 +181,9 @@ def test_dangerous_command_is_refused_without_yolo(
     assert "not approved" in json.dumps(llm.requests[1].body["messages"])
 
 
-def test_a_review_triggered_by_chat_is_waited_for_and_summarised(home: Path, llm: FakeLLM) -> None:
+def test_a_review_triggered_by_chat_is_waited_for_and_summarised(
+    home: Path, llm: FakeLLM, chat
+) -> None:
     script_a_memory_review(llm, home, "Sure, short answers from now on.", "Wants short answers.")
     result = chat(home, "please keep answers short, always")
     assert "review: started (memory review" in result.stderr
@@ -159,7 +191,7 @@ def test_a_review_triggered_by_chat_is_waited_for_and_summarised(home: Path, llm
     assert (home / "memories" / "USER.md").read_text() == "Wants short answers."
 
 
-def test_demo_provider_learns_across_three_runs(home: Path) -> None:
+def test_demo_provider_learns_across_three_runs(home: Path, hermes) -> None:
     task = "Find the calls to the deprecated old_api() in this project and write a report."
     runs = [hermes(home, "--provider", "demo", "chat", "-q", task, "--json") for _ in range(3)]
     data = [json.loads(r.stdout) for r in runs]
@@ -175,7 +207,7 @@ def test_demo_provider_learns_across_three_runs(home: Path) -> None:
 
 
 def test_second_turn_review_with_interval_two_denies_terminal_and_writes_as_review(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(
         home, llm.openai_url, memory={"nudge_interval": 2}, skills={"creation_nudge_interval": 0}
@@ -215,20 +247,20 @@ def test_escape_sequences_from_the_reply_and_tools_reach_no_terminal(
         Reply(text="\x1b]0;pwned\x07\x1b[2Jcleared \x9b31m red"),
         Reply(text="\x1b[2J\x9bH again"),
     )
-    result = chat(home, "go", "--yolo")
+    result = spawned_chat(home, "go", "--yolo")
     assert result.returncode == 0, result.stderr
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\x07" not in stream and "\x9b" not in stream
     assert "␛]0;pwned␇␛[2Jcleared ␛[31m red" in result.stdout
     assert "→ terminal printf '\\033]0;owned" in result.stderr
     # --json stays exact: the escapes are JSON escapes that decode to the model's text.
-    as_json = chat(home, "again", "--json", "--continue")
+    as_json = spawned_chat(home, "again", "--json", "--continue")
     assert "\x1b" not in as_json.stdout and "\x9b" not in as_json.stdout
     assert json.loads(as_json.stdout)["text"] == "\x1b[2J\x9bH again"
 
 
 def test_an_error_frame_mid_stream_exits_3_with_json_and_no_traceback(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(*[Reply(text="partial words then a proxy error", fault="error_frame")] * 3)
@@ -250,7 +282,7 @@ def test_an_error_frame_mid_stream_exits_3_with_json_and_no_traceback(
     ],
 )
 def test_configuration_errors_exit_2_with_a_json_object(
-    home: Path, args: tuple[str, ...], env: dict[str, str], phrase: str
+    home: Path, args: tuple[str, ...], env: dict[str, str], phrase: str, hermes
 ) -> None:
     result = hermes(home, "chat", "-q", "hi", "--json", *args, **env)
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -259,14 +291,14 @@ def test_configuration_errors_exit_2_with_a_json_object(
     assert "Retrying" not in result.stderr, "a malformed setting is not a network failure"
 
 
-def test_a_broken_config_file_still_gets_a_json_object(home: Path) -> None:
+def test_a_broken_config_file_still_gets_a_json_object(home: Path, hermes) -> None:
     (home / "config.yaml").write_text("model: [unclosed\n", encoding="utf-8")
     result = hermes(home, "chat", "-q", "hi", "--json", OPENAI_API_KEY="k")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["error"].startswith("configuration error:")
 
 
-def test_an_empty_reply_says_so(home: Path, llm: FakeLLM) -> None:
+def test_an_empty_reply_says_so(home: Path, llm: FakeLLM, chat) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(text=""))
     result = chat(home, "hello")
@@ -310,7 +342,7 @@ def test_ctrl_c_prints_a_json_object_marked_interrupted(
 
 
 def test_reasoning_stays_out_of_stdout_and_is_kept_with_the_session(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, chat, hermes
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(reasoning="Greet them back, briefly.", text="Hello."))
@@ -330,7 +362,7 @@ def test_a_finished_chat_closes_sessions_db_cleanly(home: Path, llm: FakeLLM) ->
     # nothing may wait for a finalizer: the store is closed by hand and its WAL folded back.
     write_config(home, llm.openai_url)
     llm.script(Reply(text="Hello."))
-    assert chat(home, "hi").returncode == 0
+    assert spawned_chat(home, "hi").returncode == 0
     assert sorted(p.name for p in home.glob("sessions.db*")) == ["sessions.db"]
 
 
