@@ -70,6 +70,21 @@ def _undo_memory(change: ReviewChange, memory: MemoryStore) -> str:
     ]
     if not operations:
         raise UndoError("memory no longer holds this change; nothing to undo")
+    # The change's record is redacted: an entry it took away that held a secret reads as its
+    # label there. Put back so, the label would stand in the file where the secret was.
+    archived = {record.entry for record in memory.archived(change.target)}  # type: ignore[arg-type]
+    hidden = [
+        op["content"]
+        for op in operations
+        if op["action"] == "add" and "[REDACTED " in op["content"] and op["content"] not in archived
+    ]
+    if hidden:
+        raise UndoError(
+            f"the entry this change replaced held a secret, recorded only as its label "
+            f"({hidden[0][:80]}); undoing would write the label where the secret was. The "
+            f"entry is kept whole in memories/.archive.jsonl: put it back in "
+            f"{change.target.upper()}.md by hand"
+        )
     try:
         memory.apply_batch(change.target, operations, origin="user")  # type: ignore[arg-type]
     except MemoryStoreError as exc:

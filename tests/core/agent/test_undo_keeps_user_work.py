@@ -108,3 +108,31 @@ def test_bytes_that_are_not_utf8_added_since_are_never_rewritten_unasked(home: P
     assert path.read_text(encoding="utf-8") == change.before
     history = (home / "skills" / ".history").rglob("*.md")
     assert mine in [p.read_bytes() for p in history], "the bytes are kept in the history"
+
+
+def test_undo_never_writes_a_secrets_label_in_place_of_the_secret(home: Path) -> None:
+    """A review replaced a hand-written entry holding a secret; its record (like every output)
+    has the secret as its label. Undo refuses rather than put the label in the file."""
+    from hermes_tui.core.redaction import Redactor
+
+    secret = "Zq9-undo-secret-4417-kept"
+    redactor = Redactor({"DB_TOKEN": secret})
+    memory = MemoryStore(home / "memories", redact=redactor.text)
+    skills = SkillLibrary(home / "skills")
+    path = home / "memories" / "MEMORY.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"Deploys use {secret} daily.", encoding="utf-8")
+    memory.replace("memory", "Deploys use", "Deploys run daily.", origin="review")
+    change = ReviewChange(
+        "memory", "memory", "replace", redactor.text(f"Deploys use {secret} daily."),
+        "Deploys run daily.",
+    )  # fmt: skip
+    with pytest.raises(UndoError, match="held a secret"):
+        undo_change(change, memory, skills)
+    assert path.read_text(encoding="utf-8") == "Deploys run daily."
+    assert any(secret in r.entry for r in memory.archived("memory")), "kept whole in the archive"
+    # An entry that held no secret is undone as before.
+    memory.replace("memory", "Deploys run daily.", "Deploys run hourly.", origin="review")
+    plain = ReviewChange("memory", "memory", "replace", "Deploys run daily.", "Deploys run hourly.")
+    undo_change(plain, memory, skills)
+    assert memory.entries("memory") == ["Deploys run daily."]
