@@ -16,6 +16,7 @@ import dataclasses
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -144,8 +145,10 @@ def _read_head(path: Path, budget: int) -> tuple[str, int]:
     return text[:budget], len(text) if size <= len(data) else size
 
 
-def attach(text: str, rules: PathRules, cwd: Path) -> Attached:
-    """`text` with each mentioned file appended in a fenced block, or the reason it was not."""
+def attach(text: str, rules: PathRules, cwd: Path, redact: Callable[[str], str] = str) -> Attached:
+    """`text` with each mentioned file appended in a fenced block, or the reason it was not.
+    A file's text is `redact`ed as a tool's result is (a known secret in it never reaches the
+    model)."""
     result = Attached(text)
     blocks: list[str] = []
     used = 0
@@ -200,6 +203,7 @@ def attach(text: str, rules: PathRules, cwd: Path) -> Attached:
                 f" (the first {len(content):,} of about {length:,} characters; read_file "
                 f"{shown} for the rest)"
             )
+        content = redact(content)
         fence = _fence(content)
         blocks.append(
             f'<attached_file path="{shown}">\nThe user attached {shown}{note}:\n'

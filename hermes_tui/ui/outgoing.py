@@ -32,7 +32,7 @@ def attach_mentions(app: Any, text: str) -> str | None:
     rules = resolve_rules(
         folder, allowed_roots=app.runtime.config.files.allowed_roots, hermes_home=app.runtime.home
     )
-    result = attach(text, rules, cwd)
+    result = attach(text, rules, cwd, app.runtime.redactor.text)
     if result.blocked:
         box = app.query_one(ChatInput)
         box.text = text

@@ -88,3 +88,22 @@ async def test_escape_hides_the_hints_and_up_down_choose_among_them(
         assert hints.chosen() == "src/parser.py"
         await pilot.press("escape")
         assert not hints.visible
+
+
+async def test_an_attached_file_reaches_the_model_with_its_secrets_redacted(
+    home: Path, workdir: Path, llm: FakeLLM
+) -> None:
+    secret = "Zq9-mention-secret-8842-kept"
+    (home / ".env").write_text(f"DEPLOY_TOKEN={secret}\n", encoding="utf-8")
+    (workdir / "src" / "settings.py").write_text(f'TOKEN = "{secret}"\n', encoding="utf-8")
+    llm.script(Reply(text="Looks fine."))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one(ChatInput).text = "check @src/settings.py"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    body = llm.requests[0].raw.decode("utf-8")
+    assert 'TOKEN = \\"[REDACTED DEPLOY_TOKEN]\\"' in body
+    assert secret not in body and secret[::-1] not in body
+    assert (workdir / "src" / "settings.py").read_text(encoding="utf-8").count(secret) == 1
