@@ -428,7 +428,7 @@ class Runtime(LearningParts, SkillParts):
 
         soul = self.home / "SOUL.md"
         with self.scanner.batch():  # every text it scans, remembered in one write
-            return build_system_prompt(
+            prompt = build_system_prompt(
                 PromptInputs(
                     skills_index=self.skills.index(
                         self.config.skills.index_max_chars, screen=self.scanner.refused
@@ -446,6 +446,9 @@ class Runtime(LearningParts, SkillParts):
                     scanner=self.scanner,
                 )
             )
+        # Redacted once, as it is built (it stays byte-identical for the session): a known
+        # secret in SOUL.md, a context file or a skill's description never reaches the model.
+        return self.redactor.text(prompt)
 
     def price_of(self, provider: str, model: str) -> ModelPrice | None:
         """What the model's tokens cost (display.prices first); the scripted demo is free."""

@@ -113,3 +113,21 @@ def test_a_secret_printed_in_three_pieces_reaches_the_model_in_none(
     assert body.count("[REDACTED VAULT_KEY]") == 3
     for piece in (key[:8], key[8:16], key[16:]):
         assert piece not in body, piece
+
+
+def test_the_system_prompt_carries_no_secret_from_a_context_file(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """AGENTS.md passes the scanner (no credential planted in words) yet holds a key shape in a
+    URL: the prompt, redacted as it is built, carries its label."""
+    (tmp_path / "AGENTS.md").write_text(
+        f"Run the tests with make check. Mirror at https://{SHAPED}@git.example.org.\n",
+        encoding="utf-8",
+    )
+    runtime = _open(home, llm, "openai")
+    llm.script(Reply(text="ok"))
+    runtime.open_session(cwd=tmp_path).submit("hi")
+    system = llm.requests[0].system
+    assert "Mirror at https://[REDACTED github token]@git.example.org." in system
+    for form in forms(SHAPED):
+        assert form not in system
