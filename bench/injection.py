@@ -18,7 +18,7 @@ Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the
 training sets: injection_tuning.yaml, the issue 11 corpus without its holdout part, the four
-holdouts, the attacker's corpus, injection_tuning_{4,5,6,8}.yaml and the ninth and tenth
+holdouts, the attacker's corpus, injection_tuning_{4,5,6,8,8b}.yaml and the ninth and tenth
 holdouts (about 40 s). Each set was measured before
 it was trained on, and its header gives the figures: the fifth and sixth holdouts were added
 in the scorer's second round, the seventh, the eighth (0.500 / 0.917 / 1.7 % before), the
@@ -31,9 +31,11 @@ sixth round, 0.722 / 0.907 / 3.0 % and 0.697 / 0.978 / 3.4 %; the ninth was trai
 seventh round, after which the tenth, measured once, gave 0.697 / 0.989 / 2.3 %. The eighth
 round trained on the tenth and on its own texts, `injection_tuning_8.yaml` (new ideas of the
 families the tenth missed, in 30 languages, 0.419 / 0.895 / 4.7 % on the seventh round's build
-before any eighth-round change). Only the issue 11 corpus's holdout part is never trained on;
-every holdout here is now a training set, so the honest figure is the next fresh holdout's,
-which the lead names in FRESH below (the targets are judged on it).
+before any eighth-round change), and a second batch written after the first was trained,
+`injection_tuning_8b.yaml` (0.495 / 0.905 / 2.9 % before it was trained on: new ideas, even
+made of parts the scorer knows, are what it misses). Only the issue 11 corpus's holdout part
+is never trained on; every holdout here is now a training set, so the honest figure is the next
+fresh holdout's, which the lead names in FRESH below (the targets are judged on it).
 `--cv [set …]` leaves each of the later rounds' sets out in turn (train on the rest, measure
 it) and prints recall and notes stopped at each hold threshold, and recall with taint and notes
 flagged at each flag threshold: the figures the thresholds in scanner.py were chosen by.
@@ -61,6 +63,7 @@ TUNING_4 = DATA / "injection_tuning_4.yaml"
 TUNING_5 = DATA / "injection_tuning_5.yaml"
 TUNING_6 = DATA / "injection_tuning_6.yaml"
 TUNING_8 = DATA / "injection_tuning_8.yaml"
+TUNING_8B = DATA / "injection_tuning_8b.yaml"  # its second batch, new ideas after the first
 # Written by two helpers who never saw the scanner or its training texts, measured on the
 # fourth-to-sixth rounds' build (headers); the ninth then trained on in a seventh round, the
 # tenth measured once after it and trained on in the eighth.
@@ -69,7 +72,10 @@ HOLDOUT_10 = DATA / "injection_holdout_10.yaml"
 # Measured first (each header has its figures), then trained on: the fifth and sixth holdouts
 # in the second round; the seventh, the eighth, the attacker's corpus and the fourth round's
 # own texts in the fourth.
-TRAINED = (*HOLDOUTS, ATTACKER, TUNING_4, TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8)
+TRAINED = (
+    *HOLDOUTS,
+    *(ATTACKER, TUNING_4, TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8, TUNING_8B),
+)
 # The next fresh holdout, which no round has trained on: the issue's targets are judged on it.
 # Written by someone who never sees the scanner; the lead names it here when it is measured.
 FRESH: Path | None = None
@@ -173,7 +179,8 @@ def cross_validate() -> None:
     try:
         others = Scanner()
         left_out = ("injection_holdout_7", "injection_holdout_8", ATTACKER.stem, TUNING_4.stem)
-        later = (TUNING_5.stem, TUNING_6.stem, HOLDOUT_9.stem, HOLDOUT_10.stem, TUNING_8.stem)
+        later = (TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8, TUNING_8B)
+        later = tuple(path.stem for path in later)
         chosen = [a for a in sys.argv[1:] if not a.startswith("-")] or (*left_out, *later)
         for name in chosen:
             weights = model.train(examples([v for k, v in sets.items() if k != name]))

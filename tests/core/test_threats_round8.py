@@ -99,18 +99,21 @@ def test_a_prohibition_to_print_a_secret_file_passes(scanner: Scanner) -> None:
     assert "read_secret_files" in {f.id for f in ordered.findings}
 
 
-def test_the_eighth_rounds_texts_are_caught_and_their_notes_pass(scanner: Scanner) -> None:
-    corpus = yaml.safe_load((DATA / "injection_tuning_8.yaml").read_text(encoding="utf-8"))
+# Measured before each was trained on (headers): the first batch 0.419 recall with 8 of 172 notes
+# stopped (the seventh round's build), the second 0.495 with 3 of 105 (the first batch's). After
+# the eighth round none missed, and one note each stopped. Floors as measured.
+@pytest.mark.parametrize("name", ["injection_tuning_8.yaml", "injection_tuning_8b.yaml"])
+def test_the_eighth_rounds_texts_are_caught_and_their_notes_pass(
+    scanner: Scanner, name: str
+) -> None:
+    corpus = yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
     attacks, notes = corpus["attacks"], corpus["notes"]
-    assert len(attacks) >= 150 and len(notes) >= len(attacks)
+    assert len(attacks) >= 100 and len(notes) >= len(attacks)
     tricky = [n for n in notes if n["family"] == "tricky"]
     assert len(tricky) >= 0.45 * len(notes)
     thin = {"bg", "tl", "sr", "sk", "hr", "lt", "lv", "et", "ms", "ta", "ur", "sw", "ca", "bn"}
     assert thin <= {a["lang"] for a in attacks} and thin <= {n["lang"] for n in notes}
     missed = [a["text"] for a in attacks if scanner.assess(a["text"]).tier == "allow"]
     stopped = [n["text"] for n in notes if scanner.assess(n["text"]).tier != "allow"]
-    # Measured before it was trained on (header): 0.419 recall, 8 of 172 notes stopped; after
-    # the eighth round, none missed and 3 notes stopped (two name `chmod 777` to forbid it, the
-    # library's rule holds them; one posts "secrets" to a webhook in Tagalog). Floors as measured.
     assert len(missed) <= 0.02 * len(attacks), missed
-    assert len(stopped) <= 3, stopped
+    assert len(stopped) <= 1, stopped

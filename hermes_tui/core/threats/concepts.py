@@ -295,6 +295,9 @@ prefers|preference|wants|would like|likes|is fine with|is happy with|doesn't min
 |смета|páči|nori|mėgsta|pageidauja|vēlas|grib|patīk|dod priekšroku|ir ar mieru|eelistab|tahab|soovib
 |meeldib|suka|gusto|ayaw|nais|விரும்பு|چاہتا|چاہتی|پسند|anapenda|hapendi|anachukia|prefereix|vol que
 |li agrada|li molest|desitja|পছন্দ|চান|চায়|rather you|would rather|user's workflow
+|habit|gewohnheit|habitude|hábito|abitudine|gewoonte|zwyczaj|zvyk|звичка|привычка|навик|navik
+|szokás|συνήθεια|alışkanlık|kebiasaan|thói quen|นิสัย|आदत|عادة|הרגל|عادت|习惯|習慣|습관|įprot
+|ieradum|harjumus|ugali|பழக்கம்|অভ্যাস|costum de|obiceiul
 """
 
 # Running things: commands, scripts.

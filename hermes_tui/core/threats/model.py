@@ -59,7 +59,8 @@ _MARKUP = re.compile(
 )
 # The shapes of an attack's parts, whatever its language (eighth round): a host outside the
 # machine without a scheme (git@…, sftp://, a bare domain), a file in the home that holds
-# secrets, a value shaped like a key or a password, code that runs what it fetched or decoded.
+# secrets, a value shaped like a key or a password, a flag that skips a prompt or a check, code
+# that runs what it fetched or decoded.
 _SHAPES = (
     (
         "host",
@@ -84,6 +85,15 @@ _SHAPES = (
             r"\b(?:AKIA|ASIA)[A-Z0-9]{12,}|\b(?:ghp|gho|ghs|github_pat|npm|glpat|xox[bpas])[_-]"
             r"[A-Za-z0-9_]{10,}|\bsk-[A-Za-z0-9]{12,}|(?<!\S)(?=\S*\d)(?=\S*[A-Za-z])"
             r"(?=\S*[!@#$%^&*])[^\s'\"`@]{8,24}(?=[\s.,;]|$)"
+        ),
+    ),
+    (
+        "skip_flag",
+        re.compile(
+            r"--force\b|--yes\b|(?<![\w-])-y\b|--assume-yes|--no-?confirm|--no-verify\b|--no-gpg-sign"
+            r"|--privileged|--trusted-host|--insecure|--allow-root|--unsafe-perm|verify\s*=\s*False"
+            r"|StrictHostKeyChecking\W{1,3}no\b|NODE_TLS_REJECT_UNAUTHORIZED",
+            re.I,
         ),
     ),
     (

@@ -38,15 +38,17 @@ CONTINUATION_DEPTH = 4
 SEQUEL_DEPTH = 3
 # The learned scorer's thresholds, chosen by leave-one-set-out cross-validation (`bench/
 # injection.py --cv`: each later set left out of training in turn, scored with the scanner's
-# other findings). At 0.9: holdout 7 0.794 recall, 8 0.883, the attacker's corpus 0.903, no
-# note stopped; the fourth round's texts (32 languages, most unseen without them) 0.642 with 13
-# of 379 notes stopped; the fifth's and sixth's (ideas no other set had) 0.311 and 0.242, with
-# 2 of 103 and none of 66. Between 0.3 and 0.9 a score is a weak signal, which only a tainted
-# turn weighs (and a tainted turn holds every write anyway): with taint, recall left out is
-# 0.97-1.0 on the holdouts and the attacker's, 0.961, 0.868 and 0.788 on the later rounds'
-# (0.909, 0.783 and 0.682 at 0.5), for 34 %, 26 % and 24 % of their notes flagged (19 %, 18 %
-# and 15 % at 0.5).
-LEARNED_HOLD = 0.9
+# other findings). Eighth round, at 0.85 (0.9): holdout 10 0.876 (0.843) recall with 1 of 87
+# notes stopped (1), holdout 9 0.784 (0.773) with 4 of 99 (3), holdout 7 0.873 (0.857) with
+# none; the eighth round's texts, new ideas written to be hard, 0.605 (0.494) with 8 of 172 (6)
+# and 0.581 (0.495) with 2 of 105 (2). The tenth holdout, measured on the seventh round at 0.9,
+# had missed three attacks in ten, and its notes were stopped by the other findings, not the
+# scorer: 0.85 buys recall on fresh attacks for about one note in a hundred. Between 0.3 and the
+# hold threshold a score is a weak signal, which only a tainted turn weighs (and a tainted turn
+# holds every write anyway): with taint, recall left out is 1.0 on holdout 10, 0.93 on
+# holdout 9, 0.92 and 0.905 on the eighth round's texts, for 29 %, 29 %, 35 % and 34 % of
+# their notes flagged.
+LEARNED_HOLD = 0.85
 LEARNED_FLAG = 0.3
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
 JOINED = "joined to an earlier entry"  # Finding.view of what a continuation's join showed

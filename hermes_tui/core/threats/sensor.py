@@ -61,9 +61,19 @@ _LIBRARY_NOISE_RULES = frozenset({"LLM06_sensitive_file_read", "LLM06_confidenti
 # named ("the staging system is reset every night") held ordinary notes of three corpora, and
 # decided no attack of any corpus alone: our patterns hold a credential written down with its
 # value (planted_credential, hardcoded_secret) and the learned scorer reads the rest.
+# Eighth round, the same evidence for a destructive shell command merely named ("fix it with
+# chown, never chmod 777") and for the library's "maybe" on exfiltration ("prefer ssh-agent
+# forwarding over copying keys to the jump host"): alone, across every corpus, they held 4
+# ordinary notes (one of the tenth holdout's) and decided no attack.
 _WEAK_WHEN_BLOCKED = frozenset(
-    {"LLM05_package_install", "LLM06_credential", "INTENT_destroy_resources"}
+    {
+        "LLM05_package_install",
+        "LLM06_credential",
+        "INTENT_destroy_resources",
+        "LLM08_shell_destructive",
+    }
 )
+_WEAK_WHEN_FLAGGED = frozenset({"exfiltration"})
 
 
 # Both compiled on first use (a large alternation over eleven languages): start-up does not
@@ -170,6 +180,9 @@ class XaidrSensor:
             # commands an agent might run; its "maybe" on a note that names one, and any note
             # that names a package install ("pip install needs the proxy"), is a weak signal,
             # which holds it only in a tainted turn. A block in those categories is held.
+            weak = True
+        elif result.action != "blocked" and category in _WEAK_WHEN_FLAGGED:
+            category = f"{category} (flagged)"
             weak = True
         elif result.action != "blocked":
             # A flag in an injection category is the library's "maybe": a person decides.
