@@ -5,13 +5,13 @@ index); the verdicts rarely change, and reaching them the first time costs the x
 `VerdictCache` keeps them in `<home>/cache/scan_verdicts.json`, keyed by the sha256 of the
 scanned text, under an identity of the scanner that judged them: the source of this package, the
 xaidr version and files (read without importing it), Python and its Unicode tables. Another
-identity discards the whole file. Hashing the package's bytes at every start cost 8-25 ms, so the
-identity is remembered beside the verdicts (`scanner_identity.json`) under the path, size and
-mtime of each source: while none of them moved it is read back, otherwise the bytes are hashed
-again (a touched but unchanged file gives the same identity); an unreadable or malformed file, or entry, is a miss, so the
-text is scanned again. Refusals and holds are remembered too; a verdict the scanner could not
-reach (xaidr failed) is not. Writes are atomic under the file's lock, at most MAX_ENTRIES
-entries, the least recently used dropped first. Terminal commands see `cache/` read-only and
+identity discards the whole file. Hashing the package's bytes at every start cost 8-25 ms, so
+the identity is remembered beside the verdicts (`scanner_identity.json`) under the path, size
+and mtime of each source: while none of them moved it is read back, otherwise the bytes are
+hashed again (a touched but unchanged file gives the same identity). An unreadable or
+malformed file, or entry, is a miss, so the text is scanned again. Refusals and holds are
+remembered too; a verdict the scanner could not reach (xaidr failed) is not. Writes are atomic
+under the file's lock, at most MAX_ENTRIES entries, the least recently used dropped first. Terminal commands see `cache/` read-only and
 the files tool never writes it (core/tools/sandbox.py, path_policy.py): a cached "allow" is
 the scanner's word, and nothing the agent runs may forge it.
 """
