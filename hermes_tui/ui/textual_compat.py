@@ -127,7 +127,7 @@ def _get_inner_outer(self: Any, base_background: Any, background: Any) -> tuple[
 
 PARSED_LIMIT = 512  # sources × themes; the app has about 60 sources
 _parsed: dict[tuple, list[RuleSet]] = {}
-_variables_key: list[Any] = [None, ()]  # the last variables dict seen, and its key
+_last_variables: tuple[Any, tuple] = (None, ())  # the last variables dict seen, and its key
 
 
 def _parse_rules(
@@ -139,10 +139,11 @@ def _parse_rules(
     scope: str = "",
 ) -> list[RuleSet]:
     """Stylesheet._parse_rules, remembered for the process by source and theme variables."""
-    variables = self._variables
-    if variables is not _variables_key[0]:  # a new theme or app: Textual replaces the dict
-        _variables_key[:] = [variables, tuple(variables.items())]
-    key = (css, read_from, is_default_rules, tie_breaker, scope, _variables_key[1])
+    global _last_variables
+    variables, last = self._variables, _last_variables  # read once: apps in other threads
+    if variables is not last[0]:  # a new theme or app: Textual replaces the dict
+        last = _last_variables = (variables, tuple(variables.items()))
+    key = (css, read_from, is_default_rules, tie_breaker, scope, last[1])
     rules = _parsed.get(key)
     if rules is None:
         rules = TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"](
