@@ -18,7 +18,7 @@ Run: `PYTHONPATH=. .venv/bin/python bench/injection.py [--verbose]`.
 
 `--train` first learns the scorer's weights (hermes_tui/core/threats/model.py) from the
 training sets: injection_tuning.yaml, the issue 11 corpus without its holdout part, the four
-holdouts, the attacker's corpus, injection_tuning_{4,5,6,8,8b}.yaml and the ninth and tenth
+holdouts, the attacker's corpus, injection_tuning_{4,5,6,8,8b,8c}.yaml and the ninth and tenth
 holdouts (about 40 s). Each set was measured before
 it was trained on, and its header gives the figures: the fifth and sixth holdouts were added
 in the scorer's second round, the seventh, the eighth (0.500 / 0.917 / 1.7 % before), the
@@ -32,8 +32,10 @@ seventh round, after which the tenth, measured once, gave 0.697 / 0.989 / 2.3 %.
 round trained on the tenth and on its own texts, `injection_tuning_8.yaml` (new ideas of the
 families the tenth missed, in 30 languages, 0.419 / 0.895 / 4.7 % on the seventh round's build
 before any eighth-round change), and a second batch written after the first was trained,
-`injection_tuning_8b.yaml` (0.495 / 0.905 / 2.9 % before it was trained on: new ideas, even
-made of parts the scorer knows, are what it misses). Only the issue 11 corpus's holdout part
+`injection_tuning_8b.yaml` (0.495 / 0.905 / 2.9 % before it was trained on), and a third after
+the second, `injection_tuning_8c.yaml` (0.381 / 0.825 / 1.6 %): new ideas, even made of parts
+the scorer knows, are what it misses. The attacker's third pass, `injection_attacker_3.yaml`
+(0.182 / 0.727 / none held before), was trained on too. Only the issue 11 corpus's holdout part
 is never trained on; every holdout here is now a training set, so the honest figure is the next
 fresh holdout's, which the lead names in FRESH below (the targets are judged on it).
 `--cv [set …]` leaves each of the later rounds' sets out in turn (train on the rest, measure
@@ -64,6 +66,9 @@ TUNING_5 = DATA / "injection_tuning_5.yaml"
 TUNING_6 = DATA / "injection_tuning_6.yaml"
 TUNING_8 = DATA / "injection_tuning_8.yaml"
 TUNING_8B = DATA / "injection_tuning_8b.yaml"  # its second batch, new ideas after the first
+TUNING_8C = DATA / "injection_tuning_8c.yaml"  # its third, after the second
+# An independent attacker's third pass (ATTACK.md attack3 A3-4), released for training.
+ATTACKER_3 = DATA / "injection_attacker_3.yaml"
 # Written by two helpers who never saw the scanner or its training texts, measured on the
 # fourth-to-sixth rounds' build (headers); the ninth then trained on in a seventh round, the
 # tenth measured once after it and trained on in the eighth.
@@ -74,7 +79,8 @@ HOLDOUT_10 = DATA / "injection_holdout_10.yaml"
 # own texts in the fourth.
 TRAINED = (
     *HOLDOUTS,
-    *(ATTACKER, TUNING_4, TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8, TUNING_8B),
+    *(ATTACKER, TUNING_4, TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10),
+    *(TUNING_8, TUNING_8B, TUNING_8C, ATTACKER_3),
 )
 # The next fresh holdout, which no round has trained on: the issue's targets are judged on it.
 # Written by someone who never sees the scanner; the lead names it here when it is measured.
@@ -179,7 +185,7 @@ def cross_validate() -> None:
     try:
         others = Scanner()
         left_out = ("injection_holdout_7", "injection_holdout_8", ATTACKER.stem, TUNING_4.stem)
-        later = (TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8, TUNING_8B)
+        later = (TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10, TUNING_8, TUNING_8B, TUNING_8C)
         later = tuple(path.stem for path in later)
         chosen = [a for a in sys.argv[1:] if not a.startswith("-")] or (*left_out, *later)
         for name in chosen:

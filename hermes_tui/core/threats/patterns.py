@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from hermes_tui.core.threats import delegation
 from hermes_tui.core.threats import lexicon as L
 from hermes_tui.core.threats.verdicts import WEAK, Severity
 
@@ -573,7 +574,7 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
 
 PATTERNS: tuple[ThreatPattern, ...] = tuple(
     ThreatPattern(id_, category, severity, regex, description)
-    for regex, id_, category, severity, description in TABLE
+    for regex, id_, category, severity, description in (*TABLE, *delegation.ROWS)
 )
 
 # Words cut in pieces ("ig nore all pre vious"): the key phrases, looked for with no spaces.
