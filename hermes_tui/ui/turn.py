@@ -371,11 +371,29 @@ class TurnController:
             self._delivery_timer = None
         # call_from_thread callbacks run beside the message queue: one batch at a time, in order.
         async with self._delivering:
+            events = self.forwarder.take()
+            if not self._screen_alive():
+                return  # the app closing by any road: its widgets are gone, nothing to draw on
             try:
-                await show_events(self.app, self.forwarder.take())
+                await show_events(self.app, events)
             finally:
                 # Counted from the end, so that keys always get a gap between two batches.
                 self._last_delivery = time.monotonic()
+
+    def _screen_alive(self) -> bool:
+        """Whether the main screen's chat and bar are still there to show events on (a batch
+        that lands while the app shuts down found neither, and raised NoMatches)."""
+        from textual.css.query import NoMatches
+
+        from hermes_tui.ui.widgets.chat import ChatView
+        from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+
+        try:
+            self.app.part(ChatView)
+            self.app.part(NudgeBar)
+        except NoMatches:
+            return False
+        return True
 
     def reply_grew(self, reply: Any) -> None:
         """A step of `reply` was laid out."""

@@ -74,6 +74,21 @@ async def test_a_step_that_lands_after_the_chat_is_gone_is_dropped(
         assert released == [0]  # the provider's thread is not left waiting for a screen
 
 
+async def test_events_that_land_after_the_main_screen_is_gone_are_dropped(home: Path) -> None:
+    """Seen under load while a test's app shut down: a batch of events delivered after the
+    status bar had left the DOM raised NoMatches out of the app's message loop."""
+    from hermes_tui.core import events as ev
+    from hermes_tui.ui.widgets.nudge_bar import NudgeBar
+
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.query_one(NudgeBar).remove()
+        await pilot.pause()
+        app.turn.forwarder(ev.TextDelta("late"))
+        await app.turn.deliver()  # raised NoMatches before
+        assert app.turn.forwarder.take() == []  # taken, not left for a later batch
+
+
 async def test_an_app_that_ends_with_a_question_open_frees_the_turn(
     home: Path, llm: FakeLLM
 ) -> None:
