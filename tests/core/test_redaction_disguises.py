@@ -167,13 +167,19 @@ def test_a_wordy_piece_of_a_secret_is_not_redacted_on_its_own(secret: str, text:
     assert Redactor({"S": secret}).text(text) == text
 
 
+@pytest.mark.parametrize("known", [{}, {"DB_TOKEN": "Zq9-known-secret-7781-abcdefgh"}])
 @pytest.mark.parametrize("name", sorted(DISGUISED))
-def test_a_jwt_bearer_token_or_private_key_in_disguise_streamed_is_redacted(name: str) -> None:
+def test_a_jwt_bearer_token_or_private_key_in_disguise_streamed_is_redacted(
+    name: str, known: dict[str, str]
+) -> None:
+    """Also with a known secret configured: a tail that may begin one of its forms (`e\no`)
+    never cuts a key in disguise in two."""
     carried, kind = DISGUISED[name]
-    text = f"here: {carried} done."
-    for size in (1, 3, 7):
-        pieces = [text[i : i + size] for i in range(0, len(text), size)]
-        assert streamed(Redactor(), *pieces) == f"here: [REDACTED {kind}] done.", size
+    for after in (" done.", "\nok"):
+        text = f"here: {carried}{after}"
+        for size in (1, 2, 3, 7):
+            pieces = [text[i : i + size] for i in range(0, len(text), size)]
+            assert streamed(Redactor(known), *pieces) == f"here: [REDACTED {kind}]{after}", size
 
 
 WRAPPED_PEM = base64.encodebytes(PEM.encode() * 3).decode()
@@ -189,3 +195,16 @@ def test_a_wrapped_base64_private_key_streamed_reads_as_the_whole_text(after: st
     for size in (1, 5, 13):
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         assert streamed(Redactor(), *pieces) == whole, size
+
+
+def test_a_known_secrets_wrapped_form_after_a_reversed_jwt_does_not_cut_the_jwt() -> None:
+    """A wrapped block (lines of encoding characters) that holds a known secret's form is held
+    from its start; a JWT reversed just before it (joined by no separator the block knows) is
+    held whole with it, not cut at its last dot."""
+    known = "Zq9-known-secret-7781-abcdefgh"
+    text = f"x {JWT[::-1]}\n{known[::-1]}\nA done"
+    for size in (13, 40, 41):
+        out = streamed(
+            Redactor({"DB_TOKEN": known}), *[text[i : i + size] for i in range(0, len(text), size)]
+        )
+        assert out == "x [REDACTED jwt]\n[REDACTED DB_TOKEN]\nA done", (size, out)

@@ -39,6 +39,8 @@ MIN_SECRET_LENGTH = 8
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
 
 
+_WORD = KEY_CHARACTERS + "."  # what a key in disguise is made of (a JWT reversed has dots)
+_WORD_RUN = re.compile(r"[A-Za-z0-9+/=_.\-]*")
 _DOTTED_HEAD = re.compile(r"[A-Za-z0-9_\-]{12,}\.")
 
 
@@ -171,7 +173,7 @@ class Redactor:
             cut = found.start()
         # A key spelled out one character at a time (`g h p _ A b …`) may still be coming.
         spelled = None if call_ended else spelled_tail(text)
-        if spelled and SHAPE_STARTS.match(spelled_out(spelled)):
+        if spelled and SHAPE_STARTS.search(spelled_out(spelled)):  # a key may begin in it
             cut = min(cut, spelled.start())
         # A long run of key characters at the end may be a key in disguise (reversed, encoded)
         # still streaming: it waits whole for the character that ends it.
@@ -201,7 +203,25 @@ class Redactor:
             for start, end in matches:
                 if start < cut and (end > cut or end == len(text)):
                     cut, moved = start, True
+            whole = self._word_start(text, cut, call_ended)
+            if whole < cut:
+                cut, moved = whole, True
         return cut
+
+    @staticmethod
+    def _word_start(text: str, cut: int, call_ended: bool) -> int:
+        """`cut`, or the start of the word it would cut when that word is long enough to be a
+        key in disguise (reversed, encoded: 16 characters or more, dots counted), or a token
+        whose `reraeB` follows: a cut in it would leave neither half recognisable."""
+        if cut >= len(text) or text[cut] not in _WORD:
+            return cut
+        word = len(text[:cut].rstrip(_WORD)) if cut and text[cut - 1] in _WORD else cut
+        end = _WORD_RUN.match(text, cut).end()  # type: ignore[union-attr]
+        if end - word >= 16 and cut - word <= DISGUISE_CAP:
+            return word
+        if call_ended or text[word] not in "rR" or not text[word - 1 : word].isspace():
+            return cut
+        return min(cut, reversed_bearer_tail(text[:end]))
 
     def _matches(self, text: str) -> list[tuple[int, int]]:
         """Where each pattern matches in `text` (start, end), whatever it matches."""
