@@ -38,17 +38,17 @@ CONTINUATION_DEPTH = 4
 SEQUEL_DEPTH = 3
 # The learned scorer's thresholds, chosen by leave-one-set-out cross-validation (`bench/
 # injection.py --cv`: each later set left out of training in turn, scored with the scanner's
-# other findings). Eighth round, at 0.85 (0.9): holdout 10 0.876 (0.843) recall with 1 of 87
-# notes stopped (1), holdout 9 0.784 (0.773) with 4 of 99 (3), holdout 7 0.873 (0.857) with
-# none; the eighth round's texts, new ideas written to be hard, 0.605 (0.494) with 8 of 172 (6)
-# and 0.581 (0.495) with 2 of 105 (2). The tenth holdout, measured on the seventh round at 0.9,
-# had missed three attacks in ten, and its notes were stopped by the other findings, not the
-# scorer: 0.85 buys recall on fresh attacks for about one note in a hundred. Between 0.3 and the
-# hold threshold a score is a weak signal, which only a tainted turn weighs (and a tainted turn
-# holds every write anyway): with taint, recall left out is 1.0 on holdout 10, 0.93 on
-# holdout 9, 0.92 and 0.905 on the eighth round's texts, for 29 %, 29 %, 35 % and 34 % of
-# their notes flagged.
-LEARNED_HOLD = 0.85
+# other findings). Eighth round, final build, at 0.9 (0.85): recall on the sets written by people
+# who never saw the scanner, holdout 10 0.831 (0.876) with 2 of 87 notes stopped (3), holdout 9
+# 0.732 (0.773) with 2 of 99 (3), holdout 8 0.867 (0.883), holdout 7 0.841 (0.841) and the
+# attacker's corpus 0.903 (0.919) with none; the eighth round's third batch of new ideas 0.381
+# (0.381), no note. 0.85 held more fresh attacks but stopped 3.4 % of holdout 10's notes, over
+# the 3 % the issue allows, and the tenth holdout's lesson is that a fresh set's notes sit near
+# the line: 0.9 stays. Between 0.3 and the hold threshold a score is a weak signal, which only a
+# tainted turn weighs (and a tainted turn holds every write anyway): with taint, recall left out
+# is 1.0 on holdout 10, 0.94 on holdout 9, 0.98-1.0 on the others and 0.87 on the new ideas,
+# for 29 %, 29 %, 8-18 % and 19 % of their notes flagged.
+LEARNED_HOLD = 0.9
 LEARNED_FLAG = 0.3
 LEARNED_SOURCE = "model"  # Finding.source of the scorer's findings
 JOINED = "joined to an earlier entry"  # Finding.view of what a continuation's join showed
