@@ -12,6 +12,8 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import run_main, write_config
 from secret_forms import forms
 
+from hermes_tui.core.memory import MemoryStoreError
+
 KNOWN = "Zq9-memfile-secret-7781xy"  # no shape: only the .env knows it
 SHAPED = "ghp_M2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6"  # configured nowhere
 MEMORY = (
@@ -146,3 +148,24 @@ async def test_the_memory_pane_shows_and_edits_entries_redacted_and_never_writes
         question = "\n".join(str(s.content) for s in app.screen.query(Static))
         assert "[REDACTED DB_TOKEN]" in question
         assert_no_secret(question, "the delete question")
+
+
+def test_an_entry_holding_a_label_as_text_and_a_secret_keeps_the_secret_on_save(
+    memory_home: Path,
+) -> None:
+    """The entry already says `[REDACTED DB_TOKEN]` as text, and holds the real secret too: its
+    shown form has the label twice, and a save keeping both is refused."""
+    from hermes_tui.runtime import Runtime
+
+    memory = Runtime.open(memory_home, environ={}).memory
+    entry = f"Docs show [REDACTED DB_TOKEN] where the real {KNOWN} goes."
+    path = memory_home / "memories" / "USER.md"
+    path.write_text(entry, encoding="utf-8")
+    shown = memory.shown(entry)
+    assert shown.count("[REDACTED DB_TOKEN]") == 2
+    with pytest.raises(MemoryStoreError, match="holds a secret"):
+        memory.replace_shown("user", entry, shown.replace("Docs", "The docs"))
+    assert path.read_text(encoding="utf-8") == entry
+    dropped = "Docs show [REDACTED DB_TOKEN] where the real token goes."
+    memory.replace_shown("user", entry, dropped)  # one label left: the user's own text
+    assert path.read_text(encoding="utf-8") == dropped

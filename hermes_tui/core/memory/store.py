@@ -130,8 +130,14 @@ class MemoryStore(MemoryFiles):
         redaction labels). A label of the entry's own still in `text` would put the label in
         the file where the secret was: refused, the file unchanged. Without the labels the
         secret leaves the entry (the old one goes to the archive, as every replaced entry)."""
-        labels = set(re.findall(r"\[REDACTED [^\]]+\]", self.shown(entry)))
-        kept = sorted(label for label in labels if label in text and label not in entry)
+        shown = self.shown(entry)
+        labels = set(re.findall(r"\[REDACTED [^\]]+\]", shown))
+        # A label the entry holds as text is the user's; one more than that stands for a secret.
+        kept = sorted(
+            label
+            for label in labels
+            if shown.count(label) > entry.count(label) and text.count(label) > entry.count(label)
+        )
         if kept:
             names = ", ".join(label[len("[REDACTED ") : -1] for label in kept)
             raise MemoryRefused(
