@@ -161,11 +161,22 @@ class Agent:
         self.held: list[PendingWrite] = []
         # The tools list is part of the cached prefix: the review sends the same list as its
         # parent and enforces its whitelist at run time instead (DESIGN.md section 8).
-        self.tool_schemas = registry.schemas()
+        self.tool_schemas = self._schemas()
         self.last_usage = Usage()
         # What the user's own `!commands` printed since the last turn: sent before the next
         # message, as context (run_user_command).
         self.shell_context: list[str] = []
+
+    def _schemas(self) -> list[dict[str, Any]]:
+        """The tools list as sent: a description or parameter schema that holds a secret (an
+        MCP server's) redacted, the names kept (the model calls tools by them)."""
+        redact = self.registry.limits.redactor.value
+        schemas = self.registry.schemas()
+        for schema in schemas:
+            function = schema["function"]
+            function["description"] = redact(function["description"])
+            function["parameters"] = redact(function["parameters"])
+        return schemas
 
     def add_tools(self, tools: Iterable[Tool]) -> None:
         """Tools a face brings for this conversation (an editor's own MCP servers), added
@@ -173,12 +184,19 @@ class Agent:
         for tool in tools:
             self.registry.register(tool)
         self.taint.untrusted_tools = untrusted_tool_names(self.registry)
-        self.tool_schemas = self.registry.schemas()
+        self.tool_schemas = self._schemas()
 
     def _append(self, message: Message) -> None:
         message = _whole(message)  # a lone surrogate could be neither stored nor sent again
+        redactor = self.registry.limits.redactor
         if message.role == "assistant":
-            message = _as_sent_back(message, self.registry.limits.redactor)
+            message = _as_sent_back(message, redactor)
+        elif message.role == "tool":  # its call's id as the assistant message keeps it
+            message = replace(
+                message,
+                tool_call_id=message.tool_call_id and redactor.text(message.tool_call_id),
+                tool_name=message.tool_name and redactor.text(message.tool_name),
+            )
         self.history.append(message)
         self.persist(message)
 
@@ -514,7 +532,7 @@ class Agent:
         before = len(self.history)
         self.history = compressed
         self.system_prompt = self.on_compress(compressed)
-        self.tool_schemas = self.registry.schemas()
+        self.tool_schemas = self._schemas()
         self.sink(
             Notice(
                 "info",
@@ -566,5 +584,8 @@ def _as_sent_back(message: Message, redactor: Redactor) -> Message:
     history then reads as sessions.db keeps it, so a resumed session sends the same bytes.
     Anthropic's signed thinking blocks go back as they came (their signature covers them)."""
     reasoning, content = redactor.pair(message.reasoning, message.content)
-    calls = tuple(replace(c, arguments=redactor.arguments(c.arguments)) for c in message.tool_calls)
+    calls = tuple(
+        ToolCall(redactor.text(c.id), redactor.text(c.name), redactor.arguments(c.arguments))
+        for c in message.tool_calls
+    )
     return replace(message, content=content, reasoning=reasoning, tool_calls=calls)

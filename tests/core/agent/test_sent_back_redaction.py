@@ -131,3 +131,53 @@ def test_the_system_prompt_carries_no_secret_from_a_context_file(
     assert "Mirror at https://[REDACTED github token]@git.example.org." in system
     for form in forms(SHAPED):
         assert form not in system
+
+
+def test_a_tools_description_or_schema_holding_a_secret_is_sent_redacted(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """An MCP server's tool (a face's own tools join the same way) whose description and a
+    parameter's description carry a known secret: the tools list sent holds the labels, the
+    tool keeps its name and still runs."""
+    from hermes_tui.core.tools.registry import Tool
+
+    runtime = _open(home, llm, "openai")
+    session = runtime.open_session(cwd=tmp_path)
+    info = Tool(
+        name="project_info",
+        toolset="mcp",
+        description=f"Project info. Service token: {SECRET}",
+        parameters={
+            "type": "object",
+            "properties": {"q": {"type": "string", "description": f"default {SECRET.upper()}"}},
+        },
+        handler=lambda args, context: {"success": True, "output": "fine"},
+    )
+    session.agent.add_tools([info])
+    llm.script(Reply(tool_calls=[("project_info", {"q": "x"})]), Reply(text="done"))
+    session.submit("info?")
+    body = llm.requests[0].raw.decode("utf-8")
+    assert "Project info. Service token: [REDACTED DEPLOY_TOKEN]" in body
+    assert "default [REDACTED DEPLOY_TOKEN]" in body
+    for form in [*forms(SECRET), SECRET.upper()]:
+        assert form not in body
+    assert '"output": "fine"' in llm.requests[1].raw.decode("utf-8").replace('\\"', '"')
+
+
+def test_a_secret_in_the_models_call_id_or_tool_name_goes_back_redacted_and_matched(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    runtime = _open(home, llm, "openai")
+    llm.script(
+        Reply(
+            tool_calls=[("terminal", {"command": "echo hi"}), (f"x_{SECRET}", {})],
+            tool_call_ids=(f"call_{SECRET}", "call_two"),
+        ),
+        Reply(text="done"),
+    )
+    runtime.open_session(cwd=tmp_path).submit("go")
+    body = llm.requests[1].raw.decode("utf-8")
+    assert SECRET not in body and "[REDACTED DEPLOY_TOKEN]" in body
+    messages = llm.requests[1].body["messages"]
+    ids = [c["id"] for c in messages[2]["tool_calls"]]
+    assert [m["tool_call_id"] for m in messages[3:5]] == ids  # each result answers its call
