@@ -181,3 +181,26 @@ def test_a_secret_in_the_models_call_id_or_tool_name_goes_back_redacted_and_matc
     messages = llm.requests[1].body["messages"]
     ids = [c["id"] for c in messages[2]["tool_calls"]]
     assert [m["tool_call_id"] for m in messages[3:5]] == ids  # each result answers its call
+
+
+def test_a_skills_description_and_context_files_secret_in_disguise_never_reach_the_prompt(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """ATTACK3 A3-2/A3-19: a skill whose description carries a known secret (the skills index),
+    and AGENTS.md carrying it upper-cased, both passing the scanner (no word says "token"):
+    the prompt sent and the one stored are redacted."""
+    from helpers import skill_text, write_skill
+
+    secret = "Vr7kumquatPlum55aa19xq"
+    write_skill(home / "skills", "dbhelp", "ops", skill_text("dbhelp", f"helps with {secret}"))
+    (tmp_path / "AGENTS.md").write_text(f"hermes md {secret.upper()}\n", encoding="utf-8")
+    write_config(home, llm.openai_url, "openai")
+    runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key", "DB_TOKEN": secret})
+    llm.script(Reply(text="ok"))
+    runtime.open_session(cwd=tmp_path).submit("hi")
+    system = llm.requests[0].system
+    assert "- dbhelp: helps with [REDACTED DB_TOKEN]" in system
+    assert "hermes md [REDACTED DB_TOKEN]" in system
+    stored = b"".join(p.read_bytes() for p in home.glob("sessions.db*"))
+    for form in [*forms(secret), secret.upper()]:
+        assert form not in system and form.encode() not in stored
