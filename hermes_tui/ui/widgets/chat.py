@@ -480,6 +480,7 @@ class ChatView(VerticalScroll):
             self.following = True
         elif new_value < old_value:
             self.following = False
+            self._stick = False  # a step laid out but not yet followed must not pull them back
         # Scrolling back to the top brings the previous batch of turns back into the DOM.
         if new_value == 0 and old_value > 0 and self.unmounted and not self._remounting:
             self._remounting = True
