@@ -5,6 +5,7 @@ key spelled out one character at a time with a separator (`g h p _ A b …`, `s-
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from test_redaction import streamed
@@ -208,3 +209,23 @@ def test_a_known_secrets_wrapped_form_after_a_reversed_jwt_does_not_cut_the_jwt(
             Redactor({"DB_TOKEN": known}), *[text[i : i + size] for i in range(0, len(text), size)]
         )
         assert out == "x [REDACTED jwt]\n[REDACTED DB_TOKEN]\nA done", (size, out)
+
+
+@pytest.mark.parametrize(
+    "carry",
+    [
+        lambda key: json.dumps(list(key)),
+        lambda key: str(list(key)),
+        lambda key: json.dumps(list(key), separators=(",", ":")),
+        lambda key: f"{key[0::2]}\n{key[1::2]}",
+    ],
+    ids=["json list", "python list", "compact json list", "even and odd"],
+)
+def test_a_known_secret_as_a_list_of_characters_or_even_and_odd_halves_is_redacted(carry) -> None:
+    """ATTACK3 A3-5: `json.dumps(list(secret))`, and its even and odd characters on two lines."""
+    key = "Vr7kumquatPlum55aa19xq"
+    out = Redactor({"DB_TOKEN": key}).text(f"printed: {carry(key)}\nend")
+    assert "[REDACTED DB_TOKEN]" in out and out.endswith("\nend"), out
+    assert key[0::2] not in out and key[1::2] not in out and '"V", "r", "7"' not in out
+    if out.startswith(("printed: [\"", "printed: ['")):  # the list is still a list
+        assert json.loads(out.split("\n")[0].removeprefix("printed: ").replace("'", '"'))

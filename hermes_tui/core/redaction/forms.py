@@ -94,12 +94,14 @@ def partial_forms(value: str) -> set[str]:
     digit and two letters: printed in two halves (two commands, two tool results), each half
     is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
     A secret split in three (a third of it each) is found piece by piece too, a piece
-    without a digit when its letters look random (`_mixed`)."""
+    without a digit when its letters look random (`_mixed`), and so are its even and odd
+    characters apart."""
     if len(value) < 16 or "://" in value or not _mixed(value):
         return set()
     size = max(8, len(value) // 3)
-    pieces = (value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1))
-    return {piece for piece in pieces if _mixed(piece) and piece != value}
+    pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
+    pieces += [value[0::2], value[1::2]]  # its even and odd characters, on two lines
+    return {piece for piece in pieces if len(piece) >= 8 and _mixed(piece) and piece != value}
 
 
 def _mixed(text: str) -> bool:
@@ -148,6 +150,9 @@ def encoded_forms(value: str) -> dict[str, str]:
         forms.update(dict.fromkeys(_cores(raw, 5, base64.b32encode), BASE32_TAIL))
     utf16 = value.encode("utf-16-le")
     forms.update(dict.fromkeys({*_byte_forms(value.encode("utf-8")), *_char_forms(value)}, ""))
+    # A list of its characters, as JSON or Python print it (`["V", "r", …]`): the label takes
+    # the place of what lies between the first and the last quote, so the list stays valid.
+    forms.update(dict.fromkeys((sep.join(value) for sep in ('", "', '","', "', '", "','")), ""))
     forms.update({utf16.hex(): "", value.encode("utf-16-be").hex(): ""})
     return {form: tail for form, tail in forms.items() if len(form) >= MIN_ENCODED_LENGTH}
 
