@@ -227,5 +227,28 @@ def test_a_known_secret_as_a_list_of_characters_or_even_and_odd_halves_is_redact
     out = Redactor({"DB_TOKEN": key}).text(f"printed: {carry(key)}\nend")
     assert "[REDACTED DB_TOKEN]" in out and out.endswith("\nend"), out
     assert key[0::2] not in out and key[1::2] not in out and '"V", "r", "7"' not in out
-    if out.startswith(("printed: [\"", "printed: ['")):  # the list is still a list
+    if out.startswith(('printed: ["', "printed: ['")):  # the list is still a list
         assert json.loads(out.split("\n")[0].removeprefix("printed: ").replace("'", '"'))
+
+
+def test_a_secret_value_with_spaces_is_known_by_its_random_looking_words() -> None:
+    """ATTACK3 A3-11: a connection string or JSON credentials under a secret name hold spaces;
+    their random-looking words are known secrets, a sentence gives none."""
+    from hermes_tui.core.redaction import collect_secrets
+
+    found = collect_secrets(
+        {
+            "DB_CONNECTION": "Server=db;User Id=sa;Password=Sq1PassZ9x;",
+            "SA_CREDENTIALS": '{"type": "service_account", "client_secret": "CsecretJson7788"}',
+        },
+        {
+            "AUTH_MESSAGE": "Please log in again",
+            "APP_CREDENTIALS": "user=admin password=Hunter2xyz99",
+        },
+    )
+    assert sorted(found.values()) == ["CsecretJson7788", "Hunter2xyz99", "Sq1PassZ9x"]
+    redactor = Redactor(found)
+    assert redactor.text("cat: Password=Sq1PassZ9x and CsecretJson7788") == (
+        "cat: Password=[REDACTED DB_CONNECTION] and [REDACTED SA_CREDENTIALS]"
+    )
+    assert redactor.text("Please log in again") == "Please log in again"

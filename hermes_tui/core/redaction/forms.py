@@ -94,17 +94,19 @@ def partial_forms(value: str) -> set[str]:
     digit and two letters: printed in two halves (two commands, two tool results), each half
     is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
     A secret split in three (a third of it each) is found piece by piece too, a piece
-    without a digit when its letters look random (`_mixed`), and so are its even and odd
+    without a digit when its letters look random (`random_looking`), and so are its even and odd
     characters apart."""
-    if len(value) < 16 or "://" in value or not _mixed(value):
+    if len(value) < 16 or "://" in value or not random_looking(value):
         return set()
     size = max(8, len(value) // 3)
     pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
     pieces += [value[0::2], value[1::2]]  # its even and odd characters, on two lines
-    return {piece for piece in pieces if len(piece) >= 8 and _mixed(piece) and piece != value}
+    return {
+        piece for piece in pieces if len(piece) >= 8 and random_looking(piece) and piece != value
+    }
 
 
-def _mixed(text: str) -> bool:
+def random_looking(text: str) -> bool:
     """Random-looking: a digit and two letters, or (no digit) letters of both cases that no
     word or name holds: two of each, and never four of one case in a row (`hJsDfGaE`, not
     `CorrectHorse` or `LEAKCHECK`)."""

@@ -19,6 +19,7 @@ from hermes_tui.core.redaction.forms import (
     loose_forms,
     name_of,
     partial_forms,
+    random_looking,
     squash,
     trie_pattern,
     unwrapped,
@@ -79,13 +80,26 @@ def collect_secrets(
         found[label] = value
 
     for name, value in environ.items():
-        if SECRET_NAME.search(name) and looks_like_secret_value(value):
-            keep(name, value)
+        if SECRET_NAME.search(name):
+            for secret in _secret_parts(value):
+                keep(name, secret)
     for source in (dotenv, *also, provider_keys):
         for name, value in source.items():
-            if looks_like_secret_value(value):
-                keep(name, value)
+            for secret in _secret_parts(value):
+                keep(name, secret)
     return found
+
+
+def _secret_parts(value: str) -> list[str]:
+    """The value itself when it looks like a secret; for one holding spaces (a connection
+    string, JSON credentials) its random-looking words (8 characters or more, letters and a
+    digit: `Sq1PassZ9x` of `Password=Sq1PassZ9x;`); a sentence or a path gives none."""
+    if looks_like_secret_value(value):
+        return [value]
+    if not any(char.isspace() for char in value):
+        return []
+    words = re.split(r"[\s;,=:'\"{}\[\]()<>]+", value)
+    return [word for word in words if looks_like_secret_value(word) and random_looking(word)]
 
 
 class Redactor:
