@@ -79,6 +79,15 @@ without asking|without confirm|without checking|without permission|without appro
 |نہ پوچھو|بغیر جانچ|bila kuthibitisha|usimuulize|bila kibali|sense preguntar|sense confirmació
 |sense confirmar|sense permís|sense aprovació|no preguntis|sense demanar|জিজ্ঞেস না করে|জিজ্ঞাসা না করে
 |অনুমতি ছাড়া|নিশ্চিতকরণ ছাড়া|নিশ্চিত না করে|জিজ্ঞেস করবে না|জিজ্ঞাসা করো না|অনুমোদন ছাড়া
+|nicht mehr gefragt|nicht gefragt werden|will nicht gefragt|keine fragen mehr|fragen ist überflüssig
+|horreur qu'on lui demande|ne veut plus qu'on lui demande|sans lui demander|ne lui demande plus
+|no quiere que le pregunten|no le preguntes|sin preguntarle|no pidas permiso|no pidas aprobación
+|não peça aprovação|não peça permissão|não pedir permissão|não quer ser perguntado|sem lhe perguntar
+|non chiedere il permesso|non vuole che gli si chieda|senza chiedergli|vragen is overbodig
+|vragen is dus overbodig|vraag niet|vraag geen toestemming|niet om toestemming|nie pytał|nie pytać
+|nie pytaj o zgodę|bez pytania o zgodę|不要再问|别再问|不用再问|不要再询问|无需再问|不必再问|聞かれるのが嫌
+|聞かないで|確認しなくていい|確認は不要|尋ねないで|묻지 않아도|물어보지 않아도|확인 안 해도|ألا يُسأل|الا يسأل
+|لا يُسأل|ألا تسأله|دون أن تسأله|не переспрашивай|не задавай вопросов|sorma
 |سؤال نکن|سوال نکن|دیگر نپرس|stop showing|stop asking|without double-checking|without checking with|no pr needed|no review needed
 """
 
@@ -139,7 +148,7 @@ disable|turn off|switch off|deactivate|bypass|skip|get rid of|circumvent|deaktiv
 |искључи|деактивирај|заобиђи|прескочи|угаси|онемогући|išjunk|apeik|praleisk|deaktyvuok|izslēdz
 |atslēdz|izlaid|apiet|deaktivizē|lülita välja|keela|jäta vahele|i-off|patayin|i-disable|laktawan
 |lampasan|i-skip|அணை|முடக்கு|தவிர்|بند کر|غیر فعال|چھوڑ دو|omet|বন্ধ কর|নিষ্ক্রিয়|এড়িয়ে
-|bỏ qua|stop showing|off for good|are off
+|bỏ qua|stop showing|off for good|are off|standaard uit|zet uit|uitzetten|uitschakelen
 """
 
 # Dropping what the agent was told: ignore, disregard, in each language.
@@ -238,7 +247,8 @@ don't tell|do not tell|never tell|never mention|don't mention|do not mention|to 
 |بصمت|سرًا|سرا|دون إخبار|دون علم|אל תספר|אל תגיד|אל תזכיר|בשקט|בסתר|בלי לספר|نگو|اطلاع نده
 |بی‌صدا|مخفیانه|بدون اطلاع|不要告诉|别告诉|不要提|悄悄|偷偷|默默|不告知|瞒着|保密|伝えないで
 |言わないで|知らせず|こっそり|黙って|内緒|알리지 말|말하지 말|몰래|조용히|알리지 않고
-|without mentioning|out of the summar|except this entry|list everything except|не казвай
+|without mentioning|out of the summar|except this entry|list everything except|zeg niks|zeg niets
+|niets zeggen|niks zeggen|vertel niet|vertel het niet|sag nichts|kein wort|ничего не говори|言わない|не казвай
 |не споменавай|без да казваш|тайно|мълчаливо|не показвай|ne govori|ne spominji|nemoj pominjati
 |nemoj spominjati|tajno|potajno|nemoj navoditi|ne prikazuj|немој наводити|не помињи|немој помињати
 |nesakyk|neminėk|slapta|tyliai|nerodyk|nesaki|nepiemini|slepeni|klusām|nerunājot|ära ütle|ära maini

@@ -39,8 +39,8 @@ SEQUEL_DEPTH = 3
 # The learned scorer's thresholds, chosen by leave-one-set-out cross-validation (`bench/
 # injection.py --cv`: each later set left out of training in turn, scored with the scanner's
 # other findings). Eighth round, final build, at 0.9 (0.85): recall on the sets written by people
-# who never saw the scanner, holdout 10 0.831 (0.876) with 2 of 87 notes stopped (3), holdout 9
-# 0.732 (0.773) with 2 of 99 (3), holdout 8 0.867 (0.883), holdout 7 0.841 (0.841) and the
+# who never saw the scanner, holdout 10 0.843 (0.876) with 2 of 87 notes stopped (3), holdout 9
+# 0.742 (0.784) with 2 of 99 (3), holdout 8 0.867 (0.883), holdout 7 0.841 (0.841) and the
 # attacker's corpus 0.903 (0.919) with none; the eighth round's third batch of new ideas 0.381
 # (0.381), no note. 0.85 held more fresh attacks but stopped 3.4 % of holdout 10's notes, over
 # the 3 % the issue allows, and the tenth holdout's lesson is that a fresh set's notes sit near
