@@ -525,7 +525,7 @@ class Runtime(LearningParts, SkillParts):
             reviewer=reviewer,
             model=spec.model,
             price=self.price_of(spec.name, spec.model),
-            checkpoints=CheckpointStore(self.home / "checkpoints", info.id),
+            checkpoints=CheckpointStore(self.home / "checkpoints", info.id, self.redactor.text),
             approvals=Approvals(ask),
         )
         context = ToolContext(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,9 @@ def _read(path: Path) -> bytes | None:
 class CheckpointStore:
     """One conversation's checkpoints; the files tools call `before` and `after` around a write."""
 
-    def __init__(self, root: Path, session_id: str) -> None:
+    def __init__(self, root: Path, session_id: str, redact: Callable[[str], str] = str) -> None:
         self.root = root
+        self.redact = redact  # the turn's text is kept as sessions.db keeps it
         self.folder = root / session_id
         self.log_path = self.folder / "log.jsonl"
         self._pending: dict[str, str | None] = {}  # path -> `before` hash of the write under way
@@ -157,7 +159,7 @@ class CheckpointStore:
             {
                 "kind": "turn",
                 "turn": self.turn,
-                "text": text[:2000],
+                "text": self.redact(text)[:2000],
                 "at": time.time(),
                 "messages": messages,
                 "session_id": session_id,

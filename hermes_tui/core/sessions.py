@@ -273,6 +273,13 @@ class SessionStore:
         allowed = {"title", "nudge_memory", "nudge_skills", "todos"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"can only update {sorted(allowed)}")
+        # A title or the todo list (the model's own words) kept as its messages are: redacted.
+        fields = {
+            key: self.redact(value)
+            if key in ("title", "todos") and isinstance(value, str)
+            else value
+            for key, value in fields.items()
+        }
         assignments = ", ".join(f"{key} = ?" for key in fields)
         with self._transaction() as db:
             db.execute(

@@ -91,3 +91,23 @@ def test_a_tool_name_carrying_a_secret_is_stored_and_shown_redacted(
     shown = show(home, session)
     assert_nowhere(home, output, shown.stdout + shown.stderr)
     assert "cat_[REDACTED DB_TOKEN]" in shown.stdout
+
+
+def test_the_todo_list_and_the_checkpoint_log_keep_no_secret(home: Path, llm: FakeLLM) -> None:
+    """ATTACK3 A3-3 and A3-8: the todo list the model writes (sessions.db's todos column) and
+    the turn's text in checkpoints/<session>/log.jsonl are kept redacted, as messages are."""
+    from hermes_tui.runtime import Runtime
+
+    (home / ".env").write_text(f"OPENAI_API_KEY=test-key\nDB_TOKEN={KNOWN}\n", encoding="utf-8")
+    write_config(home, llm.openai_url, "openai", memory={"nudge_interval": 0})
+    todos = [{"content": f"rotate {KNOWN} and {SHAPED}", "status": "pending"}]
+    llm.script(Reply(tool_calls=[("todo", {"todos": todos})]), Reply(text="noted."))
+    runtime = Runtime.open(home, environ={})
+    try:
+        runtime.open_session(cwd=home).submit(f"use {KNOWN} for {KNOWN.upper()} please")
+    finally:
+        runtime.close()
+    logs = [p.read_text(encoding="utf-8") for p in home.glob("checkpoints/*/log.jsonl")]
+    assert logs and all("[REDACTED DB_TOKEN]" in log for log in logs)
+    assert_nowhere(home, *logs)
+    assert KNOWN.upper() not in "".join(logs)

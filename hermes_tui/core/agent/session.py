@@ -254,7 +254,7 @@ class Session:
                 self.sessions.append(child.id, message)
             if self.todos.items:  # the list stays on screen: keep it with the new session too
                 self.sessions.update(child.id, todos=items_to_json(self.todos.items))
-            store = CheckpointStore(self.checkpoints.root, child.id)
+            store = CheckpointStore(self.checkpoints.root, child.id, self.checkpoints.redact)
             self.checkpoints.copy_to(store, number)
             self.checkpoints = self.agent.context.file_writes = store
             self.agent.history = list(kept)
