@@ -29,7 +29,7 @@ ROWS: tuple[tuple[str, str, str, Severity, str], ...] = (
         r"|\btakes?\s+(?:priority|precedence)\s+over\s+(?:the\s+|your\s+)?(?:chat|user|conversation"
         r"|system|prompt|instructions)"
         r"|\bcarry\s+(?:them|it|these)\s+out\s+as\s+(?:written|stated|given)"
-        r"|\bdo\s+(?:its|their)\s+steps\b"
+        r"|\b(?:do|carry\s+out|execute|perform)\s+(?:its|their)\s+(?:steps|orders|commands)\b"
         rf"|\b{_SOURCE}\b[^.\n]{{0,80}}?\b(?:need|needs|require|requires)\s+no\s+(?:confirmation"
         r"|approval|review|sign-?off)",
         "delegated_instructions",
