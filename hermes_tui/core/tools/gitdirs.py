@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.core.tools.contained import read_regular
+
 # Folders the scan for nested repositories does not enter: installed packages, environments and
 # caches, large and never a place the user runs git.
 SKIPPED = frozenset(
@@ -59,6 +61,14 @@ def _follow(base: Path, text: str) -> Path:
     return Path(os.path.realpath(base / text.strip()))
 
 
+def _text(path: Path) -> str:
+    """A regular file's text (a FIFO or device planted there is never opened to block)."""
+    data = read_regular(path)
+    if data is None:
+        raise OSError(f"not a regular file: {path}")
+    return data.decode("utf-8", "replace")
+
+
 def resolve(tree: Path) -> GitDirs | None:
     """The git directories of the working tree at `tree`; None when it has no `.git`, or one
     that is a symlink or a file leading to no git directory."""
@@ -68,10 +78,10 @@ def resolve(tree: Path) -> GitDirs | None:
     if dot.is_dir():
         common = dot  # git follows a `commondir` file in any git directory
         with contextlib.suppress(OSError):
-            common = _follow(dot, (dot / "commondir").read_text(encoding="utf-8"))
+            common = _follow(dot, _text(dot / "commondir"))
         return GitDirs(tree, dot, common)
     try:
-        first = dot.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+        first = _text(dot).splitlines()[:1]
     except OSError:
         return None
     if not first or not first[0].startswith("gitdir:"):
@@ -81,7 +91,7 @@ def resolve(tree: Path) -> GitDirs | None:
         return None
     common = git_dir  # a submodule's git directory is its own common directory
     with contextlib.suppress(OSError):
-        common = _follow(git_dir, (git_dir / "commondir").read_text(encoding="utf-8"))
+        common = _follow(git_dir, _text(git_dir / "commondir"))
     if not (common / "config").is_file() and not (common / "HEAD").is_file():
         return None
     return GitDirs(tree, git_dir, common)

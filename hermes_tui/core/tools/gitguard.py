@@ -13,6 +13,13 @@ that git would not have written is put back (it would send git to a config of th
 making), and a folder made to look like a git directory (HEAD, objects, refs: git's discovery
 takes it for one) keeps no setting that runs a program either. Inside the sandbox nothing of the command outlives it
 (its pid namespace dies with it), so the check after it cannot be raced.
+
+The guard runs outside the sandbox on paths the command shaped, so it changes nothing outside
+the workspace and the git directories its repositories used before the command (contained.py:
+no link followed, each folder's real path checked through an open descriptor). A `hooks`,
+`config` or `.git` that is a link is itself what is removed or moved aside, never its target,
+and a `.git` file or `commondir` the command made that leads outside is moved aside or put
+back, never followed to change what is there.
 """
 
 from __future__ import annotations
@@ -20,11 +27,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.tools import gitdirs
+from hermes_tui.core.tools.contained import Contained, Outside, read_regular, within
 from hermes_tui.core.tools.shell_policy.commands import git_config_risk
 
 MAX_HOOK_BYTES = 1_000_000  # beyond this the hooks are left alone (and said so) - never seen
@@ -37,6 +44,7 @@ class GitSnapshot:
     hooks: dict[str, tuple[int, bytes]] | None  # name: (mode, content); None: too large
     # A linked worktree's own config.worktree (path, content): git reads it too.
     extra: tuple[tuple[Path, bytes | None], ...] = ()
+    hooks_link: str | None = None  # where `hooks` led when it was a link (the user's own)
 
 
 def _git_dir(workdir: Path) -> Path | None:
@@ -47,8 +55,19 @@ def _git_dir(workdir: Path) -> Path | None:
 NOT_A_FILE = (0, b"")
 
 
-def _hooks(git_dir: Path) -> dict[str, tuple[int, bytes]] | None:
+def _link_text(path: Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _hooks(git_dir: Path, through_link: bool = True) -> dict[str, tuple[int, bytes]] | None:
+    """The regular files in `git_dir/hooks` (read through a link there unless not
+    `through_link`; reading decides nothing outside)."""
     folder = git_dir / "hooks"
+    if not through_link and folder.is_symlink():
+        return {}
     found: dict[str, tuple[int, bytes]] = {}
     total = 0
     try:
@@ -57,7 +76,9 @@ def _hooks(git_dir: Path) -> dict[str, tuple[int, bytes]] | None:
         return {}
     for entry in entries:
         if entry.is_file() and not entry.is_symlink():
-            data = entry.read_bytes()
+            data = read_regular(entry, MAX_HOOK_BYTES)
+            if data is None:
+                return None  # too large, or not readable: the hooks are left alone
             total += len(data)
             if total > MAX_HOOK_BYTES:
                 return None
@@ -77,18 +98,15 @@ class GitLink:
     repo: GitSnapshot | None = None  # the folders it leads to, when git accepts it
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+_read = read_regular
 
 
 def _repo_snapshot(dirs: gitdirs.GitDirs) -> GitSnapshot:
     extra = tuple((path, _read(path)) for path in dirs.configs()[1:])
-    return GitSnapshot(
-        dirs.common_dir, _read(dirs.common_dir / "config"), _hooks(dirs.common_dir), extra
-    )
+    common = dirs.common_dir
+    hooks = common / "hooks"
+    link = _link_text(hooks) if hooks.is_symlink() else None
+    return GitSnapshot(common, _read(common / "config"), _hooks(common), extra, link)
 
 
 def _link(workdir: Path) -> GitLink | None:
@@ -123,6 +141,8 @@ class WorkspaceSnapshot:
     pointers: dict[Path, bytes] = dataclasses.field(default_factory=dict)
     # Folders that git takes for a git directory (HEAD, objects, refs) outside any `.git`.
     bare: dict[Path, GitSnapshot] = dataclasses.field(default_factory=dict)
+    # Real paths of the folders the guard may change: the workspace and these git directories.
+    roots: tuple[str, ...] = ()
 
     def common_dirs(self) -> set[str]:
         """The real paths of the git folders holding these repositories' configs and hooks:
@@ -156,7 +176,9 @@ def _pointers(roots: set[Path] | tuple[Path, ...]) -> dict[Path, bytes]:
 
 
 def _bare_snapshot(folder: Path) -> GitSnapshot:
-    return GitSnapshot(folder, _read(folder / "config"), _hooks(folder))
+    hooks = folder / "hooks"
+    link = _link_text(hooks) if hooks.is_symlink() else None
+    return GitSnapshot(folder, _read(folder / "config"), _hooks(folder), (), link)
 
 
 def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
@@ -165,13 +187,42 @@ def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
     trees, bare = gitdirs.scan(workdir)
     nested = {tree: snapshot(tree) for tree in trees}
     roots = _pointer_roots(workdir, trees)
+    top = snapshot(workdir)
     return WorkspaceSnapshot(
-        snapshot(workdir),
+        top,
         nested,
         tuple(sorted(roots)),
         _pointers(roots),
         {folder: _bare_snapshot(folder) for folder in bare},
+        _walls(workdir, [top, *nested.values()], roots).roots,
     )
+
+
+def _walls(
+    workdir: Path, states: list[GitSnapshot | GitLink | None], extra: set[Path] | None = None
+) -> Contained:
+    """What the guard may change: the workspace, and the git directories its repositories
+    used before the command (a linked worktree's shared one may lie outside)."""
+    roots: set[Path | str] = {workdir, *(extra or set())}
+    for state in states:
+        repo = state.repo if isinstance(state, GitLink) else state
+        if repo is not None:
+            roots.add(repo.git_dir)
+            roots |= {path.parent for path, _ in repo.extra}
+    return Contained(roots)
+
+
+def _attempt(undone: list[str], what: Path, action, *args) -> bool:  # noqa: ANN001
+    """Run one change; one that would reach outside the guarded folders, or fails, is left
+    undone and said so (it is never made through a link)."""
+    try:
+        action(*args)
+        return True
+    except Outside as why:
+        undone.append(f"left {what} as it is: {why}; check it before running git")
+    except OSError as why:
+        undone.append(f"could not put back {what} ({why.strerror or why}); check it")
+    return False
 
 
 def _git_made(path: Path, data: bytes | None, roots: set[Path]) -> bool:
@@ -186,28 +237,55 @@ def _git_made(path: Path, data: bytes | None, roots: set[Path]) -> bool:
     return Path(os.path.realpath(path.parent / text)) in roots
 
 
-def _restore_pointers(before: WorkspaceSnapshot, workdir: Path, trees: list[Path]) -> list[str]:
+def _restore_pointers(
+    before: WorkspaceSnapshot, workdir: Path, trees: list[Path], walls: Contained
+) -> list[str]:
     """Put back every `commondir` / `gitdir` file the command wrote, removed or made that git
-    would not have: one sends git to a config of the command's making."""
-    after = _pointers({*before.pointer_roots, *_pointer_roots(workdir, trees)})
+    would not have: one sends git to a config of the command's making. Only git directories
+    inside the guarded folders are looked at: a `.git` file the command made that leads to
+    another repository is not followed there (it is moved aside, `_restore_created`)."""
+    found = {root for root in _pointer_roots(workdir, trees) if within(str(root), walls.roots)}
+    after = _pointers({*before.pointer_roots, *found})
     # Where a commondir may lead: git directories there before, and `.git` folders (not what
     # a commondir written by the command names).
     folders = [tree / ".git" for tree in [workdir, *trees] if _git_dir(tree) is not None]
     roots = {*before.pointer_roots, *(Path(os.path.realpath(f)) for f in folders)}
-    undone = []
+    undone: list[str] = []
     for path in sorted({*before.pointers, *after}):
         old, new = before.pointers.get(path), after.get(path)
         if new == old or _git_made(path, new, roots):
             continue
         if old is None:
-            path.unlink(missing_ok=True)
+            done = _attempt(undone, path, walls.unlink, path)
         else:
-            _write(path, old)
-        undone.append(f"changed {path} (it tells git where its config is); put back")
+            done = _attempt(undone, path, walls.write, path, old)
+        if done:
+            undone.append(f"changed {path} (it tells git where its config is); put back")
     return undone
 
 
-def _restore_bare(before: WorkspaceSnapshot, bare: list[Path], workdir: Path) -> list[str]:
+def _refuse_config(config: Path, walls: Contained, what: str) -> list[str]:
+    """A new repository's config (or one that is a link) moved to `config.refused` when it
+    sets something that runs a program; a link is moved, never read through to change."""
+    undone: list[str] = []
+    if config.is_symlink():
+        why = "is a link"
+    elif config.is_file():
+        risky = risky_settings((_read(config) or b"").decode("utf-8", "replace"))
+        if not risky:
+            return []
+        why = "sets " + ", ".join(sorted({key for key, _ in risky}))
+    else:
+        return []
+    aside = config.with_name(config.name + ".refused")
+    if _attempt(undone, config, walls.rename, config, aside.name):
+        undone.append(f"made {what} whose {config.name} {why}; moved to {aside}")
+    return undone
+
+
+def _restore_bare(
+    before: WorkspaceSnapshot, bare: list[Path], workdir: Path, walls: Contained
+) -> list[str]:
     """A folder made to look like a git directory (HEAD, objects, refs): git, run there, reads
     its config. One that was one before keeps what it had; a new one keeps no setting that runs
     a program and no hook but git's samples."""
@@ -215,48 +293,41 @@ def _restore_bare(before: WorkspaceSnapshot, bare: list[Path], workdir: Path) ->
     for folder in bare:
         state = before.bare.get(folder)
         if state is not None:
-            done = _restore_repo(state)
+            done = _restore_repo(state, walls)
         else:
-            done = []
-            config = folder / "config"
-            if config.is_file() and not config.is_symlink():
-                text = config.read_text(encoding="utf-8", errors="replace")
-                risky = risky_settings(text)
-                if risky:
-                    aside = config.with_name("config.refused")
-                    os.replace(config, aside)
-                    keys = ", ".join(sorted({key for key, _ in risky}))
-                    done.append(f"made a git directory whose config sets {keys}; moved to {aside}")
-            elif os.path.lexists(config):
-                aside = config.with_name("config.refused")
-                os.replace(config, aside)
-                done.append(f"made a git directory whose config is a link; moved to {aside}")
-            hooks = _hooks(folder) or {}
-            sample = {name: v for name, v in hooks.items() if name.endswith(".sample")}
-            done += _restore_hooks(GitSnapshot(folder, None, sample), folder)
+            done = _refuse_config(folder / "config", walls, "a git directory")
+            sample = _samples(folder)
+            done += _restore_hooks(GitSnapshot(folder, None, sample), folder, walls)
         where = folder.relative_to(workdir)
         undone += [f"{text} (in {where})" for text in done]
     return undone
 
 
+def _samples(git_dir: Path) -> dict[str, tuple[int, bytes]]:
+    """git's `*.sample` hooks in a new repository (none read through a `hooks` link)."""
+    hooks = _hooks(git_dir, through_link=False) or {}
+    return {name: value for name, value in hooks.items() if name.endswith(".sample")}
+
+
 def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
     """`restore` for the workspace's repository and the nested ones; a nested repository the
     command made is held to what a fresh one has. What was undone, in words."""
+    walls = Contained(before.roots, resolved=True) if before.roots else Contained([workdir])
     trees, bare = gitdirs.scan(workdir)
-    undone = _restore_pointers(before, workdir, trees)
-    undone += restore(before.top, workdir)
+    undone = _restore_pointers(before, workdir, trees, walls)
+    undone += restore(before.top, workdir, walls)
     known = before.common_dirs()
     for tree in sorted({*before.nested, *trees}):
         state = before.nested.get(tree)
         if not os.path.lexists(tree / ".git"):
             continue  # removed with its repository: nothing left to run
         if state is not None and isinstance(state, GitLink) == (_git_dir(tree) is None):
-            done = restore(state, tree)
+            done = restore(state, tree, walls)
         else:  # new here, or turned from a folder into a link or back
-            done = _restore_created(tree, known)
+            done = _restore_created(tree, known, walls)
         where = tree.relative_to(workdir)
         undone += [f"{text} (in {where})" for text in done]
-    return undone + _restore_bare(before, bare, workdir)
+    return undone + _restore_bare(before, bare, workdir, walls)
 
 
 def risky_settings(text: str) -> set[tuple[str, str]]:
@@ -283,28 +354,34 @@ def risky_settings(text: str) -> set[tuple[str, str]]:
     return found
 
 
-def _write(path: Path, data: bytes) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(temp, path)
-
-
-def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
-    """Put back what the command changed that would run later; what was undone, in words."""
+def restore(
+    before: GitSnapshot | GitLink | None, workdir: Path, walls: Contained | None = None
+) -> list[str]:
+    """Put back what the command changed that would run later; what was undone, in words.
+    Nothing outside `walls` (by default the workspace and `before`'s git directories) is
+    changed."""
+    walls = walls or _walls(workdir, [before])
     if isinstance(before, GitLink):
-        undone = _restore_repo(before.repo) if before.repo is not None else []
+        undone = _restore_repo(before.repo, walls) if before.repo is not None else []
         if _link(workdir) == dataclasses.replace(before, repo=None):
             return undone
         path = workdir / ".git"
-        if os.path.lexists(path) and not path.is_dir():
-            path.unlink()
+        is_folder = path.is_dir() and not path.is_symlink()
+        if (
+            os.path.lexists(path)
+            and not is_folder
+            and not _attempt(undone, path, walls.unlink, path)
+        ):
+            return undone
         if not os.path.lexists(path):
+            target = before.target
             if before.is_link:
-                os.symlink(os.fsdecode(before.target), path)
+                done = _attempt(undone, path, walls.symlink, os.fsdecode(target), path)
             else:
-                _write(path, before.target)
-            return [*undone, "changed the workspace's .git link; put back the one it had"]
+                done = _attempt(undone, path, walls.write, path, target)
+            if done:
+                undone.append("changed the workspace's .git link; put back the one it had")
+            return undone
         return [
             *undone,
             "replaced the workspace's .git link with a folder; check it before running git",
@@ -314,86 +391,122 @@ def restore(before: GitSnapshot | GitLink | None, workdir: Path) -> list[str]:
         if os.path.lexists(impostor) and _git_dir(workdir) is None:
             # A `.git` file or link sends git to a folder of the command's choosing, with
             # whatever config it wrote there: the user's next git command would obey it.
-            aside = workdir / ".git.refused"
-            serial = 1
-            while os.path.lexists(aside):
-                serial += 1
-                aside = workdir / f".git.refused.{serial}"
-            os.replace(impostor, aside)
-            return [f"made a .git that is not a folder (git would follow it); moved to {aside}"]
-        return _restore_created(workdir)
+            return _move_git_aside(
+                impostor, walls, "a .git that is not a folder (git would follow it)"
+            )
+        return _restore_created(workdir, set(), walls)
     if _git_dir(workdir) is None:
         return ["removed or replaced .git; check it before running git"]
-    return _restore_repo(before)
+    return _restore_repo(before, walls)
 
 
-def _restore_created(tree: Path, known: set[str] = set()) -> list[str]:  # noqa: B006 - read only
+def _move_git_aside(dot: Path, walls: Contained, what: str) -> list[str]:
+    undone: list[str] = []
+    aside = walls.free_name(dot.with_name(".git.refused"))
+    if _attempt(undone, dot, walls.rename, dot, aside.name):
+        undone.append(f"made {what}; moved to {aside}")
+    return undone
+
+
+def _leads_outside(tree: Path, walls: Contained) -> str | None:
+    """Where a `.git` link or file the command made leads, when that is outside the guarded
+    folders (another of the user's repositories): git would change it; the guard will not."""
+    dot = tree / ".git"
+    if dot.is_symlink():
+        real = os.path.realpath(dot)
+        return None if within(real, walls.roots) else real
+    dirs = gitdirs.resolve(tree)
+    if dirs is None or not dirs.linked:
+        return None
+    for folder in (dirs.git_dir, dirs.common_dir):
+        real = os.path.realpath(folder)
+        if not within(real, walls.roots):
+            return real
+    return None
+
+
+def _restore_created(
+    tree: Path,
+    known: set[str] = set(),  # noqa: B006 - read only
+    walls: Contained | None = None,
+) -> list[str]:
     """A repository the command made itself (`git init`, `git clone`, `git submodule add`):
     git's own templates (`*.sample` hooks, configs without programs) are what it may keep. A
     worktree it added to a repository `known` from before keeps that one's config and hooks
-    (guarded as that repository's); only its own config.worktree is held."""
+    (guarded as that repository's); only its own config.worktree is held. A `.git` file or
+    link that leads outside the guarded folders is moved aside, never followed."""
+    walls = walls or Contained([tree])
+    outside = _leads_outside(tree, walls)
+    if outside is not None:
+        what = f"a .git that leads outside the workspace (to {outside})"
+        return _move_git_aside(tree / ".git", walls, what)
     dirs = gitdirs.resolve(tree)
     if dirs is None:
         return []
     shared = os.path.realpath(dirs.common_dir) in known
     undone: list[str] = []
     for config_path in dirs.configs()[1:] if shared else dirs.configs():
-        if not config_path.is_file():
-            continue
-        risky = risky_settings(config_path.read_text(encoding="utf-8", errors="replace"))
-        if risky:
-            aside = config_path.with_name(config_path.name + ".refused")
-            os.replace(config_path, aside)
-            keys = ", ".join(sorted({key for key, _ in risky}))
-            undone.append(
-                f"made a repository whose .git/{config_path.name} sets {keys}; moved to {aside}"
-            )
+        undone += _refuse_config(config_path, walls, "a repository")
     if shared:
         return undone
-    hooks = _hooks(dirs.common_dir) or {}
-    sample = {name: v for name, v in hooks.items() if name.endswith(".sample")}
-    return undone + _restore_hooks(GitSnapshot(dirs.common_dir, None, sample), dirs.common_dir)
+    hooks = _restore_hooks(
+        GitSnapshot(dirs.common_dir, None, _samples(dirs.common_dir)), dirs.common_dir, walls
+    )
+    return undone + hooks
 
 
-def _restore_repo(before: GitSnapshot) -> list[str]:
+def _restore_repo(before: GitSnapshot, walls: Contained) -> list[str]:
     """Put back a repository's configs that gained a setting that runs a program, and its
     hooks."""
     if not before.git_dir.is_dir():
         return []  # the repository went (a worktree's, removed with it): nothing runs from it
     undone: list[str] = []
     for config_path, old_bytes in ((before.git_dir / "config", before.config), *before.extra):
-        try:
-            after = config_path.read_bytes()
-        except OSError:
-            after = None
+        after = _read(config_path)
         if after == old_bytes or after is None:
             continue
         old = risky_settings((old_bytes or b"").decode("utf-8", "replace"))
         new = risky_settings(after.decode("utf-8", "replace")) - old
         if new:
             if old_bytes is None:
-                config_path.unlink()
+                done = _attempt(undone, config_path, walls.unlink, config_path)
             else:
-                _write(config_path, old_bytes)
+                done = _attempt(undone, config_path, walls.write, config_path, old_bytes)
             keys = ", ".join(sorted({key for key, _ in new}))
             name = f".git/{config_path.name}"
-            undone.append(f"set {keys} in {name} (git would run it later); put back")
-    return undone + _restore_hooks(before, before.git_dir)
+            if done:
+                undone.append(f"set {keys} in {name} (git would run it later); put back")
+    return undone + _restore_hooks(before, before.git_dir, walls)
 
 
-def _restore_hooks(before: GitSnapshot, git_dir: Path) -> list[str]:
+def _restore_hooks(before: GitSnapshot, git_dir: Path, walls: Contained) -> list[str]:
+    """Put back the hooks folder as `before` had it. A `hooks` that became a link (or another
+    link) is removed itself, its target untouched, and the folder made again."""
     undone: list[str] = []
-    hooks_after = _hooks(git_dir)
-    if before.hooks is not None and hooks_after != before.hooks:
-        folder = git_dir / "hooks"
-        folder.mkdir(exist_ok=True)
-        for name in set(hooks_after or {}) - set(before.hooks):
-            target = folder / name
-            if target.is_file() or target.is_symlink():
-                target.unlink()
-        for name, (mode, data) in before.hooks.items():
-            if (hooks_after or {}).get(name) != (mode, data) and (mode, data) != NOT_A_FILE:
-                _write(folder / name, data)
-                os.chmod(folder / name, mode)
-        undone.append("changed .git/hooks (git would run them later); put back")
+    folder = git_dir / "hooks"
+    link = _link_text(folder) if folder.is_symlink() else None
+    if link is not None and link != before.hooks_link:
+        if not _attempt(undone, folder, walls.unlink, folder):
+            return undone
+        if before.hooks_link is not None:
+            if _attempt(undone, folder, walls.symlink, before.hooks_link, folder):
+                undone.append("changed .git/hooks (git would run them later); put back")
+            return undone
+        hooks_after: dict[str, tuple[int, bytes]] | None = {}
+        changed = True
+    else:
+        hooks_after = _hooks(git_dir)
+        changed = hooks_after != before.hooks
+    if before.hooks is None or not changed:
+        return undone
+    if not folder.is_dir() and not _attempt(undone, folder, walls.mkdir, folder):
+        return undone
+    for name in set(hooks_after or {}) - set(before.hooks):
+        target = folder / name
+        if target.is_file() or target.is_symlink():
+            _attempt(undone, target, walls.unlink, target)
+    for name, (mode, data) in before.hooks.items():
+        if (hooks_after or {}).get(name) != (mode, data) and (mode, data) != NOT_A_FILE:
+            _attempt(undone, folder / name, walls.write, folder / name, data, mode)
+    undone.append("changed .git/hooks (git would run them later); put back")
     return undone

@@ -340,6 +340,7 @@ def _git_config_risk(workdir: Path) -> str | None:
     """Why git, run in this workspace, would start a program its repository config names (a
     repository from a tarball brings its own .git/config), or None."""
     from hermes_tui.core.tools import gitdirs, gitguard
+    from hermes_tui.core.tools.contained import read_regular
 
     if not os.path.lexists(workdir / ".git"):
         return None
@@ -348,8 +349,9 @@ def _git_config_risk(workdir: Path) -> str | None:
         return "the workspace's .git leads to no repository git accepts: git would follow it"
     risky: set[tuple[str, str]] = set()
     for config in dirs.configs():
-        with contextlib.suppress(OSError):
-            risky |= gitguard.risky_settings(config.read_text(encoding="utf-8", errors="replace"))
+        data = read_regular(config)  # a FIFO planted there is never opened to block
+        if data is not None:
+            risky |= gitguard.risky_settings(data.decode("utf-8", "replace"))
     if risky:
         keys = ", ".join(sorted({key for key, _ in risky}))
         return f"the repository's .git/config sets {keys}, which makes git run a program"
@@ -370,7 +372,9 @@ def _git_tracked(workdir: Path):
         # A config that runs programs (a filter's clean command runs at `git status` too):
         # not run at all; everything counts, so destroying work asks.
         return (lambda _path: True), (lambda: True)
-    git = ["git", "-c", "core.fsmonitor=false", "-C", str(workdir)]
+    # --no-optional-locks: `git status` writes nothing (no index refresh), so a `.git` file
+    # leading to another of the user's repositories is read there, never changed.
+    git = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(workdir)]
 
     def tracked(path: str) -> bool:
         try:
