@@ -13,18 +13,25 @@ first such change. A file whose content now differs from the last thing the agen
 left in it was changed since, by hand or by a command: it is a conflict, and the face asks before
 it is overwritten. Commands run in the terminal are not tracked: what they changed stays. Only
 what the files tools wrote is; a file over MAX_SNAPSHOT bytes is recorded as not restorable.
+
+A rewind reads, writes and deletes only the recorded path itself (the real path the files tools
+wrote, which holds no link), never through a symbolic link (core/nofollow.py): when a command
+swapped a folder on the way, or the file, for a link (to the user's home, say), that file is
+refused, with why, and left alone; a swap during the rewind cannot redirect the write either.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core import nofollow
 from hermes_tui.core.storage import (
     append_line,
     atomic_write_bytes,
@@ -61,6 +68,7 @@ class FileRestore:
     current: bytes | None  # None: it does not exist now
     changed_since: bool  # its content is not what the agent (or a rewind) last left there
     restorable: bool = True
+    refused: str = ""  # why it cannot be touched safely (a link on its path); then not restorable
 
     @property
     def needed(self) -> bool:
@@ -68,6 +76,8 @@ class FileRestore:
 
     def diff(self) -> str:
         """A unified diff from the file as it is now to what the rewind makes it."""
+        if self.refused:
+            return f"{self.refused}; it stays as it is\n"
         if not self.restorable:
             return f"{self.path}: too large to have been saved; it stays as it is\n"
 
@@ -96,16 +106,20 @@ class RewindPlan:
     def conflicts(self) -> tuple[FileRestore, ...]:
         return tuple(f for f in self.files if f.changed_since and f.needed and f.restorable)
 
+    @property
+    def refused(self) -> tuple[FileRestore, ...]:
+        """Files the rewind will not touch because a link is on their path, with why."""
+        return tuple(f for f in self.files if f.refused)
+
 
 def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """The file's bytes (None: it does not exist), never through a link or from a named pipe
+    (nofollow.UnsafePath)."""
+    return nofollow.read_bytes(path)
 
 
 class CheckpointStore:
@@ -171,14 +185,20 @@ class CheckpointStore:
         """Snapshot `path` as it is, right before a tool replaces it."""
         key = str(path)
         try:
-            size = path.stat().st_size
+            info = path.lstat()
         except FileNotFoundError:
             self._pending[key] = None
             return
+        if not stat.S_ISREG(info.st_mode):
+            return  # a link or special file: the tool refuses it (not recorded, not restorable)
+        size = info.st_size
         if size > MAX_SNAPSHOT:
             self._pending[key] = TOO_LARGE
             return
-        data = _read(path)
+        try:
+            data = _read(path)
+        except nofollow.UnsafePath:
+            return  # swapped for a link meanwhile: not recorded, so a rewind never touches it
         self._pending[key] = None if data is None else self._store_blob(data)
 
     def after(self, path: Path) -> None:
@@ -187,7 +207,10 @@ class CheckpointStore:
         if key not in self._pending:
             return
         before = self._pending.pop(key)
-        data = _read(path)
+        try:
+            data = _read(path)
+        except nofollow.UnsafePath:
+            return  # swapped for a link right after the write: nothing safe to record
         after = None if data is None else self._store_blob(data)
         self._append(
             {"kind": "write", "turn": self.turn, "path": key, "before": before, "after": after}
@@ -245,7 +268,12 @@ class CheckpointStore:
                 last_after[r["path"]] = r["after"]
         files = []
         for path, before in first_before.items():
-            current = _read(Path(path))
+            try:
+                current = _read(Path(path))
+            except nofollow.UnsafePath as exc:
+                reason = f"not restored: {exc.why}"
+                files.append(FileRestore(path, None, None, True, False, f"{path}: {reason}"))
+                continue
             expected = last_after.get(path)
             changed = (None if current is None else _hash(current)) != expected
             if before == TOO_LARGE:
@@ -266,18 +294,26 @@ class CheckpointStore:
                 if not item.restorable or not item.needed:
                     continue
                 path = Path(item.path)
-                now = _read(path)
+                try:
+                    now = _read(path)
+                except nofollow.UnsafePath as exc:
+                    raise CheckpointError(
+                        f"{item.path} changed while the rewind was being chosen ({exc.why}); "
+                        "it was not touched"
+                    ) from None
                 if now != item.current:
                     raise CheckpointError(
                         f"{item.path} changed while the rewind was being chosen; look again"
                     )
                 if item.changed_since and not overwrite_changed:
                     continue
-                if item.target is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    atomic_write_bytes(path, item.target)
+                try:
+                    if item.target is None:
+                        nofollow.unlink(path)
+                    else:
+                        nofollow.write_bytes(path, item.target)
+                except nofollow.UnsafePath as exc:
+                    raise CheckpointError(f"{exc}; it was not touched") from None
                 after = None if item.target is None else self._store_blob(item.target)
                 self._append({"kind": "restore", "path": item.path, "after": after})
                 restored.append(item.path)

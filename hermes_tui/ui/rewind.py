@@ -83,6 +83,13 @@ class Rewinder:
                     f"{len(restored)} file{'' if len(restored) == 1 else 's'} restored"
                     + (f", your changes to {', '.join(kept)} kept" if kept else "")
                 )
+                if plan.refused:  # a command swapped a folder (or the file) for a link
+                    app.notify(
+                        "Not restored, left as they are: "
+                        + "; ".join(item.refused for item in plan.refused),
+                        severity="warning",
+                        timeout=15,
+                    )
             if choice.what in ("both", "conversation"):
                 text = session.rewind_conversation(plan.turn.number)
                 await app.action_new_session_view()

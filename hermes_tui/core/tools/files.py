@@ -14,6 +14,7 @@ import dataclasses
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,6 +105,14 @@ def _read(context: ToolContext, path: Path) -> str:
 
 def _write(context: ToolContext, path: Path, text: str) -> None:
     """Through the editor when it writes files (its buffer and the disk stay one), else atomic."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        # A named pipe would block the snapshot (and the turn) forever; a device, a socket or a
+        # folder is not the agent's to replace.
+        raise OSError(f"{path} is not a regular file (a pipe, socket, device or folder)")
     editor = context.editor
     if editor is not None and editor.can_write:
         editor.write_text(path, text)

@@ -119,6 +119,9 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         if not changes:
             parts.append(Static("No file to restore: the files are as they were.", markup=False))
         for item in changes:
+            if item.refused:  # a link on its path: left alone, and said why
+                parts.append(Static(neutralise(item.diff()), classes="warning", markup=False))
+                continue
             diff = item.diff()
             added, removed = diff_stat(diff)
             action = "delete (the agent created it)" if item.target is None else "restore"

@@ -175,3 +175,31 @@ def test_a_named_pipe_is_refused_and_skipped_instead_of_blocking(tmp_path: Path)
     assert read["success"] is False and "not a regular file" in read["error"]
     found = tools["search_files"].handler({"pattern": "needle"}, context)
     assert found["success"] is not False and "notes.txt" in str(found)
+
+
+@pytest.mark.parametrize("tool", ["write_file", "patch"])
+def test_writing_onto_a_named_pipe_is_refused_at_once_and_the_pipe_stays(
+    tmp_path: Path, tool: str
+) -> None:
+    """A3-18: a command may mkfifo a file the model then writes; the write (and the snapshot
+    /rewind takes first) must not open it, or the turn blocks forever."""
+    import os
+    import stat
+    import threading
+
+    from hermes_tui.core.checkpoints import CheckpointStore
+
+    os.mkfifo(tmp_path / "notes.txt")
+    tools = {t.name: t for t in make_file_tools()}
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path)
+    context.file_writes = CheckpointStore(tmp_path / "checkpoints", "s1")
+    args = {"path": "notes.txt", "content": "x\n", "old_string": "a", "new_string": "b"}
+    results: list[dict] = []
+    worker = threading.Thread(
+        target=lambda: results.append(tools[tool].handler(args, context)), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=20)
+    assert results, f"{tool} onto a named pipe did not return"
+    assert results[0]["success"] is False and "not a regular file" in results[0]["error"]
+    assert stat.S_ISFIFO((tmp_path / "notes.txt").lstat().st_mode)
