@@ -488,6 +488,7 @@ def _restore_hooks(before: GitSnapshot, git_dir: Path, walls: Contained) -> list
     if link is not None and link != before.hooks_link:
         if not _attempt(undone, folder, walls.unlink, folder):
             return undone
+        undone.append(f"made .git/hooks a link to {link}; removed the link (not what it leads to)")
         if before.hooks_link is not None:
             if _attempt(undone, folder, walls.symlink, before.hooks_link, folder):
                 undone.append("changed .git/hooks (git would run them later); put back")

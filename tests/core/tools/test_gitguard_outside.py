@@ -186,6 +186,8 @@ def test_the_guard_itself_changes_nothing_outside(tmp_path: Path, form: str) -> 
     subprocess.run([sys.executable, "attack.py"], cwd=work, capture_output=True, check=True)
     undone = gitguard.restore_workspace(snapshot, work)
     assert undone, form  # something was refused or left, and said so
+    if form in ("hooks-link", "bare"):
+        assert any("removed the link (not what it leads to)" in text for text in undone), undone
     _outcome(work, home, form, before)
     # The workspace's own hooks are still guarded: a pre-commit link is replaced by ours.
     pre_commit = work / ".git" / "hooks" / "pre-commit"
