@@ -78,11 +78,6 @@ class Contained:
         found = {str(root) if resolved else os.path.realpath(root) for root in roots}
         self.roots = tuple(sorted(found))
 
-    def holds(self, path: Path) -> bool:
-        """Whether the folder holding `path` really lies inside the roots (the name itself is
-        not followed: a link there is the thing changed)."""
-        return within(os.path.realpath(path.parent), self.roots)
-
     @contextmanager
     def _folder(self, path: Path) -> Iterator[int]:
         real = os.path.realpath(path.parent)
@@ -97,13 +92,6 @@ class Contained:
             yield fd
         finally:
             os.close(fd)
-
-    def lstat(self, path: Path) -> os.stat_result | None:
-        try:
-            with self._folder(path) as fd:
-                return os.stat(path.name, dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            return None
 
     def unlink(self, path: Path) -> None:
         """Remove the file or link `path` (a link's target is untouched)."""
