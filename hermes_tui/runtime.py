@@ -465,11 +465,14 @@ class Runtime(LearningParts, SkillParts):
         cwd: Path | None = None,
         ask: AskHuman | None = None,
         reviewer: Reviewer | None = None,
+        without_provider: bool = False,
     ) -> Session:
         """A new conversation, or the stored one with `session_id`, ready for `submit()`.
 
         `ask` is the face's way to ask the human (approvals.py); without one, whatever needs
-        approval is refused. The session keeps the grants its answers make."""
+        approval is refused. The session keeps the grants its answers make. `without_provider`:
+        with none configured it opens all the same (for `!commands`); its model calls raise
+        ProviderNotConfigured."""
         from hermes_tui.core.agent.loop import Agent, AgentSettings
         from hermes_tui.core.agent.nudges import NudgeEngine
         from hermes_tui.core.agent.session import Session
@@ -481,7 +484,16 @@ class Runtime(LearningParts, SkillParts):
         self.sessions  # noqa: B018 - first: an unusable sessions.db (read-only home) is the error shown
         # Which provider and model, without building it yet: the SDK's import (the slowest
         # part of a cold start, preloaded on a thread by `chat -q`) overlaps the work below.
-        spec = self.provider_spec()
+        from hermes_tui.core.llm.base import NoProvider, ProviderNotConfigured
+        from hermes_tui.core.llm.select import ProviderSpec
+
+        missing: NoProvider | None = None
+        try:
+            spec = self.provider_spec()
+        except ProviderNotConfigured as exc:
+            if not without_provider:
+                raise
+            missing, spec = NoProvider(str(exc)), ProviderSpec("none", "", None, "")
         if self.mcp is not None:
             # The session's tools are frozen now (prompt-cache stability): servers still
             # starting get until their connect timeout, later ones join the next session.
@@ -537,7 +549,7 @@ class Runtime(LearningParts, SkillParts):
             approval_mode=self.approval_mode(),
         )
         agent = Agent(
-            provider=self.provider(),
+            provider=missing or self.provider(),
             registry=self.tool_registry(),
             system_prompt=info.system_prompt,
             history=history,

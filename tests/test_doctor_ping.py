@@ -78,3 +78,11 @@ def test_ping_names_the_other_tools_the_model_called(home: Path, llm: FakeLLM) -
         "the agent needs a model and server with tool calling"
     ) in result.stdout
     assert "('')" not in result.stdout
+
+
+def test_the_demo_passes_its_own_doctor_ping(home: Path, capsys) -> None:
+    from helpers import run_main
+
+    result = run_main(capsys, home, "--provider", "demo", "doctor", "--ping")
+    assert "[ok  ] tool calls: the model called the offered tool" in result.stdout, result.stdout
+    assert "[FAIL]" not in result.stdout and result.returncode == 0

@@ -61,12 +61,20 @@ class FileList:
 
 
 def list_files(
-    root: Path, *, max_files: int = MAX_FILES, seconds: float = WALK_SECONDS
+    root: Path,
+    *,
+    max_files: int = MAX_FILES,
+    seconds: float = WALK_SECONDS,
+    skip: tuple[Path, ...] = (),
 ) -> FileList:
-    """The files under `root` worth mentioning, breadth first so the top level always shows."""
+    """The files under `root` worth mentioning, breadth first so the top level always shows.
+    `skip`: folders never listed, wherever they are (the app's own home: its memory, skills
+    and sessions are not the project's files)."""
     deadline = time.monotonic() + seconds
     found: list[str] = []
-    queue = [root]
+    start = root.resolve()
+    skipped = {path.resolve() for path in skip} - {start}
+    queue = [start]
     while queue:
         directory = queue.pop(0)
         try:
@@ -77,14 +85,15 @@ def list_files(
             name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if not name.startswith(".") and name not in SKIP_DIRS:
-                        queue.append(Path(entry.path))
+                    folder = Path(entry.path)
+                    if not name.startswith(".") and name not in SKIP_DIRS and folder not in skipped:
+                        queue.append(folder)
                 elif (
                     entry.is_file()
                     and Path(name).suffix.lower() not in SKIPPED_SUFFIXES
                     and secret_kind(PurePosixPath(name), None) is None  # never offered
                 ):
-                    found.append(Path(entry.path).relative_to(root).as_posix())
+                    found.append(Path(entry.path).relative_to(start).as_posix())
             except OSError:
                 continue
             if len(found) >= max_files or time.monotonic() > deadline:
@@ -143,6 +152,18 @@ def _read_head(path: Path, budget: int) -> tuple[str, int]:
     text = data.decode("utf-8", errors="replace")
     size = path.stat().st_size
     return text[:budget], len(text) if size <= len(data) else size
+
+
+ATTACHED = re.compile(r'\n\n<attached_file path="[^"\n]*">\n')
+
+
+def without_attachments(sent: str) -> str:
+    """What the user wrote, without the files `attach` appended to it (for /undo to give
+    back): the text before the first attached block, when blocks end the message."""
+    found = ATTACHED.search(sent)
+    if found is not None and sent.endswith("</attached_file>"):
+        return sent[: found.start()]
+    return sent
 
 
 def attach(text: str, rules: PathRules, cwd: Path, redact: Callable[[str], str] = str) -> Attached:

@@ -20,6 +20,11 @@ def workdir(app: Any) -> tuple[Path, Path]:
     return Path.cwd(), Path.cwd()
 
 
+def own_homes(app: Any) -> tuple[Path, ...]:
+    """The app's own homes (the demo's, and the user's it sits in): never offered by `@`."""
+    return (app.runtime.home, app.runtime.user_home)
+
+
 def attach_mentions(app: Any, text: str) -> str | None:
     """The message with its @-mentioned files attached; None (and the text back in the box)
     when the files tools' path policy refused one: the user decides what to send."""

@@ -20,7 +20,9 @@ def first_screen(app: Any, resume: str | None) -> None:
     from hermes_tui.core.llm import select
 
     if select.detect(app.runtime.config) is None:
-        app.action_model()
+        from hermes_tui.ui.screens.welcome import WelcomeScreen
+
+        app.push_screen(WelcomeScreen(app.runtime.config, welcome=True), app._provider_chosen)
     elif resume:
         app.resume(resume)
     elif app.runtime.is_demo:

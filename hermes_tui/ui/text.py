@@ -7,6 +7,9 @@ titles) that would otherwise read a `[` as the start of markup.
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+
 from rich.text import Text
 from textual.content import Content
 
@@ -27,3 +30,32 @@ def pasted(text: str) -> str:
     """A paste as a widget takes it: a line break as a newline (terminals send a pasted line
     break as a carriage return), every other control character as its visible stand-in."""
     return neutralise(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def ago(moment: float, now: float | None = None) -> str:
+    """How long ago `moment` (a Unix time) was, in the largest whole unit: `3 h ago`."""
+    seconds = max(0, int((time.time() if now is None else now) - moment))
+    if seconds < 60:
+        return f"{seconds}s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} d ago"
+
+
+def local_time(moment: float, now: float | None = None) -> str:
+    """A moment as a person reads it: local date and time, and how long ago (`2026-11-27
+    00:18 · 3 h ago`)."""
+    shown = datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M")
+    return f"{shown} · {ago(moment, now)}"
+
+
+def stamp_time(stamp: str) -> float | None:
+    """The Unix time of a UTC stamp as the stores name files (`20261127T001813.148033Z`)."""
+    for form in ("%Y%m%dT%H%M%S.%fZ", "%Y%m%dT%H%M%SZ"):
+        try:
+            return datetime.strptime(stamp, form).replace(tzinfo=UTC).timestamp()
+        except ValueError:
+            continue
+    return None

@@ -220,7 +220,7 @@ class TurnController:
         from hermes_tui.core.llm.base import ProviderNotConfigured
 
         try:
-            session = self.session or self._open()
+            session = self.session or self._open(without_provider=shell)
             if shell:
                 session.run_shell(text, cancel)
                 self.app.call_from_thread(self._show_shell_output)
@@ -242,12 +242,14 @@ class TurnController:
         finally:
             self.app.call_from_thread(self._done)
 
-    def _open(self, session_id: str | None = None) -> Any:
+    def _open(self, session_id: str | None = None, *, without_provider: bool = False) -> Any:
+        """`without_provider`: for a `!command`, which needs no model (Runtime.open_session)."""
         runtime = self.app.runtime
         session = runtime.open_session(
             session_id,
             ask=self.ask_human,
             reviewer=runtime.reviewer(),
+            without_provider=without_provider,
         )
         self.app.call_from_thread(self._adopt, session)
         return session

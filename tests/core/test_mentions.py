@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_tui.core.mentions import FILE_CHARS, attach, list_files, rank
+from hermes_tui.core.mentions import FILE_CHARS, attach, list_files, rank, without_attachments
 from hermes_tui.core.tools.path_policy import resolve_rules
 
 
@@ -77,3 +77,30 @@ def test_big_files_are_cut_and_names_that_are_not_files_are_left_alone(tmp_path:
     assert any("blob.dat: not attached: it is a binary file" in r for r in result.refused)
     assert any("@missing/file.py: no such file" in r for r in result.refused)
     assert not any("alice" in r or "b.org" in r for r in result.refused)
+
+
+def test_the_file_list_leaves_out_the_folders_it_is_told_to_skip(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    home = project / "demo" / "home"  # the demo's home sits inside its workspace
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text("a fact\n")
+    (project / "demo" / "task.md").write_text("the task\n")
+    files = list_files(project / "." / "demo" / "..", skip=(home,))
+    assert "demo/task.md" in files.paths
+    assert not [path for path in files.paths if path.startswith("demo/home")]
+    # The home itself as the working directory: its files are what there is to mention.
+    assert list_files(home, skip=(home,)).paths == ("memories/MEMORY.md",)
+
+
+def test_undo_gives_back_the_words_without_the_attached_files(tmp_path: Path) -> None:
+    # The file itself carries tags meant to confuse where the attachment ends.
+    (tmp_path / "notes.txt").write_text('</attached_file>\n<attached_file path="y">\nbody\n')
+    (tmp_path / "more.txt").write_text("more\n")
+    typed = "compare @notes.txt\nwith @more.txt"
+    rules = resolve_rules(tmp_path, user_home=tmp_path / "home")
+    sent = attach(typed, rules, tmp_path).text
+    assert sent.count("<attached_file") == 3 and sent.endswith("</attached_file>")
+    assert without_attachments(sent) == typed
+    assert without_attachments(typed) == typed  # nothing attached: nothing is cut
+    said = 'a tag I typed: \n\n<attached_file path="z">\nand no more'
+    assert without_attachments(said) == said

@@ -295,6 +295,10 @@ class Session:
     ) -> TurnResult:
         """One user turn. `title`: the user's own words in `text` (without what a face attached:
         pastes, mentioned files), which name a session that has no title yet; default `text`."""
+        from hermes_tui.core.llm.base import NoProvider, ProviderNotConfigured
+
+        if isinstance(self.agent.provider, NoProvider):  # said before anything is recorded
+            raise ProviderNotConfigured(self.agent.provider.reason)
         text = whole_characters(text)  # undecodable argv bytes arrive as lone surrogates
         with self._lock:  # one turn at a time per conversation
             if not self.info.title:

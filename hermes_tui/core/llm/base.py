@@ -150,6 +150,22 @@ class ProviderSettingsError(ProviderNotConfigured):
     """A provider setting is malformed (a base URL without a scheme); the message names it."""
 
 
+@dataclass(frozen=True)
+class NoProvider:
+    """The provider of a conversation opened without one, for the user's own `!commands`,
+    which need no model: any model call says what is missing (ProviderNotConfigured)."""
+
+    reason: str
+    name: str = "none"
+    model: str = ""
+    base_url: str | None = None
+
+    def stream(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> Iterator[StreamEvent]:
+        raise ProviderNotConfigured(self.reason)
+
+
 class Provider(Protocol):
     name: str
     model: str

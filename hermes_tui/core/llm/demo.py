@@ -27,6 +27,7 @@ from hermes_tui.core.llm.base import (
     Usage,
     UsageReport,
 )
+from hermes_tui.core.llm.ping import PING_PROMPT, PING_TOOL
 from hermes_tui.core.messages import Message, ToolCall
 
 SKILL_NAME = "deprecated-calls-report"
@@ -129,6 +130,10 @@ class DemoProvider:
     ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
         user_text, after = _turn(messages)
         results = _results(after)
+        if user_text == PING_PROMPT and not after:
+            # `doctor --ping` and the model picker's check: it follows the instruction as a
+            # model with tool calling does.
+            return ("", [(PING_TOOL, {"status": "pong"})])
         if user_text.startswith("[Background review]"):
             step = sum(1 for m in after if m.role == "assistant")
             return self._review(user_text, step, results)

@@ -96,12 +96,20 @@ class Tool:
     parameters: dict[str, Any]
     handler: Handler
     read_only: bool = False
+    # It changes only the conversation's own state (its todo list), nothing outside it: not
+    # read-only, yet plan mode, where planning is the point, allows it.
+    conversation_only: bool = False
     preview: Callable[[dict[str, Any]], str] | None = None
     # Its results carry text from outside (MCP servers): a conversation that reads one has its
     # memory and skill writes held for approval (core/agent/taint.py).
     untrusted: bool = False
     # Ends what the tool keeps running for the conversation (the terminal's network holder).
     close: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def plan_allowed(self) -> bool:
+        """Plan mode runs it: it reads, or changes nothing outside the conversation."""
+        return self.read_only or self.conversation_only
 
     def summarise(self, result: dict[str, Any]) -> str:
         """One short line for the tool trace."""
@@ -324,7 +332,7 @@ class ToolRegistry:
         problem = self.validation_error(tool, arguments)
         if problem:
             return {"success": False, "error": problem}
-        if context.approval_mode == "plan" and not tool.read_only and tool.name != "terminal":
+        if context.approval_mode == "plan" and not tool.plan_allowed and tool.name != "terminal":
             # The terminal decides for itself: a command proven read-only still runs.
             return {
                 "success": False,

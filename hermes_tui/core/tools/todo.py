@@ -81,9 +81,9 @@ def make_todo_tools() -> list[Tool]:
             DESCRIPTION,
             SCHEMA,
             todo,
-            # It touches nothing outside the conversation: allowed in plan mode, where planning
-            # is the point.
-            read_only=True,
+            # It writes the conversation's checklist and touches nothing outside it: allowed in
+            # plan mode, where planning is the point, but not read-only.
+            conversation_only=True,
             preview=_preview,
         )
     ]

@@ -61,14 +61,24 @@ async def retry(app: Any, argument: str) -> None:
 
 
 async def undo(app: Any, argument: str) -> None:
-    """/undo: the last message and its reply leave the conversation; files stay as they are."""
+    """/undo: the last message and its reply leave the conversation (files stay as they are);
+    the message goes back in the box, to edit and send again (a draft there is kept in ↑)."""
+    from hermes_tui.core.mentions import without_attachments
+    from hermes_tui.ui.widgets.input import ChatInput
+
     text = _drop_last_exchange(app)
     if text is None:
         return
     await _redraw(app)
+    box = app.query_one(ChatInput)
+    box.clear_draft()
+    box.text = without_attachments(text)  # the @-mentions attach their files again on send
+    box.move_cursor(box.document.end)
+    box.focus()
     app.notify(
-        "Removed your last message and its reply from the conversation. Files the agent "
-        "changed and commands it ran are not undone.",
+        "Removed your last message and its reply from the conversation; the message is back "
+        "in the box to edit and send. Files the agent changed and commands it ran are not "
+        "undone.",
         timeout=8,
     )
 
@@ -167,7 +177,9 @@ async def _announce(
     head = f"Background task {number} ({prompt[:60]})"
     if error:
         app.notify(f"{head} failed: {error}", severity="error", timeout=10)
-        await app.query_one(ChatView).note(f"{head} failed: {error}")
+        await app.query_one(ChatView).note(f"{head} failed: {error}", f"background task {number}")
         return
     app.notify(f"{head} finished: {text[:120]}", title="Background task", timeout=10)
-    await app.query_one(ChatView).note(f"{head} · {detail}\n\n{text.strip()}")
+    await app.query_one(ChatView).note(
+        f"{head} · {detail}\n\n{text.strip()}", f"background task {number}"
+    )

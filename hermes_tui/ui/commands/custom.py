@@ -96,15 +96,15 @@ def run_shell(app: Any, command: CustomCommand) -> None:
 
     def work() -> None:
         run = run_quick(command, registry, context)
-        app.call_from_thread(_show, app, f"/{command.name} $ {command.body}", run.text)
+        app.call_from_thread(_show, app, f"/{command.name}", f"$ {command.body}", run.text)
 
     app.run_worker(work, thread=True, group="quick-command", exit_on_error=False)
 
 
-async def _show(app: Any, head: str, output: str) -> None:
+async def _show(app: Any, name: str, head: str, output: str) -> None:
     from hermes_tui.ui.widgets.chat import ChatView
 
-    await app.query_one(ChatView).note(f"{head}\n{output}")
+    await app.query_one(ChatView).note(f"{head}\n{output}", name)
 
 
 async def init(app: Any, argument: str) -> None:

@@ -44,7 +44,7 @@ async def usage(app: Any, argument: str) -> None:
     if app.session is None:
         app.notify("No tokens used yet: send a message first", timeout=4)
         return
-    await _chat(app).note(usage_text(app.session.usage()))
+    await _chat(app).note(usage_text(app.session.usage()), "/usage")
 
 
 async def insights(app: Any, argument: str) -> None:
@@ -60,9 +60,10 @@ def tools_text(app: Any) -> str:
     lines = [f"Tools ({mode} mode):"]
     for name in registry.names():
         tool = registry.get(name)
-        off = mode == "plan" and not tool.read_only and name != "terminal"
+        off = mode == "plan" and not tool.plan_allowed and name != "terminal"
         mark = "✗" if off else "✓"
         notes = [tool.toolset] + (["read-only"] if tool.read_only else [])
+        notes += ["changes only this conversation"] if tool.conversation_only else []
         notes += ["off in plan mode"] if off else []
         lines.append(f"{mark} {name} ({', '.join(notes)})")
     mcp = app.runtime.mcp
@@ -79,7 +80,7 @@ def tools_text(app: Any) -> str:
 
 async def tools(app: Any, argument: str) -> None:
     """/tools: what the model may call here, MCP tools included, and what is off."""
-    await _chat(app).note(tools_text(app))
+    await _chat(app).note(tools_text(app), "/tools")
 
 
 async def reload_skills(app: Any, argument: str) -> None:
@@ -220,7 +221,8 @@ async def personality(app: Any, argument: str) -> None:
         await _chat(app).note(
             (f"Personalities (config.yaml personalities):\n{listed}" if known else "No "
              "personalities in config.yaml (`personalities: {name: instructions}`)")
-            + "\n/personality NAME chooses one, /personality none clears it"
+            + "\n/personality NAME chooses one, /personality none clears it",
+            "/personality",
         )  # fmt: skip
         return
     if name in NO_PERSONALITY:

@@ -19,9 +19,10 @@ from textual_diff_view import DiffView
 
 from hermes_tui.core.skills import frontmatter, guard
 from hermes_tui.core.skills.frontmatter import SkillFormatError
+from hermes_tui.core.skills.history import Version
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError, SkillLibrary
 from hermes_tui.core.text import is_clean, neutralise
-from hermes_tui.ui.text import literal
+from hermes_tui.ui.text import literal, local_time, stamp_time
 
 TEMPLATE_NAME = "my-skill"
 FRONTMATTER_NAME = re.compile(r"\A---\n(?:.*\n)*?name:[ \t]*(\S*)[ \t]*$", re.M)
@@ -109,6 +110,7 @@ class DiffPreview(ModalScreen[bool]):
                     neutralise(self.after),
                     split=False,
                     annotations=True,
+                    wrap=True,  # its lines would scroll sideways with no bar: cut, unmarked
                 )
             with Horizontal():
                 yield Button("Back (esc)", id="back")
@@ -308,6 +310,12 @@ class SkillEditor(Screen):
             os.unlink(handle.name)
 
 
+def when(version: Version) -> str:
+    """When a saved version was made, in local time with its age (its file stamp is UTC)."""
+    moment = version.time or stamp_time(version.stamp)
+    return local_time(moment) if moment else version.stamp
+
+
 class HistoryScreen(ModalScreen[None]):
     """A skill's saved versions; selecting one diffs it against the current SKILL.md."""
 
@@ -335,7 +343,7 @@ class HistoryScreen(ModalScreen[None]):
                 markup=False,
             )
             yield OptionList(
-                *[literal(f"{v.stamp}  {v.action} by {v.origin}  {v.file}") for v in self.versions],
+                *[literal(f"{when(v)}  {v.action} by {v.origin}  {v.file}") for v in self.versions],
                 id="versions",
             )
             yield VerticalScroll(id="version-diff")
@@ -354,12 +362,13 @@ class HistoryScreen(ModalScreen[None]):
         await container.remove_children()
         await container.mount(
             DiffView(
-                f"version {version.stamp}",
+                f"version of {when(version)}",
                 "current",
                 neutralise(version.read() or ""),
                 neutralise(current),
                 split=False,
                 annotations=True,
+                wrap=True,  # its lines would scroll sideways with no bar: cut, unmarked
             )
         )
 
@@ -372,7 +381,9 @@ class HistoryScreen(ModalScreen[None]):
         except SkillError as exc:
             self.app.notify(str(exc), severity="error")
             return
-        self.app.notify(f"Restored version {self.versions[index].stamp} of {self.skill_name}")
+        self.app.notify(
+            f"Restored the version of {when(self.versions[index])} of {self.skill_name}"
+        )
         self.dismiss(None)
 
     def action_close(self) -> None:

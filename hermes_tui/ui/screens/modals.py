@@ -115,6 +115,8 @@ class SessionsScreen(ModalScreen[str | None]):
     SessionsScreen { align: center middle; }
     SessionsScreen > Vertical { width: 90%; height: 85%; border: thick $primary; background: $surface; }
     SessionsScreen ListView { height: 1fr; }
+    /* A long title is cut to its line with an ellipsis, never wrapped onto the next. */
+    SessionsScreen SessionItem Static { text-wrap: nowrap; text-overflow: ellipsis; }
     SessionsScreen .hint { color: $text-muted; }
     SessionsScreen #session-rename { display: none; }
     SessionsScreen #session-rename.-visible { display: block; }
@@ -166,7 +168,7 @@ class SessionsScreen(ModalScreen[str | None]):
         if query.strip():
             for match in store.search_sessions(query, limit=50):
                 more = f" (+{match.hits - 1} more)" if match.hits > 1 else ""
-                title = match.title or "untitled"
+                title = " ".join((match.title or "").split()) or "untitled"
                 items.append(
                     SessionItem(
                         match.session_id,
@@ -180,10 +182,9 @@ class SessionsScreen(ModalScreen[str | None]):
             for entry in store.list(100):
                 info = entry.info
                 mark = f"  [Hermes {entry.source}]" if entry.origin == "hermes" else ""
+                title = " ".join((info.title or "").split())
                 items.append(
-                    SessionItem(
-                        info.id, f"{info.id}  {info.message_count:>4} msgs  {info.title}{mark}"
-                    )
+                    SessionItem(info.id, f"{info.id}  {info.message_count:>4} msgs  {title}{mark}")
                 )
         await listing.clear()
         await listing.extend(items)
@@ -327,6 +328,7 @@ class PendingScreen(ModalScreen[None]):
                     neutralise(record.after or ""),
                     split=False,
                     annotations=True,
+                    wrap=True,  # its lines would scroll sideways with no bar: cut, unmarked
                 )
             )
 

@@ -5,7 +5,6 @@ and says what the user chose."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,6 +17,7 @@ from textual.widgets import Button, Label, ListItem, ListView, Static
 
 from hermes_tui.core.checkpoints import CheckpointError, RewindPlan
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui.text import ago
 from hermes_tui.ui.widgets.diff import DiffBlock, diff_stat
 
 What = Literal["both", "files", "conversation"]
@@ -33,24 +33,14 @@ class RewindChoice:
     what: What
 
 
-def _ago(at: float) -> str:
-    seconds = max(0, int(time.time() - at))
-    if seconds < 60:
-        return f"{seconds}s ago"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} d ago"
-
-
 class TurnItem(ListItem):
     def __init__(self, turn: Any) -> None:
-        first_line = " ".join(turn.text.split())[:70]
+        said = " ".join(turn.text.split())
+        first_line = said if len(said) <= 70 else said[:69] + "…"
         files = f" · {len(turn.files)} file{'' if len(turn.files) == 1 else 's'}"
         super().__init__(
             Label(
-                neutralise(f"{turn.number:>3}  {first_line}  ({_ago(turn.at)}{files})"),
+                neutralise(f"{turn.number:>3}  {first_line}  ({ago(turn.at)}{files})"),
                 markup=False,
             )
         )

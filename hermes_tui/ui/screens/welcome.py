@@ -54,11 +54,13 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
     """
     BINDINGS = [Binding("escape", "later", "Close")]
 
-    def __init__(self, config: Any = None, argument: str = "") -> None:
-        """`config` prefills what is set up; `argument` is /model's: a provider or a model name."""
+    def __init__(self, config: Any = None, argument: str = "", *, welcome: bool = False) -> None:
+        """`config` prefills what is set up; `argument` is /model's: a provider or a model name;
+        `welcome`: the first screen of an app with no provider, else the model switcher."""
         super().__init__()
         self.config = config
         self.argument = argument.strip()
+        self.welcome = welcome
         from hermes_tui.core.llm import select
 
         self.current = select.detect(config) if config is not None else None
@@ -76,13 +78,18 @@ class WelcomeScreen(ModalScreen[ProviderChoice]):
         form = VerticalScroll()
         form.can_focus = False  # a Tab stop that shows nothing and swallows typing
         with form:
-            if self.current is None:
+            if self.welcome:
                 yield Label("Welcome to hermes-tui")
+            else:  # the switcher's name, on its frame: a 24-row terminal keeps every button
+                form.border_title = "Model and provider"
+            if self.current is None and self.welcome:
                 lead = (
                     "An agent that keeps a small memory and writes its own skills, in the open. "
                     "No model is set up yet: pick a provider, start the scripted demo, or look "
                     "around first (memory, skills and sessions work offline)."
                 )
+            elif self.current is None:
+                lead = "No model is set up yet: pick a provider and its model, or start the demo."
             else:
                 from hermes_tui.core.llm.select import DEFAULT_MODELS
 

@@ -31,6 +31,7 @@ from hermes_tui.ui.widgets.tool_row import (
     arguments_detail,
     summarise_arguments,
 )
+from hermes_tui.ui.widgets.user_message import UserMessage
 
 __all__ = [
     "DETAIL_CHARS",
@@ -49,38 +50,43 @@ REMOUNT_BATCH = 30
 RESUME_MOUNTED = 20  # a resumed session shows its last turns at once; the rest on request
 
 
-class UserMessage(CopyableMessage, Static):
-    DEFAULT_CSS = """
-    UserMessage {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        border-left: thick $primary;
-        background: $boost;
-        color: $text;
-    }
-    UserMessage:focus { border-left: thick $accent; background: $primary 20%; }
-    """
-    COPY_WHAT = "your message"
-
-    def __init__(self, text: str) -> None:
-        super().__init__(neutralise(text), markup=False)
-        self.text = text
-
-
 class ErrorBlock(Static):
+    """A failure (a provider error, an interrupted turn): framed in the error colour, titled,
+    unlike anything the user or the model wrote."""
+
     DEFAULT_CSS = """
-    ErrorBlock { margin: 1 0 0 0; padding: 0 1; border-left: thick $error; color: $error; }
+    ErrorBlock {
+        margin: 1 0 0 0; padding: 0 1; border: round $error; background: $error 10%;
+        color: $text-error; border-title-color: $error; border-title-style: bold;
+    }
     """
+    BORDER_TITLE = "error"
 
 
 class NoteBlock(Static):
     """What a command reports (/usage, /tools, a background task's answer): in the chat, never
-    sent to the model."""
+    sent to the model. A dim frame titled with what reported it, so it never reads as one of
+    the user's messages (a bar on the left) or a reply (no frame)."""
 
     DEFAULT_CSS = """
-    NoteBlock { margin: 1 0 0 0; padding: 0 1; border-left: thick $accent; color: $text-muted; }
+    NoteBlock {
+        margin: 1 0 0 0; padding: 0 1; border: round $foreground 25%;
+        color: $text-muted; border-title-color: $text-muted;
+    }
     """
+
+    def __init__(self, text: str, title: str = "note") -> None:
+        super().__init__(neutralise(text), markup=False)
+        self.border_title = literal(title)
+        self.title = title
+
+
+@dataclass(frozen=True)
+class DrawnNote:
+    """A command's note as it was drawn, kept to draw it again after it left the DOM."""
+
+    text: str
+    title: str
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ class DrawnTool:
     diff: str = ""
 
 
-Spec = Said | Thought | Failure | DrawnTool  # what a turn keeps of a widget while unmounted
+Spec = Said | Thought | Failure | DrawnTool | DrawnNote  # what a turn keeps while unmounted
 
 
 def tool_spec(run: ToolRun) -> DrawnTool:
@@ -122,6 +128,8 @@ def snapshot(widget: Widget) -> Spec:
         )
     if isinstance(widget, ReasoningBlock):
         return Thought(widget.text)
+    if isinstance(widget, NoteBlock):
+        return DrawnNote(str(widget.content), widget.title)
     return Failure(str(widget.content) if isinstance(widget, Static) else "")
 
 
@@ -139,6 +147,8 @@ def rebuild(spec: Spec) -> Widget:
         row.title = literal(spec.title)
         row.set_classes(spec.classes)
         return row
+    if isinstance(spec, DrawnNote):
+        return NoteBlock(spec.text, spec.title)
     return ErrorBlock(neutralise(spec.text), markup=False)
 
 
@@ -391,8 +401,9 @@ class ChatView(VerticalScroll):
         await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
         self.scroll_end(animate=False)
 
-    async def note(self, text: str) -> None:
-        await self._add(NoteBlock(neutralise(text), markup=False))
+    async def note(self, text: str, title: str = "note") -> None:
+        """What a command reports, framed and titled with what reported it (`/tools`)."""
+        await self._add(NoteBlock(text, title))
         self.scroll_end(animate=False)
 
     async def load_history(self, items: list[TranscriptItem]) -> None:

@@ -123,6 +123,8 @@ class ChatInput(TextArea):
         # box held before, and where past messages come from (the app sets it: sessions.db).
         self.search: str | None = None
         self._match: int | None = None
+        # tab through several completions: the names and the one in the box (None: not cycling).
+        self._cycle: tuple[list[str], int] | None = None
         self._before_search = ""
         self.past_messages: Callable[[], list[str]] | None = None
         self._history: list[str] | None = None
@@ -175,14 +177,23 @@ class ChatInput(TextArea):
         self.post_message(self.Submitted(text, typed))
 
     def _complete(self, names: list[str]) -> None:
-        """One match: take it. Several: as far as they agree (the hints list shows them)."""
-        if len(names) == 1:
+        """One match: take it. Several: as far as they agree (the hints list shows them); when
+        they agree no further, the first, and each tab after it the next (`/theme ` + tab)."""
+        cycle = self._cycle
+        if cycle is not None and self.text == cycle[0][cycle[1]]:
+            names, index = cycle[0], (cycle[1] + 1) % len(cycle[0])
+        elif len(names) == 1:
             is_command = " " not in names[0]
-            text = names[0] + (" " if is_command else "")
+            names, index = [names[0] + (" " if is_command else "")], 0
+        elif len(os.path.commonprefix(names)) > len(self.text):
+            names, index = [os.path.commonprefix(names)], 0
+        elif names:
+            index = 0
         else:
-            text = os.path.commonprefix(names)
-        if len(text) > len(self.text):
-            self.text = text
+            return
+        self._cycle = (names, index) if len(names) > 1 else None
+        if names[index] != self.text:
+            self.text = names[index]
             self.move_cursor(self.document.end)
 
     def clear_draft(self) -> bool:
@@ -378,13 +389,19 @@ class ChatInput(TextArea):
 
     def on_text_area_changed(self) -> None:
         hints = self._beside(SlashHints)
-        if hints is not None:
+        cycle = self._cycle
+        if cycle is not None and self.text != cycle[0][cycle[1]]:
+            cycle = self._cycle = None  # typed over: the cycle is over
+        if hints is not None and cycle is not None:
+            hints.show_for(cycle[0], self.commands)  # all of them, the one taken highlighted
+            hints.highlighted = cycle[1]
+        elif hints is not None:
             hints.show_for(
                 completions(self.text, self.argument_choices, self.commands), self.commands
             )
         mentions = self._mention_hints()
         if mentions is not None:
-            from hermes_tui.ui.outgoing import workdir
+            from hermes_tui.ui.outgoing import own_homes, workdir
             from hermes_tui.ui.widgets.mentions import mention_at
 
             row, column = self.cursor_location
@@ -392,6 +409,6 @@ class ChatInput(TextArea):
             if partial is None:
                 mentions.hide()
             else:
-                mentions.show_for(partial, workdir(self.app)[1])
+                mentions.show_for(partial, workdir(self.app)[1], own_homes(self.app))
         text = self.expanded()
         self.border_subtitle = f"≈{estimate_tokens(text):,} tokens" if text.strip() else ""

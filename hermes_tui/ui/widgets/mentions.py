@@ -50,8 +50,8 @@ class MentionHints(OptionList):
     def visible(self) -> bool:
         return self.has_class("-visible")
 
-    def show_for(self, query: str | None, root: Path) -> None:
-        """Hints for `@query` under `root`; None hides them."""
+    def show_for(self, query: str | None, root: Path, skip: tuple[Path, ...] = ()) -> None:
+        """Hints for `@query` under `root` (never in the folders `skip`); None hides them."""
         self.query_text = query
         if query is None:
             self.hide()
@@ -59,7 +59,7 @@ class MentionHints(OptionList):
         stale = time.monotonic() - self.listed_at > LIST_TTL
         if self.files is None or self.files.root != root or stale:
             self.listed_at = time.monotonic()
-            self.list_folder(root)
+            self.list_folder(root, skip)
             if self.files is None or self.files.root != root:
                 self._fill(["(listing files…)"], [])
                 return
@@ -101,8 +101,8 @@ class MentionHints(OptionList):
             self.highlighted = ((self.highlighted or 0) + step) % len(self.matches)
 
     @work(thread=True, exclusive=True, group="mention-files", exit_on_error=False)
-    def list_folder(self, root: Path) -> None:
-        self.post_message(self.Listed(list_files(root)))
+    def list_folder(self, root: Path, skip: tuple[Path, ...] = ()) -> None:
+        self.post_message(self.Listed(list_files(root, skip=skip)))
 
     def on_mention_hints_listed(self, message: MentionHints.Listed) -> None:
         self.files = message.files

@@ -102,12 +102,11 @@ class NudgeBar(Static):
         """The long form when it fits (without the provider, which the header also shows, if
         need be), else the short one; the mode comes first in both."""
         room = self.content_size.width or self.size.width
-        status = f"waiting for the server ({self.waiting}s)" if self.waiting else ""
-        if status:  # it matters more than the counters while it lasts
-            short = self._short()
-            return Content(
-                f"{status}  │  {short}" if len(status) + len(short) + 5 <= room else status
-            )
+        if self.waiting:  # it matters more than the counters while it lasts (not the mode)
+            status = f"waiting for the server ({self.waiting}s)"
+            if len(status) + len(self.mode) + 3 > room:
+                status = f"waiting {self.waiting}s"
+            return Content(self._short(room, lead=(status,)))
         if room >= 100:
             # The spend says less before the long form gives way: the reviews' tokens go
             # first, then its words (`48.2k↑ 3.1k↓ $0.084`).
@@ -148,22 +147,30 @@ class NudgeBar(Static):
             parts.append(self.provider)
         return parts
 
-    def _short(self, room: int | None = None) -> str:
-        """The counters in brief, the mode first; where `room` is short an idle review's word
-        goes first, then the mode."""
+    def _short(self, room: int | None = None, lead: tuple[str, ...] = ()) -> str:
+        """The counters in brief, the mode first (after `lead`: the mode is safety-relevant and
+        is never dropped); where `room` is short, the least important parts go first: an idle
+        review's word, the cache share, the context share, the spend, then the counters."""
         spinner = SPINNER[self.frame]
-        review = f"{spinner} reviewing" if self.reviews_running else "idle"
-        spend = self.spend(compact=True)
+        mode = [self.mode] if self.mode else []
+        review = [f"{spinner} reviewing"] if self.reviews_running else []
+        idle = [] if self.reviews_running else ["idle"]
         counters = [
             f"mem {self._counter(self.memory, self.memory_interval)}",
             f"skills {self._counter(self.skills, self.skills_interval)}",
         ]
-        tail = [f"ctx {self.context_share:.0%} cache {self.cached_share:.0%}"]
-        tail += [spend] if spend else []
-        mode = [self.mode] if self.mode else []
-        candidates = [[*mode, *counters, review, *tail]]
-        if not self.reviews_running:
-            candidates.append([*mode, *counters, *tail])
-        candidates.append([*counters, review, *tail])
+        context, cache = f"ctx {self.context_share:.0%}", f"cache {self.cached_share:.0%}"
+        spend = [text] if (text := self.spend(compact=True)) else []
+        head = [*mode, *lead, *review]
+        candidates = [
+            [*head, *counters, *idle, f"{context} {cache}", *spend],
+            [*head, *counters, f"{context} {cache}", *spend],
+            [*head, *counters, context, *spend],
+            [*head, *counters, *spend],
+            [*head, *counters],
+            [*head, counters[0]],
+            head,
+            mode,
+        ]
         texts = [" │ ".join(parts) for parts in candidates]
         return next((t for t in texts if room is None or len(t) <= room), texts[-1])

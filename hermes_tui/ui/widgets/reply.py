@@ -13,31 +13,11 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import textual_compat
 from hermes_tui.ui.markdown_lines import MarkdownLines, markdown_style
 from hermes_tui.ui.widgets.copyable import CopyableMessage
-
-
-class UserMessage(CopyableMessage, Static):
-    DEFAULT_CSS = """
-    UserMessage {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        border-left: thick $primary;
-        background: $boost;
-        color: $text;
-    }
-    UserMessage:focus { border-left: thick $accent; background: $primary 20%; }
-    """
-    COPY_WHAT = "your message"
-
-    def __init__(self, text: str) -> None:
-        super().__init__(neutralise(text), markup=False)
-        self.text = text
 
 
 class GrowsInPlace:

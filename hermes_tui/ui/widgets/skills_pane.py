@@ -8,7 +8,6 @@ folder, an archive or a git repository.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -22,15 +21,16 @@ from hermes_tui.core.skills.finder import rank
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, SkillLibrary
 from hermes_tui.core.skills.usage import parse_time
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.text import literal_text
+from hermes_tui.ui.text import literal_text, local_time
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.install import SkillInstaller
 
 
 def _when(value: Any) -> str:
+    """A usage time in local time with its age, as the history shows versions."""
     moment = parse_time(value)
-    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M") if moment else "never"
+    return local_time(moment) if moment else "never"
 
 
 def _flatten(values: dict[str, Any], prefix: str = "") -> list[str]:

@@ -15,25 +15,6 @@ from hermes_tui.ui.text import literal
 from hermes_tui.ui.widgets.copyable import CopyableMessage, copy_text
 
 
-class UserMessage(CopyableMessage, Static):
-    DEFAULT_CSS = """
-    UserMessage {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        border-left: thick $primary;
-        background: $boost;
-        color: $text;
-    }
-    UserMessage:focus { border-left: thick $accent; background: $primary 20%; }
-    """
-    COPY_WHAT = "your message"
-
-    def __init__(self, text: str) -> None:
-        super().__init__(neutralise(text), markup=False)
-        self.text = text
-
-
 class ToolRow(Collapsible):
     """One tool call: name, argument summary, then duration, ok/error and a preview.
 
@@ -46,7 +27,10 @@ class ToolRow(Collapsible):
 
     DEFAULT_CSS = """
     ToolRow { margin: 0 0 0 2; padding: 0; border: none; background: transparent; }
-    ToolRow > CollapsibleTitle { color: $text-muted; padding: 0; }
+    /* One line: a title wider than the chat is cut with an ellipsis, which says so. */
+    ToolRow > CollapsibleTitle {
+        color: $text-muted; padding: 0; max-width: 100%; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ToolRow.-error > CollapsibleTitle { color: $error; }
     ToolRow.-ok > CollapsibleTitle { color: $success; }
     ToolRow Static { color: $text-muted; padding: 0 0 0 2; }

@@ -236,3 +236,17 @@ def test_strict_proof_keeps_out_of_programs_paths_and_excluded_places(command: s
 )  # fmt: skip
 def test_strict_proof_still_reads_the_rest_of_the_workspace(command: str) -> None:
     assert prove_read_only(command, "/w", "/w", excluded=["/w/.hermes/.env"]).proven, command
+
+
+def test_plan_mode_keeps_the_todo_list_which_is_not_read_only(tmp_path: Path) -> None:
+    from hermes_tui.core.todo import TodoList
+    from hermes_tui.core.tools.todo import make_todo_tools
+
+    registry = ToolRegistry(make_todo_tools())
+    assert not registry.get("todo").read_only  # it writes the conversation's checklist
+    context = ToolContext(cwd=tmp_path, workdir=tmp_path, approval_mode="plan")
+    context.todos = TodoList()
+    done = registry.run(
+        "todo", {"todos": [{"content": "Read the code", "status": "pending"}]}, context
+    ).result
+    assert done["success"] and [item.content for item in context.todos.items] == ["Read the code"]
