@@ -279,7 +279,8 @@ def _run_chat(
 
     def turn() -> None:
         try:
-            done["result"] = session.submit(text, cancel)
+            # Titled by the user's own words, not by a skill or command they expand to.
+            done["result"] = session.submit(text, cancel, title=args.query)
         except Exception as exc:  # a bug: reported as one line plus a log file, not a traceback
             done["crash"] = exc
             done["log"] = _log_crash(runtime, exc)

@@ -366,6 +366,8 @@ class HermesAcpAgent:
         if state is None:
             raise acp.RequestError.invalid_params({"message": f"no session {session_id!r}"})
         text = "\n".join(_prompt_text(block) for block in prompt).strip()
+        # The session is named by what the user typed, not by the files the editor attached.
+        typed = " ".join(b.text for b in prompt if getattr(b, "type", None) == "text").strip()
         runtime = self._runtime()
         if text.startswith("/"):
             handled = await asyncio.to_thread(self._command, session_id, state, text)
@@ -378,7 +380,7 @@ class HermesAcpAgent:
         def turn() -> Any:
             self._local.session_id = session_id
             try:
-                return state.session.submit(text, state.cancel)
+                return state.session.submit(text, state.cancel, title=typed or None)
             finally:
                 self._local.session_id = None
 
@@ -418,7 +420,7 @@ class HermesAcpAgent:
             )
             self._local.session_id = session_id
             try:
-                state.session.submit(loaded, state.cancel)
+                state.session.submit(loaded, state.cancel, title=text)
             finally:
                 self._local.session_id = None
             return ""

@@ -413,3 +413,25 @@ def test_the_memory_command_shows_an_entry_holding_a_secret_redacted(
     asyncio.run(_drive(home, work, editor, one_prompt(work, "/memory")))
     shown = editor.text()
     assert "- Deploys use [REDACTED DB_TOKEN]." in shown and secret not in shown
+
+
+def test_a_session_is_titled_by_the_typed_words_not_the_attached_file(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    from hermes_tui.core.sessions import SessionStore
+
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="It parses."))
+    attached = acp.resource_block(
+        acp.embedded_text_resource("file:///work/parser.py", "import os  # FILE-BODY\n" * 40)
+    )
+
+    async def script(conn):
+        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+        blocks = [acp.text_block("explain"), attached, acp.text_block("briefly")]
+        return await conn.prompt(session_id=session.session_id, prompt=blocks)
+
+    asyncio.run(_drive(home, work, Editor("once"), script))
+    assert "FILE-BODY" in llm.requests[-1].body["messages"][-1]["content"]  # the model has it
+    [info] = SessionStore(home / "sessions.db").list()
+    assert info.title == "explain briefly"

@@ -73,3 +73,20 @@ def test_doctor_names_a_skill_whose_variables_are_unset(home: Path) -> None:
         env=cli_env(),
     )
     assert "notion-sync needs" not in doctor.stdout
+
+
+def test_chat_s_titles_the_session_by_the_query_not_the_skill(
+    home: Path, llm: FakeLLM, capsys
+) -> None:
+    from helpers import run_main
+
+    from hermes_tui.core.sessions import SessionStore
+
+    write_config(home, llm.openai_url)
+    write_skill(home / "skills", "deploy-api", text=skill_text("deploy-api", body="Tag it.\n"))
+    llm.script(Reply(text="Deployed."))
+    result = run_main(capsys, home, "chat", "-q", "ship it", "-s", "deploy-api", OPENAI_API_KEY="k")
+    assert result.returncode == 0, result.stderr
+    assert "Tag it." in llm.requests[-1].last_user_text
+    [info] = SessionStore(home / "sessions.db").list()
+    assert info.title == "ship it"

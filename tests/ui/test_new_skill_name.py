@@ -79,4 +79,4 @@ async def test_a_name_the_save_would_refuse_is_shown_before_the_save(home: Path)
         editor.query_one("#new-category").value = "Bad Category"
         await pilot.pause()
         shown = str(editor.query_one("#problem-text").content)
-        assert "category: name 'Bad Category'" in shown and "✓ valid" not in shown
+        assert "category 'Bad Category' must be" in shown and "✓ valid" not in shown

@@ -265,12 +265,14 @@ def render(document: SkillDocument) -> str:
     return f"---\n{header}---\n\n{document.body.lstrip(chr(10))}"
 
 
-def check_name(name: str) -> str | None:
-    """Why `name` is not a valid skill (or category) name under the Agent Skills spec, or None."""
+def check_name(name: str, what: str = "name") -> str | None:
+    """Why `name` is not a valid skill name under the Agent Skills spec, or None; `what`
+    ("category") names what is checked in the message, a category held to the same rule."""
     if not name or len(name) > MAX_NAME or not NAME_RE.fullmatch(name):
+        example = "devops" if what == "category" else "deploy-flask-app"
         return (
-            f"name {name!r} must be lowercase letters and digits in runs joined by single "
+            f"{what} {name!r} must be lowercase letters and digits in runs joined by single "
             f"hyphens (no leading, trailing or doubled '-'), at most {MAX_NAME} chars, "
-            "e.g. 'deploy-flask-app'"
+            f"e.g. {example!r}"
         )
     return None

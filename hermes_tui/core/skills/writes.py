@@ -87,8 +87,8 @@ class SkillWrites(WriteSafety):
     ) -> WriteResult:
         if problem := frontmatter.check_name(name):
             raise SkillError(problem)
-        if category and (problem := frontmatter.check_name(category)):
-            raise SkillError(problem.replace("skill name", "category"))
+        if category and (problem := frontmatter.check_name(category, "category")):
+            raise SkillError(problem)
         with self._locked(name):
             return self._create(name, content, category, origin)
 

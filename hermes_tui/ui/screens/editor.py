@@ -192,8 +192,8 @@ class SkillEditor(Screen):
             return [Problem("the new skill has no name yet: type it in the name box", error=True)]
         problems = validate(text, name, new=True)
         category = self.query_one("#new-category", Input).value.strip()
-        if category and (problem := frontmatter.check_name(category)):
-            problems.insert(0, Problem(f"category: {problem}", error=True))
+        if category and (problem := frontmatter.check_name(category, "category")):
+            problems.insert(0, Problem(problem, error=True))
         if self.library.get(name) is not None:
             problems.insert(0, Problem(f"a skill named {name!r} already exists", error=True))
         return problems

@@ -367,3 +367,14 @@ def test_lock_files_are_private(library: SkillLibrary) -> None:
     library.create("l", skill_text("l"), origin="user")
     lock = library.usage.path.with_name(".usage.json.lock")
     assert os.stat(lock).st_mode & 0o777 == 0o600
+
+
+def test_a_bad_category_is_called_a_category_in_the_error(home: Path) -> None:
+    library = SkillLibrary(home / "skills")
+    with pytest.raises(SkillError) as refused:
+        library.create("fine", skill_text("fine"), category="Dev Ops", origin="agent")
+    assert str(refused.value).startswith("category 'Dev Ops' must be lowercase")
+    assert "e.g. 'devops'" in str(refused.value) and library.get("fine") is None
+    with pytest.raises(SkillError) as refused:
+        library.create("Bad Name", skill_text("Bad Name"), category="devops", origin="agent")
+    assert str(refused.value).startswith("name 'Bad Name' must be lowercase")
