@@ -379,3 +379,23 @@ async def test_a_long_paste_shows_folded_expands_on_enter_and_is_sent_whole(
         await app.query_one(ChatView).load_history(app.session.transcript())
         await pilot.pause()
         assert "2,994 more lines" in str(app.query(UserMessage).first().content), session
+
+
+async def test_a_long_skill_name_in_the_tree_ends_with_an_ellipsis(home: Path) -> None:
+    from helpers import write_skill
+
+    from hermes_tui.ui.widgets.skills_pane import SkillTree
+
+    name = "summarise-the-release-notes-for-every-service-we-ship"
+    write_skill(home / "skills", name, category="ops")
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.press("f3")
+        tree = app.query_one(SkillTree)
+        await wait_until(lambda: tree.size.width > 0 and tree.last_line >= 1)
+        await pilot.pause()
+        drawn = [tree.render_line(y).text.rstrip() for y in range(tree.size.height)]
+        [line] = [line for line in drawn if "summarise-the" in line]
+        assert line.endswith("…") and not line.endswith("ship"), drawn
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width  # no sideways scroll

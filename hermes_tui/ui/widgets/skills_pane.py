@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.style import Style
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Markdown, Static, Tree
+from textual.widgets.tree import TreeNode
 
 from hermes_tui.core.skills.finder import rank
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, Skill, SkillError, SkillLibrary
@@ -44,6 +47,21 @@ def _flatten(values: dict[str, Any], prefix: str = "") -> list[str]:
         else:
             shown.append(f"{prefix}{key}: {value}")
     return shown
+
+
+class SkillTree(Tree):
+    """The skills by category: a name wider than the tree is cut with an ellipsis, which says
+    so (the tree never scrolls sideways)."""
+
+    def render_label(self, node: TreeNode, base_style: Style, style: Style) -> Text:
+        label = super().render_label(node, base_style, style)
+        depth, above = 0, node.parent
+        while above is not None and above is not self.root:
+            depth, above = depth + 1, above.parent
+        room = self.scrollable_content_region.width - self.guide_depth * depth
+        if room > 1 and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
 
 
 class SkillsPane(Vertical):
@@ -97,7 +115,7 @@ class SkillsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter skills (fuzzy)…", id="skills-filter")
         with Horizontal(id="skills-body"):
-            yield Tree("skills", id="skills-tree")
+            yield SkillTree("skills", id="skills-tree")
             with VerticalScroll(id="skill-detail"):
                 yield Static("Select a skill.", id="skill-meta", markup=False)
                 yield Markdown("", id="skill-body")
