@@ -399,3 +399,33 @@ async def test_a_long_skill_name_in_the_tree_ends_with_an_ellipsis(home: Path) -
         [line] = [line for line in drawn if "summarise-the" in line]
         assert line.endswith("…") and not line.endswith("ship"), drawn
         assert tree.virtual_size.width <= tree.scrollable_content_region.width  # no sideways scroll
+
+
+async def test_a_review_changes_heading_wraps_in_the_narrow_pane_instead_of_being_cut(
+    home: Path,
+) -> None:
+    import time
+
+    from helpers import skill_text
+
+    from hermes_tui.core.agent.review import ReviewRecord
+    from hermes_tui.core.events import ReviewChange
+    from hermes_tui.ui.widgets.reviews_pane import ChangeView
+
+    app = make_app(home)
+    name = "deprecated-calls-report-for-every-service"
+    change = ReviewChange("skill", name, "create", None, skill_text(name))
+    app.runtime.reviews.save(
+        ReviewRecord(
+            "r1", "s1", "skills", time.time(), time.time(), "done", "made", "Saved.",
+            changes=[change],
+        )  # fmt: skip
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.press("f4")
+        await wait_until(lambda: app.query(ChangeView))
+        await pilot.pause()
+        heading = app.query_one(ChangeView).query_one("Label")
+        drawn = "".join(heading.render_line(y).text.strip() for y in range(heading.size.height))
+        assert heading.size.height > 1 and drawn.endswith(f"{name}: create"), drawn

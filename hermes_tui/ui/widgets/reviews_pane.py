@@ -35,7 +35,7 @@ class ChangeView(Vertical):
     ChangeView { height: auto; margin: 0 0 1 0; border: round $panel; }
     ChangeView.-selected { border: round $accent; }
     ChangeView.-undone Label { color: $text-muted; text-style: strike; }
-    ChangeView Label { padding: 0 1; }
+    ChangeView Label { padding: 0 1; width: 100%; }  /* wrapped whole, never cut at the edge */
     """
 
     def __init__(self, change: ReviewChange, index: int, undone: bool = False) -> None:
