@@ -417,9 +417,16 @@ async def test_a_review_changes_heading_wraps_in_the_narrow_pane_instead_of_bein
     change = ReviewChange("skill", name, "create", None, skill_text(name))
     app.runtime.reviews.save(
         ReviewRecord(
-            "r1", "s1", "skills", time.time(), time.time(), "done", "made", "Saved.",
+            "r1",
+            "s1",
+            "skills",
+            time.time(),
+            time.time(),
+            "done",
+            "made",
+            "Saved.",
             changes=[change],
-        )  # fmt: skip
+        )
     )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
