@@ -70,6 +70,7 @@ class Rewinder:
 
     async def _apply(self, choice: RewindChoice, *, overwrite: bool) -> None:
         from hermes_tui.core.checkpoints import CheckpointError
+        from hermes_tui.core.mentions import without_attachments
         from hermes_tui.ui.widgets.chat import ChatView
         from hermes_tui.ui.widgets.input import ChatInput
 
@@ -94,9 +95,9 @@ class Rewinder:
                 text = session.rewind_conversation(plan.turn.number)
                 await app.action_new_session_view()
                 await app.query_one(ChatView).load_history(session.transcript())
-                box = app.query_one(ChatInput)
-                box.text = text  # the message of the turn undone, to edit and send again
-                box.move_cursor(box.document.end)
+                # The message of the turn undone, to edit and send again (its @-mentions
+                # attach their files again on send).
+                app.query_one(ChatInput).put_back(without_attachments(text))
                 app.title = f"hermes-tui — {session.id}"
                 said.append(f"the conversation is back to before turn {plan.turn.number}")
         except (CheckpointError, OSError) as exc:

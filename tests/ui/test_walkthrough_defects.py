@@ -436,3 +436,19 @@ async def test_a_review_changes_heading_wraps_in_the_narrow_pane_instead_of_bein
         heading = app.query_one(ChangeView).query_one("Label")
         drawn = "".join(heading.render_line(y).text.strip() for y in range(heading.size.height))
         assert heading.size.height > 1 and drawn.endswith(f"{name}: create"), drawn
+
+
+async def test_undo_of_a_long_paste_gives_it_back_collapsed(home: Path, llm: FakeLLM) -> None:
+    from hermes_tui.ui.widgets.input import ChatInput
+
+    llm.script(Reply(text="One."), Reply(text="One again."))
+    long = "look at this log\n" + "\n".join(f"row {n}" for n in range(500))
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, long)
+        box = app.query_one(ChatInput)
+        await send(app, pilot, "/undo")
+        assert box.text == "[Pasted 501 lines #1]" and box.expanded() == long
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        assert llm.requests[-1].body["messages"][-1]["content"] == long

@@ -71,9 +71,7 @@ async def undo(app: Any, argument: str) -> None:
         return
     await _redraw(app)
     box = app.query_one(ChatInput)
-    box.clear_draft()
-    box.text = without_attachments(text)  # the @-mentions attach their files again on send
-    box.move_cursor(box.document.end)
+    box.put_back(without_attachments(text))  # the @-mentions attach their files again on send
     box.focus()
     app.notify(
         "Removed your last message and its reply from the conversation; the message is back "

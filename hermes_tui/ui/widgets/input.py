@@ -160,6 +160,17 @@ class ChatInput(TextArea):
         result = self.replace(label, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
 
+    def put_back(self, text: str) -> None:
+        """A message given back to edit and send again (/undo, /rewind), the cursor at its end;
+        a long one collapsed as a paste is (alt+p expands it). A draft in the box goes to ↑."""
+        self.clear_draft()
+        lines = len(text.splitlines()) or 1
+        if lines >= PASTE_COLLAPSE_LINES or len(text) >= PASTE_COLLAPSE_CHARS:
+            self.pastes["1"] = text
+            text = f"[Pasted {lines:,} line{'' if lines == 1 else 's'} #1]"
+        self.text = text
+        self.move_cursor(self.document.end)
+
     def action_expand_pastes(self) -> None:
         self.text = self.expanded()
         self.move_cursor(self.document.end)
