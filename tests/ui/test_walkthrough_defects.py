@@ -314,7 +314,7 @@ async def test_skill_history_shows_local_time_and_age_not_the_file_stamp(
 async def test_notes_and_errors_are_framed_and_titled_unlike_the_users_messages(
     home: Path,
 ) -> None:
-    from hermes_tui.ui.widgets.chat import ErrorBlock, UserMessage
+    from hermes_tui.ui.widgets.chat import ChatView, ErrorBlock, UserMessage
 
     app = make_app(home)  # no provider: a message ends in an error
     async with app.run_test(size=SIZE) as pilot:
@@ -332,6 +332,20 @@ async def test_notes_and_errors_are_framed_and_titled_unlike_the_users_messages(
         assert error.styles.border_top[0] == "round" and error.border_title == "error"
         colours = {w: w.styles.border_left[1] for w in (user, note, error)}
         assert len(set(colours.values())) == 3, colours
+        # A turn the user stopped is not an error: titled so, in the warning colour.
+        chat = app.query_one(ChatView)
+        await chat.turn_finished(interrupted=True)
+        await pilot.pause()
+        stopped = app.query(ErrorBlock).last()
+        assert stopped.border_title == "interrupted"
+        assert stopped.styles.border_left[1] not in colours.values()
+        # Pruned from the DOM and drawn again, each keeps what it was.
+        from hermes_tui.ui.widgets.chat import rebuild, snapshot
+
+        for widget in (note, error, stopped):
+            again = rebuild(snapshot(widget))
+            assert type(again) is type(widget) and again.border_title == widget.border_title
+            assert str(again.content) == str(widget.content)
 
 
 # ---- a long message shows folded; the model gets it all --------------------------------------

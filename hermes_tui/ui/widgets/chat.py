@@ -51,16 +51,26 @@ RESUME_MOUNTED = 20  # a resumed session shows its last turns at once; the rest 
 
 
 class ErrorBlock(Static):
-    """A failure (a provider error, an interrupted turn): framed in the error colour, titled,
-    unlike anything the user or the model wrote."""
+    """A failure (a provider error): framed in the error colour and titled, unlike anything the
+    user or the model wrote. A turn the user stopped is titled "interrupted", in the warning
+    colour: nothing failed."""
 
     DEFAULT_CSS = """
     ErrorBlock {
         margin: 1 0 0 0; padding: 0 1; border: round $error; background: $error 10%;
         color: $text-error; border-title-color: $error; border-title-style: bold;
     }
+    ErrorBlock.-interrupted {
+        border: round $warning; background: transparent; color: $text-warning;
+        border-title-color: $warning;
+    }
     """
-    BORDER_TITLE = "error"
+
+    def __init__(self, text: str, title: str = "error") -> None:
+        super().__init__(neutralise(text), markup=False)
+        self.border_title = literal(title)
+        self.title = title
+        self.set_class(title == INTERRUPTED, "-interrupted")
 
 
 class NoteBlock(Static):
@@ -81,12 +91,17 @@ class NoteBlock(Static):
         self.title = title
 
 
+INTERRUPTED = "interrupted"
+
+
 @dataclass(frozen=True)
 class DrawnNote:
-    """A command's note as it was drawn, kept to draw it again after it left the DOM."""
+    """A command's note (or an error) as it was drawn, kept to draw it again after it left
+    the DOM."""
 
     text: str
     title: str
+    error: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,8 @@ def snapshot(widget: Widget) -> Spec:
         return Thought(widget.text)
     if isinstance(widget, NoteBlock):
         return DrawnNote(str(widget.content), widget.title)
+    if isinstance(widget, ErrorBlock):
+        return DrawnNote(str(widget.content), widget.title, error=True)
     return Failure(str(widget.content) if isinstance(widget, Static) else "")
 
 
@@ -148,8 +165,8 @@ def rebuild(spec: Spec) -> Widget:
         row.set_classes(spec.classes)
         return row
     if isinstance(spec, DrawnNote):
-        return NoteBlock(spec.text, spec.title)
-    return ErrorBlock(neutralise(spec.text), markup=False)
+        return (ErrorBlock if spec.error else NoteBlock)(spec.text, spec.title)
+    return ErrorBlock(spec.text)
 
 
 @dataclass
@@ -386,7 +403,7 @@ class ChatView(VerticalScroll):
             if interrupted:
                 self.current.add_class("-interrupted")
         if interrupted:
-            await self._add(ErrorBlock("Interrupted. What was streamed is kept.", markup=False))
+            await self._add(ErrorBlock("Interrupted. What was streamed is kept.", INTERRUPTED))
         self.current = None
         self._follow()
 
@@ -398,7 +415,7 @@ class ChatView(VerticalScroll):
     async def error(self, text: str, detail: str) -> None:
         if self.current is not None:  # a reply cut off by the error must not look finished
             self.current.add_class("-interrupted")
-        await self._add(ErrorBlock(neutralise(f"{text}\n{detail}".strip()), markup=False))
+        await self._add(ErrorBlock(f"{text}\n{detail}".strip()))
         self.scroll_end(animate=False)
 
     async def note(self, text: str, title: str = "note") -> None:
