@@ -37,7 +37,8 @@ the second, `injection_tuning_8c.yaml` (0.381 / 0.825 / 1.6 %): new ideas, even 
 the scorer knows, are what it misses. The attacker's third pass, `injection_attacker_3.yaml`
 (0.182 / 0.727 / none held before), was trained on too. Only the issue 11 corpus's holdout part
 is never trained on; every holdout here is now a training set, so the honest figure is the next
-fresh holdout's, which the lead names in FRESH below (the targets are judged on it).
+fresh holdout's: the eleventh (FRESH below; 0.773 / 0.947 / 2.3 % on the eighth round's
+build, measured once it was finished), on which the targets are judged.
 `--cv [set …]` leaves each of the later rounds' sets out in turn (train on the rest, measure
 it) and prints recall and notes stopped at each hold threshold, and recall with taint and notes
 flagged at each flag threshold: the figures the thresholds in scanner.py were chosen by.
@@ -82,9 +83,10 @@ TRAINED = (
     *(ATTACKER, TUNING_4, TUNING_5, TUNING_6, HOLDOUT_9, HOLDOUT_10),
     *(TUNING_8, TUNING_8B, TUNING_8C, ATTACKER_3),
 )
-# The next fresh holdout, which no round has trained on: the issue's targets are judged on it.
-# Written by someone who never sees the scanner; the lead names it here when it is measured.
-FRESH: Path | None = None
+# The fresh holdout, which no round has trained on: the issue's targets are judged on it.
+# Written by a helper who never saw the scanner, kept outside every worktree until the eighth
+# round was finished (figures in its header). Never train on it: the next round needs a twelfth.
+FRESH: Path | None = DATA / "injection_holdout_11.yaml"
 
 
 def load(path: Path) -> tuple[list[dict], list[dict]]:
