@@ -63,6 +63,12 @@ def _p(id_: str, category: str, severity: threats.Severity, pattern: str, descri
     return threats.ThreatPattern(id_, category, severity, pattern, description)
 
 
+# A user's credentials file (private keys, not `.pub`), as a shell line names it.
+_CREDENTIALS = (
+    r"(?:~|\$\{?HOME\}?)/\.(?:aws/|ssh/(?!\S*\.pub\b)|gnupg/|kube/config|docker/config\.json"
+    r"|netrc\b|git-credentials\b|pypirc\b|npmrc\b|config/gh/|config/gcloud/|azure/)"
+)
+
 # What a skill's files may not do beyond what threats.scan finds in any text. A skill that asks
 # to turn the product's own safety settings off (issue 23) is threats' disable_safety_settings
 # row, the one source for the memory scanner and the guard alike.
@@ -204,6 +210,22 @@ SKILL_PATTERNS: tuple[threats.ThreatPattern, ...] = (
         r"^(?![ \t]*#).*?(?:\b(?:dict|list|str|repr)\(\s*os\.environ\s*\)"
         r"|\bos\.environ\.copy\(\)|\bjson\.dumps\(\s*(?:dict\(\s*)?os\.environ\b)",
         "copies the whole environment, secrets included",
+    ),
+    # A credentials file sent off the machine: an upload by curl or wget, a pipe or redirect
+    # into a raw socket, an scp to a host (ATTACK.md A3-9: a model wrote `curl -s -T
+    # ~/.aws/credentials https://…` into a skill's script). Using a key (`ssh -i ~/.ssh/key`,
+    # `rsync -e "ssh -i …"`) or copying a public one is not sending it.
+    _p(
+        "credentials_upload",
+        "exfiltration",
+        "high",
+        r"\bcurl\b[^\n]*?(?:-T|--upload-file|--data(?:-binary|-raw|-urlencode)?|-d|-F\s*\S*?=)"
+        rf"\s*[\"']?@?[\"']?{_CREDENTIALS}"
+        rf"|\bwget\b[^\n]*?--post-file[= ][\"']?{_CREDENTIALS}"
+        rf"|{_CREDENTIALS}[^\n|]*\|\s*(?:nc|ncat|netcat|socat|curl|wget)\b"
+        rf"|\b(?:nc|ncat|netcat|socat)\b[^\n]*<\s*[\"']?{_CREDENTIALS}"
+        rf"|\bscp\b[^\n]*?{_CREDENTIALS}\S*\s+\S+:",
+        "sends a credentials file off the machine",
     ),
     _p(
         "system_credentials",
