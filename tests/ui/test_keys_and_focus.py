@@ -94,14 +94,17 @@ async def test_tab_in_a_slash_command_completes_and_never_leaves_the_box(home: P
         assert app.focused is box and box.text == "/theme nord"
         box.text = "/s"
         box.move_cursor(box.document.end)
-        await pilot.press("tab")  # /sessions or /skills: the hints show both
+        await pilot.press("tab")  # /sessions or /skills: the hints show both, tab takes each
         await pilot.pause()
         hints = app.query_one("#slash-hints")
-        assert app.focused is box and box.text == "/s"
+        assert app.focused is box and box.text == "/sessions"
         assert [str(hints.get_option_at_index(i).prompt) for i in range(hints.option_count)] == [
             "/sessions  browse and search past sessions",
             "/skills  show the skills browser",
         ]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is box and box.text == "/skills" and hints.highlighted == 1
         box.text = "/theme textual-"
         await pilot.pause()
         assert "/theme textual-light" in [
