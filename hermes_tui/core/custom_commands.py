@@ -18,8 +18,10 @@ never an exception, so one bad file does not hide the others.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,8 +111,27 @@ def _prompt_files(folder: Path, origin: str) -> Iterable[tuple[str, Path | None,
             yield name, None, f"{path}: not a command name (letters, digits, - _ .; ≤64)"
         elif path.is_symlink() or not path.resolve().is_relative_to(folder.resolve()):
             yield name, None, f"{path}: a link out of {origin} commands folder is not used"
+        elif not path.is_file():  # a named pipe would block the start for ever
+            yield name, None, f"{path}: not a regular file, not used"
         else:
             yield name, path, ""
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes (at most what a command may hold, and a little more to tell), opened so
+    that a named pipe or device swapped in after the listing cannot block: not followed if a
+    link, not waited on, refused unless a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file, not used")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_COMMAND_CHARS * 4 + 1)  # UTF-8: at most 4 bytes a character
+    finally:
+        os.close(fd)
+    if len(data) > MAX_COMMAND_CHARS * 4:
+        raise ValueError(f"longer than {MAX_COMMAND_CHARS:,} characters")
+    return data
 
 
 def load_prompt_commands(folder: Path, origin: str) -> CustomCommands:
@@ -121,7 +142,7 @@ def load_prompt_commands(folder: Path, origin: str) -> CustomCommands:
             problems.append(problem)
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_regular(path).decode("utf-8")
             if len(text) > MAX_COMMAND_CHARS:
                 raise ValueError(f"longer than {MAX_COMMAND_CHARS:,} characters")
             meta, body = _front_matter(text)

@@ -124,3 +124,29 @@ def test_a_quick_command_s_run_is_typed_text_and_ok(home: Path, tmp_path: Path) 
     assert run("true") == QuickRun("(the command printed nothing)", True)
     refused = run("rm -rf /")  # the policy asks, and nobody is there to say yes
     assert not refused.ok and refused.text
+
+
+def test_a_named_pipe_in_the_commands_folder_is_reported_without_blocking(tmp_path: Path) -> None:
+    """A3-21: a command may mkfifo `.hermes/commands/x.md`; loading the commands at start must
+    not wait on it (the app would never start in that folder)."""
+    import os
+    import threading
+
+    from hermes_tui.core.custom_commands import _read_regular
+
+    folder = tmp_path / ".hermes/commands"
+    _write(folder / "ok.md", "fine")
+    os.mkfifo(folder / "x.md")
+    found: list = []
+    worker = threading.Thread(
+        target=lambda: found.append(load_custom_commands(tmp_path, tmp_path / "home", {})),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=20)
+    assert found, "loading the commands blocked on a named pipe"
+    assert list(found[0].commands) == ["ok"]
+    assert any("x.md: not a regular file" in problem for problem in found[0].problems)
+    # Swapped in after the listing: the read itself refuses it, without waiting.
+    with pytest.raises(ValueError, match="not a regular file"):
+        _read_regular(folder / "x.md")

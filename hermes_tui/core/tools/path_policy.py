@@ -54,6 +54,9 @@ PRIVATE_KEY_NAME = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?")
 KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
 # .env templates are committed to repositories and hold placeholders, not secrets.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+# In the working directory: the project's slash commands (custom_commands.COMMAND_DIR); a write
+# there puts words in the user's mouth, so it asks (sandboxed commands cannot write it at all).
+PROJECT_FOLDER = ".hermes"
 # The hermes home's own stores: never written through the files tool, and what to use instead.
 PROTECTED_IN_HOME: tuple[tuple[str, str], ...] = (
     (".env", "the API keys; the user sets them (the app's provider setup, or an editor)"),
@@ -173,6 +176,14 @@ def decide(access: Access, facts: PathFacts, rules: PathRules) -> PathVerdict:
                     "writes there",
                     Path(path),
                 )
+        project = PurePosixPath(rules.workdir) / PROJECT_FOLDER
+        if any(_within(candidate, project, folded=True) for candidate in (path, facts.lexical)):
+            return PathVerdict(
+                "ask",
+                f"writes {shown} in the project's {PROJECT_FOLDER} folder: its commands/ are "
+                "slash commands the user sends in their own voice",
+                Path(path),
+            )
     for candidate in (path, facts.lexical, PurePosixPath(facts.requested)):
         kind = secret_kind(candidate, rules.user_home)
         if kind is not None:

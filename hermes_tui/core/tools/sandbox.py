@@ -8,7 +8,7 @@ on) a command sees:
   `terminal.writable_roots`, a private cache folder (tools' caches are pointed there by
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
-  `.idea`, `.envrc` when they exist, and the whole hermes home wherever it lies (bind mounts;
+  `.idea`, `.envrc`, `.hermes` (the project's slash commands) when they exist, and the whole hermes home wherever it lies (bind mounts;
   `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
   for every repository nested in the workspace, and wherever a worktree's or submodule's
   `.git` file leads (gitdirs.py); when the working directory (or a writable root) is the
@@ -131,7 +131,16 @@ UNREADABLE_IN_HOME = (
 # dot entry is); `bin` is on PATH at the next login on most systems.
 LOCKED_IN_HOME = ("bin",)
 # In the working directory: what runs later, outside the sandbox, when the user works there.
-PROTECTED_IN_WORKDIR = (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc")
+# `.hermes/commands/*.md` are slash commands the user sends in their own voice.
+PROTECTED_IN_WORKDIR = (
+    ".git/hooks",
+    ".git/config",
+    ".git/info",
+    ".vscode",
+    ".idea",
+    ".envrc",
+    ".hermes",
+)
 # Sockets of processes outside the sandbox that would run what they are told.
 HIDDEN_SOCKETS = (
     "/run/docker.sock",
