@@ -388,6 +388,18 @@ def _with_bridge(socat: str, argv: list[str]) -> list[str]:
     return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
 
 
+def own_name_shadows(workdir: Path) -> list[Path]:
+    """What lies at the top of the working directory under hermes-tui's own package name
+    (`hermes_tui/`, `hermes_tui.py`, …): `python -m hermes_tui` started there runs it instead of
+    the installed package, outside the sandbox. One a command creates is moved aside (a
+    checkout's own package existed before, and stays)."""
+    try:
+        names = os.listdir(workdir)
+    except OSError:
+        return []
+    return [workdir / n for n in sorted(names) if n == "hermes_tui" or n.startswith("hermes_tui.")]
+
+
 def sweep_created(
     protected: Iterable[Path], existed: set[Path], quarantine: Path
 ) -> list[tuple[Path, Path]]:

@@ -388,3 +388,25 @@ def test_a_command_cannot_plant_or_change_a_project_slash_command(tmp_path: Path
     assert changed["exit_code"] != 0 and "Read-only file system" in changed["output"]
     assert sorted(p.name for p in (work / ".hermes" / "commands").iterdir()) == ["deploy.md"]
     assert (work / ".hermes" / "commands" / "deploy.md").read_text() == "deploy it\n"
+
+
+@needs_bwrap
+def test_a_package_named_like_hermes_tui_a_command_makes_is_moved_aside(tmp_path: Path) -> None:
+    """`python -m hermes_tui` looks its package up in the working directory first: one a
+    command plants there is moved aside; a checkout's own package (there before) is left."""
+    registry, context = _terminal(tmp_path, hermes_home=tmp_path / "hermes")
+    work = context.workdir
+    (work / "mk.py").write_text(
+        "import os\n"
+        "os.makedirs('hermes' + '_tui', exist_ok=True)\n"
+        "open('hermes' + '_tui/__main__.py', 'w').write('evil')\n"
+        "open('hermes' + '_tui.py', 'w').write('evil')\n"
+    )
+    planted = run(registry, context, "python3 mk.py")
+    assert planted["success"] is False and "moved aside" in planted["error"]
+    assert not (work / "hermes_tui").exists() and not (work / "hermes_tui.py").exists()
+    (work / "hermes_tui").mkdir()  # a checkout of hermes-tui itself: its code is worked on
+    edited = run(registry, context, "python3 mk.py")
+    assert (work / "hermes_tui" / "__main__.py").read_text() == "evil"
+    assert not (work / "hermes_tui.py").exists(), "a new file under the name still is not kept"
+    assert "moved aside" in edited["error"]
