@@ -86,7 +86,12 @@ def _custom_command(runtime: Any, session: Any, text: str, show: bool) -> str | 
         run_quick,
     )
 
-    commands = load_custom_commands(Path.cwd(), runtime.home, runtime.config.hermes_sections)
+    commands = load_custom_commands(
+        Path.cwd(),
+        runtime.home,
+        runtime.config.hermes_sections,
+        is_skill=lambda name: runtime.skills.get(name) is not None,
+    )
     try:
         found = resolve(commands, text)
     except AliasLoop as exc:

@@ -22,7 +22,7 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -199,17 +199,27 @@ def load_quick_commands(section: Any) -> CustomCommands:
 
 
 def load_custom_commands(
-    cwd: Path, home: Path, hermes_sections: Mapping[str, Any], reserved: Iterable[str] = ()
+    cwd: Path,
+    home: Path,
+    hermes_sections: Mapping[str, Any],
+    reserved: Iterable[str] = (),
+    is_skill: Callable[[str], bool] = lambda _name: False,
 ) -> CustomCommands:
     """Every custom command: the project's files over the home's over config's quick_commands;
-    a name taken by a built-in command is reported and not used."""
+    a name taken by a built-in command is reported and not used, and so is a project command
+    with a skill's name (a repository's file would otherwise speak, in the user's voice, where
+    the user asked for the skill)."""
+    project = load_prompt_commands(cwd / COMMAND_DIR, "project")
+    problems: list[str] = []
+    for name in [name for name in project.commands if is_skill(name)]:
+        command = project.commands.pop(name)
+        problems.append(f"/{name} ({command.source}) has a skill's name; the skill is used")
     layers = [
         load_quick_commands(hermes_sections.get("quick_commands")),
         load_prompt_commands(home / "commands", "home"),
-        load_prompt_commands(cwd / COMMAND_DIR, "project"),
+        project,
     ]
     merged: dict[str, CustomCommand] = {}
-    problems: list[str] = []
     for layer in layers:
         merged.update(layer.commands)
         problems.extend(layer.problems)

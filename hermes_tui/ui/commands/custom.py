@@ -19,8 +19,13 @@ def load(app: Any) -> CustomCommands:
     from hermes_tui.ui.widgets.input import SLASH_COMMANDS
 
     reserved = [*SLASH_COMMANDS, *handlers()]
+    skills = app.runtime.skills
     return load_custom_commands(
-        workdir(app)[0], app.runtime.home, app.runtime.config.hermes_sections, reserved
+        workdir(app)[0],
+        app.runtime.home,
+        app.runtime.config.hermes_sections,
+        reserved,
+        is_skill=lambda name: skills.get(name) is not None,
     )
 
 
