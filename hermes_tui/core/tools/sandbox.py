@@ -388,6 +388,13 @@ def _with_bridge(socat: str, argv: list[str]) -> list[str]:
     return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
 
 
+def swept_paths(workdir: Path) -> list[Path]:
+    """What a command must not create in the working directory (moved aside after it when it
+    did): the protected paths git's guard does not handle, and `own_name_shadows`."""
+    names = [name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")]
+    return [*(workdir / name for name in names), *own_name_shadows(workdir)]
+
+
 def own_name_shadows(workdir: Path) -> list[Path]:
     """What lies at the top of the working directory under hermes-tui's own package name
     (`hermes_tui/`, `hermes_tui.py`, …): `python -m hermes_tui` started there runs it instead of

@@ -482,12 +482,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.sandbox import (
-            PROTECTED_IN_WORKDIR,
-            own_name_shadows,
-            scrubbed_env,
-            sweep_created,
-        )
+        from hermes_tui.core.tools.sandbox import scrubbed_env, sweep_created, swept_paths
 
         command = str(args["command"])
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
@@ -524,16 +519,13 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         env = scrubbed_env(environ, settings.env_passthrough)
         before = gitguard.snapshot_workspace(context.workdir)
         repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
-        swept = [
-            context.workdir / name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")
-        ]
-        swept += own_name_shadows(context.workdir)
+        swept = swept_paths(context.workdir)
         existed = {path for path in swept if os.path.lexists(path)}
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
         quarantine = _quarantine_dir(settings, context)
-        swept += own_name_shadows(context.workdir)  # a new one is moved aside
+        swept += swept_paths(context.workdir)  # a new hermes_tui.py is one too
         moved = sweep_created(swept, existed, quarantine) if sandbox.status.active else []
         connections = sandbox.connections()
         if connections:
