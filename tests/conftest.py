@@ -118,7 +118,6 @@ LONGEST = (
     "tests/test_cli_skills_hub.py",
     "tests/ui/test_keyboard_flow.py",
     "tests/ui/test_markdown_lines.py::test_long_loose_ordered_list_keeps_its_numbers",
-    "tests/e2e/test_chat_cli.py",
     "tests/acp/test_acp_server.py",
     "tests/core/skills/test_writes.py::test_four_processes_patching_one_skill_lose_nothing",
     "tests/e2e/test_chat_cancel.py",
