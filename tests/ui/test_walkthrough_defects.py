@@ -379,7 +379,11 @@ async def test_a_long_paste_shows_folded_expands_on_enter_and_is_sent_whole(
         await pilot.press("enter")
         await pilot.pause()
         assert "line 3000" in str(message.content) and message.size.height > 3000
-        await pilot.click(UserMessage)  # a click folds it again
+        # A click folds it again: on its first line, brought into view (unfolded it is 3,000
+        # lines tall, and where the view stands after the unfold depends on the machine's pace).
+        app.query_one(ChatView).scroll_to_widget(message, top=True, animate=False)
+        await pilot.pause()
+        await pilot.click(UserMessage)
         await pilot.pause()
         assert "line 3000" not in str(message.content)
         message.action_copy_message()
