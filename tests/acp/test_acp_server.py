@@ -1,11 +1,22 @@
-"""`hermes-tui acp` as an editor drives it: the SDK's own client side over stdio, against the
-loopback model (issue 29)."""
+"""`hermes-tui acp` as an editor drives it: the SDK's own client side, against the loopback
+model (issue 29).
+
+Most tests run the command through cli.main in this process, its JSON-RPC carried by a socket
+pair instead of its stdin and stdout (the SDK's stdio streams are the one thing swapped): their
+subject is what the agent says and does, and an agent process costs about two seconds of CPU
+(importing the SDKs). What is about the process runs one: that its stdout carries nothing but
+JSON-RPC, and that the command --print-config names runs."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import socket
 import sys
+import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +25,7 @@ from fakes.llm_server import FakeLLM, Reply
 from helpers import cli_env, script_a_memory_review, write_config
 
 acp = pytest.importorskip("acp")
-from acp import schema  # noqa: E402
-from acp.stdio import spawn_agent_process  # noqa: E402
+from acp import schema, stdio  # noqa: E402
 
 
 @pytest.fixture
@@ -87,18 +97,50 @@ class Editor:
         return "".join(u.content.text for u in self.updates if u.session_update == kind)
 
 
+@contextlib.asynccontextmanager
+async def agent_in_process(editor: Editor, home: Path, work: Path) -> AsyncIterator[Any]:
+    """`hermes-tui --home HOME acp` run by cli.main on a thread of this process, in `work`
+    with a key in the environment, as an editor starts it; the client's connection to it.
+    The agent's end of a socket pair stands in for its stdin and stdout."""
+    from hermes_tui.cli import main
+
+    ours, theirs = socket.socketpair()
+
+    async def agent_streams(limit: int | None = None) -> Any:
+        return await asyncio.open_connection(sock=theirs, **({"limit": limit} if limit else {}))
+
+    exit_codes: list[int] = []
+    here, saved_key = os.getcwd(), os.environ.get("OPENAI_API_KEY")
+    swapped, stdio.stdio_streams = stdio.stdio_streams, agent_streams
+    os.environ["OPENAI_API_KEY"] = "test-key"
+    os.chdir(work)
+    thread = threading.Thread(
+        target=lambda: exit_codes.append(main(["--home", str(home), "acp"])), daemon=True
+    )
+    try:
+        thread.start()
+        reader, writer = await asyncio.open_connection(sock=ours)
+        conn = acp.connect_to_agent(editor, writer, reader)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+            writer.close()  # the editor hangs up: the agent reads the end of its input
+            await asyncio.to_thread(thread.join, 30)
+    finally:
+        stdio.stdio_streams = swapped
+        os.chdir(here)
+        if saved_key is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = saved_key
+        theirs.close()
+    assert not thread.is_alive(), "the agent did not stop when the editor hung up"
+    assert exit_codes == [0]
+
+
 async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
-    async with spawn_agent_process(
-        editor,
-        sys.executable,
-        "-m",
-        "hermes_tui",
-        "--home",
-        str(home),
-        "acp",
-        env=cli_env(OPENAI_API_KEY="test-key"),
-        cwd=str(work),
-    ) as (conn, process):
+    async with agent_in_process(editor, home, work) as conn:
         capabilities = None
         if editor.buffers is not None:
             capabilities = schema.ClientCapabilities(
