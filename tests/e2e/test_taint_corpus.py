@@ -1,8 +1,10 @@
 """The taint corpus (tests/data/taint_corpus.yaml) end to end: the scripted model takes in each
 case's planted text through a tool, then writes it to memory (or into a skill); through
-`python -m hermes_tui chat -q`, in the default mode and under --yolo, no planted text is stored
-and every write is held with the case's own tool call named as what it copies (or refused
-outright by the scanner)."""
+`hermes-tui chat -q`, in the default mode and under --yolo, no planted text is stored and every
+write is held with the case's own tool call named as what it copies (or refused outright by the
+scanner). The command runs through cli.main in this process (helpers.run_main: its arguments,
+working directory, environment, exit status, stdout and stderr), its tools' commands in their
+own processes (the sandbox) as always."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, run_main, write_config
 
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingStore
@@ -200,7 +202,7 @@ def rendered(name: str, arguments: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("yolo", [False, True], ids=["default-mode", "yolo"])
 def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
-    home: Path, tmp_path: Path, yolo: bool
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], yolo: bool
 ) -> None:
     pages = Pages()
     try:
@@ -221,14 +223,12 @@ def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
                 mcp_servers={"notes": {"command": sys.executable, "args": [MCP, "notes"]}},
             )
             llm.script(*script(cases))
-            done = subprocess.run(
-                [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "go"]
-                + (["--yolo"] if yolo else []),
-                capture_output=True,
-                text=True,
-                timeout=110,
+            done = run_main(
+                capsys,
+                home,
+                *("chat", "-q", "go", *(["--yolo"] if yolo else [])),
                 cwd=tmp_path / "project",
-                env=cli_env(OPENAI_API_KEY="test-key"),
+                OPENAI_API_KEY="test-key",
             )
     finally:
         pages.close()
