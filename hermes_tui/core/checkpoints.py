@@ -14,6 +14,10 @@ left in it was changed since, by hand or by a command: it is a conflict, and the
 it is overwritten. Commands run in the terminal are not tracked: what they changed stays. Only
 what the files tools wrote is; a file over MAX_SNAPSHOT bytes is recorded as not restorable.
 
+A file that runs later outside the sandbox (a git config or hook, `.envrc`, `.vscode/`, a new
+`hermes_tui` package: run_later.py, judged as the files tools judge a write to it) is written back
+only when the face asked the user (`restore(..., run_later_ok=True)`); the plan says why.
+
 A rewind reads, writes and deletes only the recorded path itself (the real path the files tools
 wrote, which holds no link), never through a symbolic link (core/nofollow.py): when a command
 swapped a folder on the way, or the file, for a link (to the user's home, say), that file is
@@ -69,6 +73,7 @@ class FileRestore:
     changed_since: bool  # its content is not what the agent (or a rewind) last left there
     restorable: bool = True
     refused: str = ""  # why it cannot be touched safely (a link on its path); then not restorable
+    runs_later: str = ""  # what would run it later, outside the sandbox, once written back
 
     @property
     def needed(self) -> bool:
@@ -107,6 +112,11 @@ class RewindPlan:
         return tuple(f for f in self.files if f.changed_since and f.needed and f.restorable)
 
     @property
+    def runs_later(self) -> tuple[FileRestore, ...]:
+        """Files the rewind writes back that run later outside the sandbox: asked about first."""
+        return tuple(f for f in self.files if f.runs_later and f.needed and f.restorable)
+
+    @property
     def refused(self) -> tuple[FileRestore, ...]:
         """Files the rewind will not touch because a link is on their path, with why."""
         return tuple(f for f in self.files if f.refused)
@@ -128,6 +138,9 @@ class CheckpointStore:
     def __init__(self, root: Path, session_id: str, redact: Callable[[str], str] = str) -> None:
         self.root = root
         self.redact = redact  # the turn's text is kept as sessions.db keeps it
+        # The conversation's working directory (Session.attach), against which a file written
+        # back is judged for running later outside the sandbox.
+        self.workdir: Path | None = None
         self.folder = root / session_id
         self.log_path = self.folder / "log.jsonl"
         self._pending: dict[str, str | None] = {}  # path -> `before` hash of the write under way
@@ -280,12 +293,22 @@ class CheckpointStore:
                 files.append(FileRestore(path, None, current, changed, restorable=False))
                 continue
             target = None if before is None else self.blob(before)
-            files.append(FileRestore(path, target, current, changed))
+            later = self._runs_later(Path(path)) if target not in (None, current) else None
+            files.append(FileRestore(path, target, current, changed, runs_later=later or ""))
         return RewindPlan(turn, tuple(files))
 
-    def restore(self, plan: RewindPlan, *, overwrite_changed: bool) -> list[str]:
+    def _runs_later(self, path: Path) -> str | None:
+        """What would run `path` once written back, as the files tools judge a write to it."""
+        from hermes_tui.core.tools.path_policy import write_runs_later
+
+        return write_runs_later(path, self.workdir or Path.cwd(), self.root.parent)
+
+    def restore(
+        self, plan: RewindPlan, *, overwrite_changed: bool, run_later_ok: bool = False
+    ) -> list[str]:
         """Put the plan's files back; a file changed since is left alone unless
-        `overwrite_changed`. Returns the paths restored. Each is written atomically under the
+        `overwrite_changed`, one that runs later outside the sandbox unless `run_later_ok` (the
+        user was asked). Returns the paths restored. Each is written atomically under the
         log's lock, and checked again right before, so an edit made meanwhile is never lost
         without having been asked about."""
         restored: list[str] = []
@@ -306,6 +329,8 @@ class CheckpointStore:
                         f"{item.path} changed while the rewind was being chosen; look again"
                     )
                 if item.changed_since and not overwrite_changed:
+                    continue
+                if item.runs_later and not run_later_ok:
                     continue
                 try:
                     if item.target is None:

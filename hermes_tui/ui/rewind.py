@@ -1,7 +1,8 @@
 """`/rewind` and esc esc on an empty message box: choose a turn in the rewind dialog, then put
-the files back (asking first about any file changed since the agent's edit), the conversation
-(the session goes on in a child; the old one stays resumable), or both. The decisions are the
-core's (core/checkpoints.py, Session.rewind_conversation); this wires the dialog to them."""
+the files back (asking first about any file that runs later outside the sandbox and any file
+changed since the agent's edit), the conversation (the session goes on in a child; the old one
+stays resumable), or both. The decisions are the core's (core/checkpoints.py,
+Session.rewind_conversation); this wires the dialog to them."""
 
 from __future__ import annotations
 
@@ -52,23 +53,43 @@ class Rewinder:
             return
         from hermes_tui.ui.screens.modals import ConfirmScreen
 
-        conflicts = choice.plan.conflicts if choice.what != "conversation" else ()
-        if not conflicts:
-            await self._apply(choice, overwrite=False)
+        files = choice.what != "conversation"
+        later = choice.plan.runs_later if files else ()
+        conflicts = choice.plan.conflicts if files else ()
+
+        async def ask_conflicts(run_later_ok: bool) -> None:
+            if not conflicts:
+                await self._apply(choice, overwrite=False, run_later_ok=run_later_ok)
+                return
+            names = ", ".join(Path(item.path).name for item in conflicts)
+            question = (
+                f"{names} changed after the agent's edit (by hand or a command). Rewinding "
+                "overwrites those changes. Overwrite them? (No restores the other files and "
+                "keeps these as they are.)"
+            )
+
+            async def answered(yes: bool | None) -> None:
+                await self._apply(choice, overwrite=bool(yes), run_later_ok=run_later_ok)
+
+            self.app.push_screen(ConfirmScreen(question), answered)
+
+        if not later:
+            await ask_conflicts(False)
             return
-        names = ", ".join(Path(item.path).name for item in conflicts)
+        # What runs later outside the sandbox is written back only when the user says so: the
+        # same question the files tools ask before writing it (run_later.py).
+        reasons = "; ".join(f"{item.path}: {item.runs_later}" for item in later)
         question = (
-            f"{names} changed after the agent's edit (by hand or a command). Rewinding "
-            "overwrites those changes. Overwrite them? (No restores the other files and keeps "
-            "these as they are.)"
+            f"Rewinding writes back files that run later outside the sandbox ({reasons}). "
+            "Write them back? (No restores the other files and keeps these as they are.)"
         )
 
-        async def answered(yes: bool | None) -> None:
-            await self._apply(choice, overwrite=bool(yes))
+        async def decided(yes: bool | None) -> None:
+            await ask_conflicts(bool(yes))
 
-        self.app.push_screen(ConfirmScreen(question), answered)
+        self.app.push_screen(ConfirmScreen(question), decided)
 
-    async def _apply(self, choice: RewindChoice, *, overwrite: bool) -> None:
+    async def _apply(self, choice: RewindChoice, *, overwrite: bool, run_later_ok: bool) -> None:
         from hermes_tui.core.checkpoints import CheckpointError
         from hermes_tui.core.mentions import without_attachments
         from hermes_tui.ui.widgets.chat import ChatView
@@ -78,11 +99,15 @@ class Rewinder:
         said: list[str] = []
         try:
             if choice.what in ("both", "files"):
-                restored = session.checkpoints.restore(plan, overwrite_changed=overwrite)
+                restored = session.checkpoints.restore(
+                    plan, overwrite_changed=overwrite, run_later_ok=run_later_ok
+                )
                 kept = [Path(c.path).name for c in plan.conflicts if c.path not in restored]
+                held = [Path(c.path).name for c in plan.runs_later if c.path not in restored]
                 said.append(
                     f"{len(restored)} file{'' if len(restored) == 1 else 's'} restored"
                     + (f", your changes to {', '.join(kept)} kept" if kept else "")
+                    + (f", {', '.join(held)} not written back" if held else "")
                 )
                 if plan.refused:  # a command swapped a folder (or the file) for a link
                     app.notify(

@@ -125,3 +125,35 @@ def test_a_huge_read_and_a_200000_line_command_are_capped_in_sessions_db(
     assert stat.S_IMODE(saved.parent.stat().st_mode) == 0o700
     sent = [m["content"] for m in llm.requests[1].body["messages"] if m["role"] == "tool"]
     assert all(len(content) <= 30_000 for content in sent)
+
+
+def test_chat_q_refuses_the_files_tools_writes_of_what_runs_later_outside_the_sandbox(
+    home: Path, place: dict[str, Path], llm: FakeLLM, tmp_path: Path
+) -> None:
+    """A4-3: write_file on the repository's config and hooks, `.envrc`, `.vscode/` and a
+    `hermes_tui` package is asked about, so `chat -q` refuses it: the user's next `git commit`
+    and `python -m hermes_tui --version` there run nothing the model planted."""
+    write_config(home, llm.openai_url)
+    work = place["work"]
+    env = cli_env(HOME=str(place["user"]), GIT_CONFIG_NOSYSTEM="1")
+    subprocess.run(["git", "init", "-q", str(work)], check=True, env=env)
+    mark = tmp_path / "PWN"
+    writes = {
+        ".git/config": f"[core]\n\tbare = false\n\tfsmonitor = touch {mark}_fsmon; false\n",
+        ".git/hooks/pre-commit": f"#!/bin/sh\ntouch {mark}_hook\n",
+        ".envrc": f"touch {mark}_envrc\n",
+        ".vscode/tasks.json": '{"tasks": [{"runOptions": {"runOn": "folderOpen"}}]}\n',
+        "hermes_tui/__main__.py": f"open('{mark}_main', 'w')\n",
+        "hermes_tui/__init__.py": "",
+    }
+    calls = [("write_file", {"path": p, "content": c}) for p, c in writes.items()]
+    llm.script(Reply(tool_calls=calls), Reply(text="Done."))
+    result = _chat(home, place["user"], work, "set the project up")
+    assert result.returncode == 0, result.stderr
+    git = ["git", "-c", "user.email=u@x", "-c", "user.name=u"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=work, env=env)
+    version = [sys.executable, "-m", "hermes_tui", "--version"]
+    subprocess.run(version, cwd=work, env=env, capture_output=True, timeout=60)
+    assert list(tmp_path.glob("PWN*")) == []
+    assert not any((work / p).exists() for p in writes if p != ".git/config")
+    assert "runs later outside the sandbox: direnv runs it" in result.stderr

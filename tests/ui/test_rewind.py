@@ -155,3 +155,41 @@ async def test_a_folder_swapped_for_a_link_is_shown_refused_and_the_file_outside
         await wait_until(lambda: any("Not restored" in str(n.message) for n in app._notifications))
         assert not isinstance(app.screen, ConfirmScreen), "nothing to ask: it is refused"
         assert (outside / ".profile").read_text() == "ORIGINAL\n"
+
+
+@pytest.mark.parametrize("yes", [True, False])
+async def test_a_file_that_runs_later_is_written_back_only_when_the_user_says_so(
+    home: Path, work: Path, llm: FakeLLM, yes: bool
+) -> None:
+    """A4-3: what the rewind puts back is judged as the files tools judge a write: a config in
+    a folder that became a git directory since (git runs what it names) is asked about first."""
+    planted = "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = touch /tmp/x; false\n"
+    benign = "[core]\n\tbare = false\n"
+    llm.script(
+        Reply(tool_calls=[("write_file", {"path": "lib/config", "content": planted})]),
+        Reply(text="One."),
+        Reply(tool_calls=[("write_file", {"path": "lib/config", "content": benign})]),
+        Reply(text="Two."),
+    )
+    app = make_app(home, llm.openai_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "write it")
+        await send(app, pilot, "fix it")
+        for mark in ("objects", "refs"):
+            (work / "lib" / mark).mkdir()
+        (work / "lib" / "HEAD").write_text("ref: refs/heads/main\n")
+        app.query_one(ChatInput).text = "/rewind"
+        await pilot.press("enter")
+        await wait_until(lambda: isinstance(app.screen, RewindScreen))
+        screen = app.screen
+        await wait_until(lambda: screen.plan is not None and screen.plan.turn.number == 2)
+        await pilot.pause()
+        text = " ".join(str(s.render()) for s in screen.query("Static"))
+        assert "runs later outside the sandbox" in text
+        await pilot.press("f")
+        await wait_until(lambda: isinstance(app.screen, ConfirmScreen))
+        assert "git directory" in str(app.screen.question)
+        await pilot.press("y" if yes else "n")
+        await wait_until(lambda: not isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        assert (work / "lib" / "config").read_text() == (planted if yes else benign)

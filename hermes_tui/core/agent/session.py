@@ -101,6 +101,8 @@ class Session:
         self.agent = agent
         agent.context.todos = self.todos
         agent.context.file_writes = self.checkpoints
+        if self.checkpoints is not None:  # a rewind judges what it writes back against it
+            self.checkpoints.workdir = agent.context.workdir
 
     def close(self) -> None:
         """End what this conversation's tools keep running (the sandbox's network namespace
@@ -255,6 +257,7 @@ class Session:
             if self.todos.items:  # the list stays on screen: keep it with the new session too
                 self.sessions.update(child.id, todos=items_to_json(self.todos.items))
             store = CheckpointStore(self.checkpoints.root, child.id, self.checkpoints.redact)
+            store.workdir = self.checkpoints.workdir
             self.checkpoints.copy_to(store, number)
             self.checkpoints = self.agent.context.file_writes = store
             self.agent.history = list(kept)

@@ -3,9 +3,11 @@
 Relative paths are resolved against the conversation's working directory (the one the
 terminal tool keeps), so `cd` in the terminal and a later read_file agree. Every path is
 judged by path_policy.py before it is touched: inside the working directory or
-`files.allowed_roots` it is used; elsewhere, and for well-known secret files anywhere, the
-user is asked (approvals.py: the TUI asks; `chat -q` refuses unless --yolo); the hermes home's
-own stores are never written here. The resolved path is the one opened.
+`files.allowed_roots` it is used; elsewhere, for well-known secret files anywhere, and for a
+write to what runs later outside the sandbox (run_later.py: git's configs and hooks, `.envrc`,
+`.vscode/`, …, the list the sandbox holds read-only for commands), the user is asked
+(approvals.py: the TUI asks; `chat -q` refuses unless --yolo); the hermes home's own stores are
+never written here. The resolved path is the one opened.
 """
 
 from __future__ import annotations
@@ -136,7 +138,9 @@ def make_file_tools(
     limits = limits or ResultLimits()
     roots = tuple(allowed_roots)
 
-    def rules_for(context: ToolContext, extra_read_roots: tuple[Path, ...] = ()) -> PathRules:
+    def rules_for(
+        context: ToolContext, extra_read_roots: tuple[Path, ...] = (), *, write: bool = False
+    ) -> PathRules:
         from hermes_tui.core.tools.path_policy import resolve_rules
 
         scratch = limits.scratch_dir(context.session_id)
@@ -145,14 +149,16 @@ def make_file_tools(
             allowed_roots=roots,
             read_roots=(*((scratch,) if scratch is not None else ()), *extra_read_roots),
             hermes_home=hermes_home,
+            write=write,
         )
 
     def checked(tool: str, access: Access, raw: str, context: ToolContext) -> Path:
         """The path to open for `raw`, after the policy (and maybe the user) allowed it."""
         from hermes_tui.core.tools.path_policy import decide, gather, secret_file_ids
 
-        rules = rules_for(context)
-        facts = gather(raw, context.cwd, rules)
+        write = access == "write"  # what runs later outside the sandbox asks (run_later.py)
+        rules = rules_for(context, write=write)
+        facts = gather(raw, context.cwd, rules, write=write)
         if facts.links > 1:  # maybe a hard link to a secret file under an innocent name
             rules = dataclasses.replace(
                 rules, secret_ids=secret_file_ids(rules.user_home, rules.hermes_home)
@@ -167,10 +173,15 @@ def make_file_tools(
         )
         if context.approvals.ask(request):
             return verdict.path
+        if verdict.runs_later:
+            advice = "Tell the user what the file should say; they can make the change themselves."
+        else:
+            advice = (
+                "Work inside the working directory, or ask the user to add the folder to "
+                "files.allowed_roots or to share what you need."
+            )
         raise PathRefused(
-            f"not done: {tool} {verdict.reason}, and the user did not approve it. Work inside "
-            "the working directory, or ask the user to add the folder to files.allowed_roots "
-            "or to share what you need."
+            f"not done: {tool} {verdict.reason}, and the user did not approve it. {advice}"
         )
 
     def read_file(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:

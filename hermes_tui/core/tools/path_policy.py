@@ -7,6 +7,13 @@ home's own stores are never written (the reason names the tool to use). `gather(
 I/O that feeds it: `~` expansion, the working directory, `os.path.realpath` (symlinks, `..`,
 `/proc/self/root/...`) and one `stat` for the inode. Reasons are verb phrases ("reads
 ~/.ssh/id_rsa, a secret file (SSH keys)") so the approval dialog and the refusal read alike.
+
+A write to what runs later outside the sandbox asks too, the reason naming what runs it: the
+list the sandbox holds read-only for commands (run_later.py: git's hooks, config and info of
+every repository in the workspace, `.vscode`, `.idea`, `.envrc`, `.hermes`, a new top-level
+`hermes_tui` package, the home's dot entries when the working directory holds the home),
+anything in a git directory (`.git`, or a folder git's discovery takes for one) and the hermes
+home.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
+
+from hermes_tui.core.tools import run_later
+from hermes_tui.core.tools.gitdirs import GIT_DIR_MARKS
 
 Access = Literal["read", "write"]
 Action = Literal["allow", "ask", "deny"]
@@ -54,9 +64,6 @@ PRIVATE_KEY_NAME = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?")
 KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
 # .env templates are committed to repositories and hold placeholders, not secrets.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
-# In the working directory: the project's slash commands (custom_commands.COMMAND_DIR); a write
-# there puts words in the user's mouth, so it asks (sandboxed commands cannot write it at all).
-PROJECT_FOLDER = ".hermes"
 # The hermes home's own stores: never written through the files tool, and what to use instead.
 PROTECTED_IN_HOME: tuple[tuple[str, str], ...] = (
     (".env", "the API keys; the user sets them (the app's provider setup, or an editor)"),
@@ -82,6 +89,11 @@ class PathRules:
     user_home: Path | None = None
     # Inodes of the well-known secret files that exist, for hard links to them.
     secret_ids: frozenset[FileId] = frozenset()
+    # What runs later outside the sandbox (run_later.protected: the sandbox's read-only list),
+    # resolved; filled for writes only (it scans the workspace for repositories).
+    run_later: tuple[tuple[PurePosixPath, str], ...] = ()
+    # hermes_tui entries at the top of the working directory before the write (a checkout's).
+    own_package: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,9 @@ class PathFacts:
     resolved: PurePosixPath  # what the kernel would open
     file_id: FileId | None = None  # None when the file does not exist (yet)
     links: int = 1  # hard links to it: above 1 it may be a secret file under another name
+    # The nearest folder holding it that git takes for a git directory, counting what a write
+    # would create there (`gather(..., write=True)` only).
+    git_dir: PurePosixPath | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,7 @@ class PathVerdict:
     action: Action
     reason: str  # a verb phrase ("reads X, outside ..."); empty when allowed
     path: Path  # the resolved path: the one to open, so a later symlink swap cannot redirect
+    runs_later: bool = False  # asked because the file runs later outside the sandbox
 
 
 def _fold(path: PurePosixPath) -> tuple[str, ...]:
@@ -176,14 +192,10 @@ def decide(access: Access, facts: PathFacts, rules: PathRules) -> PathVerdict:
                     "writes there",
                     Path(path),
                 )
-        project = PurePosixPath(rules.workdir) / PROJECT_FOLDER
-        if any(_within(candidate, project, folded=True) for candidate in (path, facts.lexical)):
-            return PathVerdict(
-                "ask",
-                f"writes {shown} in the project's {PROJECT_FOLDER} folder: its commands/ are "
-                "slash commands the user sends in their own voice",
-                Path(path),
-            )
+        runs = runs_later(facts, rules)
+        if runs is not None:
+            reason = f"writes {shown}, which runs later outside the sandbox: {runs}"
+            return PathVerdict("ask", reason, Path(path), runs_later=True)
     for candidate in (path, facts.lexical, PurePosixPath(facts.requested)):
         kind = secret_kind(candidate, rules.user_home)
         if kind is not None:
@@ -203,20 +215,78 @@ def decide(access: Access, facts: PathFacts, rules: PathRules) -> PathVerdict:
     return PathVerdict("ask", f"{verb} {shown}, {where}", Path(path))
 
 
+def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
+    """What would run the file a write to `facts` leaves, outside the sandbox, or None: the
+    sandbox's read-only list, a git directory, a new hermes_tui package, the hermes home."""
+    candidates = (facts.resolved, facts.lexical)
+    for protected, why in rules.run_later:
+        if any(_within(candidate, protected, folded=True) for candidate in candidates):
+            return why
+    if facts.git_dir is not None or any(".git" in _fold(c) for c in candidates):
+        return run_later.GIT_DIR
+    workdir = PurePosixPath(rules.workdir)
+    for candidate in candidates:
+        if _within(candidate, workdir) and candidate != workdir:
+            top = candidate.relative_to(workdir).parts[0]
+            if run_later.is_own_name(top) and top not in rules.own_package:
+                return run_later.SHADOW
+    # Where a writable place holds them (elsewhere a write asks anyway, as outside): the home's
+    # dot entries and ~/bin, as the sandbox locks them (`_lock_home`), and the hermes home.
+    writable = [PurePosixPath(root) for root in (rules.workdir, *rules.allowed_roots)]
+    home = rules.user_home
+    if (
+        home is not None
+        and any(_within(PurePosixPath(home), root) for root in writable)
+        and any(run_later.in_home(Path(candidate), home) for candidate in candidates)
+    ):
+        return run_later.IN_HOME
+    hermes = PurePosixPath(rules.hermes_home) if rules.hermes_home is not None else None
+    if (
+        hermes is not None
+        and any(_within(hermes, root) for root in writable)
+        and any(_within(candidate, hermes, folded=True) for candidate in candidates)
+    ):
+        return run_later.HERMES_HOME
+    return None
+
+
 # ---- the I/O half ------------------------------------------------------------------------
 
 
-def gather(requested: str, cwd: Path, rules: PathRules) -> PathFacts:
-    """Resolve `requested` as the kernel would: `~`, the working directory, `..`, symlinks."""
+def write_runs_later(path: Path, workdir: Path, hermes_home: Path | None = None) -> str | None:
+    """What would run `path` later outside the sandbox once something writes it (a rewind
+    putting it back), or None: the files tools' own judgement of a write there."""
+    rules = resolve_rules(workdir, hermes_home=hermes_home, write=True)
+    return runs_later(gather(str(path), workdir, rules, write=True), rules)
+
+
+def gather(requested: str, cwd: Path, rules: PathRules, *, write: bool = False) -> PathFacts:
+    """Resolve `requested` as the kernel would: `~`, the working directory, `..`, symlinks
+    (for a write, also find the git directory holding it)."""
     expanded = os.path.expanduser(requested)
     absolute = expanded if os.path.isabs(expanded) else os.path.join(cwd, expanded)
     lexical = PurePosixPath(os.path.normpath(absolute))
     resolved = PurePosixPath(os.path.realpath(absolute))
+    git_dir = git_dir_holding(resolved) if write else None
     try:
         info = os.stat(resolved)
     except OSError:
-        return PathFacts(requested, lexical, resolved)
-    return PathFacts(requested, lexical, resolved, (info.st_dev, info.st_ino), info.st_nlink)
+        return PathFacts(requested, lexical, resolved, git_dir=git_dir)
+    file_id = (info.st_dev, info.st_ino)
+    return PathFacts(requested, lexical, resolved, file_id, info.st_nlink, git_dir)
+
+
+def git_dir_holding(path: PurePosixPath) -> PurePosixPath | None:
+    """The nearest folder above `path` that git's discovery takes for a git directory (HEAD,
+    objects and refs in it, `safe.bareRepository` defaults to all), counting the entry a write
+    to `path` would create: its config and hooks run when the user runs git there."""
+    child = path.name
+    for folder in path.parents:
+        marks = {mark for mark in GIT_DIR_MARKS if os.path.lexists(folder / mark)}
+        if marks | ({child} & GIT_DIR_MARKS) >= GIT_DIR_MARKS:
+            return folder
+        child = folder.name
+    return None
 
 
 def secret_file_ids(user_home: Path | None, hermes_home: Path | None) -> frozenset[FileId]:
@@ -256,17 +326,29 @@ def resolve_rules(
     hermes_home: Path | None = None,
     user_home: Path | None = None,
     with_secret_ids: bool = False,
+    write: bool = False,
 ) -> PathRules:
     def real(path: str | Path) -> Path:
         return Path(os.path.realpath(os.path.expanduser(str(path))))
 
     home = real(user_home) if user_home is not None else real(Path.home())
     hermes = real(hermes_home) if hermes_home is not None else None
+    work = real(workdir)
+    later: tuple[tuple[PurePosixPath, str], ...] = ()
+    own: frozenset[str] = frozenset()
+    if write:  # the workspace's repositories are scanned for each write (a few ms)
+        from hermes_tui.core.tools import gitdirs
+
+        found = run_later.protected(work, gitdirs.repositories(work))
+        later = tuple((PurePosixPath(item.path), item.reason) for item in found)
+        own = frozenset(path.name for path in run_later.own_name_shadows(work))
     return PathRules(
-        workdir=real(workdir),
+        workdir=work,
         allowed_roots=tuple(real(root) for root in allowed_roots),
         read_roots=tuple(real(root) for root in read_roots),
         hermes_home=hermes,
         user_home=home,
         secret_ids=secret_file_ids(home, hermes) if with_secret_ids else frozenset(),
+        run_later=later,
+        own_package=own,
     )

@@ -44,7 +44,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.core.tools import run_later
 from hermes_tui.core.tools.gitdirs import GitDirs
+
+# What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
+from hermes_tui.core.tools.run_later import (  # noqa: F401
+    LOCKED_IN_HOME,
+    PROTECTED_IN_WORKDIR,
+    own_name_shadows,
+)
 
 # What the sandbox is here, read at start without this module (sandbox_probe.py); re-exported.
 from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
@@ -126,20 +134,6 @@ UNREADABLE_IN_HOME = (
     "cache",
     "pending",
     "logs",
-)
-# In the user's home, when a writable place holds it: non-dot folders kept read-only too (every
-# dot entry is); `bin` is on PATH at the next login on most systems.
-LOCKED_IN_HOME = ("bin",)
-# In the working directory: what runs later, outside the sandbox, when the user works there.
-# `.hermes/commands/*.md` are slash commands the user sends in their own voice.
-PROTECTED_IN_WORKDIR = (
-    ".git/hooks",
-    ".git/config",
-    ".git/info",
-    ".vscode",
-    ".idea",
-    ".envrc",
-    ".hermes",
 )
 # Sockets of processes outside the sandbox that would run what they are told.
 HIDDEN_SOCKETS = (
@@ -228,8 +222,8 @@ class Profile:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
 
     def protected(self) -> list[Path]:
-        found = [self.workdir / name for name in PROTECTED_IN_WORKDIR]
-        return found + [path for dirs in self.repositories for path in dirs.run_later()]
+        """Read-only inside the writable places: what runs later (run_later.protected)."""
+        return [item.path for item in run_later.protected(self.workdir, self.repositories)]
 
 
 def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]) -> list[str]:
@@ -393,18 +387,6 @@ def swept_paths(workdir: Path) -> list[Path]:
     did): the protected paths git's guard does not handle, and `own_name_shadows`."""
     names = [name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")]
     return [*(workdir / name for name in names), *own_name_shadows(workdir)]
-
-
-def own_name_shadows(workdir: Path) -> list[Path]:
-    """What lies at the top of the working directory under hermes-tui's own package name
-    (`hermes_tui/`, `hermes_tui.py`, …): `python -m hermes_tui` started there runs it instead of
-    the installed package, outside the sandbox. One a command creates is moved aside (a
-    checkout's own package existed before, and stays)."""
-    try:
-        names = os.listdir(workdir)
-    except OSError:
-        return []
-    return [workdir / n for n in sorted(names) if n == "hermes_tui" or n.startswith("hermes_tui.")]
 
 
 def sweep_created(

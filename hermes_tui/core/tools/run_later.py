@@ -1,0 +1,108 @@
+"""What in a workspace runs later, outside the sandbox, when the user works there: one list, with
+what runs it, for everything that writes there on the model's behalf.
+
+The sandbox (sandbox.py) holds these paths read-only for commands and moves aside those a
+command creates; the files tools (path_policy.py) ask the user before writing them, the reason
+naming what would run the file; a rewind (core/checkpoints.py) asks before putting one back.
+Both sides read this module, so they cannot drift apart:
+- `RUN_LATER_IN_WORKDIR`: paths at the top of the working directory (git's hooks, config and
+  info, editors' tasks, direnv, the project's slash commands);
+- every repository's git folders (gitdirs.GitDirs.run_later: the workspace's own, nested ones,
+  and wherever a worktree's or submodule's `.git` file leads);
+- `own_name_shadows`: hermes-tui's own package name at the top (`python -m hermes_tui` there
+  runs it instead of the installed package);
+- `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes_tui.core.tools.gitdirs import GitDirs
+
+GIT_CONFIG = (
+    "git reads it on every command, and runs the programs it names (core.fsmonitor, filters, "
+    "aliases, core.hooksPath)"
+)
+GIT_HOOKS = "git runs the hooks in it (on commit, checkout, merge, push)"
+GIT_INFO = "git reads its attributes (which filters run) and excludes"
+GIT_DIR = "git reads the config and runs the hooks of a git directory when you run git there"
+# (path relative to the working directory, what runs it later, outside the sandbox)
+RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
+    (".git/hooks", GIT_HOOKS),
+    (".git/config", GIT_CONFIG),
+    (".git/info", GIT_INFO),
+    (
+        ".vscode",
+        "VS Code runs its tasks (some as the folder opens) and the programs its settings name",
+    ),
+    (".idea", "JetBrains IDEs run its run configurations and startup tasks"),
+    (".envrc", "direnv runs it when you enter the folder"),
+    (".hermes", "its commands/ are slash commands the user sends in their own voice"),
+)
+PROTECTED_IN_WORKDIR = tuple(name for name, _ in RUN_LATER_IN_WORKDIR)
+OWN_NAME = "hermes_tui"
+SHADOW = "`python -m hermes_tui` started in the folder runs it instead of the installed hermes-tui"
+# In the user's home, when a writable place holds it: non-dot folders that run later too (every
+# dot entry does); `bin` is on PATH at the next login on most systems.
+LOCKED_IN_HOME = ("bin",)
+HERMES_HOME = (
+    "it is in the hermes home, which hermes-tui reads (its commands/ are slash commands sent as "
+    "yours, its checkpoints/ what /rewind writes back)"
+)
+IN_HOME = "your shell, login or tools read or run it (a startup file, a tool's settings, ~/bin)"
+
+
+@dataclass(frozen=True)
+class RunLater:
+    """A path that runs later outside the sandbox (itself, or anything under it), and why."""
+
+    path: Path
+    reason: str  # what runs it: "git runs the hooks in it (...)"
+
+
+def is_own_name(name: str) -> bool:
+    """Whether an entry at the top of a folder named `name` is found by `import hermes_tui`."""
+    return name == OWN_NAME or name.startswith(OWN_NAME + ".")
+
+
+def own_name_shadows(workdir: Path) -> list[Path]:
+    """What lies at the top of the working directory under hermes-tui's own package name
+    (`hermes_tui/`, `hermes_tui.py`, …): `python -m hermes_tui` started there runs it instead of
+    the installed package, outside the sandbox. One a command creates is moved aside, and the
+    files tools ask before creating one (a checkout's own package existed before, and stays)."""
+    try:
+        names = os.listdir(workdir)
+    except OSError:
+        return []
+    return [workdir / n for n in sorted(names) if is_own_name(n)]
+
+
+def _repository_reason(path: Path) -> str:
+    if path.name == "hooks":
+        return GIT_HOOKS
+    if path.name == "info":
+        return GIT_INFO
+    return GIT_CONFIG
+
+
+def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:
+    """The paths of the working directory and of its repositories that run later: read-only to
+    sandboxed commands, asked about before the files tools write them."""
+    found = [RunLater(workdir / name, why) for name, why in RUN_LATER_IN_WORKDIR]
+    for dirs in repositories:
+        found += [RunLater(path, _repository_reason(path)) for path in dirs.run_later()]
+    return found
+
+
+def in_home(path: Path, home: Path) -> bool:
+    """Whether `path` is one of the home's entries that run later (a dot entry, `bin`) or lies
+    under one: read-only to a command whose writable place holds the home."""
+    try:
+        rest = path.relative_to(home).parts
+    except ValueError:
+        return False
+    return bool(rest) and (rest[0].startswith(".") or rest[0] in LOCKED_IN_HOME)
