@@ -9,7 +9,9 @@ values) before they go anywhere. Two kinds of secret are replaced:
    any letter case, reversed, spelled out with separators (`s k - a b c`), hex, URL-encoding,
    base32 and base64 (standard and URL-safe, at any offset inside a longer encoded text, wrapped
    over lines or not), and the encodings of the value upper-cased, lower-cased and reversed.
-   Each becomes `[REDACTED NAME]`.
+   Dumps of its bytes (od, xxd, hexdump, basenc, a list of numbers) and look-alike characters
+   (NFKC, homoglyphs, invisible format and tag characters) are read through decoded views
+   (core/redaction/views.py). Each becomes `[REDACTED NAME]`.
 2. Well-known key shapes, configured or not: `Bearer <token>`, OpenAI/Anthropic `sk-…`, GitHub
    `ghp_…`, AWS `AKIA…`, Slack `xox?-…`, Google `AIza…`, JWTs, PEM private keys, and a few more.
    Each becomes `[REDACTED <kind>]`, also disguised (core/redaction/shapes.py): reversed,

@@ -47,8 +47,15 @@ WRAPPED = re.compile(r"[A-Za-z0-9+/=_%\-]{2,}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/
 _BREAKS = re.compile(r"[\r\n]|\\[nr]")
 BASE64_TAIL = "[A-Za-z0-9+/_-]{0,3}={0,2}"  # the group holding the value's last bytes, padding
 BASE32_TAIL = "[A-Za-z2-7]{0,7}={0,6}"
+BASE32HEX_TAIL = "[0-9A-Va-v]{0,7}={0,6}"
 BASE85_TAIL = r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{0,4}"
 ASCII85_TAIL = r"[!#-\[\]-u]{0,4}"  # not a quote or a backslash: JSON text stays valid
+Z85_TAIL = r"[0-9A-Za-z.\-:+=^!/*?&<>()\[\]{}@%$#]{0,4}"
+# ZeroMQ's base85 (basenc --z85): Python's base85 digit for digit, in another alphabet.
+_Z85 = bytes.maketrans(
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
+    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#",
+)
 
 
 def squash(text: str) -> str:
@@ -100,7 +107,10 @@ def partial_forms(value: str) -> set[str]:
         return set()
     size = max(8, len(value) // 3)
     pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
-    pieces += [value[0::2], value[1::2]]  # its even and odd characters, on two lines
+    # Its every other (every third, …) character, on lines of their own.
+    pieces += [
+        value[start::step] for step in range(2, len(value) // 8 + 1) for start in range(step)
+    ]
     return {
         piece for piece in pieces if len(piece) >= 8 and random_looking(piece) and piece != value
     }
@@ -171,7 +181,16 @@ def base64_forms(value: str) -> dict[str, str]:
         forms.update(dict.fromkeys(_cores(raw, 3, base64.b64encode), BASE64_TAIL))
     for encode, tail in ((base64.b85encode, BASE85_TAIL), (base64.a85encode, ASCII85_TAIL)):
         forms.update(dict.fromkeys(_cores(value.encode("utf-8"), 4, encode), tail))
+    forms.update(dict.fromkeys(_cores(value.encode("utf-8"), 4, _z85), Z85_TAIL))
+    # base32hex (basenc --base32hex): upper case as printed, and lower case; matched here, case
+    # and all, it costs a fraction of what the encoded forms' case-blind pattern would.
+    for core in _cores(value.encode("utf-8"), 5, base64.b32hexencode):
+        forms[core] = forms[core.lower()] = BASE32HEX_TAIL
     return forms
+
+
+def _z85(raw: bytes) -> bytes:
+    return base64.b85encode(raw).translate(_Z85)
 
 
 def trie_pattern(forms: Mapping[str, str], gap: str, flags: int = 0) -> re.Pattern[str] | None:

@@ -34,6 +34,7 @@ from hermes_tui.core.redaction.shapes import (
     spelled_out,
     spelled_tail,
 )
+from hermes_tui.core.redaction.views import views
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
@@ -151,7 +152,30 @@ class Redactor:
             text = self._encodings(text)
             if "\n" in text or "\\n" in text:  # real line breaks or JSON's escapes
                 text = WRAPPED.sub(self._unwrapped_label, text)
+        if self._patterns:
+            text = self._in_views(text)
         return redact_shapes(text)
+
+    def _in_views(self, text: str) -> str:
+        """`text` with what decodes to a known value (core/redaction/views.py) replaced."""
+        found: list[tuple[int, int, str]] = []
+        for view in views(text):
+            for pattern, label in (
+                (self._encoded, self._encoded_label),
+                (self._base64, self._base64_label),
+                (self._loose, self._loose_label),
+            ):
+                for match in pattern.finditer(view.text) if pattern is not None else ():
+                    found.append((*view.span(*match.span()), label(match)))
+        if not found:
+            return text
+        pieces, at = [], 0
+        for start, end, label in sorted(found):
+            if end <= at:
+                continue
+            pieces.append(text[at:start] + label if start >= at else "")
+            at = end
+        return "".join(pieces) + text[at:]
 
     def _encodings(self, text: str) -> str:
         if self._encoded is not None:

@@ -1,0 +1,313 @@
+"""Decoded views of a text: a known secret where the patterns, reading the text as written, miss it.
+
+`Redactor.text` searches each view with its patterns, and replaces what a match was decoded
+from (`View.span`). Two kinds:
+
+- Byte dumps, as od, xxd, hexdump and basenc print a file, or a program its bytes: numbers with
+  any separator or prefix (`56 72`, `0x56, 0x72`, `\\x56`, `=56`, `[86, 114]`), each line's
+  offset and character column left out, read as hex bytes (big-endian, and in either byte
+  order when the numbers are 2- or 4-byte words: od -x and hexdump print little-endian words),
+  as decimal or octal bytes, and as bits (most or least significant first, wrapped or not);
+  and od -c's columns of characters, joined.
+- Characters: NFKC-folded (math bold, circled, full-width letters), look-alike letters folded
+  to the ASCII letter they imitate (Cyrillic а, Greek ο), format characters (soft hyphen,
+  zero-width, bidi controls) dropped; Unicode tag characters read as the ASCII they copy, and
+  in a second view dropped (put between a value's characters).
+
+A text with no run of numbers and no character outside ASCII has no view (a regular expression
+tells, in C): most text costs one search.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+
+# A view shorter than this holds no known value (MIN_SECRET_LENGTH).
+_SHORTEST = 8
+
+# Three numbers in a row (or one long run of digits): a dump may be here.
+_NUMBERS = re.compile(
+    r"(?<![0-9A-Za-z])(?:0[xX]|[xX])?[0-9A-Fa-f]{2,8}"
+    r"(?:[^0-9A-Za-z\n]{1,4}(?:0[xX]|[xX])?[0-9A-Fa-f]{2,8}(?![0-9A-Za-z])){2}"
+    r"|[0-9A-Fa-f]{24}"
+)
+# od -c: characters in columns four wide.
+_OD_CHARS_HINT = re.compile(r"(?:   [^ \n]|  \\[0abfnrtv]| [0-7]{3}){6}")
+
+# A line (a real line break or JSON's `\n` ends it).
+_LINE = re.compile(r"(?:[^\n\\]|\\(?!n))+")
+# A line's offset: xxd's `00000010:`, od's and hexdump's `0000020` (octal or hex, zeros first).
+_OFFSET = re.compile(
+    r"[ \t]*(?:(?:0[xX])?[0-9A-Fa-f]{4,16}:|00[0-9A-Fa-f]{4,8}(?![0-9A-Za-z])|[0-9A-Fa-f]{7}(?![0-9A-Za-z]))[ \t]*"
+)
+# Numbers in a row, each with its separators after it.
+_RUN = re.compile(r"(?<![0-9A-Za-z_])(?:(?:0[xX]|[xX])?[0-9A-Fa-f]+(?![0-9A-Za-z_])[^\w\n]{0,6})+")
+_NUMBER = re.compile(r"(?:0[xX]|[xX])?([0-9A-Fa-f]+)")
+_LEAD = re.compile(r"(?:\\|%|=|&#|\$)\Z")
+# The character column xxd prints after its numbers, two spaces apart from them.
+_COLUMN = re.compile(r" {2,}(?:0[xX]|[xX])?[0-9A-Fa-f]+[^\w\n]*\Z")
+# od -c's fields: a character, an escape, or a byte in octal (each four columns wide).
+_OD_LINE = re.compile(r"(?:[0-7]{7,}|[0-9a-f]{7,8})?((?:   [^ ]|  \\[0abfnrtv]| [0-7]{3}|    )+) *")
+_OD_FIELD = re.compile(r"   ([^ ])|  \\([0abfnrtv])| ([0-7]{3})|    ")
+_ESCAPES = dict(zip("0abfnrtv", "\0\a\b\f\n\r\t\v", strict=True))
+
+
+@dataclasses.dataclass
+class _Run:
+    """Numbers in a row on one line."""
+
+    start: int  # where it begins in the text
+    text: str  # as written
+    numbers: list[str]  # their digits, prefixes left out
+    column: str  # what follows on its line, two spaces or more after it: characters (xxd's)
+
+
+@dataclasses.dataclass
+class View:
+    """A decoded text and how to find, for a range of it, what in the original it came from."""
+
+    text: str
+    span: Callable[[int, int], tuple[int, int]]
+
+
+def views(text: str) -> Iterator[View]:
+    """Every decoded view of `text` that could hold a known value."""
+    if not text.isascii():
+        yield from _folded(text)
+    if _NUMBERS.search(text):
+        yield from _dumps(_runs(text))
+    if _OD_CHARS_HINT.search(text):
+        yield from _od_chars(text)
+
+
+# --- byte dumps ----------------------------------------------------------------------------
+
+
+def _runs(text: str) -> list[_Run | None]:
+    """Each line's runs of numbers, its offset left out (None: a line with none: a dump ends).
+    After a run of four numbers or more, the rest of the line is its characters (xxd's,
+    hexdump -C's), left out too."""
+    found: list[_Run | None] = []
+    for line in _LINE.finditer(text):
+        start, end = line.span()
+        offset = _OFFSET.match(text, start, end)
+        if offset and _RUN.match(text, offset.end(), end):
+            start = offset.end()
+        runs = []
+        for run in _RUN.finditer(text, start, end):
+            rest = text[run.end() - (len(run.group()) - len(run.group().rstrip())) : end]
+            column = rest if rest.startswith("  ") and rest.strip() else ""
+            runs.append(_Run(run.start(), run.group(), _NUMBER.findall(run.group()), column))
+            if len(runs[0].numbers) >= 4:
+                break
+        if not runs:
+            found.append(None)
+            continue
+        last = runs[-1]
+        column = _COLUMN.search(last.text)
+        # xxd's characters, when they look like a number: as many as the bytes before them.
+        if column and len(last.numbers[-1]) == sum(map(len, last.numbers[:-1])) // 2 > 0:
+            last.numbers.pop()
+            last.text, last.column = (
+                last.text[: column.start()],
+                text[last.start + column.start() : end],
+            )
+        found.extend(runs)
+    return found
+
+
+def _big_endian(numbers: list[str]) -> bytes:
+    return bytes.fromhex("".join(numbers))
+
+
+def _little_endian(numbers: list[str]) -> bytes:
+    return b"".join(bytes.fromhex(number)[::-1] for number in numbers)
+
+
+def _bytes_of(base: int) -> Callable[[list[str]], bytes]:
+    return lambda numbers: bytes(map(functools.partial(int, base=base), numbers))
+
+
+def _words_of(base: int) -> Callable[[list[str]], bytes]:
+    """Numbers of two bytes each, little-endian (od -d, od -o, hexdump -d)."""
+    return lambda numbers: b"".join((int(n, base) % 65536).to_bytes(2, "little") for n in numbers)
+
+
+def _msb_first(numbers: list[str]) -> bytes:
+    bits = "".join(numbers)
+    bits = bits[: len(bits) - len(bits) % 8]
+    return int(bits, 2).to_bytes(len(bits) // 8, "big") if bits else b""
+
+
+def _lsb_first(numbers: list[str]) -> bytes:
+    bits = "".join(numbers)
+    bits = bits[: len(bits) - len(bits) % 8][::-1]
+    return int(bits, 2).to_bytes(len(bits) // 8, "big")[::-1] if bits else b""
+
+
+class _Kind:
+    """How a dump's numbers read: what one number may be, how many units a decoded byte takes
+    (a number counts `each` units; 0: one a digit), and the decoding."""
+
+    def __init__(
+        self, number: str, per_byte: int, each: int, decode: Callable[[list[str]], bytes]
+    ) -> None:
+        # Numbers that fit, each followed by a space, in the runs' numbers written one after
+        # the other (`_dumps`), enough for a value (fewer units than that are skipped in C).
+        digit = number[number.index("[") : number.index("]") + 1]
+        least = f"(?=(?:{digit} ?){{{_SHORTEST * per_byte}}})" if not each else ""
+        times = f"{{{-(-_SHORTEST // each)},}}" if each else "+"
+        self.stretch = re.compile(f"(?<![^ |]){least}(?:{number} ){times}")
+        self.per_byte, self.each, self.decode = per_byte, each, decode
+
+
+_KINDS = (
+    _Kind("(?:[0-9A-Fa-f]{2})+", 2, 0, _big_endian),
+    _Kind("(?:[0-9A-Fa-f]{4}){1,2}", 2, 0, _little_endian),  # od -x, hexdump
+    # (Atomic groups: one way to read each number, or a failed match would try them all.)
+    _Kind("(?>25[0-5]|2[0-4][0-9]|[01][0-9][0-9]|[0-9]{1,2})", 1, 1, _bytes_of(10)),
+    _Kind("(?>[0-3][0-7]{2}|[0-7]{1,2})", 1, 1, _bytes_of(8)),  # od -b
+    _Kind("[0-9]{4,5}", 1, 2, _words_of(10)),  # od -d, hexdump -d
+    _Kind("[0-7]{5,6}", 1, 2, _words_of(8)),  # od -o, hexdump -o
+    _Kind("[01]+", 8, 0, _msb_first),
+    _Kind("[01]+", 8, 0, _lsb_first),  # basenc --base2lsbf
+)
+
+
+def _dumps(runs: list[_Run | None]) -> Iterator[View]:
+    """Each kind's view of each stretch of numbers that fit it, found in C in the runs'
+    numbers written one after the other (a `|` where a line has none): a number that does not
+    fit ends a stretch, and so does a line with no number."""
+    written = "".join(run and " ".join(run.numbers) + " " or "|" for run in runs)
+    firsts, count = [], 0  # the index of each run's first number
+    for run in runs:
+        firsts.append(count)
+        count += len(run.numbers) if run else 0
+    for kind in _KINDS:
+        first = at = 0  # numbers before `at` in `written`
+        for stretch in kind.stretch.finditer(written):
+            numbers = stretch.group().split()
+            decoded = kind.decode(numbers).decode("latin-1")
+            first, at = first + written.count(" ", at, stretch.start()), stretch.start()
+            if len(decoded) >= _SHORTEST:
+                yield View(decoded, _dump_span(runs, firsts, first, numbers, kind))
+
+
+def _dump_span(
+    runs: list[_Run | None], firsts: list[int], first: int, numbers: list[str], kind: _Kind
+) -> Callable[[int, int], tuple[int, int]]:
+    """A view's span → the text's: from the number holding its first byte to the end of the
+    run holding its last byte."""
+
+    def where(unit: int) -> tuple[_Run, re.Match[str]]:
+        """The run, and the number in it, holding `unit`."""
+        index = 0
+        while index < len(numbers) - 1 and unit >= (kind.each or len(numbers[index])):
+            unit -= kind.each or len(numbers[index])
+            index += 1
+        at = first + index
+        line = bisect.bisect_right(firsts, at) - 1
+        while runs[line] is None or at - firsts[line] >= len(runs[line].numbers):  # type: ignore[union-attr]
+            line += 1
+        run = runs[line]
+        assert run is not None
+        return run, list(_NUMBER.finditer(run.text))[at - firsts[line]]
+
+    def span(start: int, end: int) -> tuple[int, int]:
+        run, number = where(start * kind.per_byte)
+        lead = _LEAD.search(run.text, 0, number.start())  # its `%`, `\\`, `=`, `&#`
+        last_run = where(end * kind.per_byte - 1)[0]
+        *_, last = _NUMBER.finditer(last_run.text)  # the rest of its run goes too, and its
+        stop = last_run.start + last.end()  # characters
+        if last_run.column:
+            stop = last_run.start + len(last_run.text.rstrip()) + len(last_run.column)
+        return run.start + (lead.start() if lead else number.start()), stop
+
+    return span
+
+
+def _od_chars(text: str) -> Iterator[View]:
+    """od -c's columns: consecutive lines of characters four columns wide, joined."""
+    chars: list[str] = []
+    starts: list[int] = []  # where each field begins in the text
+    for line in [*_LINE.finditer(text), None]:
+        fields = _OD_LINE.fullmatch(line.group()) if line else None
+        if fields is None or not fields.group(1).strip():
+            if len(chars) >= _SHORTEST:
+                yield _od_view("".join(chars), starts)
+            chars, starts = [], []
+            continue
+        base = line.start() + fields.start(1)  # type: ignore[union-attr]
+        for field in _OD_FIELD.finditer(fields.group(1)):
+            char, escape, octal = field.groups()
+            chars.append(
+                char or (escape and _ESCAPES[escape]) or (octal and chr(int(octal, 8))) or " "
+            )
+            starts.append(base + field.start())
+
+
+def _od_view(chars: str, starts: list[int]) -> View:
+    return View(chars, lambda start, end: (starts[start], starts[end - 1] + 4))
+
+
+# --- characters ----------------------------------------------------------------------------
+
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+
+
+class _Fold(dict):
+    """str.translate's table, filled as characters are met: NFKC, look-alikes folded, format
+    characters dropped, tag characters read as ASCII (`tags=True`) or dropped."""
+
+    def __init__(self, tags: bool) -> None:
+        super().__init__()
+        self.tags = tags
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if code < 128:
+            folded = char
+        elif 0xE0020 <= code <= 0xE007E and self.tags:
+            folded = chr(code - 0xE0000)
+        elif unicodedata.category(char) == "Cf":
+            folded = ""
+        else:
+            folded = _homoglyphs(unicodedata.normalize("NFKC", char))
+        self[code] = folded
+        return folded
+
+
+def _homoglyphs(text: str) -> str:
+    from hermes_tui.core.threats.views import fold_homoglyphs
+
+    return fold_homoglyphs(text)
+
+
+_WITH_TAGS, _WITHOUT_TAGS = _Fold(tags=True), _Fold(tags=False)
+
+
+def _folded(text: str) -> Iterator[View]:
+    tables = (_WITH_TAGS, _WITHOUT_TAGS) if _TAGS.search(text) else (_WITH_TAGS,)
+    for table in tables:
+        folded = text.translate(table)
+        if folded != text:
+            yield View(folded, _mapping(text, table))
+
+
+def _mapping(text: str, table: _Fold) -> Callable[[int, int], tuple[int, int]]:
+    """A folded text's span → the original's (built when a match asks)."""
+    origins: list[int] = []
+
+    def span(start: int, end: int) -> tuple[int, int]:
+        if not origins:
+            for index, char in enumerate(text):
+                origins.extend([index] * len(table[ord(char)]))
+            origins.append(len(text))
+        return origins[start], origins[end - 1] + 1
+
+    return span
