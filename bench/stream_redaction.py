@@ -6,11 +6,14 @@ of 4 and 16 characters, with eight known secrets configured; the baseline is `Re
 on each delta alone (what the sink did before), measured in the same run. Then two hostile
 replies of about 20,000 characters: a private key that never ends, and a JWT-like run of key
 characters. Printed: microseconds per delta and the ratio to the baseline; total seconds for
-the hostile ones. Run: `.venv/bin/python bench/stream_redaction.py`.
+the hostile ones. Last, a tool's output redacted whole: an xxd-style dump of 4,096 random bytes
+(its numbers are read as bytes, words, bits for a secret: core/redaction/views.py) against prose
+of the same length, in milliseconds and as a ratio. Run: `.venv/bin/python bench/stream_redaction.py`.
 """
 
 from __future__ import annotations
 
+import random
 import time
 
 from hermes_tui.core.events import TextDelta, TurnFinished
@@ -57,6 +60,31 @@ def main() -> None:
     for name, text in HOSTILE.items():
         deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
         print(f"{name}, 4-character deltas: {streamed(redactor, deltas):.3f} s in all")
+    dump = xxd(random.Random(7).randbytes(4096))
+    prose = (PROSE * 8)[: len(dump)]
+    as_dump = min(whole_text(redactor, dump) for _ in range(5))
+    as_prose = min(whole_text(redactor, prose) for _ in range(5))
+    print(
+        f"a {len(dump):,}-character hex dump redacted whole: {as_dump * 1e3:.1f} ms, "
+        f"prose as long {as_prose * 1e3:.1f} ms (ratio {as_dump / as_prose:.1f})"
+    )
+
+
+def xxd(raw: bytes) -> str:
+    """`raw` as xxd prints it: offset, eight 2-byte groups, the characters."""
+    lines = []
+    for at in range(0, len(raw), 16):
+        row = raw[at : at + 16]
+        groups = " ".join(row[i : i + 2].hex() for i in range(0, len(row), 2))
+        chars = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
+        lines.append(f"{at:08x}: {groups:<39}  {chars}")
+    return "\n".join(lines) + "\n"
+
+
+def whole_text(redactor: Redactor, text: str) -> float:
+    started = time.perf_counter()
+    redactor.text(text)
+    return time.perf_counter() - started
 
 
 if __name__ == "__main__":
