@@ -18,6 +18,10 @@ import time
 # Before the SDK's import (seconds on a busy machine), so a stderr tail is there at once.
 MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
 print(f"fake-tools starting in {MODE} mode", file=sys.stderr, flush=True)
+if MODE == "slow-start":
+    # Before the import too: the tests stop it long before it would answer, and the SDK's
+    # import is most of a start's CPU (about 1.2 s).
+    time.sleep(30)
 
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp_types import ImageContent, ResourceLink, TextContent  # noqa: E402
@@ -88,8 +92,6 @@ if MODE == "hostile":  # names that sanitise alike, a huge result, a bloated des
 
 if __name__ == "__main__":
     mode = MODE
-    if mode == "slow-start":
-        time.sleep(30)
     if mode == "garbage":
         print("this is not JSON-RPC", flush=True)
         print('{"also": "not a message"}', flush=True)

@@ -13,6 +13,7 @@ memory, and on disk when the scanner is given a `remembered` cache (cache.py).
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import OrderedDict
@@ -302,11 +303,25 @@ def _scan(text: str, forms: list[tuple[str, str]], weak: bool = True) -> list[Fi
     return findings
 
 
+# `scan` remembers its findings for this many texts of at most SCAN_MEMO_CHARS characters.
+SCAN_MEMO_SIZE = 1024
+SCAN_MEMO_CHARS = 16_384
+
+
 def scan(text: str) -> list[Finding]:
     """Our own patterns over every decoded view, invisible characters first (no library).
 
     The skill guard uses this: it needs pattern ids and severities, line by line, and a
     SKILL.md is long prose the library would read sentence by sentence anyway. Weak signals
-    are left out: a skill's verdict has no tainted turn to weigh them in.
+    are left out: a skill's verdict has no tainted turn to weigh them in. The findings depend
+    on the text alone, so a paragraph seen before in this process (a skill vetted again at its
+    update, boilerplate shared by a hub's skills) is not scanned again.
     """
-    return _scan(text, views(text), weak=False)
+    if len(text) > SCAN_MEMO_CHARS:
+        return _scan(text, views(text), weak=False)
+    return list(_remembered_scan(text))
+
+
+@functools.lru_cache(maxsize=SCAN_MEMO_SIZE)
+def _remembered_scan(text: str) -> tuple[Finding, ...]:
+    return tuple(_scan(text, views(text), weak=False))

@@ -14,6 +14,7 @@ installer does (`decide`): bundled, trusted (listed in `skills.trusted_sources`)
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -261,10 +262,10 @@ def text_findings(directory: Path, description: str) -> list[guard.GuardFinding]
     finding the scanner would refuse in memory makes the skill dangerous, one it would hold
     makes it "caution".
     """
-    from hermes_tui.core.threats import Scanner, scan, tier_of
+    from hermes_tui.core.threats import scan, tier_of
 
     findings: list[guard.GuardFinding] = []
-    for finding in Scanner().assess_skill(description).findings:
+    for finding in _description_scanner().assess_skill(description).findings:
         if tier_of(finding) != "flag":  # a weak signal weighs only in a tainted turn
             findings.append(_as_guard_finding("SKILL.md", None, finding, "refuse"))
     pieces: list[tuple[str, int, str]] = []
@@ -281,6 +282,16 @@ def text_findings(directory: Path, description: str) -> list[guard.GuardFinding]
         for finding in scan(text):
             findings.append(_as_guard_finding(relative, line, finding, tier_of(finding)))
     return list(dict.fromkeys(findings))
+
+
+@functools.cache
+def _description_scanner() -> Any:
+    """One scanner for every description vetted in this process: it remembers its verdicts by
+    text, so a skill vetted again (its update, the same hub offered as a folder and as an
+    archive) is not scanned again. Built on the first vetting, with the threats package."""
+    from hermes_tui.core.threats import Scanner
+
+    return Scanner()
 
 
 def _as_guard_finding(file: str, line: int | None, finding: Any, tier: str) -> guard.GuardFinding:
