@@ -1,5 +1,10 @@
 """`chat -q` against a hostile loopback model: a reply built to crash the client leaves the
-turn answered, the session resumable and `--json` printing one object."""
+turn answered, the session resumable and `--json` printing one object.
+
+Replies nested to crash the parser, and a damaged stored session, run the command through
+cli.main in this process (helpers.run_main, its output captured at the file descriptors): what
+the command does with them is the subject. Lone surrogates run a process, since how its
+streams and its argv encode them is."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, run_main, write_config
 
 DEEP = "[" * 50_000 + "]" * 50_000  # Python's JSON parser recurses once a level
 DEEP_CHUNK = 4096  # streamed in 25 deltas, not 14,000: the depth is the point, not the split
@@ -23,7 +28,19 @@ def llm():
         yield server
 
 
+@pytest.fixture
+def chat(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME chat -q ARGS…` in HOME with a key, in this process."""
+
+    def run(home: Path, *args: str, provider: str = "openai") -> subprocess.CompletedProcess[str]:
+        key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+        return run_main(capfd, home, "chat", "-q", *args, cwd=home, **{key: "test-key"})
+
+    return run
+
+
 def _chat(home: Path, *args: str, provider: str = "openai") -> subprocess.CompletedProcess[str]:
+    """The same as its own process."""
     key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
     return subprocess.run(
         [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", *args],
@@ -42,7 +59,7 @@ def _one_object(result: subprocess.CompletedProcess[str]) -> dict:
 
 
 def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resumes(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url, memory={"nudge_interval": 0})
     llm.script(
@@ -51,7 +68,7 @@ def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resum
         Reply(text="fine again"),
         Reply(text="still fine"),
     )
-    first = _chat(home, "hi", "--json")
+    first = chat(home, "hi", "--json")
     assert first.returncode == 0, first.stderr
     assert "Traceback" not in first.stderr
     outcome = _one_object(first)
@@ -62,7 +79,7 @@ def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resum
     assert error["success"] is False and "nested more than" in error["error"]
     # Every later turn starts from the stored conversation, which holds the call verbatim.
     for expected in ("fine again", "still fine"):
-        later = _chat(home, "again", "--continue", "--json")
+        later = chat(home, "again", "--continue", "--json")
         assert later.returncode == 0, later.stderr
         assert "Traceback" not in later.stderr
         resumed = _one_object(later)
@@ -70,30 +87,32 @@ def test_arguments_nested_fifty_thousand_deep_get_an_error_and_the_session_resum
     assert llm.requests[-1].body["messages"][2]["tool_calls"][0]["function"]["arguments"] == DEEP
 
 
-def test_deep_arguments_over_anthropic_are_refused_not_a_crash(home: Path, llm: FakeLLM) -> None:
+def test_deep_arguments_over_anthropic_are_refused_not_a_crash(
+    home: Path, llm: FakeLLM, chat
+) -> None:
     write_config(home, llm.anthropic_url, provider="anthropic", memory={"nudge_interval": 0})
     llm.script(
         Reply(tool_calls=[("terminal", DEEP)], args_chunk=DEEP_CHUNK),
         Reply(text="ok"),
         Reply(text="ok again"),
     )
-    first = _chat(home, "hi", "--json", provider="anthropic")
+    first = chat(home, "hi", "--json", provider="anthropic")
     assert first.returncode == 0, first.stderr
     assert _one_object(first)["text"] == "ok"
-    later = _chat(home, "again", "--continue", "--json", provider="anthropic")
+    later = chat(home, "again", "--continue", "--json", provider="anthropic")
     assert later.returncode == 0, later.stderr
     assert _one_object(later)["text"] == "ok again"
 
 
 def test_an_unexpected_error_while_starting_still_prints_one_json_object(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url, memory={"nudge_interval": 0})
     llm.script(Reply(tool_calls=[("todo", {})]), Reply(text="one"))
-    assert _chat(home, "hi").returncode == 0
+    assert chat(home, "hi").returncode == 0
     with sqlite3.connect(home / "sessions.db") as db:  # a damaged row: not a JSON list
         db.execute("UPDATE messages SET tool_calls = '[{' WHERE role = 'assistant'")
-    result = _chat(home, "again", "--continue", "--json")
+    result = chat(home, "again", "--continue", "--json")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     outcome = _one_object(result)
