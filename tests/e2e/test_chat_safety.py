@@ -1,4 +1,5 @@
-"""`chat -q` (no --yolo) against the loopback model: secrets stay in, big outputs stay small."""
+"""`chat -q` (no --yolo) against the loopback model: secrets stay in, big outputs stay small.
+The command runs through cli.main in this process (helpers.run_main)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,11 @@ import json
 import sqlite3
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-e2e-key-material\n"
 GITHUB_TOKEN = "ghp_e2eSecretValue0123456789"
@@ -23,15 +23,16 @@ def llm():
         yield server
 
 
-def _chat(home: Path, user: Path, work: Path, text: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", text],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=work,
-        env=cli_env(OPENAI_API_KEY="test-key", HOME=str(user)),
-    )
+@pytest.fixture
+def chat(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME chat -q TEXT` in `work` for the user whose home is `user`, run
+    by cli.main in this process (its output captured at the file descriptors)."""
+
+    def run(home: Path, user: Path, work: Path, text: str) -> subprocess.CompletedProcess[str]:
+        env = {"OPENAI_API_KEY": "test-key", "HOME": str(user)}
+        return run_main(capfd, home, "chat", "-q", text, cwd=work, **env)
+
+    return run
 
 
 def _stored_tool_messages(home: Path) -> list[str]:
@@ -58,7 +59,7 @@ def place(home: Path, tmp_path: Path) -> dict[str, Path]:
 
 
 def test_reading_the_home_env_and_an_ssh_key_is_refused_with_reasons(
-    home: Path, place: dict[str, Path], llm: FakeLLM
+    home: Path, place: dict[str, Path], llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(
@@ -71,7 +72,7 @@ def test_reading_the_home_env_and_an_ssh_key_is_refused_with_reasons(
         ),
         Reply(text="I could not read them."),
     )
-    result = _chat(home, place["user"], place["work"], "print my keys")
+    result = chat(home, place["user"], place["work"], "print my keys")
     assert result.returncode == 0, result.stderr
     results = [
         json.loads(m["content"]) for m in llm.requests[1].body["messages"] if m["role"] == "tool"
@@ -94,7 +95,7 @@ def test_reading_the_home_env_and_an_ssh_key_is_refused_with_reasons(
 
 
 def test_a_huge_read_and_a_200000_line_command_are_capped_in_sessions_db(
-    home: Path, place: dict[str, Path], llm: FakeLLM
+    home: Path, place: dict[str, Path], llm: FakeLLM, chat
 ) -> None:
     write_config(home, llm.openai_url)
     work = place["work"]
@@ -108,7 +109,7 @@ def test_a_huge_read_and_a_200000_line_command_are_capped_in_sessions_db(
         ),
         Reply(text="Done."),
     )
-    result = _chat(home, place["user"], work, "look at the log")
+    result = chat(home, place["user"], work, "look at the log")
     assert result.returncode == 0, result.stderr
     read, term = _stored_tool_messages(home)
     assert len(read) <= 30_000 and len(term) <= 30_000

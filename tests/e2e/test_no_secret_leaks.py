@@ -1,7 +1,8 @@
 """No known secret in any output: provider errors that quote the key (raw, reversed, base64,
 hex), tool output that carries it encoded, and then everything the runs left behind is searched
 for it: stdout, stderr, sessions.db (and its WAL), logs/, pending/, `sessions export` in both
-formats and `pending list`."""
+formats and `pending list` (each run through cli.main in this process, its output captured at
+the file descriptors)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import run_cli, write_config
+from helpers import run_main, write_config
 from secret_forms import forms
 
 # A key with a provider's shape, and one with no shape at all (only knowing it finds it).
@@ -31,13 +32,12 @@ def llm():
         yield server
 
 
-def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(home, *args, cwd=cwd)
-
-
 def test_provider_errors_and_encoded_tool_output_leave_the_key_nowhere(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, capfd: pytest.CaptureFixture[str]
 ) -> None:
+    def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, *args, cwd=cwd)
+
     project = tmp_path / "project"
     project.mkdir()
     (home / ".env").write_text(

@@ -1,6 +1,7 @@
 """What the model said about a secret is not kept or shown with it: its reasoning (OpenAI
 `reasoning_content`, Anthropic thinking), the names of tools it made up, and what `sessions show`
-prints, all judged by the bytes of sessions.db (with its WAL) and of the command's output."""
+prints, all judged by the bytes of sessions.db (with its WAL) and of the command's output (run
+through cli.main in this process, captured at the file descriptors)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import run_cli, write_config
+from helpers import run_main, write_config
 
 KNOWN = "Vr7-kumquat-Secret-55aa19"  # no shape: only the .env knows it
 SHAPED = "ghp_Q2w3E4r5T6y7U8i9O0pA1sD2fG3hJ4kL5zX6"  # configured nowhere
@@ -36,34 +37,42 @@ def llm():
         yield server
 
 
-def chat(home: Path, llm: FakeLLM, provider: str, *replies: Reply) -> tuple[str, str]:
+def chat(
+    capfd: pytest.CaptureFixture[str], home: Path, llm: FakeLLM, provider: str, *replies: Reply
+) -> tuple[str, str]:
     """One `chat -q` run: its output and its session's id."""
     key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
     (home / ".env").write_text(f"{key}=test-key\nDB_TOKEN={KNOWN}\n", encoding="utf-8")
     url = llm.anthropic_url if provider == "anthropic" else llm.openai_url
     write_config(home, url, provider, memory={"nudge_interval": 0})
     llm.script(*replies)
-    done = run_cli(home, "chat", "-q", "hi", cwd=home)
+    done = run_main(capfd, home, "chat", "-q", "hi", cwd=home)
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr, done.stderr.strip().splitlines()[-1].split()[-1]
 
 
-def show(home: Path, session: str) -> subprocess.CompletedProcess[str]:
-    shown = run_cli(home, "sessions", "show", session, cwd=home)
+def show(
+    capfd: pytest.CaptureFixture[str], home: Path, session: str
+) -> subprocess.CompletedProcess[str]:
+    shown = run_main(capfd, home, "sessions", "show", session, cwd=home)
     assert shown.returncode == 0, shown.stderr
     return shown
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_reasoning_is_stored_and_shown_redacted(home: Path, llm: FakeLLM, provider: str) -> None:
+def test_reasoning_is_stored_and_shown_redacted(
+    home: Path, llm: FakeLLM, capfd: pytest.CaptureFixture[str], provider: str
+) -> None:
     thought = f"the token is {KNOWN} and the other one {SHAPED}, fine"
-    output, session = chat(home, llm, provider, Reply(reasoning=thought, text="fine."))
-    shown = show(home, session)
+    output, session = chat(capfd, home, llm, provider, Reply(reasoning=thought, text="fine."))
+    shown = show(capfd, home, session)
     assert_nowhere(home, output, shown.stdout + shown.stderr)
     assert "[REDACTED DB_TOKEN]" in (home / "sessions.db").read_bytes().decode("utf-8", "replace")
 
 
-def test_sessions_show_redacts_a_thought_before_cutting_it(home: Path) -> None:
+def test_sessions_show_redacts_a_thought_before_cutting_it(
+    home: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     import base64
 
     from hermes_tui.core.messages import Message
@@ -77,18 +86,18 @@ def test_sessions_show_redacts_a_thought_before_cutting_it(home: Path) -> None:
     info = store.create(provider="openai", model="m", system_prompt="")
     store.append(info.id, Message("assistant", "fine.", reasoning="a" * 270 + " " + encoded))
     store.close()
-    shown = show(home, info.id)
+    shown = show(capfd, home, info.id)
     assert "(thought: " in shown.stdout and "[REDACTED DB_TOKEN]" in shown.stdout
     for piece in pieces(encoded):
         assert piece not in shown.stdout, piece
 
 
 def test_a_tool_name_carrying_a_secret_is_stored_and_shown_redacted(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, capfd: pytest.CaptureFixture[str]
 ) -> None:
     made_up = Reply(tool_calls=[(f"cat_{KNOWN} {SHAPED}", {"x": SHAPED})])
-    output, session = chat(home, llm, "openai", made_up, Reply(text="ok"))
-    shown = show(home, session)
+    output, session = chat(capfd, home, llm, "openai", made_up, Reply(text="ok"))
+    shown = show(capfd, home, session)
     assert_nowhere(home, output, shown.stdout + shown.stderr)
     assert "cat_[REDACTED DB_TOKEN]" in shown.stdout
 

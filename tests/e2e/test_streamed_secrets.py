@@ -1,7 +1,9 @@
 """A secret the provider streams in two pieces is redacted all the same: the reply carries a
 known secret (from the home's .env) and an `sk-` key nobody configured, each cut across two
 deltas at every offset, and no piece of either reaches `chat -q`'s stdout (on a terminal, where
-the text is written live, and on a pipe), `--stream-json`, or the app's screen."""
+the text is written live, and on a pipe), `--stream-json`, or the app's screen. On a pipe, the
+command runs through cli.main in this process (captured at the file descriptors); on a
+terminal, as its own process writing to a pseudo-terminal."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import REPO, cli_env, make_app, run_cli, wait_until, write_config
+from helpers import REPO, cli_env, make_app, run_main, wait_until, write_config
 
 KNOWN = "Zq9-streamed-secret-7781xy"  # no shape: only the .env knows it
 SHAPED = "sk-proj-STREAMSPLIT0123456789abcdefXYZ"  # configured nowhere
@@ -72,13 +74,17 @@ def test_the_reply_cuts_each_secret_at_every_offset() -> None:
         assert cuts == set(range(1, len(secret)))
 
 
-def chat(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(home, "chat", "-q", "hi", *args, cwd=home)
+@pytest.fixture
+def chat(capfd: pytest.CaptureFixture[str]):
+    def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, "chat", "-q", "hi", *args, cwd=home)
+
+    return run
 
 
 @pytest.mark.parametrize("args", [(), ("--stream-json",)], ids=["pipe", "stream-json"])
 def test_chat_q_on_a_pipe_and_in_stream_json_shows_no_piece(
-    chat_home: Path, llm: FakeLLM, args: tuple[str, ...]
+    chat_home: Path, llm: FakeLLM, chat, args: tuple[str, ...]
 ) -> None:
     llm.script(reply())
     done = chat(chat_home, *args)
@@ -146,7 +152,7 @@ async def test_the_app_shows_no_piece(chat_home: Path, llm: FakeLLM) -> None:
 
 @pytest.mark.parametrize("args", [(), ("--stream-json",)], ids=["pipe", "stream-json"])
 def test_a_secret_split_across_two_model_calls_of_a_turn_shows_no_piece(
-    chat_home: Path, llm: FakeLLM, args: tuple[str, ...]
+    chat_home: Path, llm: FakeLLM, chat, args: tuple[str, ...]
 ) -> None:
     import json
 
