@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, skill_text, write_config, write_skill
+from helpers import run_main, skill_text, write_config, write_skill
 
 
 @pytest.fixture
@@ -17,17 +16,17 @@ def llm():
         yield server
 
 
-def chat(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+@pytest.fixture
+def chat(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME chat ARGS…` with a key, through cli.main in this process."""
+
+    def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, "chat", *args, OPENAI_API_KEY="test-key")
+
+    return run
 
 
-def test_chat_s_sends_the_skill_and_the_session_id(home: Path, llm: FakeLLM) -> None:
+def test_chat_s_sends_the_skill_and_the_session_id(home: Path, llm: FakeLLM, chat) -> None:
     write_config(home, llm.openai_url, skills={"config": {"deploy-api": {"region": "eu-west-1"}}})
     write_skill(
         home / "skills",
@@ -43,35 +42,25 @@ def test_chat_s_sends_the_skill_and_the_session_id(home: Path, llm: FakeLLM) -> 
     assert "- region: eu-west-1" in sent and sent.endswith("ship it")
 
 
-def test_chat_s_with_an_unknown_skill_is_a_usage_error(home: Path, llm: FakeLLM) -> None:
+def test_chat_s_with_an_unknown_skill_is_a_usage_error(home: Path, llm: FakeLLM, chat) -> None:
     write_config(home, llm.openai_url)
     result = chat(home, "-q", "ship it", "-s", "nope")
     assert result.returncode == 2 and "no skill named 'nope'" in result.stderr
     assert not llm.requests
 
 
-def test_doctor_names_a_skill_whose_variables_are_unset(home: Path) -> None:
+def test_doctor_names_a_skill_whose_variables_are_unset(
+    home: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     text = (
         "---\nname: notion-sync\ndescription: Sync.\nrequired_environment_variables:\n"
         "- NOTION_TOKEN\n---\n\nBody.\n"
     )
     write_skill(home / "skills", "notion-sync", text=text)
-    doctor = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "doctor"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=cli_env(),
-    )
+    doctor = run_main(capfd, home, "doctor")
     assert "notion-sync needs NOTION_TOKEN" in doctor.stdout
     (home / ".env").write_text("NOTION_TOKEN=abc\n")
-    doctor = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "doctor"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=cli_env(),
-    )
+    doctor = run_main(capfd, home, "doctor")
     assert "notion-sync needs" not in doctor.stdout
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, run_main, write_config
 from jsonschema import Draft202012Validator
 
 from hermes_tui.cli_stream import schema
@@ -58,7 +58,11 @@ def _reply_text(lines: list[dict]) -> str:
 
 
 def test_every_line_matches_the_schema_and_tells_the_whole_turn(
-    home: Path, tmp_path: Path, llm: FakeLLM, validator: Draft202012Validator
+    home: Path,
+    tmp_path: Path,
+    llm: FakeLLM,
+    validator: Draft202012Validator,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     user = tmp_path / "user"
     (user / ".ssh").mkdir(parents=True)
@@ -81,15 +85,8 @@ def test_every_line_matches_the_schema_and_tells_the_whole_turn(
         Reply(text="This attempt is cut off", fault="cut"),
         Reply(text="It listens on \x1b[31m8443."),
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "which port?"]
-        + ["--stream-json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=work,
-        env=cli_env(OPENAI_API_KEY="test-key", HOME=str(user)),
-    )
+    env = {"OPENAI_API_KEY": "test-key", "HOME": str(user)}
+    done = run_main(capfd, home, "chat", "-q", "which port?", "--stream-json", cwd=work, **env)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout, "escape sequences stay JSON-escaped"
     lines = _lines(done.stdout, validator)

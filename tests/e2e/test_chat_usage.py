@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, open_runtime, write_config
+from helpers import open_runtime, run_main, write_config
 
 
 @pytest.fixture
@@ -35,7 +34,7 @@ def test_a_cut_anthropic_stream_still_counts_the_input_it_billed(home: Path, llm
 
 
 def test_review_tokens_are_counted_in_the_session_apart_from_the_turns(
-    home: Path, llm: FakeLLM
+    home: Path, llm: FakeLLM, capfd: pytest.CaptureFixture[str]
 ) -> None:
     write_config(
         home, llm.openai_url, memory={"nudge_interval": 1}, skills={"creation_nudge_interval": 0}
@@ -51,13 +50,7 @@ def test_review_tokens_are_counted_in_the_session_apart_from_the_turns(
     )
 
     def hermes(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=cli_env(OPENAI_API_KEY="test-key"),
-        )
+        return run_main(capfd, home, *args, OPENAI_API_KEY="test-key")
 
     done = hermes("chat", "-q", "keep answers short", "--json")
     outcome = json.loads(done.stdout)

@@ -1,20 +1,21 @@
-"""`chat -q` with MCP servers: a failing server is a notice, `approval: always` refuses."""
+"""`chat -q` with MCP servers: a failing server is a notice, `approval: always` refuses. The
+command runs through cli.main in this process, its MCP server as a process."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 FAKE = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
 
 
 def test_chat_q_refuses_an_ask_first_mcp_tool_and_survives_a_broken_server(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     with FakeLLM() as llm:
         write_config(
@@ -31,14 +32,8 @@ def test_chat_q_refuses_an_ask_first_mcp_tool_and_survives_a_broken_server(
             Reply(tool_calls=[("mcp__tools__echo", {"text": "secret"})]),
             Reply(text="I could not use it."),
         )
-        done = subprocess.run(
-            [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "go", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-            env=cli_env(OPENAI_API_KEY="test-key"),
-        )
+        args = ("chat", "-q", "go", "--json")
+        done = run_main(capfd, home, *args, cwd=tmp_path, OPENAI_API_KEY="test-key")
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)
     assert outcome["text"] == "I could not use it." and outcome["tool_errors"] == 1

@@ -6,13 +6,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 from hermes_tui.core.tools.sandbox import probe
 
@@ -35,19 +34,20 @@ def _shims(folder: Path, log: Path) -> Path:
     return folder
 
 
-def chat(home: Path, cwd: Path, path: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "go", *extra],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=cli_env(OPENAI_API_KEY="test-key", PATH=path),
-    )
+@pytest.fixture
+def chat(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME chat -q go EXTRA…` in `cwd` with `path` as PATH, through
+    cli.main in this process (its commands run as processes with that PATH)."""
+
+    def run(home: Path, cwd: Path, path: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        env = {"OPENAI_API_KEY": "test-key", "PATH": path}
+        return run_main(capfd, home, "chat", "-q", "go", *extra, cwd=cwd, **env)
+
+    return run
 
 
 def test_dangerous_commands_are_refused_with_their_reason_and_nothing_runs(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, chat
 ) -> None:
     work, outside = tmp_path / "work", tmp_path / "outside"
     work.mkdir()
@@ -88,7 +88,7 @@ def test_dangerous_commands_are_refused_with_their_reason_and_nothing_runs(
 
 @pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
 def test_with_yolo_the_sandbox_still_stops_a_delete_outside_the_working_directory(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, chat
 ) -> None:
     if not os.access(Path.home(), os.W_OK):
         pytest.skip("the home folder is not writable here")

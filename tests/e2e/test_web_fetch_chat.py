@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fakes.llm_server import FakeLLM, Reply
 from fakes.web_server import Site
-from helpers import run_cli, write_config
+from helpers import run_main, write_config
 
 
 @pytest.fixture
@@ -27,11 +27,11 @@ def site():
 
 
 def test_an_unlisted_host_is_refused_without_yolo(
-    home: Path, tmp_path: Path, llm: FakeLLM, site: Site
+    home: Path, tmp_path: Path, llm: FakeLLM, site: Site, capfd: pytest.CaptureFixture[str]
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(tool_calls=[("web_fetch", {"url": site.url()})]), Reply(text="Could not."))
-    done = run_cli(home, "chat", "-q", "read the notes", cwd=tmp_path, OPENAI_API_KEY="k")
+    done = run_main(capfd, home, "chat", "-q", "read the notes", cwd=tmp_path, OPENAI_API_KEY="k")
     assert done.returncode == 0, done.stderr
     assert "refused (needs approval: it connects to 127.0.0.1" in done.stderr
     assert site.asked == [], "no request reached the host"
@@ -40,7 +40,7 @@ def test_an_unlisted_host_is_refused_without_yolo(
 
 
 def test_an_allowlisted_page_reaches_the_model_as_markdown_and_taints_the_turn(
-    home: Path, tmp_path: Path, llm: FakeLLM, site: Site
+    home: Path, tmp_path: Path, llm: FakeLLM, site: Site, capfd: pytest.CaptureFixture[str]
 ) -> None:
     write_config(home, llm.openai_url, terminal={"network_allow": ["127.0.0.1"]})
     llm.script(
@@ -52,7 +52,7 @@ def test_an_allowlisted_page_reaches_the_model_as_markdown_and_taints_the_turn(
         ),
         Reply(text="Noted."),
     )
-    done = run_cli(home, "chat", "-q", "what is new?", cwd=tmp_path, OPENAI_API_KEY="k")
+    done = run_main(capfd, home, "chat", "-q", "what is new?", cwd=tmp_path, OPENAI_API_KEY="k")
     assert done.returncode == 0, done.stderr
     page = next(m for m in llm.requests[1].body["messages"] if m["role"] == "tool")
     assert "# Version 2.0" in json.loads(page["content"])["content"]
