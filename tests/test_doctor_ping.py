@@ -1,14 +1,14 @@
-"""`hermes-tui doctor --ping` as a user runs it, against the loopback LLM."""
+"""`hermes-tui doctor --ping` as a user runs it, against the loopback LLM (through cli.main in
+this process: the checks it prints and its exit status are the subject)."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 from hermes_tui.core.llm.ping import PING_TOOL
 
@@ -19,21 +19,24 @@ def llm():
         yield server
 
 
-def doctor_ping(home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *extra, "doctor", "--ping"],
-        capture_output=True,
-        text=True,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-        timeout=60,
-    )
+@pytest.fixture
+def doctor_ping(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME EXTRA… doctor --ping` with a key, through cli.main in this
+    process (its output captured at the file descriptors)."""
+
+    def run(home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, *extra, "doctor", "--ping", OPENAI_API_KEY="test-key")
+
+    return run
 
 
 def _line(output: str, name: str) -> str:
     return next(line for line in output.splitlines() if line.split("] ")[-1].startswith(name))
 
 
-def test_ping_reports_latency_model_streaming_and_tool_calls(home: Path, llm: FakeLLM) -> None:
+def test_ping_reports_latency_model_streaming_and_tool_calls(
+    home: Path, llm: FakeLLM, doctor_ping
+) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(tool_calls=[(PING_TOOL, {"status": "pong"})]))
     result = doctor_ping(home)
@@ -45,7 +48,7 @@ def test_ping_reports_latency_model_streaming_and_tool_calls(home: Path, llm: Fa
     assert len(llm.requests) == 1
 
 
-def test_ping_failures_say_what_went_wrong(home: Path, llm: FakeLLM) -> None:
+def test_ping_failures_say_what_went_wrong(home: Path, llm: FakeLLM, doctor_ping) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(fault="500", retry_after=None))
     failed = doctor_ping(home)
@@ -61,14 +64,14 @@ def test_ping_failures_say_what_went_wrong(home: Path, llm: FakeLLM) -> None:
     assert "'pong, in words'" in degraded.stdout
 
 
-def test_a_base_url_without_a_scheme_fails_the_provider_check(home: Path) -> None:
+def test_a_base_url_without_a_scheme_fails_the_provider_check(home: Path, doctor_ping) -> None:
     result = doctor_ping(home, "--base-url", "127.0.0.1:4000/v1")
     assert result.returncode == 1
     assert "[FAIL] provider: base URL needs http:// or https://" in result.stdout
     assert "[FAIL] ping: no provider to ping" in result.stdout
 
 
-def test_ping_names_the_other_tools_the_model_called(home: Path, llm: FakeLLM) -> None:
+def test_ping_names_the_other_tools_the_model_called(home: Path, llm: FakeLLM, doctor_ping) -> None:
     write_config(home, llm.openai_url)
     llm.script(Reply(tool_calls=[("terminal", {"command": "echo pong"})]))
     result = doctor_ping(home)
@@ -81,8 +84,6 @@ def test_ping_names_the_other_tools_the_model_called(home: Path, llm: FakeLLM) -
 
 
 def test_the_demo_passes_its_own_doctor_ping(home: Path, capsys) -> None:
-    from helpers import run_main
-
     result = run_main(capsys, home, "--provider", "demo", "doctor", "--ping")
     assert "[ok  ] tool calls: the model called the offered tool" in result.stdout, result.stdout
     assert "[FAIL]" not in result.stdout and result.returncode == 0

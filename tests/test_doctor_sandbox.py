@@ -8,28 +8,35 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import run_cli
+from helpers import run_main
 
 import hermes_tui
 from hermes_tui.core.tools.sandbox import probe
 
 
-def _doctor(home: Path, tmp_path: Path, terminal: dict, cwd: Path | None = None) -> dict[str, str]:
-    (home / "config.yaml").write_text(yaml.safe_dump({"terminal": terminal}), encoding="utf-8")
-    user = tmp_path / "user"
-    (user / ".ssh").mkdir(parents=True, exist_ok=True)
-    result = run_cli(home, "doctor", HOME=str(user), cwd=cwd)
-    lines: dict[str, str] = {}
-    for line in result.stdout.splitlines():
-        name, _, detail = line[7:].partition(": ")
-        lines[name] = f"{line[:6]} {detail}"
-    return lines
+@pytest.fixture
+def doctor(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME doctor` with this terminal config, for a user whose home holds
+    .ssh, through cli.main in this process: its lines by check name."""
+
+    def run(home: Path, tmp_path: Path, terminal: dict, cwd: Path | None = None) -> dict[str, str]:
+        (home / "config.yaml").write_text(yaml.safe_dump({"terminal": terminal}), encoding="utf-8")
+        user = tmp_path / "user"
+        (user / ".ssh").mkdir(parents=True, exist_ok=True)
+        result = run_main(capfd, home, "doctor", HOME=str(user), cwd=cwd)
+        lines: dict[str, str] = {}
+        for line in result.stdout.splitlines():
+            name, _, detail = line[7:].partition(": ")
+            lines[name] = f"{line[:6]} {detail}"
+        return lines
+
+    return run
 
 
 def test_doctor_says_why_the_sandbox_is_off_and_what_strict_mode_means(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, doctor
 ) -> None:
-    found = _doctor(
+    found = doctor(
         home,
         tmp_path,
         {"sandbox": "off", "network_allow": ["git.example.com"], "deny_read": ["~/secrets"]},
@@ -50,34 +57,36 @@ def test_doctor_says_why_the_sandbox_is_off_and_what_strict_mode_means(
         assert "pypi.org" in network and "git.example.com" in network
 
 
-def test_an_explicit_mode_and_network_off_are_named(home: Path, tmp_path: Path) -> None:
-    found = _doctor(home, tmp_path, {"sandbox": "off", "mode": "yolo", "network": "off"})
+def test_an_explicit_mode_and_network_off_are_named(home: Path, tmp_path: Path, doctor) -> None:
+    found = doctor(home, tmp_path, {"sandbox": "off", "mode": "yolo", "network": "off"})
     assert found["approval mode"].startswith("[warn] yolo (terminal.mode: yolo)")
     assert "off: no network at all (terminal.network: off)" in found["sandbox network"]
 
 
-def test_doctor_warns_when_commands_could_rewrite_its_own_code(home: Path, tmp_path: Path) -> None:
+def test_doctor_warns_when_commands_could_rewrite_its_own_code(
+    home: Path, tmp_path: Path, doctor
+) -> None:
     """hermes-tui's code or its venv inside the working directory (or a writable root) is
     writable by the commands it sandboxes: what they change runs unsandboxed next time."""
     outside = tmp_path / "project"
     outside.mkdir()
-    assert "own code" not in _doctor(home, tmp_path, {"sandbox": "off"}, cwd=outside)
+    assert "own code" not in doctor(home, tmp_path, {"sandbox": "off"}, cwd=outside)
 
     venv = Path(sys.prefix).resolve()
-    found = _doctor(home, tmp_path, {"sandbox": "off", "writable_roots": [str(venv)]}, cwd=outside)
+    found = doctor(home, tmp_path, {"sandbox": "off", "writable_roots": [str(venv)]}, cwd=outside)
     assert found["own code"].startswith("[warn] its Python environment (")
     assert str(venv) in found["own code"] and "unsandboxed at the next start" in found["own code"]
 
     package = Path(hermes_tui.__file__).resolve().parent
-    found = _doctor(home, tmp_path, {"sandbox": "off"}, cwd=package.parent)
+    found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=package.parent)
     assert f"hermes-tui's code ({package})" in found["own code"]
 
 
 @pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
 def test_with_bubblewrap_doctor_shows_the_sandbox_active_and_its_profile(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, doctor
 ) -> None:
-    found = _doctor(home, tmp_path, {"writable_roots": [str(tmp_path / "build")]})
+    found = doctor(home, tmp_path, {"writable_roots": [str(tmp_path / "build")]})
     assert found["approval mode"].startswith("[ok  ] sandboxed (terminal.mode: auto, and the")
     assert found["terminal sandbox"].startswith("[ok  ] active: bubblewrap")
     writable = found["sandbox writable"]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import cli_env
+from helpers import run_main
 
 from hermes_tui.config import load_config
 from hermes_tui.runtime import Runtime
@@ -32,15 +30,9 @@ def test_unused_hermes_keys_with_values_are_listed_in_order(home: Path) -> None:
     assert config.agent.max_turns == 40  # honoured keys are not listed
 
 
-def test_doctor_lists_them_and_the_app_is_told_once_per_set(home: Path) -> None:
+def test_doctor_lists_them_and_the_app_is_told_once_per_set(home: Path, capsys) -> None:
     (home / "config.yaml").write_text(HERMES_CONFIG)
-    doctor = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "doctor"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=cli_env(),
-    )
+    doctor = run_main(capsys, home, "doctor")
     assert (
         "Hermes keys not used by hermes-tui (Hermes still reads them): compression, "
         "agent.personality, discord" in doctor.stdout

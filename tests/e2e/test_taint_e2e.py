@@ -4,12 +4,11 @@ model and written to memory, waits in pending/ and `pending list` names the tool
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import run_main, write_config
 
 
 @pytest.fixture
@@ -18,19 +17,18 @@ def llm():
         yield server
 
 
-def hermes(home: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+@pytest.fixture
+def hermes(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME ARGS…` in `cwd` with a key, through cli.main in this process."""
+
+    def run(home: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, *args, cwd=cwd, OPENAI_API_KEY="test-key")
+
+    return run
 
 
 def test_an_outside_instruction_written_to_memory_waits_with_its_source(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, hermes
 ) -> None:
     write_config(home, llm.openai_url, memory={"nudge_interval": 0})
     project = tmp_path / "project"
