@@ -1,4 +1,5 @@
-"""`hermes-tui mcp list | test` and the doctor's MCP lines, as a user runs them."""
+"""`hermes-tui mcp list | test` and the doctor's MCP lines, as a user runs them (through cli.main
+in this process, output captured at the file descriptors; the MCP servers are processes)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
-from helpers import run_cli
+from helpers import run_main
 
 FAKE = str(Path(__file__).resolve().parent / "fakes" / "mcp_server.py")
 
 
-def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return run_cli(home, *args)
+@pytest.fixture
+def run(capfd: pytest.CaptureFixture[str]):
+    def hermes(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, *args)
+
+    return hermes
 
 
 def configure(home: Path) -> None:
@@ -25,7 +31,7 @@ def configure(home: Path) -> None:
     (home / "config.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
 
 
-def test_mcp_list_reports_each_server_and_doctor_shows_the_stderr_tail(home: Path) -> None:
+def test_mcp_list_reports_each_server_and_doctor_shows_the_stderr_tail(home: Path, run) -> None:
     configure(home)
     done = run("mcp", "list", "--json", home=home)
     assert done.returncode == 1  # one server failed
@@ -46,7 +52,7 @@ def test_mcp_list_reports_each_server_and_doctor_shows_the_stderr_tail(home: Pat
     assert "stderr: fake-tools starting in slow-start mode" in doctor.stdout
 
 
-def test_mcp_test_starts_one_server_and_prints_its_schemas(home: Path) -> None:
+def test_mcp_test_starts_one_server_and_prints_its_schemas(home: Path, run) -> None:
     configure(home)
     done = run("mcp", "test", "tools", home=home)
     assert done.returncode == 0, done.stderr
@@ -58,6 +64,6 @@ def test_mcp_test_starts_one_server_and_prints_its_schemas(home: Path) -> None:
     assert "no MCP server named 'nope' (configured: slow, tools)" in missing.stderr
 
 
-def test_without_servers_mcp_list_says_how_to_add_one(home: Path) -> None:
+def test_without_servers_mcp_list_says_how_to_add_one(home: Path, run) -> None:
     done = run("mcp", "list", home=home)
     assert done.returncode == 0 and "add `mcp_servers:` to config.yaml" in done.stdout
