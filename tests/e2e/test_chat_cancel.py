@@ -1,6 +1,7 @@
 """Ctrl-C in `chat -q` against a server that hangs, as a user presses it: the connection closes
 at once, what streamed is kept in stdout, --json and the session, nothing is retried, and the
-stored conversation stays alternating whatever happened."""
+stored conversation stays alternating whatever happened. A turn with no Ctrl-C in it runs
+through cli.main in this process (helpers.run_main, captured at the file descriptors)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, write_config
+from helpers import cli_env, run_main, write_config
 
 BOUND = 10.0  # seconds: generous; the old behaviour waited 120 s per attempt
 FAKE_MCP = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
@@ -26,6 +27,16 @@ REPLY = "The first half of this reply arrives, and then the server hangs for goo
 def llm():
     with FakeLLM() as server:
         yield server
+
+
+@pytest.fixture
+def one_shot(capfd: pytest.CaptureFixture[str]):
+    """`hermes-tui --home HOME chat -q ARGS…` in `cwd` with a key, through cli.main here."""
+
+    def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_main(capfd, home, "chat", "-q", *args, cwd=cwd, OPENAI_API_KEY="test-key")
+
+    return run
 
 
 class Chat:
@@ -150,7 +161,7 @@ def test_ctrl_c_with_the_server_hung_before_the_headers_ends_the_turn_at_once(
 
 
 def test_a_second_ctrl_c_leaves_the_stored_session_alternating(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, one_shot
 ) -> None:
     """An MCP call cannot be interrupted: the first Ctrl-C waits for it, the second stops."""
     write_config(
@@ -173,22 +184,14 @@ def test_a_second_ctrl_c_leaves_the_stored_session_alternating(
     assert roles == ["user", "assistant", "tool"]
 
     llm.script(Reply(text="Back again."))
-    again = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hello again"]
-        + ["--session", outcome["session_id"]],
-        capture_output=True,
-        text=True,
-        timeout=BOUND * 6,
-        cwd=tmp_path,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+    again = one_shot(home, tmp_path, "hello again", "--session", outcome["session_id"])
     assert again.returncode == 0, again.stderr
     sent = [m["role"] for m in llm.requests[-1].body["messages"]]
     assert sent == ["system", "user", "assistant", "tool", "user"]
 
 
 def test_a_session_cut_off_after_its_user_message_is_closed_on_the_next_turn(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, one_shot
 ) -> None:
     """A killed process leaves the user message unanswered; the next turn answers it first."""
     from hermes_tui.core.messages import Message
@@ -200,15 +203,7 @@ def test_a_session_cut_off_after_its_user_message_is_closed_on_the_next_turn(
     store.append(info.id, Message("user", "the turn that never ended"))
     store.close()
     llm.script(Reply(text="Here."))
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "next"]
-        + ["--session", info.id],
-        capture_output=True,
-        text=True,
-        timeout=BOUND * 6,
-        cwd=tmp_path,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+    done = one_shot(home, tmp_path, "next", "--session", info.id)
     assert done.returncode == 0, done.stderr
     sent = [m["role"] for m in llm.requests[-1].body["messages"]]
     assert sent == ["system", "user", "assistant", "user"]
@@ -232,21 +227,14 @@ def test_ctrl_c_during_start_up_still_prints_one_json_object(
 
 
 def test_a_retried_stream_leaves_only_the_retried_reply_on_stdout(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, one_shot
 ) -> None:
     write_config(home, llm.openai_url)
     llm.script(
         Reply(text="This attempt breaks off half way through.", fault="error_frame"),
         Reply(text="The retried reply."),
     )
-    plain = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi"],
-        capture_output=True,
-        text=True,
-        timeout=BOUND * 6,
-        cwd=tmp_path,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+    plain = one_shot(home, tmp_path, "hi")
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == "The retried reply.\n"
     assert "[provider retry: the partial reply held back is discarded" in plain.stderr
@@ -255,21 +243,14 @@ def test_a_retried_stream_leaves_only_the_retried_reply_on_stdout(
 
 
 def test_model_first_byte_timeout_ends_a_hung_attempt_and_the_retries_say_why(
-    home: Path, tmp_path: Path, llm: FakeLLM
+    home: Path, tmp_path: Path, llm: FakeLLM, one_shot
 ) -> None:
     write_config(home, llm.openai_url)
     config = home / "config.yaml"
     config.write_text(config.read_text().replace("max_retries: 2", "max_retries: 1"))
     config.write_text(config.read_text() + "  first_byte_timeout: 0.5\n")
     llm.script(Reply(fault="hang"), Reply(fault="hang"))
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "chat", "-q", "hi", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=BOUND * 6,
-        cwd=tmp_path,
-        env=cli_env(OPENAI_API_KEY="test-key"),
-    )
+    done = one_shot(home, tmp_path, "hi", "--json")
     outcome = json.loads(done.stdout)
     assert done.returncode == 3 and len(llm.requests) == 2, done.stderr
     assert "nothing from the server within 0.5s (first-byte timeout)" in outcome["error"]
