@@ -1,7 +1,8 @@
 """`hermes-tui eval` end to end over the real OpenAI SDK against the loopback server: the
 server's replies come from the scripted eval model, so the learning is real and checkable. A
 2-family run completes, survives a SIGKILL mid-run by resuming, and its JSON matches its
-Markdown report."""
+Markdown report. The run that is killed is a process; the one that resumes runs through cli.main
+in this process (its exit status and output captured at the file descriptors)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from eval_markdown import mismatches
 from fakes.llm_server import FakeLLM, Reply, Request
-from helpers import cli_env, write_config
+from helpers import cli_env, run_main, write_config
 
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.evaluation.runner import scripted_provider
@@ -59,10 +61,13 @@ def _scripted_server(llm: FakeLLM, delay: float) -> None:
     llm.responder = respond
 
 
+def _arguments(out: Path) -> list[str]:
+    return ["eval", "--families", *FAMILIES, "--repeat", "2", "--out", str(out), "--json"]
+
+
 def _eval(home: Path, out: Path, url: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "hermes_tui", "--home", str(home), "eval", "--families", *FAMILIES]
-        + ["--repeat", "2", "--out", str(out), "--json"],
+        [sys.executable, "-m", "hermes_tui", "--home", str(home), *_arguments(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -77,7 +82,9 @@ def _records(out: Path) -> list[dict[str, Any]]:
         return []
 
 
-def test_two_family_eval_over_the_openai_sdk_resumes_after_a_kill(tmp_path: Path) -> None:
+def test_two_family_eval_over_the_openai_sdk_resumes_after_a_kill(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     home, out = tmp_path / "home", tmp_path / "out"
     home.mkdir()
     with FakeLLM() as llm:
@@ -93,9 +100,9 @@ def test_two_family_eval_over_the_openai_sdk_resumes_after_a_kill(tmp_path: Path
         assert first.returncode == -9 and 3 <= len(cut) < 8, first.returncode
         assert not (out / "report.json").exists()
 
-        second = _eval(home, out, llm.openai_url)
-        stdout, stderr = second.communicate(timeout=110)
-        assert second.returncode == 0, stderr
+        second = run_main(capfd, home, *_arguments(out), OPENAI_API_KEY="sk-test-eval")
+        stdout = second.stdout
+        assert second.returncode == 0, second.stderr
         assert llm.requests and all(r.path.endswith("/chat/completions") for r in llm.requests)
 
     report = json.loads(stdout)
