@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import modes, switch
@@ -26,7 +26,7 @@ from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
 from hermes_tui.ui.text import pasted
-from hermes_tui.ui.textual_compat import SafeCrashOutput, SafeTerminalInput
+from hermes_tui.ui.textual_compat import QuietFooter, SafeCrashOutput, SafeTerminalInput
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
 from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
@@ -137,12 +137,14 @@ class HermesApp(SafeCrashOutput, SafeTerminalInput, App):
                 with TabPane(PANES["reviews"], id="reviews"):
                     yield ReviewsPane(self.runtime, id="reviews-pane")
         yield NudgeBar(id="nudge-bar")
-        yield Footer()
+        yield QuietFooter()
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
         from hermes_tui.ui.themes import install_themes
 
-        install_themes(self)
+        install_themes(self)  # before anything is styled: styled once, in its colours
+
+    def on_mount(self) -> None:
         from hermes_tui.ui.outgoing import past_messages
         from hermes_tui.ui.screens.welcome import NAMES as PROVIDER_NAMES
 

@@ -30,6 +30,14 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   loop of Textual's thread and reads `Driver._debug`.
 - `LinuxDriver._run_input_thread` (`PasteSafeDriver`): if the input thread dies, Textual hands
   `App.panic` Rich's raw traceback of it (locals and all); ours hands it `safe_traceback`'s.
+- `FooterKey`, `DOMNode._reactive_connect` and `Footer._bindings_ready` (`QuietFooter`, the
+  main screen's footer): Textual composes the footer again at every focus change, and each of
+  its keys starts compact, then takes the footer's `compact` through `data_bind`: two class
+  changes, each restyling the key and its parts (with the recomposition, about half of what
+  a focus change cost). Ours composes only when the keys to show changed, and gives each
+  bound key the footer's value before it is mounted. Textual has no public way to build the
+  keys. (The skill editor keeps Textual's footer: under its diff preview that one is drawn
+  empty, being composed again while covered, and the editor's snapshot shows it so.)
 
 Two of Textual's methods are replaced for the whole process when this module is imported (the
 app imports it), each keeping what the method returns:
@@ -70,7 +78,8 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 from textual.style import Style
 from textual.widget import Widget
-from textual.widgets import Collapsible, TextArea
+from textual.widgets import Collapsible, Footer, TextArea
+from textual.widgets._footer import FooterKey  # what Footer.compose yields; not exported
 
 from hermes_tui.core.redaction import redact_shapes
 from hermes_tui.core.text import neutralise
@@ -79,6 +88,7 @@ __all__ = [
     "OVERRIDDEN",
     "DockArrangeResult",
     "PasteSafeDriver",
+    "QuietFooter",
     "SafeTerminalInput",
     "TerminalInput",
     "SafeCrashOutput",
@@ -159,6 +169,41 @@ if TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"] is not None:
     StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign,assignment]
 if TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"] is not None:
     Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+
+
+class QuietFooter(Footer):
+    """Textual's Footer, drawing the same keys with less work.
+
+    Textual composes the footer again whenever the screen's bindings may have changed (every
+    focus change); ours only when the keys it shows did. And its keys bound to the footer's
+    `compact` start with the footer's value instead of being restyled twice as they mount.
+    """
+
+    _shown: tuple | None = None  # what the keys were composed from
+
+    def _shows(self, screen: Any) -> tuple:
+        """Everything Footer.compose reads to build the keys (key labels come from bindings)."""
+        bindings = screen.active_bindings
+        palette = bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        return (
+            [(b.binding, b.enabled, b.tooltip) for b in bindings.values() if b.binding.show],
+            palette and (palette.binding, palette.enabled),
+            self.compact,
+            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
+        )
+
+    def compose(self) -> Any:
+        self._shown = self._shows(self.screen) if self._bindings_ready else None
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
+
+    def bindings_changed(self, screen: Any) -> None:
+        attached = self._shown is not None and self.is_attached and screen is self.screen
+        if attached and screen.app.app_focus and self._shows(screen) == self._shown:
+            return  # what Textual would compose is what is there
+        super().bindings_changed(screen)
 
 
 def region_size(widget: Widget) -> Any:

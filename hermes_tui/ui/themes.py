@@ -82,20 +82,24 @@ def load_themes(*directories: Path) -> tuple[list[Theme], list[ThemeProblem]]:
 
 def install_themes(app: Any) -> None:
     """Register the package's and the user's themes and switch to the configured one; a broken
-    theme file or an unknown name is a notification and the fallback, never a crash."""
+    theme file or an unknown name is a notification and the fallback, never a crash.
+
+    Called as the app loads, before it composes anything: Textual restyles every widget when
+    the theme changes, so switching once the screen is built styled it all twice. The
+    notifications wait for the screen (`call_later` runs once the app's messages flow)."""
     from hermes_tui.resources import themes_dir
 
     themes, problems = load_themes(themes_dir(), app.runtime.home / "themes")
     for theme in themes:
         app.register_theme(theme)
     for problem in problems:
-        app.notify(
-            f"theme {problem.path.name} skipped: {problem.message}", severity="warning", timeout=8
-        )
+        message = f"theme {problem.path.name} skipped: {problem.message}"
+        app.call_later(app.notify, message, severity="warning", timeout=8)
     wanted = app.runtime.config.display.theme
     app.theme = wanted if wanted in app.available_themes else FALLBACK
     if wanted not in app.available_themes:
-        app.notify(f"theme {wanted!r} not found; using {FALLBACK}", severity="warning")
+        message = f"theme {wanted!r} not found; using {FALLBACK}"
+        app.call_later(app.notify, message, severity="warning")
     app.saved_theme = wanted  # from now on a switch is the user's, and saved (`save_theme`)
 
 

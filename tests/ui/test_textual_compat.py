@@ -192,3 +192,83 @@ async def test_a_theme_switched_back_and_forth_draws_each_themes_colours() -> No
             colours.setdefault(theme, set()).add(app.screen.styles.background)
         assert all(len(seen) == 1 for seen in colours.values())
         assert colours["textual-dark"] != colours["nord"]
+
+
+class Keyed(Static, can_focus=True):
+    BINDINGS = [("x", "app.bell", "Ring")]
+
+
+class Footed(App):
+    BINDINGS = [("ctrl+q", "quit", "Quit"), ("f2", "bell", "Bell")]
+
+    def __init__(self, footer: type) -> None:
+        super().__init__()
+        self.footer = footer
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Input
+
+        yield Input(id="a")
+        yield Input(id="b")
+        yield Keyed("keyed", id="c")
+        yield self.footer()
+
+
+def footer_keys(app: App) -> list[tuple]:
+    from textual.widgets._footer import FooterKey
+
+    return [
+        (key.key, key.description, sorted(key.classes), key.compact, str(key.render()))
+        for key in app.screen.query(FooterKey)
+    ]
+
+
+async def test_the_quiet_footer_shows_what_textuals_footer_shows_as_focus_moves() -> None:
+    from textual.widgets import Footer
+
+    seen: dict[type, list] = {}
+    for footer in (Footer, textual_compat.QuietFooter):
+        app = Footed(footer)
+        async with app.run_test(size=(80, 6)) as pilot:
+            for target in ("#a", "#c", "#b", "#c", "#a"):
+                app.query_one(target).focus()
+                await pilot.pause()
+                await pilot.pause()
+                seen.setdefault(footer, []).append(footer_keys(app))
+    quiet = seen[textual_compat.QuietFooter]
+    assert quiet == seen[Footer]
+    assert any("Ring" in str(keys) for keys in quiet)  # the focused widget's own key came
+    assert "Ring" not in str(quiet[-1])  # and went
+    assert any("-command-palette" in classes for _, _, classes, _, _ in quiet[0])
+
+
+async def test_the_quiet_footer_keeps_its_keys_while_they_stay_the_same() -> None:
+    """Textual composes the footer again at each focus change; between two widgets with the
+    same bindings ours keeps its keys, and none bound to the footer's `compact` is restyled as
+    it is mounted (the command palette's key is not bound: it starts compact, as Textual's)."""
+    from textual.widgets._footer import FooterKey
+
+    restyled: list[FooterKey] = []
+    app = Footed(textual_compat.QuietFooter)
+    async with app.run_test(size=(80, 6)) as pilot:
+        app.query_one("#a").focus()
+        await pilot.pause()
+        await pilot.pause()
+        keys = list(app.screen.query(FooterKey))
+        original = FooterKey.update_node_styles
+        FooterKey.update_node_styles = lambda self, animate=True: (  # type: ignore[method-assign]
+            restyled.append(self),
+            original(self, animate),
+        )
+        try:
+            app.query_one("#b").focus()  # the same bindings
+            await pilot.pause()
+            await pilot.pause()
+            assert list(app.screen.query(FooterKey)) == keys
+            app.query_one("#c").focus()  # one more key
+            await pilot.pause()
+            await pilot.pause()
+            assert len(app.screen.query(FooterKey)) == len(keys) + 1
+        finally:
+            FooterKey.update_node_styles = original  # type: ignore[method-assign]
+    assert restyled and all(key.has_class("-command-palette") for key in restyled)

@@ -26,3 +26,36 @@ def test_broken_files_are_reported_with_the_reason(tmp_path: Path) -> None:
     assert "not a colour" in reasons["bad-colour.yaml"]
     assert "unknown keys: sparkle" in reasons["unknown.yaml"]
     assert "bad-yaml.yaml" in reasons
+
+
+async def test_the_app_starts_in_its_theme_styled_once_and_says_what_it_skipped(
+    home: Path,
+) -> None:
+    """The configured theme is in place before the app composes anything: Textual restyles
+    every widget when the theme changes, and a switch once the screen was up styled it all
+    twice. A broken theme file is still reported once the screen is up."""
+    from helpers import make_app
+
+    (home / "themes").mkdir()
+    (home / "themes" / "broken.yaml").write_text("name: broken\nprimary: not-a-colour\n")
+    app = make_app(home, "http://127.0.0.1:9/v1", display={"theme": "hermes-light"})
+    restyled: list[list[int]] = []  # the screens' sizes each time Textual restyled everything
+    original_refresh = app.refresh_css
+    app.refresh_css = lambda animate=True: (  # type: ignore[method-assign]
+        restyled.append([len(list(s.walk_children())) for s in app.screen_stack]),
+        original_refresh(animate),
+    )[-1]
+    notes: list[str] = []
+    original_notify = app.notify
+    app.notify = lambda message, **kw: notes.append(str(message)) or original_notify(message, **kw)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == "hermes-light"
+        light = app.get_theme("hermes-light")
+        assert app.screen.styles.background == light.to_color_system().background
+        assert restyled == [[]]  # once, before any screen existed
+        assert any("broken.yaml skipped" in note for note in notes)
+        app.theme = "hermes-dark"  # a switch by the user restyles what is there
+        await pilot.pause()
+        assert len(restyled) == 2 and restyled[1][0] > 0
+    assert "theme: hermes-dark" in (home / "config.yaml").read_text()
