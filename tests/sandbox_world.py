@@ -21,18 +21,26 @@ import contextlib
 import gzip
 import hashlib
 import os
+import pwd
 import re
 import secrets as random
 import shutil
 import socket
 import socketserver
 import subprocess
+import sys
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+# Commands of the sandbox's tests run as this unprivileged user when the suite runs as root
+# (root keeps powers that hide bugs: .ci/run makes the user and lets it reach the interpreter).
+USER = "tester"
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+REPO = Path(__file__).resolve().parents[1]
 WINDOW = 12  # this many characters of a secret's random core anywhere counts as a leak
 
 
@@ -392,3 +400,54 @@ class World:
 
     def remove(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+# --- who runs the commands ------------------------------------------------------------------
+@cache
+def runner() -> tuple[list[str], str | None, str]:
+    """(argv prefix that runs a command as the unprivileged user, that user, why not)."""
+    if os.getuid() != 0:
+        return [], None, ""
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        return [], None, f"running as root and there is no user {USER!r} to run commands as"
+    prefix = ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--init-groups"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", "import hermes_tui, yaml"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": SYSTEM_PATH, "HOME": "/"},
+    )
+    if probe.returncode != 0:
+        return (
+            [],
+            None,
+            (
+                f"user {USER!r} cannot run {sys.executable} with hermes_tui importable "
+                f"({probe.stderr.strip()[-200:]}); .ci/run makes the interpreter reachable"
+            ),
+        )
+    return prefix, USER, ""
+
+
+@cache
+def sandbox_works() -> tuple[bool, str]:
+    """Whether bubblewrap can make a sandbox for the user the commands run as."""
+    prefix, _user, why = runner()
+    if why:
+        return False, why
+    found = subprocess.run(
+        [
+            *prefix,
+            sys.executable,
+            "-c",
+            "from hermes_tui.core.tools.sandbox import probe; s = probe('auto'); "
+            "print(s.active, s.detail)",
+        ],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": SYSTEM_PATH, "HOME": "/"},
+    )
+    active, _, detail = found.stdout.strip().partition(" ")
+    return active == "True", detail or found.stderr.strip()[-200:]

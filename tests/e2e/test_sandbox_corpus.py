@@ -25,19 +25,25 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
 import pytest
 import yaml
 from fakes.llm_server import FakeLLM, Reply
 from helpers import REPO, cli_env
-from sandbox_world import Capture, SocketTrap, World, changes, leaked
+from sandbox_world import (
+    SYSTEM_PATH,
+    Capture,
+    SocketTrap,
+    World,
+    changes,
+    leaked,
+    runner,
+    sandbox_works,
+)
 
 ATTACKS = yaml.safe_load((REPO / "tests/data/sandbox_attacks.yaml").read_text(encoding="utf-8"))
 CLASSES = sorted({attack["class"] for attack in ATTACKS})
-USER = "tester"
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # In the host's /tmp: hermes-tui's own scratch, and the socket folders of the runs.
 OURS_IN_TMP = ("hermes-term-", "hermes-proxy-", "tmux-corpus-", "ssh-corpus-")
 MODES = {
@@ -54,56 +60,6 @@ GROUPS = {
     "leaks": ("secret-paths", "encoded-exfil", "socket-escape"),
     "persistence": ("download-run", "self-approval", "home-forging", "persistence"),
 }
-
-
-@cache
-def runner() -> tuple[list[str], str | None, str]:
-    """(argv prefix that runs a command as the unprivileged user, that user, why not)."""
-    if os.getuid() != 0:
-        return [], None, ""
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        return [], None, f"running as root and there is no user {USER!r} to run commands as"
-    prefix = ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--init-groups"]
-    probe = subprocess.run(
-        [*prefix, sys.executable, "-c", "import hermes_tui, yaml"],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(REPO), "PATH": SYSTEM_PATH, "HOME": "/"},
-    )
-    if probe.returncode != 0:
-        return (
-            [],
-            None,
-            (
-                f"user {USER!r} cannot run {sys.executable} with hermes_tui importable "
-                f"({probe.stderr.strip()[-200:]}); .ci/run makes the interpreter reachable"
-            ),
-        )
-    return prefix, USER, ""
-
-
-@cache
-def sandbox_works() -> tuple[bool, str]:
-    """Whether bubblewrap can make a sandbox for the user the commands run as."""
-    prefix, _user, why = runner()
-    if why:
-        return False, why
-    found = subprocess.run(
-        [
-            *prefix,
-            sys.executable,
-            "-c",
-            "from hermes_tui.core.tools.sandbox import probe; s = probe('auto'); "
-            "print(s.active, s.detail)",
-        ],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(REPO), "PATH": SYSTEM_PATH, "HOME": "/"},
-    )
-    active, _, detail = found.stdout.strip().partition(" ")
-    return active == "True", detail or found.stderr.strip()[-200:]
 
 
 def _base_folder() -> Path:

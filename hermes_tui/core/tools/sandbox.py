@@ -25,7 +25,10 @@ on) a command sees:
   without `nsenter`) or `on`;
 - no privileges: a user namespace with every capability dropped (also as root), no_new_privs,
   its own session (no keystrokes into the user's terminal), dies with hermes-tui; the runtime
-  folder, container engine and multiplexer sockets are hidden and their variables scrubbed.
+  folder, container engine and multiplexer sockets are hidden and their variables scrubbed;
+  whatever the working directory (`/` brings the host's /tmp, /proc and /run back when bound:
+  `_private_again` mounts the sandbox's over them), and /tmp itself is never a writable place
+  (`unwalled_place`: commands are refused there).
 
 The private /tmp hides what lies under the real one. The programs a command needs that live
 there (the Python running hermes-tui, its venv and import path, the folders on PATH: a project
@@ -233,18 +236,15 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     writable places next, then what must stay read-only inside them, then what must not be read
     at all.
     """
+    unwalled = unwalled_place(profile.workdir, profile.writable_roots)
+    if unwalled is not None:
+        raise SandboxUnavailable(f"{unwalled} cannot be a writable place (unwalled_place)")
     args = [profile.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for tmp in PRIVATE_TMP:
         args += ["--tmpfs", tmp]
     writable = [profile.workdir, *profile.writable_roots, profile.cache_dir]
     for path in _under_private_tmp(profile.programs, writable, exists):
         args += ["--ro-bind", str(path), str(path)]
-    hidden = [Path(p) for p in HIDDEN_SOCKETS]
-    if profile.runtime_dir is not None:
-        hidden.append(profile.runtime_dir)
-    # /var/run is usually a link to /run: mount over the real place, once.
-    for path in dict.fromkeys(Path(os.path.realpath(p)) for p in hidden):
-        args += _hide(path, exists)
     places = [p for p in dict.fromkeys([*writable]) if exists(p)]
     home = Path(os.path.realpath(profile.user_home))
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
@@ -255,14 +255,18 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     for path in places:
         if path not in holders:
             args += ["--bind", str(path), str(path)]
+    args += _private_again(places, profile, exists)
     # A mount point cannot be renamed or removed: `.git` stays where git looks for it, so a
     # `.git` file pointing at a folder of the command's making cannot take its place.
+    # What lies in the private /tmp outside every writable place is out of sight already (a
+    # repository under /tmp found from `/`): nothing to keep, and no mount point to make.
+    seen = _outside_private_tmp(places)
     trees = [profile.workdir, *(dirs.tree for dirs in profile.repositories)]
     for tree in dict.fromkeys(trees):
         git_dir = tree / ".git"
-        if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink():
+        if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink() and seen(git_dir):
             args += ["--bind", str(git_dir), str(git_dir)]
-    read_only = [profile.hermes_home, *profile.protected()]
+    read_only = [profile.hermes_home, *filter(seen, profile.protected())]
     for path in dict.fromkeys(read_only):
         if exists(path):
             args += ["--ro-bind", str(path), str(path)]
@@ -295,6 +299,101 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args += env
     args += ["--chdir", str(profile.cwd), "--", *argv]
     return [*profile.held_network, *args] if held else args
+
+
+def _private_again(
+    places: list[Path], profile: Profile, exists: Callable[[Path], bool]
+) -> list[str]:
+    """Mounts, after the writable places, that take back what a place holding the host's own
+    copy brought back when bound (hermes-tui started in `/`, a writable root `/var` or
+    `/run`): the sandbox's /proc and /dev, its private /tmp and /var/tmp (and what was mounted
+    into them: the programs, a writable place inside), the hidden sockets and runtime folder."""
+    real = [os.path.realpath(place) for place in places]
+
+    def covered(path: str) -> bool:
+        return any(_within(path, place) for place in real)
+
+    def covered_by(paths: list[str], place: str) -> bool:
+        return any(_within(path, place) for path in paths)
+
+    args = ["--proc", "/proc"] if covered("/proc") else []
+    if covered("/dev"):
+        args += ["--dev", "/dev"]
+    roots = [tmp for tmp in PRIVATE_TMP if covered(os.path.realpath(tmp))]
+    for tmp in roots:
+        args += ["--tmpfs", tmp]
+    if roots:
+        real_roots = [os.path.realpath(tmp) for tmp in roots]
+        narrow = [p for p, r in zip(places, real, strict=True) if not covered_by(real_roots, r)]
+        for path in _under_private_tmp(profile.programs, narrow, exists):
+            args += ["--ro-bind", str(path), str(path)]
+        for path in narrow:
+            if any(_within(os.path.realpath(path), root) for root in real_roots):
+                args += ["--bind", str(path), str(path)]
+    hidden = [Path(p) for p in HIDDEN_SOCKETS]
+    if profile.runtime_dir is not None:
+        hidden.append(profile.runtime_dir)
+    # /var/run is usually a link to /run: mount over the real place, once.
+    for path in dict.fromkeys(Path(os.path.realpath(p)) for p in hidden):
+        args += _hide(path, exists)
+    return args
+
+
+def _outside_private_tmp(places: list[Path]) -> Callable[[Path], bool]:
+    """Whether a path is in sight in the sandbox as far as its private /tmp goes: outside it,
+    or inside a writable place that lies in it (mounted back)."""
+    roots = [os.path.realpath(tmp) for tmp in PRIVATE_TMP]
+    shown = [
+        real
+        for real in (os.path.realpath(place) for place in places)
+        if any(_within(real, root) and real != root for root in roots)
+    ]
+
+    def seen(path: Path) -> bool:
+        real = os.path.realpath(path)
+        hidden = any(_within(real, root) for root in roots)
+        return not hidden or any(_within(real, place) for place in shown)
+
+    return seen
+
+
+def unwalled_place(workdir: Path, writable_roots: Iterable[Path]) -> Path | None:
+    """The working directory or writable root that is /tmp or /var/tmp itself, if any: bound
+    writable, it would bring back the user's sockets there (tmux, ssh-agent, X11: each runs
+    what it is sent, outside the sandbox), and no private /tmp can lie over the place that
+    holds the work. Commands are refused there (`terminal`), and so is such a root (config)."""
+    roots = {os.path.realpath(tmp) for tmp in PRIVATE_TMP}
+    for place in (workdir, *writable_roots):
+        if os.path.realpath(place) in roots:
+            return Path(place)
+    return None
+
+
+def wall_refusal(
+    mode: SandboxMode,
+    status: SandboxStatus,
+    workdir: Path,
+    writable_roots: Iterable[Path],
+    *,
+    outside: bool,
+) -> str | None:
+    """Why a command cannot run at all here (None when it can): the sandbox is required and
+    missing, or it would run in a place no wall can be built around (`unwalled_place`)."""
+    if mode == "on" and not status.active:
+        return (
+            f"terminal.sandbox is on but the sandbox is unavailable: {status.detail}. "
+            "Tell the user; they can set terminal.sandbox: auto."
+        )
+    place = unwalled_place(workdir, writable_roots) if status.active and not outside else None
+    if place is None:
+        return None
+    return (
+        f"the sandbox will not make {place} writable: it holds the user's sockets (tmux, "
+        "ssh-agent), through which a command would run outside it. Tell the user to start "
+        f"hermes-tui in a folder of its own (mkdir {place}/work && cd {place}/work)"
+        + (", or to name one in terminal.writable_roots" if place != workdir else "")
+        + "."
+    )
 
 
 def _under_private_tmp(

@@ -482,7 +482,12 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.sandbox import scrubbed_env, sweep_created, swept_paths
+        from hermes_tui.core.tools.sandbox import (
+            scrubbed_env,
+            sweep_created,
+            swept_paths,
+            wall_refusal,
+        )
 
         command = str(args["command"])
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
@@ -509,12 +514,9 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
                     f"not run: this command needs approval ({request.reason}) and it was not "
                     "approved. Find a safer way, or ask the user to run it themselves."
                 )
-        if settings.sandbox == "on" and not sandbox.status.active:
-            return {
-                "success": False,
-                "error": f"not run: terminal.sandbox is on but the sandbox is unavailable: "
-                f"{sandbox.status.detail}. Tell the user; they can set terminal.sandbox: auto.",
-            }
+        where = (context.workdir, settings.writable_roots)
+        if refused := wall_refusal(settings.sandbox, sandbox.status, *where, outside=outside):
+            return {"success": False, "error": f"not run: {refused}"}
         environ = os.environ if settings.environ is None else settings.environ
         env = scrubbed_env(environ, settings.env_passthrough)
         before = gitguard.snapshot_workspace(context.workdir)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from fakes.bell import Bell
+
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import Profile, bwrap_argv, interpreter_paths, probe
@@ -118,38 +120,6 @@ def test_a_project_and_its_venv_under_tmp_are_seen_by_commands(
     assert not (venv / "bin" / "x").exists()  # the venv is read-only
 
 
-class _Bell:
-    """A Unix socket outside the sandbox that leaves a marker when anything connects (the
-    user's tmux server, say: a connection is a keystroke into their terminal)."""
-
-    def __init__(self, folder: Path, marker: Path) -> None:
-        import socket
-        import threading
-
-        folder.mkdir(mode=0o700)
-        self.server = socket.socket(socket.AF_UNIX)
-        self.server.bind(str(folder / "default"))
-        self.server.listen()
-        self.server.settimeout(0.2)
-        self.marker, self.stop = marker, threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                continue
-            self.marker.write_text("reached\n")
-            connection.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.server.close()
-
-
 @needs_bwrap
 def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
     under_tmp: Path, monkeypatch: pytest.MonkeyPatch
@@ -162,7 +132,7 @@ def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
         [sys.executable, "-m", "venv", "--without-pip", str(work / ".venv")], check=True, timeout=60
     )
     marker = under_tmp / "PWNED"
-    bell = _Bell(under_tmp / "tmux-1001", marker)
+    bell = Bell(under_tmp / "tmux-1001", marker)
     try:
         monkeypatch.setenv("PATH", f"{work / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
         registry = ToolRegistry(make_terminal_tools(TerminalSettings(sandbox="on", network="off")))
