@@ -16,10 +16,12 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import socket
 import socketserver
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +186,9 @@ class FilteringProxy:
         os.chmod(self._folder, 0o700)
         self.socket_path = self._folder / "proxy.sock"
         self._server: _Server | None = None
+        # The folder goes with the proxy even when nobody closes it (a tool set dropped, an
+        # exit without close): otherwise each conversation leaves one in /tmp for good.
+        weakref.finalize(self, shutil.rmtree, self._folder, True)
 
     def start(self) -> None:
         if self._server is not None:

@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -205,18 +206,23 @@ def test_closing_a_session_ends_its_holder_and_leaves_the_others_running(
 
 
 def test_a_conversation_dropped_without_close_ends_its_holder(tmp_path: Path) -> None:
-    """Tools nobody keeps any more (a conversation forgotten, not closed): the holder and its
-    bridge end when they are collected, not when the process exits."""
+    """Tools nobody keeps any more (a conversation forgotten, not closed): the holder, its
+    bridge and its proxy's folder go when they are collected, not when the process exits."""
     work = tmp_path / "work"
     work.mkdir()
     before = set(_holders())
+    proxies = set(Path(tempfile.gettempdir()).glob("hermes-proxy-*"))
     registry = ToolRegistry(make_terminal_tools(TerminalSettings(network="allowlist")))
     result = registry.call("terminal", {"command": "echo ran"}, ToolContext(cwd=work, workdir=work))
     assert "ran" in result["output"], result
     started = {pid: kids for pid, kids in _holders().items() if pid not in before}
     assert len(started) == 1 and all(started.values()), started
+    made = set(Path(tempfile.gettempdir()).glob("hermes-proxy-*")) - proxies
+    assert len(made) == 1 and (made.pop() / "proxy.sock").exists()
     del registry
     gc.collect()
+    # Its proxy's socket folder too (thousands were left in /tmp, one per conversation).
+    assert not set(Path(tempfile.gettempdir()).glob("hermes-proxy-*")) - proxies
     # SIGKILL is delivered, and the killed reaped, in their own time on a loaded machine.
     deadline = time.monotonic() + 10
     while True:
