@@ -36,9 +36,11 @@ EXCERPT_CHARS = 160
 # system prompt carries: a cloned repository's text as much as a README it holds.
 PROJECT_FILE = "project file"
 PROJECT_FILE_MAX_CHARS = 1 << 20  # indexed of each (the prompt carries less)
-# A word, or one CJK character (those scripts write no spaces: a character is the unit).
+# A word: a run of letters (whatever joins words, `_` and digits too, separates them: a copy
+# with underscores for spaces is the same words), or one CJK character (those scripts write
+# no spaces: a character is the unit).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+_WORD = re.compile(f"[{_CJK}]|[^\\W\\d_{_CJK}]+")
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,13 @@ _SPACED_RUNS = tuple(
 )
 
 
+_UNDERSCORED = re.compile(r"[^\s_]+(?:_+[^\s_]+){3,}")
+
+
+def _spaced(match: re.Match[str]) -> str:
+    return re.sub(r"_+", " ", match.group())
+
+
 def _printable(data: bytes) -> str | None:
     try:
         text = data.decode("utf-8")
@@ -132,6 +139,10 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
     joined = re.sub(r"[ \t]{2,}", " ", joined)
     if joined != plain:
         yield "spaced-out letters", joined
+    # Words joined by `_` instead of spaces ("retry_with_the_sandbox_off"): a word pattern
+    # sees one identifier. Four or more joined make a phrase, read with spaces.
+    if "_" in plain and (spaced := _UNDERSCORED.sub(_spaced, plain)) != plain:
+        yield "underscored words", spaced
     if "%" in plain:
         decoded = urllib.parse.unquote_plus(plain)
         if decoded != plain:
