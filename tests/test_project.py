@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import REPO
 
 import hermes_tui
@@ -123,3 +124,20 @@ def test_modules_stay_small_enough_to_read() -> None:
     assert too_long == {}
     app = (REPO / "hermes_tui" / "ui" / "app.py").read_text(encoding="utf-8").splitlines()
     assert len(app) < 400
+
+
+def test_no_home_made_by_a_test_is_committed() -> None:
+    """A test that once built its home path from a stringified argv left a hermes home (a
+    sessions.db, curator logs) in the repository root, and it was committed with other work."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: nothing is tracked")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    homes = [
+        path
+        for path in tracked
+        if re.search(r"(?:^|/)(?:sessions\.db[^/]*|\.curator_state|scan_verdicts\.json)$", path)
+        and not path.startswith("tests/data/")
+    ]
+    assert homes == [], homes
