@@ -74,10 +74,15 @@ def test_doctor_warns_when_commands_could_rewrite_its_own_code(
 
     venv = Path(sys.prefix).resolve()
     found = doctor(home, tmp_path, {"sandbox": "off", "writable_roots": [str(venv)]}, cwd=outside)
-    assert found["own code"].startswith("[warn] its Python environment (")
-    assert str(venv) in found["own code"] and "unsandboxed at the next start" in found["own code"]
-
+    # A regular install puts the code inside the environment too (CI installs so); an editable
+    # one leaves it in the checkout: the environment is named either way.
+    assert found["own code"].startswith("[warn] ")
+    assert f"its Python environment ({venv})" in found["own code"]
+    assert "unsandboxed at the next start" in found["own code"]
     package = Path(hermes_tui.__file__).resolve().parent
+    code_named = f"hermes-tui's code ({package})" in found["own code"]
+    assert code_named == package.is_relative_to(venv)
+
     found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=package.parent)
     assert f"hermes-tui's code ({package})" in found["own code"]
 
