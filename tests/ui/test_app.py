@@ -507,13 +507,16 @@ async def test_the_demo_learns_in_its_own_home_and_leaves_the_users_stores_alone
         assert "own home" in app.sub_title
         assert app.query_one("#chat-input").text == TASK, "--demo pre-fills its task"
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
+        # The turn's worker may not have started when Enter returns (a loaded machine): wait
+        # for what the turn and its review leave, bounded, rather than for the workers.
+        await wait_until(lambda: app.runtime.skills.get(SKILL_NAME) is not None, timeout=60)
+        await wait_until(lambda: app.runtime.memory.entries("memory"), timeout=60)
         assert app.runtime.wait_for_reviews(30)
-        await pilot.pause()
-        assert app.runtime.skills.get(SKILL_NAME) is not None
-        assert app.runtime.memory.entries("memory"), "the demo's review saved its fact"
-        shown = [item.entry for item in app.query_one("#memory-memory").query("EntryItem")]
-        assert shown == app.runtime.memory.entries("memory")
+
+        def shown() -> list[str]:
+            return [item.entry for item in app.query_one("#memory-memory").query("EntryItem")]
+
+        await wait_until(lambda: shown() == app.runtime.memory.entries("memory"))
     assert MemoryStore(home / "memories").entries("memory") == ["The user's own fact."]
     assert not (home / "skills" / SKILL_NAME).exists()
     assert (home / "demo" / "report.md").exists(), "the sandbox is <home>/demo"

@@ -93,7 +93,10 @@ async def test_a_bang_command_asks_as_the_agents_commands_do(
     async with app.run_test(size=SIZE) as pilot:
         app.query_one(ChatInput).text = f"!rm -rf {target}"
         await pilot.press("enter")
-        await wait_until(lambda: isinstance(app.screen, ApprovalScreen))
+        # Pushed is not yet composed: wait for the question itself.
+        await wait_until(
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".command")
+        )
         assert str(target) in str(app.screen.query_one(".command").content)
         assert "You want to run:" in str(app.screen.query_one("Static").content)
         await pilot.press("n")

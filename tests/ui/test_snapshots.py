@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app, skill_text, steady_mode
+from helpers import make_app, skill_text, steady_mode, wait_until
 
+from hermes_tui.ui.screens.editor import DiffPreview, DiffView
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
@@ -87,10 +88,13 @@ def test_editor_with_diff_preview(snap_compare, home: Path) -> None:
     async def run_before(pilot) -> None:
         await pilot.press("escape")
         app.query_one(SkillsPane).post_message(SkillsPane.EditSkill("notes"))
-        await pilot.pause()
+        await wait_until(lambda: app.screen.query("#skill-text"))
+        await pilot.pause()  # the editor laid out before the preview covers it
         area = app.screen.query_one("#skill-text")
         area.text = area.text.replace("1. Do it.", "1. Do it carefully.\n2. Check the result.")
         await pilot.press("ctrl+s")
+        # The preview is pushed, then composed: wait for its diff (a loaded machine is slow).
+        await wait_until(lambda: isinstance(app.screen, DiffPreview) and app.screen.query(DiffView))
         await pilot.pause()
         _steady(app)
 
