@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from fakes.bell import Bell
 
 from hermes_tui.core.tools.approvals import Approvals
