@@ -7,11 +7,12 @@ import json
 import sqlite3
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import run_main, write_config
+from helpers import cli_env, run_main, write_config
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-e2e-key-material\n"
 GITHUB_TOKEN = "ghp_e2eSecretValue0123456789"
@@ -129,7 +130,7 @@ def test_a_huge_read_and_a_200000_line_command_are_capped_in_sessions_db(
 
 
 def test_chat_q_refuses_the_files_tools_writes_of_what_runs_later_outside_the_sandbox(
-    home: Path, place: dict[str, Path], llm: FakeLLM, tmp_path: Path
+    home: Path, place: dict[str, Path], llm: FakeLLM, tmp_path: Path, chat
 ) -> None:
     """A4-3: write_file on the repository's config and hooks, `.envrc`, `.vscode/` and a
     `hermes_tui` package is asked about, so `chat -q` refuses it: the user's next `git commit`
@@ -149,7 +150,7 @@ def test_chat_q_refuses_the_files_tools_writes_of_what_runs_later_outside_the_sa
     }
     calls = [("write_file", {"path": p, "content": c}) for p, c in writes.items()]
     llm.script(Reply(tool_calls=calls), Reply(text="Done."))
-    result = _chat(home, place["user"], work, "set the project up")
+    result = chat(home, place["user"], work, "set the project up")
     assert result.returncode == 0, result.stderr
     git = ["git", "-c", "user.email=u@x", "-c", "user.name=u"]
     subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=work, env=env)
