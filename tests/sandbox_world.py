@@ -374,6 +374,7 @@ class World:
             },
         }
         protected = (".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".envrc")
+        protected += (".devcontainer", ".pre-commit-config.yaml", ".nvim.lua")
         nested = ("vendor/lib/.git/hooks", "vendor/lib/.git/config", "vendor/lib/.git/info")
         for name in (*protected, *nested):
             path = self.work / name

@@ -40,6 +40,19 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
         "VS Code runs its tasks (some as the folder opens) and the programs its settings name",
     ),
     (".idea", "JetBrains IDEs run its run configurations and startup tasks"),
+    (".zed", "Zed runs its tasks and the language servers its settings name"),
+    (".devcontainer", "VS Code runs its initializeCommand on your machine, outside the container"),
+    (".nvim.lua", "Neovim runs it at start in the folder (exrc)"),
+    (".nvimrc", "Neovim and Vim run it at start in the folder (exrc)"),
+    (".exrc", "Vim and Neovim run it at start in the folder (exrc)"),
+    (".dir-locals.el", "Emacs applies it, eval forms included once allowed, to files below it"),
+    (
+        ".pre-commit-config.yaml",
+        "pre-commit, installed as a git hook, runs its hooks at your next commit (a local one: "
+        "any command)",
+    ),
+    (".mise.toml", "mise runs its hooks and sets its environment when you enter the folder"),
+    ("mise.toml", "mise runs its hooks and sets its environment when you enter the folder"),
     (".envrc", "direnv runs it when you enter the folder"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
 )
