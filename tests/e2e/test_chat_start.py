@@ -27,7 +27,9 @@ from helpers import cli_env, write_config
 # the catalog of Hermes' sessions (session_search was not called), the transcript a face draws
 # (chat -q prints as it goes), the sandbox's wall and network namespace (no command ran: what
 # `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py), our threat
-# pattern table (every text the turn judged was remembered: built by the first scan).
+# pattern table and the word lists it and the views' englishness score are built from (every
+# text the turn judged was remembered: loaded by the first scan), shlex (no command's words
+# were read).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -59,6 +61,8 @@ UNNEEDED = (
     "hermes_tui.core.tools.netns",
     "hermes_tui.core.tools.gitdirs",
     "hermes_tui.core.threats.patterns",
+    "hermes_tui.core.threats.lexicon",
+    "shlex",
 )
 
 PROBE = """

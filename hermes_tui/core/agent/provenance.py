@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core import threats
-from hermes_tui.core.threats.lexicon import englishness
 
 GRAM = 5  # words hashed together
 RUN_WORDS = 8  # consecutive copied words that make a write a copy
@@ -98,6 +97,8 @@ def _result_views(text: str) -> list[str]:
     """A result's text as the scanner reads it, plus the lines that read as English only when
     reversed or rot13'd (one such line in a long file does not make the scanner read the whole
     file that way, yet a write can copy it forward)."""
+    from hermes_tui.core.threats.lexicon import englishness  # loaded by the first scan, not here
+
     views = [view for _, view in threats.views(text)]
     lines = [line for line in views[0].splitlines() if len(line) >= 20]
     for transform in (_reversed, _rot13):

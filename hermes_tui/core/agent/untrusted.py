@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +67,8 @@ def inside(path: Path, root: Path) -> bool:
 
 def network_program(command: str) -> str | None:
     """The network program a shell command runs ('curl', 'git clone'), or None."""
+    import shlex  # only a turn that ran a command reads one (bench/oneshot.py)
+
     for segment in _SEGMENTS.split(command):
         try:
             words = shlex.split(segment, posix=True)
@@ -120,6 +121,8 @@ def _unwrapped(words: list[str]) -> list[str]:
 
 def outside_read(command: str, workdir: Path, cwd: Path) -> str | None:
     """A file outside the working directory that a terminal command prints, or None."""
+    import shlex
+
     for segment in _SEGMENTS.split(command):
         try:
             words = _unwrapped(shlex.split(segment, posix=True))

@@ -17,7 +17,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hermes_tui.core.threats import lexicon as L
 from hermes_tui.core.threats.verdicts import REFUSE_CATEGORIES, WEAK, Finding, Severity, excerpt
 
 
@@ -94,6 +93,8 @@ def _prompt_as_object() -> re.Pattern[str]:
 @functools.cache
 def _prompt_requested() -> re.Pattern[str]:
     """Someone asking for a prompt, in any language (an order, not a mention)."""
+    from hermes_tui.core.threats import lexicon as L
+
     return re.compile(
         rf"{L.PROMPT_REQUEST_VERB}[^.\n。]{{0,60}}?{L.SYSTEM_PROMPT}"
         rf"|{L.SYSTEM_PROMPT}[^.\n。]{{0,20}}?{L.PROMPT_REQUEST_AFTER}"

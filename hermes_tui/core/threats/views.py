@@ -20,7 +20,6 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 
-from hermes_tui.core.threats.lexicon import englishness
 from hermes_tui.core.threats.verdicts import Finding, excerpt
 
 # Invisible characters: zero-width, bidi controls, invisible operators, the BOM, tags,
@@ -126,6 +125,10 @@ def views(text: str) -> list[tuple[str, str]]:
 
 
 def _views(text: str) -> Iterator[tuple[str, str]]:
+    # The lexicon's word lists load with the first text actually scanned: a turn whose texts
+    # were all remembered (threats/cache.py) never reads them (bench/oneshot.py).
+    from hermes_tui.core.threats.lexicon import englishness
+
     plain = normalise(text)
     yield "text", plain
     # Folding homoglyphs unmasks a Latin word spelled with Cyrillic letters, and mangles a
