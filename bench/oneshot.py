@@ -16,8 +16,11 @@ but it cannot credit the SDK's import running beside our own start-up.
 The RSS floor is printed beside it: the `openai` SDK alone making the turn's two streamed calls
 (no hermes-tui code), and the same with the session written to an SQLite database with a
 full-text index, as sessions.db is (the SQLite library's pages alone are ~1.3 MiB). What
-hermes-tui adds is read against those, not against the bare import. Run:
-`.venv/bin/python bench/oneshot.py`.
+hermes-tui adds is read against those, not against the bare import, and split in two: its
+code (the same floor, then importing every module a `chat -q` turn loads, as listed by one
+such turn in this run) and the rest, the turn's own data (skills, remembered verdicts,
+sessions.db's pages) less the TLS trust store the floor's client loads and a plain-http
+server spares ours (~1.6 MiB, core/llm/transport.py). Run: `.venv/bin/python bench/oneshot.py`.
 """
 
 from __future__ import annotations
@@ -70,6 +73,20 @@ if "sqlite" in sys.argv:
             db.execute("INSERT INTO messages (role, content) VALUES (?, ?)", (m["role"], m["content"]))
         db.commit()
         db.close()
+if "code" in sys.argv:  # then hermes-tui's modules, each imported, none run
+    import importlib
+    for name in sys.argv[sys.argv.index("code") + 1:]:
+        importlib.import_module(name)
+"""
+
+# Runs the `chat -q` turn given as its arguments in process and prints, after a marker line on
+# stderr, the modules it loaded that the floor does not: hermes_tui's and their own imports.
+LOADED = """
+import sys
+before = set(sys.modules)
+from hermes_tui.cli import main
+main(sys.argv[1:])
+print("LOADED", *sorted(set(sys.modules) - before), file=sys.stderr)
 """
 
 
@@ -130,12 +147,21 @@ def main() -> None:
         for _ in range(RUNS):  # interleaved, so machine load hits both alike
             chat_times.append(timed(turn(), env))
             sdk_times.append(timed(sdk, env))
-        floor_rss, floor_db_rss = [], []
+        loaded = (
+            subprocess.run(
+                [sys.executable, "-c", LOADED, *turn()[3:]], env=env, capture_output=True, text=True
+            )
+            .stderr.split("LOADED")[-1]
+            .split()
+        )
+        modules = [name for name in loaded if name.startswith("hermes_tui")]
+        floor_rss, floor_db_rss, code_rss = [], [], []
         for _ in range(3):
             chat_rss.append(peak_rss(turn(), env))
             sdk_rss.append(peak_rss(sdk, env))
             floor_rss.append(peak_rss(sdk_turn(), env))
             floor_db_rss.append(peak_rss(sdk_turn("sqlite"), env))
+            code_rss.append(peak_rss(sdk_turn("sqlite", "code", *modules), env))
         chat_median, sdk_median = statistics.median(chat_times), statistics.median(sdk_times)
         chat_peak = statistics.median(rss for rss, _ in chat_rss)
         sdk_peak = statistics.median(rss for rss, _ in sdk_rss)
@@ -159,6 +185,12 @@ def main() -> None:
             f" ({floor / sdk_peak:.2f}x), with the session in SQLite + FTS5"
             f" {floor_db / 1024:.1f} MiB ({floor_db / sdk_peak:.2f}x);"
             f" hermes-tui adds {(chat_peak - floor_db) / 1024:.1f} MiB above the latter"
+        )
+        code = statistics.median(rss for rss, _ in code_rss) - floor_db
+        print(
+            f"of which its code (the {len(modules)} hermes_tui modules the turn loads, imported"
+            f" after the floor's turn) {code / 1024:.1f} MiB, the turn's own data less the TLS"
+            f" trust store the floor loads and it does not {(chat_peak - floor_db - code) / 1024:.1f} MiB"
         )
 
 
