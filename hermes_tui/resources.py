@@ -2,17 +2,18 @@
 
 In the repository they live at the top level (`themes/`, `skills_bundled/`, `evals/`); the wheel
 carries them inside the package (hatch `force-include`), so an installed copy finds them beside
-its modules and a source checkout finds them one level up.
+its modules and a source checkout finds them one level up. Both are folders on disk: the
+package is read from files beside `__file__` (what `importlib.resources.files` answers for a
+package loaded from a folder, without loading its readers on every `chat -q`).
 """
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 
 def _shipped_path(name: str) -> Path:
-    installed = Path(str(files("hermes_tui") / name))
+    installed = Path(__file__).parent / name
     if installed.is_dir():
         return installed
     return Path(__file__).resolve().parent.parent / name

@@ -29,7 +29,7 @@ from helpers import cli_env, write_config
 # `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py), our threat
 # pattern table and the word lists it and the views' englishness score are built from (every
 # text the turn judged was remembered: loaded by the first scan), shlex (no command's words
-# were read).
+# were read), importlib.resources' readers (the package's shipped folders lie beside it).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -63,6 +63,7 @@ UNNEEDED = (
     "hermes_tui.core.threats.patterns",
     "hermes_tui.core.threats.lexicon",
     "shlex",
+    "importlib.readers",
 )
 
 PROBE = """
