@@ -189,6 +189,7 @@ class Runtime(LearningParts, SkillParts):
             audit=audit,
             sink=sink,
             headers=HeaderCache(header_cache_path(home_path)),
+            redact=redactor.text,
         )
         return cls(
             config=config,

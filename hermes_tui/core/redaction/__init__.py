@@ -36,6 +36,7 @@ from hermes_tui.core.redaction.known import (
     SECRET_NAME,
     Redactor,
     collect_secrets,
+    kept_labels,
     looks_like_secret_value,
 )
 from hermes_tui.core.redaction.shapes import KEY_SHAPES, SHAPE_LEADS, redact_shapes
@@ -53,6 +54,7 @@ __all__ = [
     "base64_forms",
     "collect_secrets",
     "encoded_forms",
+    "kept_labels",
     "looks_like_secret_value",
     "redact_shapes",
     "redacting_sink",

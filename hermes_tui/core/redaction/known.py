@@ -91,6 +91,18 @@ def collect_secrets(
     return found
 
 
+def kept_labels(raw: str, shown: str, edited: str) -> list[str]:
+    """The labels standing for a secret of `raw` (`shown` is `raw` redacted) that `edited`, a
+    text made from `shown`, still holds: saved, each would be written where the secret was. A
+    label `raw` holds as text is its own; one more than that stands for a secret."""
+    labels = set(re.findall(r"\[REDACTED [^\]]+\]", shown))
+    return sorted(
+        label
+        for label in labels
+        if shown.count(label) > raw.count(label) and edited.count(label) > raw.count(label)
+    )
+
+
 def _secret_parts(value: str) -> list[str]:
     """The value itself when it looks like a secret; for one holding spaces (a connection
     string, JSON credentials) its random-looking words (8 characters or more, letters and a

@@ -83,8 +83,12 @@ class SkillLibrary(SkillWrites):
         audit: AuditLog | None = None,
         sink: Sink = discard,
         headers: HeaderCache | None = None,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self.skills_dir = skills_dir
+        # How a face shows a skill's text: a secret in it (a hand edit, an install) redacted,
+        # as the model and `skills view` get it (`shown`, `edit_shown`).
+        self.redact = redact
         self.roots = [SkillRoot(skills_dir, "home")]
         self.roots += [SkillRoot(Path(p).expanduser(), "external") for p in external_dirs]
         if bundled_dir is not None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Origin, Sink, SkillChanged
+from hermes_tui.core.redaction import kept_labels
 from hermes_tui.core.skills import frontmatter
 from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.history import SkillHistory
@@ -73,6 +74,7 @@ class SkillWrites(WriteSafety):
     history: SkillHistory
     audit: AuditLog | None
     sink: Sink
+    redact: Callable[[str], str]
     _write_lock: threading.RLock
     _cache: dict[str, Any]
     _dir_cache: dict[str, Any]
@@ -143,6 +145,26 @@ class SkillWrites(WriteSafety):
             skill = self._writable(name, origin)
             content = self._parse_for_write(skill.name, content, existing=skill)
             return self._replace_file(skill, "SKILL.md", content, action="edit", origin=origin)
+
+    def shown(self, text: str) -> str:
+        """A skill's text (its SKILL.md, a field of it) as a face shows it: secrets redacted."""
+        return self.redact(text)
+
+    def edit_shown(
+        self, name: str, opened: str, content: str, *, origin: Origin = "user"
+    ) -> WriteResult:
+        """`edit`, with `content` written over the SKILL.md `opened` as it was shown (`shown`:
+        its secrets as labels). A secret's label still in `content` would be written where the
+        secret was: refused, the file unchanged. Without the label the secret leaves it."""
+        if kept := kept_labels(opened, self.shown(opened), content):
+            names = ", ".join(label[len("[REDACTED ") : -1] for label in kept)
+            raise SkillError(
+                f"not saved: {name}'s SKILL.md holds a secret ({names}), shown as "
+                f"{' '.join(kept)}; saving would write that label over the secret. Take the "
+                "label out to drop the secret from the skill, or edit SKILL.md outside the app "
+                "to keep it."
+            )
+        return self.edit(name, content, origin=origin)
 
     def patch(
         self,

@@ -1,7 +1,9 @@
 """The SKILL.md editor: live validation beside the text, a diff preview before every save.
 
 Saving writes through the library with origin "user" (history kept). If the file changed on
-disk since it was opened, the preview says so and diffs against what is on disk now.
+disk since it was opened, the preview says so and diffs against what is on disk now. A secret
+in the file (a hand edit, an install) is shown as its redaction label, here and in the diffs;
+a save that still holds that label is refused (it would write the label over the secret).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual_diff_view import DiffView
 
+from hermes_tui.core.redaction import kept_labels
 from hermes_tui.core.skills import frontmatter, guard
 from hermes_tui.core.skills.frontmatter import SkillFormatError
 from hermes_tui.core.skills.history import Version
@@ -44,6 +47,12 @@ Use when …
 
 Pitfalls: …
 """
+
+
+_SECRET_KEPT = (
+    "the file holds a secret, shown as {}: saving would write that label over it; take the "
+    "label out to drop the secret, or edit SKILL.md outside the app to keep it"
+)
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,7 @@ class SkillEditor(Screen):
         # Control characters are shown (and saved) as their visible stand-ins: an editor must
         # not replay a file's escape sequences to the terminal.
         self.had_controls = not is_clean(self.original)
+        self.shown = library.shown(self.original)  # its secrets as their labels
 
     def compose(self) -> ComposeResult:
         title = (
@@ -167,9 +177,7 @@ class SkillEditor(Screen):
                 yield Label("  category: ")
                 yield Input(placeholder=DEFAULT_CATEGORY, id="new-category")
         with Horizontal(id="editor-body"):
-            text = neutralise(self.original) or TEMPLATE.format(
-                name=TEMPLATE_NAME, title="My skill"
-            )
+            text = neutralise(self.shown) or TEMPLATE.format(name=TEMPLATE_NAME, title="My skill")
             yield TextArea.code_editor(text, language="markdown", id="skill-text", soft_wrap=True)
             yield VerticalScroll(Static("", id="problem-text", markup=False), id="problems")
         yield Footer()
@@ -186,7 +194,10 @@ class SkillEditor(Screen):
         """What the save would say of the buffer, under the very name it would save it as."""
         text = self.query_one(TextArea).text
         if self.skill_name:
-            return validate(text, self.skill_name)
+            problems = validate(text, self.skill_name)
+            if kept := kept_labels(self.original, self.shown, text):
+                problems.insert(0, Problem(_SECRET_KEPT.format(" ".join(kept)), error=True))
+            return problems
         name = self._new_name()
         if not name:
             return [Problem("the new skill has no name yet: type it in the name box", error=True)]
@@ -255,12 +266,13 @@ class SkillEditor(Screen):
                 self._write(text)
 
         title = f"Save {self.skill_name or self._new_name() or 'new skill'}?"
-        self.app.push_screen(DiffPreview(title, on_disk, text, changed), confirmed)
+        shown = self.library.shown(on_disk)
+        self.app.push_screen(DiffPreview(title, shown, text, changed), confirmed)
 
     def _write(self, text: str) -> None:
         try:
             if self.skill_name:
-                self.library.edit(self.skill_name, text, origin="user")
+                self.library.edit_shown(self.skill_name, self.original, text, origin="user")
                 message = f"Saved {self.skill_name} (the previous version is in its history)"
             else:
                 name = self._new_name()
@@ -364,8 +376,8 @@ class HistoryScreen(ModalScreen[None]):
             DiffView(
                 f"version of {when(version)}",
                 "current",
-                neutralise(version.read() or ""),
-                neutralise(current),
+                neutralise(self.library.shown(version.read() or "")),
+                neutralise(self.library.shown(current)),
                 split=False,
                 annotations=True,
                 wrap=True,  # its lines would scroll sideways with no bar: cut, unmarked

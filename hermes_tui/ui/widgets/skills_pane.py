@@ -256,9 +256,11 @@ class SkillsPane(Vertical):
             lines.insert(1, f"description: {skill.description}")
             if extra:
                 lines.append("frontmatter: " + ", ".join(_flatten(extra)))
-        meta.update(neutralise("\n".join(lines)))
+        # A secret in the skill (its description, frontmatter or body) shows as its label, as
+        # the model and `skills view` get it; the editor shows it so too (SkillEditor).
+        meta.update(neutralise(self.library.shown("\n".join(lines))))
         meta.set_class(skill.broken, "-broken")
-        body.update(neutralise(skill.document.body) if skill.document else "")
+        body.update(neutralise(self.library.shown(skill.document.body)) if skill.document else "")
 
     def _act(self, action: Callable[[], str]) -> None:
         """Run one library call; its error text (pinned, read-only, …) becomes a notification."""
