@@ -76,6 +76,13 @@ CHARACTERS = {
     "full-width, soft hyphens": lambda key: "\u00ad".join(chr(ord(c) + 0xFEE0) for c in key),
     "cyrillic look-alikes": lambda key: key.translate(str.maketrans("aecxqVS", "аесхԛѴЅ")),
     "every third character": lambda key: "\n".join(key[i::3] for i in range(3)),
+    "utf-16 bytes repr": lambda key: repr(key.encode("utf-16-le")),
+    "one character \\x-escaped": lambda key: key[:3] + f"\\x{ord(key[3]):02x}" + key[4:],
+    "two characters %-escaped": lambda key: key[:6] + "%71" + key[7:15] + "%35" + key[16:],
+    "html entities here and there": lambda key: (
+        key[:3] + "&#107;" + key[4:10] + "&#x53;" + key[11:]
+    ),
+    "json escapes here and there": lambda key: key[:5] + "\\u006d" + key[6:],
     "every fourth character, long key": lambda key: "\n".join((key * 2)[i::4] for i in range(4)),
 }
 

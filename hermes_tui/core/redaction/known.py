@@ -34,7 +34,7 @@ from hermes_tui.core.redaction.shapes import (
     spelled_out,
     spelled_tail,
 )
-from hermes_tui.core.redaction.views import views
+from hermes_tui.core.redaction.views import View, character_views, dump_views
 
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
@@ -158,6 +158,8 @@ class Redactor:
         return bool(self._patterns)
 
     def text(self, text: str) -> str:
+        if self._patterns:
+            text = self._in_views(text, character_views(text))
         if self._loose is not None:
             text = self._loose.sub(self._loose_label, text)
         if self._encoded is not None or self._base64 is not None:
@@ -165,13 +167,13 @@ class Redactor:
             if "\n" in text or "\\n" in text:  # real line breaks or JSON's escapes
                 text = WRAPPED.sub(self._unwrapped_label, text)
         if self._patterns:
-            text = self._in_views(text)
+            text = self._in_views(text, dump_views(text))
         return redact_shapes(text)
 
-    def _in_views(self, text: str) -> str:
-        """`text` with what decodes to a known value (core/redaction/views.py) replaced."""
+    def _in_views(self, text: str, views: Iterable[View]) -> str:
+        """`text` with what decodes to a known value in one of its `views` replaced."""
         found: list[tuple[int, int, str]] = []
-        for view in views(text):
+        for view in views:
             for pattern, label in (
                 (self._encoded, self._encoded_label),
                 (self._base64, self._base64_label),

@@ -1,21 +1,24 @@
 """Decoded views of a text: a known secret where the patterns, reading the text as written, miss it.
 
 `Redactor.text` searches each view with its patterns, and replaces what a match was decoded
-from (`View.span`). Two kinds:
+from (`View.span`): the character views first (`character_views`: each character of a view
+maps to its own), the dump views last (`dump_views`: a match stands for whole numbers). Kinds:
 
 - Byte dumps, as od, xxd, hexdump and basenc print a file, or a program its bytes: numbers with
   any separator or prefix (`56 72`, `0x56, 0x72`, `\\x56`, `=56`, `[86, 114]`), each line's
   offset and character column left out, read as hex bytes (big-endian, and in either byte
   order when the numbers are 2- or 4-byte words: od -x and hexdump print little-endian words),
-  as decimal or octal bytes, and as bits (most or least significant first, wrapped or not);
+  as decimal or octal bytes or 2-byte words (od -d, od -o), and as bits (most or least significant first, wrapped or not);
   and od -c's columns of characters, joined.
+- Escapes anywhere in a text (`Vr7\\x6bum`, `b'V\\x00r\\x00'`, `%71`, `&#107;`, `\\u006d`,
+  `\\153`), each decoded to its character.
 - Characters: NFKC-folded (math bold, circled, full-width letters), look-alike letters folded
   to the ASCII letter they imitate (Cyrillic а, Greek ο), format characters (soft hyphen,
   zero-width, bidi controls) dropped; Unicode tag characters read as the ASCII they copy, and
   in a second view dropped (put between a value's characters).
 
-A text with no run of numbers and no character outside ASCII has no view (a regular expression
-tells, in C): most text costs one search.
+A text with no run of numbers, no escape and no character outside ASCII has no view (three
+regular expression searches tell, in C).
 """
 
 from __future__ import annotations
@@ -75,10 +78,17 @@ class View:
     span: Callable[[int, int], tuple[int, int]]
 
 
-def views(text: str) -> Iterator[View]:
-    """Every decoded view of `text` that could hold a known value."""
+def character_views(text: str) -> Iterator[View]:
+    """The views of `text` that map each character to its own (searched before the patterns
+    read the text as written: a piece of a value they find would split the value)."""
     if not text.isascii():
         yield from _folded(text)
+    if _ESCAPE.search(text):
+        yield from _unescaped(text)
+
+
+def dump_views(text: str) -> Iterator[View]:
+    """The views of `text` read as dumps of bytes (a match stands for whole numbers and lines)."""
     if _NUMBERS.search(text):
         yield from _dumps(_runs(text))
     if _OD_CHARS_HINT.search(text):
@@ -234,25 +244,68 @@ def _dump_span(
 def _od_chars(text: str) -> Iterator[View]:
     """od -c's columns: consecutive lines of characters four columns wide, joined."""
     chars: list[str] = []
-    starts: list[int] = []  # where each field begins in the text
+    bases: list[int] = []  # where each line's first field begins in the text
+    firsts: list[int] = []  # the index in the view of each line's first character
     for line in [*_LINE.finditer(text), None]:
         fields = _OD_LINE.fullmatch(line.group()) if line else None
         if fields is None or not fields.group(1).strip():
             if len(chars) >= _SHORTEST:
-                yield _od_view("".join(chars), starts)
-            chars, starts = [], []
+                yield View("".join(chars), _od_span(bases, firsts))
+            chars, bases, firsts = [], [], []
             continue
-        base = line.start() + fields.start(1)  # type: ignore[union-attr]
-        for field in _OD_FIELD.finditer(fields.group(1)):
-            char, escape, octal = field.groups()
-            chars.append(
-                char or (escape and _ESCAPES[escape]) or (octal and chr(int(octal, 8))) or " "
-            )
-            starts.append(base + field.start())
+        bases.append(line.start() + fields.start(1))  # type: ignore[union-attr]
+        firsts.append(len(chars))
+        chars += [
+            char or (escape and _ESCAPES[escape]) or (octal and chr(int(octal, 8))) or " "
+            for char, escape, octal in _OD_FIELD.findall(fields.group(1))
+        ]
 
 
-def _od_view(chars: str, starts: list[int]) -> View:
-    return View(chars, lambda start, end: (starts[start], starts[end - 1] + 4))
+def _od_span(bases: list[int], firsts: list[int]) -> Callable[[int, int], tuple[int, int]]:
+    def at(index: int) -> int:
+        line = bisect.bisect_right(firsts, index) - 1
+        return bases[line] + 4 * (index - firsts[line])  # each field is four columns wide
+
+    return lambda start, end: (at(start), at(end - 1) + 4)
+
+
+# --- escapes -------------------------------------------------------------------------------
+
+# A character written as an escape, in any text around it (`Vr7\x6bum`, `b'V\x00r\x00'`,
+# `Vr7kum%71uat`, `&#107;`): the exact forms (forms.py) only know a value escaped whole.
+_ESCAPE = re.compile(
+    r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([0-3][0-7]{2})|%([0-9A-Fa-f]{2})"
+    r"|&#[xX]([0-9A-Fa-f]{1,6});|&#([0-9]{1,7});"
+)
+_BASES = (16, 16, 8, 16, 16, 10)
+
+
+def _unescaped(text: str) -> Iterator[View]:
+    """`text` with its escapes decoded, each to its character."""
+    pieces: list[str] = []
+    starts: list[int] = []  # where each escape's character is in the view
+    escapes: list[re.Match[str]] = []
+    at = size = 0
+    for escape in _ESCAPE.finditer(text):
+        pieces.append(text[at : escape.start()])
+        size += escape.start() - at
+        group = escape.lastindex or 1
+        code = int(escape.group(group), _BASES[group - 1])
+        pieces.append(chr(code) if code < 0x110000 else "\ufffd")
+        starts.append(size)
+        escapes.append(escape)
+        size, at = size + 1, escape.end()
+    pieces.append(text[at:])
+
+    def where(index: int) -> tuple[int, int]:
+        """The span in `text` of the view's character at `index`."""
+        found = bisect.bisect_right(starts, index) - 1
+        if found >= 0 and starts[found] == index:
+            return escapes[found].span()
+        shift = escapes[found].end() - starts[found] - 1 if found >= 0 else 0
+        return index + shift, index + shift + 1
+
+    yield View("".join(pieces), lambda start, end: (where(start)[0], where(end - 1)[1]))
 
 
 # --- characters ----------------------------------------------------------------------------
