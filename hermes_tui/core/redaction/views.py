@@ -33,14 +33,17 @@ from collections.abc import Callable, Iterator
 # A view shorter than this holds no known value (MIN_SECRET_LENGTH).
 _SHORTEST = 8
 
-# Three numbers in a row (or one long run of digits): a dump may be here.
+# Three numbers in a row, on one line or not (or one long run of digits, or an offset and a
+# number): a dump may be here.
 _NUMBERS = re.compile(
-    r"(?<![0-9A-Za-z])(?:0[xX]|[xX])?[0-9A-Fa-f]{2,8}"
-    r"(?:[^0-9A-Za-z\n]{1,4}(?:0[xX]|[xX])?[0-9A-Fa-f]{2,8}(?![0-9A-Za-z])){2}"
-    r"|[0-9A-Fa-f]{24}"
+    r"(?<![0-9A-Za-z])(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}"
+    r"(?:[^0-9A-Za-z]{1,4}(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}(?![0-9A-Za-z])){2}"
+    r"|[0-9A-Fa-f]{24}|[0-9A-Fa-f]{6,16}:[ \t]+[0-9A-Fa-f]{2}"  # xxd's offset, a number
 )
 # od -c: characters in columns four wide.
-_OD_CHARS_HINT = re.compile(r"(?:   [^ \n]|  \\[0abfnrtv]| [0-7]{3}){6}")
+_OD_CHARS_HINT = re.compile(
+    r"(?:   [^ \n]|  \\[0abfnrtv]| [0-7]{3}){6}|[0-7]{7}(?:   [^ \n]|  \\[0abfnrtv]| [0-7]{3})"
+)
 
 # A line (a real line break or JSON's `\n` ends it).
 _LINE = re.compile(r"(?:[^\n\\]|\\(?!n))+")
@@ -51,6 +54,8 @@ _OFFSET = re.compile(
 # Numbers in a row, each with its separators after it.
 _RUN = re.compile(r"(?<![0-9A-Za-z_])(?:(?:0[xX]|[xX])?[0-9A-Fa-f]+(?![0-9A-Za-z_])[^\w\n]{0,6})+")
 _NUMBER = re.compile(r"(?:0[xX]|[xX])?([0-9A-Fa-f]+)")
+_REPEATED = re.compile(r"\s*\*\s*")
+_BITS = re.compile(r"[01]+")
 _LEAD = re.compile(r"(?:\\|%|=|&#|\$)\Z")
 # The character column xxd prints after its numbers, two spaces apart from them.
 _COLUMN = re.compile(r" {2,}(?:0[xX]|[xX])?[0-9A-Fa-f]+[^\w\n]*\Z")
@@ -105,6 +110,9 @@ def _runs(text: str) -> list[_Run | None]:
     found: list[_Run | None] = []
     for line in _LINE.finditer(text):
         start, end = line.span()
+        if _REPEATED.fullmatch(text, start, end) and found and found[-1] is not None:
+            found.append(found[-1])  # od's and hexdump's `*`: the line before, again (once)
+            continue
         offset = _OFFSET.match(text, start, end)
         if offset and _RUN.match(text, offset.end(), end):
             start = offset.end()
@@ -121,7 +129,9 @@ def _runs(text: str) -> list[_Run | None]:
         last = runs[-1]
         column = _COLUMN.search(last.text)
         # xxd's characters, when they look like a number: as many as the bytes before them.
-        if column and len(last.numbers[-1]) == sum(map(len, last.numbers[:-1])) // 2 > 0:
+        prior = last.numbers[:-1]
+        bits = all(_BITS.fullmatch(number) for number in prior)
+        if column and len(last.numbers[-1]) == sum(map(len, prior)) // (8 if bits else 2) > 0:
             last.numbers.pop()
             last.text, last.column = (
                 last.text[: column.start()],
@@ -178,7 +188,7 @@ class _Kind:
 
 _KINDS = (
     _Kind("(?:[0-9A-Fa-f]{2})+", 2, 0, _big_endian),
-    _Kind("(?:[0-9A-Fa-f]{4}){1,2}", 2, 0, _little_endian),  # od -x, hexdump
+    _Kind("[0-9A-Fa-f]{16}|(?:[0-9A-Fa-f]{4}){1,2}", 2, 0, _little_endian),  # od -x, -tx8
     # (Atomic groups: one way to read each number, or a failed match would try them all.)
     _Kind("(?>25[0-5]|2[0-4][0-9]|[01][0-9][0-9]|[0-9]{1,2})", 1, 1, _bytes_of(10)),
     _Kind("(?>[0-3][0-7]{2}|[0-7]{1,2})", 1, 1, _bytes_of(8)),  # od -b
@@ -246,13 +256,17 @@ def _od_chars(text: str) -> Iterator[View]:
     chars: list[str] = []
     bases: list[int] = []  # where each line's first field begins in the text
     firsts: list[int] = []  # the index in the view of each line's first character
+    lines: list[re.Match[str]] = []
     for line in [*_LINE.finditer(text), None]:
+        if line and bases and _REPEATED.fullmatch(line.group()):
+            line = lines[-1]  # od's `*`: the line before, again (once)
         fields = _OD_LINE.fullmatch(line.group()) if line else None
         if fields is None or not fields.group(1).strip():
             if len(chars) >= _SHORTEST:
                 yield View("".join(chars), _od_span(bases, firsts))
-            chars, bases, firsts = [], [], []
+            chars, bases, firsts, lines = [], [], [], []
             continue
+        lines.append(line)  # type: ignore[arg-type]
         bases.append(line.start() + fields.start(1))  # type: ignore[union-attr]
         firsts.append(len(chars))
         chars += [
