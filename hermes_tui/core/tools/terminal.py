@@ -410,6 +410,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     ) -> tuple[ApprovalRequest | None, str | None]:
         """(what to ask the human about this command in the conversation's mode, or None;
         why it is refused outright, or None)."""
+        from hermes_tui.core.tools.git_entered import entered_risk
         from hermes_tui.core.tools.sandbox import unreadable_paths
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
         from hermes_tui.core.tools.shell_policy.guards import destroys_work, reaches_hermes
@@ -446,7 +447,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
                 str(context.workdir),
                 realpath=os.path.realpath,
                 excluded=[str(p) for p in unreadable],
-                git_config_risk=_git_config_risk(context.workdir),
+                git_config_risk=lambda start: entered_risk(Path(start), context.workdir),
             )
             if not proof.proven or verdict.action == "ask":
                 why_not = proof.reason or verdict.reason

@@ -102,8 +102,15 @@ GIT_READERS = frozenset(
         "remote",
     }
 )
-# git options that run programs or read another config.
-GIT_UNSAFE = frozenset({"-c", "--config-env", "--exec-path", "--upload-pack", "-p", "--paginate"})
+# git's own options (before the subcommand) a proof accepts, by exact name as git reads them;
+# any other (`-c`, `--config-env`, `--exec-path`, `-p`, `--git-dir`, `--work-tree`, `--bare`,
+# `--namespace`, …) runs a program, reads another config or names a repository not judged.
+GIT_GLOBAL = frozenset(
+    {
+        "-C", "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
+        "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects",
+    }
+)  # fmt: skip
 # Subcommand arguments that turn a reader into a writer.
 GIT_WRITES = {
     "branch": frozenset({"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy",
@@ -115,10 +122,15 @@ GIT_WRITES = {
     "reflog": frozenset({"expire", "delete"}),
     "diff": frozenset({"--output", "--ext-diff", "--textconv"}),
     # -O runs a program ("the pager") on the matching files.
-    "grep": frozenset({"-O", "--open-files-in-pager", "--ext-grep"}),
+    "grep": frozenset({"-O", "--open-files-in-pager", "--ext-grep", "--textconv"}),
     "show": frozenset({"--output", "--ext-diff", "--textconv"}),
     "log": frozenset({"--output", "--ext-diff", "--textconv"}),
+    "cat-file": frozenset({"--textconv", "--filters"}),
+    "blame": frozenset({"--textconv"}),
 }  # fmt: skip
+# Long options are matched as git's parse-options and GNU getopt read them: any unambiguous
+# prefix of `--open-files-in-pager` (`--open-files-in=`) is that option; short ones in a
+# cluster (`-iO./x.sh`, `sort -uo FILE`) count letter by letter.
 Resolve = Callable[[str], str] | None
 SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "&1", "&2"})
 GLOB = frozenset("*?[")
@@ -130,6 +142,9 @@ RECURSIVE = {
     "diff": frozenset({"-r", "--recursive"}),
 }
 ALWAYS_RECURSIVE = frozenset({"rg"})
+# Options that exist under exactly this name though they begin another, unsafe one (git diff's
+# `--text` and `--textconv`): an exact name is never taken for an abbreviation.
+EXACT_SAFE = frozenset({"--text"})
 JOINERS = frozenset({"|", "&&", "||", ";", "\n", "|&"})
 
 
@@ -149,14 +164,16 @@ def prove_read_only(
     workdir: str,
     realpath: Callable[[str], str] | None = None,
     excluded: Sequence[str] = (),
-    git_config_risk: str | None = None,
+    git_config_risk: str | Callable[[str], str | None] | None = None,
 ) -> ReadOnly:
     """Whether `command` provably only reads inside `workdir` (see the module docstring).
     `realpath`, when given, also resolves each path (a link in the workspace to ~/.ssh is
     outside it); without it the function does no I/O. Paths under `excluded` count as
     outside even within the workspace. `git_config_risk`: why the repository's own git config
     makes git run a program (a hostile repository's `core.fsmonitor` runs at `git status`,
-    `diff.external` at `git diff`); then no git command is proven harmless."""
+    `diff.external` at `git diff`); then no git command is proven harmless. As a function it
+    is asked about the folder each git command starts in (`-C` applied), and answers for
+    every repository git enters from there (nested ones, submodules)."""
     where = _Where(cwd, workdir, realpath, tuple(posixpath.normpath(e) for e in excluded))
     where.git_config_risk = git_config_risk
     if not command.strip():
@@ -255,37 +272,73 @@ def _reader(words: list[str], where: _Where) -> ReadOnly:
         return _no(f"{program} is not a program strict mode knows to only read")
     unsafe = READERS[name]
     recursive = name in ALWAYS_RECURSIVE
-    operands = 0
+    operands: list[str] = []
+    options_end = value_next = False
     for arg in args:
-        option = arg.split("=", 1)[0]
-        if option in unsafe or (name == "find" and arg.startswith("-fprint")):
-            return _no(f"{name} {option} can write or run a program")
-        if arg.startswith("-") and arg != "-":
-            recursive = recursive or _recursive_option(name, arg)
-            if (problem := _option_value(arg, where)) is not None:
+        if options_end or value_next or not arg.startswith("-") or arg == "-":
+            if not value_next:
+                operands.append(arg)  # (an option's value, `-f FILE`, is checked as a path too)
+            value_next = False
+            if (problem := where.outside(arg)) is not None:
                 return _no(problem)
             continue
-        operands += 1
-        if (problem := where.outside(arg)) is not None:
+        # grep's `-e PATTERN`, `-d recurse`: the next word is the option's, not a tree.
+        value_next = (
+            name in RECURSIVE and name != "diff" and arg[1] != "-" and arg[-1] in "efdmABCD"
+        )
+        if arg == "--":
+            options_end = True  # what follows is a file, even when it starts with `-`
+            continue
+        if (option := _forbidden(name, arg, unsafe)) is not None:
+            return _no(f"{name} {option} can write or run a program")
+        recursive = recursive or _recursive_option(name, arg)
+        if (problem := _option_value(arg, where)) is not None:
             return _no(problem)
-    if operands > MAX_OPERANDS.get(name, 10_000):
-        return _no(f"{name} with {operands} files writes the last one")
+    if len(operands) > MAX_OPERANDS.get(name, 10_000):
+        return _no(f"{name} with {len(operands)} files writes the last one")
     if recursive:
-        # Every operand of diff is a tree; grep's and rg's first is the pattern (or a tree,
-        # with -e: then counting it out only asks more), and without a tree they search ".".
-        named = [a for a in args if not a.startswith("-") or a == "-"]
-        for tree in named if name == "diff" else (named[1:] or ["."]):
+        # Every operand of diff is a tree; grep's first is its pattern (checked too: with -e it
+        # is a tree), and with one or none grep searches ".".
+        trees = operands if name == "diff" else [*operands, *(["."] if len(operands) < 2 else [])]
+        for tree in trees:
             if (problem := where.holds_excluded(tree)) is not None:
                 return _no(problem)
     return ReadOnly(True, "")
 
 
+def _abbreviates(arg: str, spellings: frozenset[str]) -> str | None:
+    """The unsafe long option `arg` names, when it is one or (GNU getopt and git's
+    parse-options accept any unambiguous prefix: `--compress` is `--compress-program`) a
+    prefix of one; an option that exists under exactly that name is not a prefix."""
+    name = arg.split("=", 1)[0]
+    if len(name) <= 2 or name in EXACT_SAFE:
+        return None
+    return next((s for s in sorted(spellings) if s.startswith("--") and s.startswith(name)), None)
+
+
+def _forbidden(program: str, arg: str, spellings: frozenset[str]) -> str | None:
+    """The unsafe option among `spellings` that `arg` is: a long option or a prefix of one, or
+    a cluster of short ones (`-uo`, `-To`: each letter counts, and a letter that takes a value
+    such as sort's `-k1,2o` may count by mistake: that only asks)."""
+    if arg.startswith("--"):
+        return _abbreviates(arg, spellings)
+    if program == "find":  # find's options are whole words after one dash, never abbreviated
+        word = arg.split("=", 1)[0]
+        return word if word in spellings or word.startswith("-fprint") else None
+    letters = {s[1] for s in spellings if len(s) == 2 and s[0] == "-"}
+    return next((f"-{c}" for c in arg[1:] if c in letters), None)
+
+
 def _recursive_option(name: str, arg: str) -> bool:
+    """Whether the option makes grep or diff read whole trees: a short cluster with r or R
+    (grep's d too: `-d recurse`), a prefix of a recursive long option, or `--directories`
+    (`--dir=rec` abbreviates both the option and its value)."""
     if name not in RECURSIVE:
         return False
-    if arg in RECURSIVE[name] or arg in ("--directories=recurse", "-drecurse"):
-        return True
-    return not arg.startswith("--") and any(c in arg[1:] for c in "rR")
+    if not arg.startswith("--"):
+        return any(c in arg[1:] for c in ("rR" if name == "diff" else "rRd"))
+    long = RECURSIVE[name] | ({"--directories"} if name != "diff" else set())
+    return _abbreviates(arg, frozenset(long)) is not None
 
 
 def _option_value(arg: str, where: _Where) -> str | None:
@@ -302,24 +355,26 @@ def _option_value(arg: str, where: _Where) -> str | None:
 
 
 def _git(args: list[str], where: _Where) -> ReadOnly:
-    if where.git_config_risk:
+    if isinstance(where.git_config_risk, str):
         return _no(where.git_config_risk)
+    target = where.cwd  # where git starts looking for its repository: `-C` moves it
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        option = args[i].split("=", 1)[0]
-        if option in GIT_UNSAFE:
-            return _no(f"git {option} can run another program")
-        if option in ("-C", "--git-dir", "--work-tree"):
-            value = (
-                args[i].split("=", 1)[1]
-                if "=" in args[i]
-                else (args[i + 1] if i + 1 < len(args) else "")
-            )
+        option = args[i]
+        if option not in GIT_GLOBAL:
+            return _no(f"git {option.split('=', 1)[0]} is not an option strict mode can judge")
+        if option == "-C":
+            value = args[i + 1] if i + 1 < len(args) else ""
             if (problem := where.outside(value)) is not None:
                 return _no(problem)
-            i += 1 if "=" in args[i] else 2
+            target = posixpath.normpath(posixpath.join(target, value))
+            i += 2
             continue
         i += 1
+    # Every repository git enters there (the one it finds from `target`, its submodules)
+    # brings a config that may name a program: judged by the caller's function.
+    if callable(where.git_config_risk) and (why := where.git_config_risk(target)):
+        return _no(why)
     if i >= len(args):
         return ReadOnly(True, "")
     sub, rest = args[i], args[i + 1 :]
@@ -327,8 +382,8 @@ def _git(args: list[str], where: _Where) -> ReadOnly:
         return _no(f"git {sub} is not one of git's read-only subcommands")
     writes = GIT_WRITES.get(sub, frozenset())
     for arg in rest:
-        option = arg.split("=", 1)[0]
-        if option in writes or (option.startswith("-O") and sub == "grep"):
+        unsafe = _forbidden("git", arg, writes) if arg.startswith("-") else arg in writes
+        if unsafe:
             return _no(f"git {sub} {arg} changes the repository or runs a program")
         # Paths (`diff --no-index FILE`, `blame --contents=FILE`) stay inside the workspace.
         if arg.startswith("-"):
@@ -359,7 +414,7 @@ class _Where:
     ) -> None:
         self.cwd, self.work = cwd, posixpath.normpath(workdir)
         self.realpath, self.excluded = realpath, excluded
-        self.git_config_risk: str | None = None
+        self.git_config_risk: str | Callable[[str], str | None] | None = None
 
     def _inside(self, candidate: str) -> bool:
         return candidate == self.work or candidate.startswith(self.work.rstrip("/") + "/")

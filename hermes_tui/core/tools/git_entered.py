@@ -1,0 +1,182 @@
+"""Which repositories a git command started in a folder enters, and whether any of their
+configs names a program: what strict mode's proof that a git command only reads must know.
+
+git run in a folder uses the repository it finds there, walking up (a `.git`, or a folder that
+is a git directory itself); `git -C vendor/lib` starts in a nested repository, whose config
+arrived with the project just like the top one. `git status`, `git diff` and `git grep
+--recurse-submodules` go on into each populated submodule, which runs that submodule's own
+config (its `core.fsmonitor`, its filters): submodules are the index's gitlinks (mode 160000),
+and their git directories live in `.git/modules/**`. All of these are judged; a repository that
+cannot be read (an index git would accept but this cannot parse, too many submodules) counts as
+risky, so the command asks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hermes_tui.core.tools import gitdirs
+from hermes_tui.core.tools.contained import read_regular
+
+MAX_REPOSITORIES = 64  # repositories judged for one command, at most; past it: risky
+GITLINK = 0o160000
+
+
+def entered_risk(start: Path, workdir: Path) -> str | None:
+    """Why git started in `start` would run a program a config of a repository it enters
+    names (the one it finds from `start` inside `workdir`, nested submodules included), or
+    None. Above `workdir` git finds the user's own repository, which is not judged here."""
+    top = _repository_of(Path(os.path.normpath(start)), Path(os.path.normpath(workdir)))
+    if top is None:
+        return None
+    if not os.path.lexists(top / ".git"):  # a git directory itself (git's discovery takes it)
+        return _configs_risk([top / "config"], top, workdir)
+    pending, judged = [top], 0
+    while pending:
+        tree = pending.pop()
+        judged += 1
+        if judged > MAX_REPOSITORIES:
+            return f"{_name(top, workdir)} has more submodules than strict mode can check"
+        if why := _tree_risk(tree, workdir):
+            return why
+        dirs = gitdirs.resolve(tree)
+        if dirs is None:
+            continue
+        links = gitlinks(dirs.git_dir / "index")
+        if links is None:
+            return f"the index of {_name(tree, workdir)} cannot be read to find its submodules"
+        pending += [tree / link for link in links if os.path.lexists(tree / link / ".git")]
+    return None
+
+
+def _name(path: Path, workdir: Path) -> str:
+    return "the workspace" if path == workdir else os.path.relpath(path, workdir)
+
+
+def _repository_of(start: Path, workdir: Path) -> Path | None:
+    """The folder (between `start` and `workdir`) whose repository git uses from `start`."""
+    folder = start
+    while folder == workdir or workdir in folder.parents:
+        if os.path.lexists(folder / ".git"):
+            return folder
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            names = set()
+        if names >= gitdirs.GIT_DIR_MARKS:
+            return folder
+        folder = folder.parent
+    return None
+
+
+def _tree_risk(tree: Path, workdir: Path) -> str | None:
+    """The risk of the repository whose working tree is `tree`: its configs, and those of the
+    git directories it keeps for its submodules (`modules/**`) and worktrees."""
+    from hermes_tui.core.tools.terminal import _git_config_risk
+
+    if why := _git_config_risk(tree):
+        return f"{_name(tree, workdir)}: {why}" if tree != workdir else why
+    dirs = gitdirs.resolve(tree)
+    if dirs is None:
+        return None
+    held = [
+        path
+        for base in (dirs.common_dir / "modules", dirs.common_dir / "worktrees")
+        for path in _files_named(base, {"config", "config.worktree"})
+    ]
+    return _configs_risk(held, tree, workdir)
+
+
+def _configs_risk(configs: list[Path], tree: Path, workdir: Path) -> str | None:
+    from hermes_tui.core.tools import gitguard
+
+    for config in configs:
+        data = read_regular(config)
+        if data is None:
+            continue
+        risky = gitguard.risky_settings(data.decode("utf-8", "replace"))
+        if risky:
+            keys = ", ".join(sorted({key for key, _ in risky}))
+            where = os.path.relpath(config, workdir)
+            return f"{where} (a repository git enters) sets {keys}, which makes git run a program"
+    return None
+
+
+def _files_named(base: Path, names: set[str]) -> list[Path]:
+    """Files called one of `names` below `base` (no link followed), at most a bounded walk."""
+    found: list[Path] = []
+    pending, seen = [str(base)], 0
+    while pending and seen < gitdirs.MAX_ENTRIES:
+        folder = pending.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if entry.name in names:
+                    found.append(Path(entry.path))
+                elif entry.name != "objects" and entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+    return found
+
+
+def gitlinks(index: Path) -> list[str] | None:
+    """The paths of the submodules (gitlinks) recorded in a git index, [] without an index,
+    None when the file is not an index this can read (versions 2-4, SHA-1 or SHA-256)."""
+    if not os.path.lexists(index):
+        return []
+    data = read_regular(index)
+    if data is None or len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    for hash_size in (20, 32):
+        links = _entries(data, hash_size)
+        if links is not None:
+            return links
+    return None
+
+
+def _entries(data: bytes, hash_size: int) -> list[str] | None:
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    links: list[str] = []
+    pos, previous = 12, b""
+    try:
+        for _ in range(count):
+            mode = int.from_bytes(data[pos + 24 : pos + 28], "big")
+            flags = int.from_bytes(data[pos + 40 + hash_size : pos + 42 + hash_size], "big")
+            name_at = pos + 42 + hash_size + (2 if version >= 3 and flags & 0x4000 else 0)
+            if version == 4:
+                strip, name_at = _varint(data, name_at)
+                end = data.index(b"\0", name_at)
+                if strip > len(previous):
+                    return None
+                name = previous[: len(previous) - strip] + data[name_at:end]
+                pos = end + 1
+            else:
+                end = data.index(b"\0", name_at)
+                name = data[name_at:end]
+                pos += (name_at - pos + len(name) + 8) & ~7
+            if (flags & 0x0FFF) not in (len(name), 0x0FFF) or pos > len(data):
+                return None  # the name's length in the flags disagrees: wrong hash size
+            previous = name
+            if mode & 0o170000 == GITLINK:
+                links.append(os.fsdecode(name))
+    except (ValueError, IndexError):
+        return None
+    return links
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """git's offset varint (index v4's prefix length)."""
+    byte = data[at]
+    value = byte & 0x7F
+    while byte & 0x80:
+        at += 1
+        byte = data[at]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, at + 1
