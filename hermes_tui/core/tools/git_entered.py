@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hermes_tui.core.tools import gitdirs
+from hermes_tui.core.tools import gitdirs, gitguard
 from hermes_tui.core.tools.contained import read_regular
 
 MAX_REPOSITORIES = 64  # repositories judged for one command, at most; past it: risky
@@ -31,7 +31,7 @@ def entered_risk(start: Path, workdir: Path) -> str | None:
     if top is None:
         return None
     if not os.path.lexists(top / ".git"):  # a git directory itself (git's discovery takes it)
-        return _configs_risk([top / "config"], top, workdir)
+        return _configs_risk([top / "config"], workdir)
     pending, judged = [top], 0
     while pending:
         tree = pending.pop()
@@ -41,7 +41,7 @@ def entered_risk(start: Path, workdir: Path) -> str | None:
         if why := _tree_risk(tree, workdir):
             return why
         dirs = gitdirs.resolve(tree)
-        if dirs is None:
+        if dirs is None:  # (_tree_risk said so)
             continue
         links = gitlinks(dirs.git_dir / "index")
         if links is None:
@@ -73,24 +73,18 @@ def _repository_of(start: Path, workdir: Path) -> Path | None:
 def _tree_risk(tree: Path, workdir: Path) -> str | None:
     """The risk of the repository whose working tree is `tree`: its configs, and those of the
     git directories it keeps for its submodules (`modules/**`) and worktrees."""
-    from hermes_tui.core.tools.terminal import _git_config_risk
-
-    if why := _git_config_risk(tree):
-        return f"{_name(tree, workdir)}: {why}" if tree != workdir else why
-    dirs = gitdirs.resolve(tree)
+    dirs = gitdirs.resolve(tree)  # a worktree's or submodule's `.git` file is followed
     if dirs is None:
-        return None
+        return f"{_name(tree, workdir)}'s .git leads to no repository git accepts"
     held = [
         path
         for base in (dirs.common_dir / "modules", dirs.common_dir / "worktrees")
         for path in _files_named(base, {"config", "config.worktree"})
     ]
-    return _configs_risk(held, tree, workdir)
+    return _configs_risk([*dirs.configs(), *held], workdir)
 
 
-def _configs_risk(configs: list[Path], tree: Path, workdir: Path) -> str | None:
-    from hermes_tui.core.tools import gitguard
-
+def _configs_risk(configs: list[Path], workdir: Path) -> str | None:
     for config in configs:
         data = read_regular(config)
         if data is None:
