@@ -129,9 +129,7 @@ def _runs(text: str) -> list[_Run | None]:
         last = runs[-1]
         column = _COLUMN.search(last.text)
         # xxd's characters, when they look like a number: as many as the bytes before them.
-        prior = last.numbers[:-1]
-        bits = all(_BITS.fullmatch(number) for number in prior)
-        if column and len(last.numbers[-1]) == sum(map(len, prior)) // (8 if bits else 2) > 0:
+        if column and _is_column(last.numbers):
             last.numbers.pop()
             last.text, last.column = (
                 last.text[: column.start()],
@@ -139,6 +137,13 @@ def _runs(text: str) -> list[_Run | None]:
             )
         found.extend(runs)
     return found
+
+
+def _is_column(numbers: list[str]) -> bool:
+    """Whether the last of a line's `numbers` is as long as the bytes the others spell."""
+    prior = numbers[:-1]
+    bits = all(_BITS.fullmatch(number) for number in prior)
+    return len(numbers[-1]) == sum(map(len, prior)) // (8 if bits else 2) > 0
 
 
 def _big_endian(numbers: list[str]) -> bytes:
@@ -182,7 +187,8 @@ class _Kind:
         digit = number[number.index("[") : number.index("]") + 1]
         least = f"(?=(?:{digit} ?){{{_SHORTEST * per_byte}}})" if not each else ""
         times = f"{{{-(-_SHORTEST // each)},}}" if each else "+"
-        self.stretch = re.compile(f"(?<![^ |]){least}(?:{number} ){times}")
+        # (The first number is checked first: most places fail there, at once.)
+        self.stretch = re.compile(f"(?<![^ |])(?=(?:{number}) ){least}(?:{number} ){times}")
         self.per_byte, self.each, self.decode = per_byte, each, decode
 
 
