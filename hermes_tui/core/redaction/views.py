@@ -331,6 +331,7 @@ def _unescaped(text: str) -> Iterator[View]:
 # --- characters ----------------------------------------------------------------------------
 
 _TAGS = re.compile("[\U000e0000-\U000e007f]")
+_FOLDS_KEPT = 50_000  # characters whose fold is remembered (a hostile text may hold them all)
 
 
 class _Fold(dict):
@@ -351,7 +352,8 @@ class _Fold(dict):
             folded = ""
         else:
             folded = _homoglyphs(unicodedata.normalize("NFKC", char))
-        self[code] = folded
+        if len(self) < _FOLDS_KEPT:
+            self[code] = folded
         return folded
 
 
