@@ -31,13 +31,17 @@ def entered_risk(start: Path, workdir: Path) -> str | None:
     if top is None:
         return None
     if not os.path.lexists(top / ".git"):  # a git directory itself (git's discovery takes it)
-        return _configs_risk([top / "config"], workdir)
-    pending, judged = [top], 0
+        return _configs_risk([top / "config", *_held_configs(top)], workdir)
+    # Submodules are found in the index below; a clone nested anywhere in the tree is judged
+    # too (a gitlink in an older commit leads `git log -p --submodule=diff` into it).
+    pending, judged = [top, *gitdirs.nested_trees(top)], set()
     while pending:
         tree = pending.pop()
-        judged += 1
-        if judged > MAX_REPOSITORIES:
-            return f"{_name(top, workdir)} has more submodules than strict mode can check"
+        if tree in judged:
+            continue
+        judged.add(tree)
+        if len(judged) > MAX_REPOSITORIES:
+            return f"{_name(top, workdir)} holds more repositories than strict mode can check"
         if why := _tree_risk(tree, workdir):
             return why
         dirs = gitdirs.resolve(tree)
@@ -76,12 +80,13 @@ def _tree_risk(tree: Path, workdir: Path) -> str | None:
     dirs = gitdirs.resolve(tree)  # a worktree's or submodule's `.git` file is followed
     if dirs is None:
         return f"{_name(tree, workdir)}'s .git leads to no repository git accepts"
-    held = [
-        path
-        for base in (dirs.common_dir / "modules", dirs.common_dir / "worktrees")
-        for path in _files_named(base, {"config", "config.worktree"})
-    ]
-    return _configs_risk([*dirs.configs(), *held], workdir)
+    return _configs_risk([*dirs.configs(), *_held_configs(dirs.common_dir)], workdir)
+
+
+def _held_configs(git_dir: Path) -> list[Path]:
+    """The configs of the git directories `git_dir` keeps for submodules and worktrees."""
+    names = {"config", "config.worktree"}
+    return [path for sub in ("modules", "worktrees") for path in _files_named(git_dir / sub, names)]
 
 
 def _configs_risk(configs: list[Path], workdir: Path) -> str | None:
@@ -89,10 +94,13 @@ def _configs_risk(configs: list[Path], workdir: Path) -> str | None:
         data = read_regular(config)
         if data is None:
             continue
-        risky = gitguard.risky_settings(data.decode("utf-8", "replace"))
+        text = data.decode("utf-8", "replace").replace("\ufeff", "").replace("\r", "\n")
+        where = os.path.relpath(config, workdir)
+        if "include" in text.lower():  # git follows it to a file not judged here
+            return f"{where} (a repository git enters) includes another config, not judged"
+        risky = gitguard.risky_settings(text)
         if risky:
             keys = ", ".join(sorted({key for key, _ in risky}))
-            where = os.path.relpath(config, workdir)
             return f"{where} (a repository git enters) sets {keys}, which makes git run a program"
     return None
 

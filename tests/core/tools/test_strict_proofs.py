@@ -172,3 +172,23 @@ def test_submodules_are_found_in_every_index_version(tmp_path: Path) -> None:
         assert gitlinks(top / ".git/index") == ["a/b/sub", "z/sub"], version
     (top / ".git/index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x05garbage")
     assert gitlinks(top / ".git/index") is None
+
+
+def test_a_config_git_reads_past_a_bom_or_through_an_include_runs_nothing(tmp_path: Path) -> None:
+    work, run, asked = _strict(tmp_path)
+    marker = tmp_path / "include-ran"
+    _repo(work, {"a.txt": "a\n"})
+    config = work / ".git/config"
+    config.write_bytes(b"\xef\xbb\xbf[include]\n\tpath = ../.gitinclude\n" + config.read_bytes())
+    (work / ".gitinclude").write_text(f'[core]\n\tfsmonitor = "touch {marker}; false"\n')
+    assert run("git status").get("denied") and not marker.exists() and asked
+
+
+def test_a_clone_nested_outside_the_index_is_judged_too(tmp_path: Path) -> None:
+    work, run, asked = _strict(tmp_path)
+    _repo(work, {"a.txt": "a\n"})
+    _repo(work / "third_party/tool", {"x.c": "int x;\n"})
+    assert run("git log --oneline")["exit_code"] == 0 and not asked
+    with open(work / "third_party/tool/.git/config", "a") as config:
+        config.write('[diff]\n\texternal = "sh -c id"\n')
+    assert run("git log --oneline").get("denied") and "third_party/tool" in asked[0].reason
