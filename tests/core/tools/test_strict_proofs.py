@@ -98,7 +98,7 @@ def test_combined_short_options_write_no_file(tmp_path: Path) -> None:
      "git grep --open TODO", "git grep --ext-g TODO", "git cat-file --filt HEAD:x",
      "git --git-dir=.git status", "git --work-tree=. status", "git --bare log",
      "git branch -vd main", "git tag -la v1", "rg --pre-g '*' x", "rg -uz x", "date --se=2020-01-01",
-     "date -us 2020-01-01", "tree -fo out", "file --comp x"],
+     "date -us 2020-01-01", "tree -fo out", "file --comp x", "rg --hostname=./x.sh x", "git log --show-sig", "git tag -v v1"],
 )  # fmt: skip
 def test_the_family_of_unsafe_spellings_is_not_proven(command: str) -> None:
     assert not prove_read_only(command, "/w", "/w").proven, command

@@ -31,7 +31,8 @@ READERS: dict[str, frozenset[str]] = {
     "grep": frozenset(),
     "egrep": frozenset(),
     "fgrep": frozenset(),
-    "rg": frozenset({"--pre", "--pre-glob", "-z", "--search-zip"}),
+    # --hostname-bin (ripgrep 14) runs its value to learn the host name for hyperlinks.
+    "rg": frozenset({"--pre", "--pre-glob", "-z", "--search-zip", "--hostname-bin"}),
     "find": frozenset(
         {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
     ),
@@ -116,15 +117,16 @@ GIT_WRITES = {
     "branch": frozenset({"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy",
                          "--set-upstream-to", "-u", "--unset-upstream", "--edit-description",
                          "-f", "--force"}),
-    "tag": frozenset({"-d", "--delete", "-a", "-s", "-m", "-f", "-F", "--force"}),
+    # -v and --show-signature run gpg (or gpg.ssh.program) to verify signatures.
+    "tag": frozenset({"-d", "--delete", "-a", "-s", "-m", "-f", "-F", "--force", "-v", "--verify"}),
     "remote": frozenset({"add", "remove", "rm", "rename", "set-url", "set-head", "prune",
                          "update", "set-branches"}),
     "reflog": frozenset({"expire", "delete"}),
     "diff": frozenset({"--output", "--ext-diff", "--textconv"}),
     # -O runs a program ("the pager") on the matching files.
     "grep": frozenset({"-O", "--open-files-in-pager", "--ext-grep", "--textconv"}),
-    "show": frozenset({"--output", "--ext-diff", "--textconv"}),
-    "log": frozenset({"--output", "--ext-diff", "--textconv"}),
+    "show": frozenset({"--output", "--ext-diff", "--textconv", "--show-signature"}),
+    "log": frozenset({"--output", "--ext-diff", "--textconv", "--show-signature"}),
     "cat-file": frozenset({"--textconv", "--filters"}),
     "blame": frozenset({"--textconv"}),
 }  # fmt: skip
