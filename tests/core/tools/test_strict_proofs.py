@@ -93,7 +93,7 @@ def test_combined_short_options_write_no_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["sort --compress-p=sh x", "sort --temp=d x", "sort -To x", "tail --fol x", "tail -nf x",
+    ["sort --compress-p=sh x", "sort --temp=d x", "sort -To x", "tail --fol x", "tail -qf x",
      "wc --files0=n", "git diff --ext-d", "git diff --textc", "git log --outp=f", "git show --out f",
      "git grep --open TODO", "git grep --ext-g TODO", "git cat-file --filt HEAD:x",
      "git --git-dir=.git status", "git --work-tree=. status", "git --bare log",
@@ -108,7 +108,7 @@ def test_the_family_of_unsafe_spellings_is_not_proven(command: str) -> None:
     "command",
     ["git diff --text", "git log --oneline -n 5", "git branch -vv", "git --no-pager log -1",
      "git tag -l --sort=-v:refname", "sort -t, -k2 x", "sort -u x", "grep -- --output x",
-     "git -C sub status", "tail -n 5 x", "git grep -n TODO"],
+     "git -C sub status", "tail -n 5 x", "git grep -n TODO", "date -Iseconds", "sort -k1,2o x"],
 )  # fmt: skip
 def test_their_safe_neighbours_still_are(command: str) -> None:
     assert prove_read_only(command, "/w", "/w").proven, command

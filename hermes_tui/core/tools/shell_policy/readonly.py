@@ -144,6 +144,9 @@ RECURSIVE = {
     "diff": frozenset({"-r", "--recursive"}),
 }
 ALWAYS_RECURSIVE = frozenset({"rg"})
+# Short options whose value may be attached (`date -Iseconds`, `sort -k2o`): a cluster is read
+# up to one of them, as getopt reads it.
+TAKES_VALUE = {"date": "dfrI", "sort": "kSt", "tail": "nc", "head": "nc"}
 # Options that exist under exactly this name though they begin another, unsafe one (git diff's
 # `--text` and `--textconv`): an exact name is never taken for an abbreviation.
 EXACT_SAFE = frozenset({"--text"})
@@ -328,7 +331,12 @@ def _forbidden(program: str, arg: str, spellings: frozenset[str]) -> str | None:
         word = arg.split("=", 1)[0]
         return word if word in spellings or word.startswith("-fprint") else None
     letters = {s[1] for s in spellings if len(s) == 2 and s[0] == "-"}
-    return next((f"-{c}" for c in arg[1:] if c in letters), None)
+    for letter in arg[1:]:
+        if letter in letters:
+            return f"-{letter}"
+        if letter in TAKES_VALUE.get(program, ""):
+            return None  # the rest of the word is that option's value (`sort -k1,2o`)
+    return None
 
 
 def _recursive_option(name: str, arg: str) -> bool:
