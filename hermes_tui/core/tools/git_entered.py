@@ -133,6 +133,8 @@ def gitlinks(index: Path) -> list[str] | None:
     data = read_regular(index)
     if data is None or len(data) < 12 or data[:4] != b"DIRC":
         return None
+    if GITLINK.to_bytes(4, "big") not in data[12:]:
+        return []  # every gitlink entry holds its mode so: none here (read at C speed)
     for hash_size in (20, 32):
         links = _entries(data, hash_size)
         if links is not None:

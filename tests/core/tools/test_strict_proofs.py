@@ -170,7 +170,7 @@ def test_submodules_are_found_in_every_index_version(tmp_path: Path) -> None:
             ["git", "-C", str(top), "update-index", "--index-version", version], check=True
         )
         assert gitlinks(top / ".git/index") == ["a/b/sub", "z/sub"], version
-    (top / ".git/index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x05garbage")
+    (top / ".git/index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x05garbage\0\0\xe0\0")
     assert gitlinks(top / ".git/index") is None
 
 
