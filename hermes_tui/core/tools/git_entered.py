@@ -27,7 +27,8 @@ def entered_risk(start: Path, workdir: Path) -> str | None:
     """Why git started in `start` would run a program a config of a repository it enters
     names (the one it finds from `start` inside `workdir`, nested submodules included), or
     None. Above `workdir` git finds the user's own repository, which is not judged here."""
-    top = _repository_of(Path(os.path.normpath(start)), Path(os.path.normpath(workdir)))
+    # git walks up from the folder it is really in (`-C` through a link lands at its target).
+    top = _repository_of(Path(os.path.realpath(start)), Path(os.path.realpath(workdir)))
     if top is None:
         return None
     if not os.path.lexists(top / ".git"):  # a git directory itself (git's discovery takes it)

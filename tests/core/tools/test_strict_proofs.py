@@ -128,10 +128,13 @@ def test_a_nested_repositorys_config_runs_nothing_through_git_c(tmp_path: Path) 
     _repo(work / "vendor/lib", {"x.c": "int x;\n"})
     with open(work / "vendor/lib/.git/config", "a") as config:
         config.write(f'[core]\n\tfsmonitor = "touch {marker}; false"\n')
+    (work / "vendor/lib/sub").mkdir()
+    (work / "src").symlink_to(work / "vendor/lib/sub")  # git -C src walks up from vendor/lib/sub
     for command in (
         "git -C vendor/lib status",
         "git -C vendor -C lib log",
         "git -C vendor/lib/.git log",
+        "git -C src status",
     ):
         assert run(command).get("denied"), command
     assert not marker.exists() and "vendor/lib" in asked[0].reason
