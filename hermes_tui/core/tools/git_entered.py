@@ -14,13 +14,30 @@ risky, so the command asks.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from hermes_tui.core.tools import gitdirs, gitguard
 from hermes_tui.core.tools.contained import read_regular
+from hermes_tui.core.tools.shell_policy.readonly import ReadOnly, prove_read_only
 
 MAX_REPOSITORIES = 64  # repositories judged for one command, at most; past it: risky
 GITLINK = 0o160000
+
+
+def prove_in_workspace(
+    command: str, cwd: Path, workdir: Path, unreadable: Iterable[Path]
+) -> ReadOnly:
+    """strict and plan modes' proof that `command` only reads: links resolved, the sandbox's
+    unreadable places outside, and every repository a git command enters judged here."""
+    return prove_read_only(
+        command,
+        str(cwd),
+        str(workdir),
+        realpath=os.path.realpath,
+        excluded=[str(path) for path in unreadable],
+        git_config_risk=lambda start: entered_risk(Path(start), workdir),
+    )
 
 
 def entered_risk(start: Path, workdir: Path) -> str | None:

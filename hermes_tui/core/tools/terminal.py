@@ -410,11 +410,10 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     ) -> tuple[ApprovalRequest | None, str | None]:
         """(what to ask the human about this command in the conversation's mode, or None;
         why it is refused outright, or None)."""
-        from hermes_tui.core.tools.git_entered import entered_risk
+        from hermes_tui.core.tools.git_entered import prove_in_workspace
         from hermes_tui.core.tools.sandbox import unreadable_paths
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
         from hermes_tui.core.tools.shell_policy.guards import destroys_work, reaches_hermes
-        from hermes_tui.core.tools.shell_policy.readonly import prove_read_only
 
         verdict = decide(
             command,
@@ -441,14 +440,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             reasons.append(why)  # every mode, yolo included: self-approval is for a human
             category, grantable = "hermes home", False
         if mode in ("strict", "plan") or (mode == "sandboxed" and not sandbox.status.active):
-            proof = prove_read_only(
-                command,
-                str(context.cwd),
-                str(context.workdir),
-                realpath=os.path.realpath,
-                excluded=[str(p) for p in unreadable],
-                git_config_risk=lambda start: entered_risk(Path(start), context.workdir),
-            )
+            proof = prove_in_workspace(command, context.cwd, context.workdir, unreadable)
             if not proof.proven or verdict.action == "ask":
                 why_not = proof.reason or verdict.reason
                 if mode == "plan":
