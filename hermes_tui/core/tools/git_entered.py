@@ -1,14 +1,15 @@
 """Which repositories a git command started in a folder enters, and whether any of their
 configs names a program: what strict mode's proof that a git command only reads must know.
 
-git run in a folder uses the repository it finds there, walking up (a `.git`, or a folder that
-is a git directory itself); `git -C vendor/lib` starts in a nested repository, whose config
-arrived with the project just like the top one. `git status`, `git diff` and `git grep
---recurse-submodules` go on into each populated submodule, which runs that submodule's own
-config (its `core.fsmonitor`, its filters): submodules are the index's gitlinks (mode 160000),
-and their git directories live in `.git/modules/**`. All of these are judged; a repository that
-cannot be read (an index git would accept but this cannot parse, too many submodules) counts as
-risky, so the command asks.
+git run in a folder uses the repository it finds there, walking up from where it really is (a
+`.git`, or a folder that is a git directory itself); `git -C vendor/lib` starts in a nested
+repository, whose config arrived with the project just like the top one. `git status`, `git
+diff` and `git grep --recurse-submodules` go on into each populated submodule, which runs that
+submodule's own config (its `core.fsmonitor`, its filters): submodules are the index's gitlinks
+(mode 160000), their git directories live in `.git/modules/**`, and a clone nested anywhere in
+the tree is judged too (a gitlink of an older commit leads `git log -p` there). A config that
+includes another file, a repository that cannot be read (an index this cannot parse, a `.git`
+leading nowhere) or more than MAX_REPOSITORIES count as risky: the command asks.
 """
 
 from __future__ import annotations
