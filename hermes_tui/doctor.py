@@ -7,7 +7,6 @@ model that answered, and whether streaming and tool calls work.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sqlite3
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import hermes_tui
+from hermes_tui.core import host_programs
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
@@ -158,6 +158,19 @@ def _sandbox_checks(runtime) -> list[Check]:
     own = _own_code_check([Path.cwd(), *(Path(p).expanduser() for p in terminal.writable_roots)])
     if own is not None:
         checks.append(own)
+    found = host_programs.settle(Path(p).expanduser() for p in terminal.writable_roots)
+    if found.dropped:
+        checks.append(
+            Check(
+                "PATH",
+                True,
+                f"PATH holds folders commands may write (or relative ones): "
+                f"{', '.join(found.dropped)}; hermes-tui runs its own git, bwrap, socat and "
+                f"nsenter only from the other folders (git: {found.which('git') or 'none'}); "
+                "a program you run yourself from that shell may be one a command wrote",
+                warning=True,
+            )
+        )
     applied = "" if status.active else " (not applied: the sandbox is off)"
     for what, detail in describe_profile(
         user_home=Path.home(),
@@ -167,7 +180,7 @@ def _sandbox_checks(runtime) -> list[Check]:
         deny_read=[Path(p).expanduser() for p in terminal.deny_read],
         network=terminal.network,
         network_allow=terminal.network_allow,
-        socat=status.socat if status.active else shutil.which("socat"),
+        socat=status.socat if status.active else found.which("socat"),
     ):
         checks.append(Check(f"sandbox {what}", True, detail + applied))
     return checks

@@ -383,11 +383,14 @@ class Runtime(LearningParts, SkillParts):
         )
 
     def sandbox_status(self) -> SandboxStatus:
-        """Whether commands run in the OS sandbox here, and why not (probed once)."""
+        """Whether commands run in the OS sandbox here, and why not (probed once; bwrap, socat,
+        nsenter and git found outside where commands may write, core/host_programs.py)."""
+        from hermes_tui.core import host_programs
         from hermes_tui.core.tools.sandbox_probe import probe
 
         if self._sandbox_status is None:
-            self._sandbox_status = probe(self.config.terminal.sandbox)  # type: ignore[arg-type]
+            found = host_programs.settle(self.config.terminal.writable_roots).which
+            self._sandbox_status = probe(self.config.terminal.sandbox, found)  # type: ignore[arg-type]
         return self._sandbox_status
 
     def skill_installer(self) -> SkillInstaller:

@@ -19,11 +19,13 @@ def doctor(capfd: pytest.CaptureFixture[str]):
     """`hermes-tui --home HOME doctor` with this terminal config, for a user whose home holds
     .ssh, through cli.main in this process: its lines by check name."""
 
-    def run(home: Path, tmp_path: Path, terminal: dict, cwd: Path | None = None) -> dict[str, str]:
+    def run(
+        home: Path, tmp_path: Path, terminal: dict, cwd: Path | None = None, **env: str
+    ) -> dict[str, str]:
         (home / "config.yaml").write_text(yaml.safe_dump({"terminal": terminal}), encoding="utf-8")
         user = tmp_path / "user"
         (user / ".ssh").mkdir(parents=True, exist_ok=True)
-        result = run_main(capfd, home, "doctor", HOME=str(user), cwd=cwd)
+        result = run_main(capfd, home, "doctor", cwd=cwd, **{"HOME": str(user), **env})
         lines: dict[str, str] = {}
         for line in result.stdout.splitlines():
             name, _, detail = line[7:].partition(": ")
@@ -85,6 +87,20 @@ def test_doctor_warns_when_commands_could_rewrite_its_own_code(
 
     found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=package.parent)
     assert f"hermes-tui's code ({package})" in found["own code"]
+
+
+def test_doctor_names_path_folders_commands_may_write(home: Path, tmp_path: Path, doctor) -> None:
+    """A project's activated venv puts `<workspace>/.venv/bin` first on PATH: hermes-tui runs
+    its own programs from the other folders, and says so."""
+    import os
+
+    project = tmp_path / "project"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    path = f"{project}/.venv/bin{os.pathsep}{os.environ['PATH']}"
+    found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=project, PATH=path)
+    assert found["PATH"].startswith("[warn] PATH holds folders commands may write")
+    assert f"{project}/.venv/bin;" in found["PATH"] and "git: /" in found["PATH"]
+    assert "PATH" not in doctor(home, tmp_path, {"sandbox": "off"}, cwd=tmp_path / "user")
 
 
 @pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")

@@ -47,14 +47,39 @@ class GitDirs:
 
     def configs(self) -> list[Path]:
         """The config files git reads for this tree, besides the user's and the system's."""
-        configs = [self.common_dir / "config"]
-        if self.git_dir != self.common_dir:
-            configs.append(self.git_dir / "config.worktree")
-        return configs
+        # config.worktree is read with extensions.worktreeConfig (`git sparse-checkout init`
+        # sets it), in the main worktree too: held as config wherever it is.
+        return [self.common_dir / "config", self.git_dir / "config.worktree"]
+
+    def folders(self) -> list[Path]:
+        """The git directory and the common one (the same folder but in a linked worktree)."""
+        return list(dict.fromkeys([self.git_dir, self.common_dir]))
+
+    def hooks_paths(self) -> list[Path]:
+        """The folder an existing `core.hooksPath` names (husky's `.husky`, a `githooks/`), as
+        git reads the configs, relative to the working tree: git runs the hooks there (and, for
+        husky's `.husky/_`, the scripts its hooks run in `.husky`). git is asked only when a
+        config spells `hookspath` or an include."""
+        from hermes_tui.core.tools import gitconfig
+
+        texts = [(read_regular(config) or b"").lower() for config in self.configs()]
+        if not any(b"hookspath" in text or b"include" in text for text in texts):
+            return []
+        value = None
+        for config in self.configs():
+            for setting in (gitconfig.listing(config) or []) if config.is_file() else []:
+                if setting.key.lower() == "core.hookspath" and setting.value:
+                    value = setting.value
+        if not value:
+            return []
+        folder = Path(os.path.expanduser(value))
+        folder = Path(os.path.normpath(folder if folder.is_absolute() else self.tree / folder))
+        return [folder, folder.parent] if folder.name == "_" else [folder]
 
     def run_later(self) -> list[Path]:
         """What git runs from, or is told to run by, later: read-only in the sandbox."""
-        return [*self.configs(), self.common_dir / "hooks", self.common_dir / "info"]
+        found = [*self.configs(), self.common_dir / "hooks", self.common_dir / "info"]
+        return found + self.hooks_paths()
 
 
 def _follow(base: Path, text: str) -> Path:

@@ -11,7 +11,10 @@ and every repository nested inside the workspace; one the command created keeps 
 setting and no hook but git's samples. A `commondir` or `gitdir` file in their git directories
 that git would not have written is put back (it would send git to a config of the command's
 making), and a folder made to look like a git directory (HEAD, objects, refs: git's discovery
-takes it for one) keeps no setting that runs a program either. Inside the sandbox nothing of the command outlives it
+takes it for one) keeps no setting that runs a program either. What a config sets is asked of git
+itself (gitconfig.py: a BOM, two headers on a line, CR-only lines read as git reads them; an
+include counts as a program), and a file a config included before the command is held like a
+config of its own. Inside the sandbox nothing of the command outlives it
 (its pid namespace dies with it), so the check after it cannot be raced.
 
 The guard runs outside the sandbox on paths the command shaped, so it changes nothing outside
@@ -26,13 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_tui.core.tools import gitdirs
+from hermes_tui.core.tools import gitconfig, gitdirs
 from hermes_tui.core.tools.contained import Contained, Outside, read_regular, within
-from hermes_tui.core.tools.shell_policy.commands import git_config_risk
 
 MAX_HOOK_BYTES = 1_000_000  # beyond this the hooks are left alone (and said so) - never seen
 
@@ -45,6 +46,8 @@ class GitSnapshot:
     # A linked worktree's own config.worktree (path, content): git reads it too.
     extra: tuple[tuple[Path, bytes | None], ...] = ()
     hooks_link: str | None = None  # where `hooks` led when it was a link (the user's own)
+    # The folder an existing core.hooksPath names (`.husky`): (folder, its hooks, its link).
+    hooks_elsewhere: tuple[tuple[Path, dict[str, tuple[int, bytes]] | None, str | None], ...] = ()
 
 
 def _git_dir(workdir: Path) -> Path | None:
@@ -62,10 +65,12 @@ def _link_text(path: Path) -> str | None:
         return None
 
 
-def _hooks(git_dir: Path, through_link: bool = True) -> dict[str, tuple[int, bytes]] | None:
-    """The regular files in `git_dir/hooks` (read through a link there unless not
+def _hooks(
+    git_dir: Path, through_link: bool = True, folder: Path | None = None
+) -> dict[str, tuple[int, bytes]] | None:
+    """The regular files in `git_dir/hooks` (or `folder`; read through a link there unless not
     `through_link`; reading decides nothing outside)."""
-    folder = git_dir / "hooks"
+    folder = folder or git_dir / "hooks"
     if not through_link and folder.is_symlink():
         return {}
     found: dict[str, tuple[int, bytes]] = {}
@@ -101,12 +106,29 @@ class GitLink:
 _read = read_regular
 
 
+def _included(configs: list[Path]) -> list[Path]:
+    """The files these configs include (whether they exist yet or not): git reads them as
+    config, so they are held like one. git is asked only where a config names an include."""
+    found: list[Path] = []
+    for config in configs:
+        if b"include" in (_read(config) or b"").lower():
+            found += gitconfig.included_files(config)
+    return [path for path in dict.fromkeys(found) if path not in configs]
+
+
 def _repo_snapshot(dirs: gitdirs.GitDirs) -> GitSnapshot:
-    extra = tuple((path, _read(path)) for path in dirs.configs()[1:])
+    configs = dirs.configs()
+    extra = tuple((path, _read(path)) for path in [*configs[1:], *_included(configs)])
     common = dirs.common_dir
     hooks = common / "hooks"
     link = _link_text(hooks) if hooks.is_symlink() else None
-    return GitSnapshot(common, _read(common / "config"), _hooks(common), extra, link)
+    held = tuple(
+        (folder, _hooks(common, folder=folder), _link_text(folder))
+        for folder in dirs.hooks_paths()
+        if folder != hooks
+    )
+    config = _read(common / "config")
+    return GitSnapshot(common, config, _hooks(common), extra, link, held)
 
 
 def _link(workdir: Path) -> GitLink | None:
@@ -271,7 +293,7 @@ def _refuse_config(config: Path, walls: Contained, what: str) -> list[str]:
     if config.is_symlink():
         why = "is a link"
     elif config.is_file():
-        risky = risky_settings((_read(config) or b"").decode("utf-8", "replace"))
+        risky = gitconfig.file_risks(config, strict=True)  # only what git itself writes
         if not risky:
             return []
         why = "sets " + ", ".join(sorted({key for key, _ in risky}))
@@ -331,27 +353,9 @@ def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
 
 
 def risky_settings(text: str) -> set[tuple[str, str]]:
-    """(key, value) pairs of a git config file that make git run a program."""
-    found: set[tuple[str, str]] = set()
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        header = re.match(r'\[\s*([^\]\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)', line)
-        if header:
-            name, sub, line = header.group(1), header.group(2), header.group(3).strip()
-            section = name.lower() + (f".{sub}" if sub is not None else "")
-            if "." in name:  # [section.sub] old-style
-                section = name.lower()
-        if not line or line.startswith(("#", ";")):
-            continue
-        key, _eq, value = line.partition("=")
-        full = f"{section}.{key.strip()}"
-        value = value.strip()
-        if git_config_risk(full, value) or (
-            full.lower().startswith("alias.") and value.lstrip('"').startswith("!")
-        ):
-            found.add((full.lower(), value))
-    return found
+    """(key, value) pairs of a config's text that make git run a program, as git itself reads
+    them (gitconfig.py: never parsed here; an include is one, an unreadable text one pair)."""
+    return gitconfig.bytes_risks(text.encode("utf-8", "replace"))
 
 
 def restore(
@@ -465,38 +469,48 @@ def _restore_repo(before: GitSnapshot, walls: Contained) -> list[str]:
         after = _read(config_path)
         if after == old_bytes or after is None:
             continue
-        old = risky_settings((old_bytes or b"").decode("utf-8", "replace"))
-        new = risky_settings(after.decode("utf-8", "replace")) - old
+        # Each file as git reads it, its includes listed (a new one is a risky key), not
+        # followed: what they name is held as a config of its own (`_included`).
+        new = gitconfig.bytes_risks(after, True) - gitconfig.bytes_risks(old_bytes, True)
         if new:
             if old_bytes is None:
                 done = _attempt(undone, config_path, walls.unlink, config_path)
             else:
                 done = _attempt(undone, config_path, walls.write, config_path, old_bytes)
             keys = ", ".join(sorted({key for key, _ in new}))
-            name = f".git/{config_path.name}"
+            own = config_path.name in ("config", "config.worktree")
+            name = f".git/{config_path.name}" if own else str(config_path)
             if done:
                 undone.append(f"set {keys} in {name} (git would run it later); put back")
-    return undone + _restore_hooks(before, before.git_dir, walls)
+    undone += _restore_hooks(before, before.git_dir, walls)
+    for folder, hooks, link in before.hooks_elsewhere:  # core.hooksPath's folder
+        held = GitSnapshot(before.git_dir, None, hooks, hooks_link=link)
+        undone += _restore_hooks(held, before.git_dir, walls, folder)
+    return undone
 
 
-def _restore_hooks(before: GitSnapshot, git_dir: Path, walls: Contained) -> list[str]:
-    """Put back the hooks folder as `before` had it. A `hooks` that became a link (or another
-    link) is removed itself, its target untouched, and the folder made again."""
+def _restore_hooks(
+    before: GitSnapshot, git_dir: Path, walls: Contained, elsewhere: Path | None = None
+) -> list[str]:
+    """Put back the hooks folder (`elsewhere`: the one core.hooksPath names) as `before` had
+    it. A `hooks` that became a link (or another link) is removed itself, its target
+    untouched, and the folder made again."""
     undone: list[str] = []
-    folder = git_dir / "hooks"
+    folder = elsewhere or git_dir / "hooks"
+    shown = ".git/hooks" if elsewhere is None else str(elsewhere)
     link = _link_text(folder) if folder.is_symlink() else None
     if link is not None and link != before.hooks_link:
         if not _attempt(undone, folder, walls.unlink, folder):
             return undone
-        undone.append(f"made .git/hooks a link to {link}; removed the link (not what it leads to)")
+        undone.append(f"made {shown} a link to {link}; removed the link (not what it leads to)")
         if before.hooks_link is not None:
             if _attempt(undone, folder, walls.symlink, before.hooks_link, folder):
-                undone.append("changed .git/hooks (git would run them later); put back")
+                undone.append(f"changed {shown} (git would run them later); put back")
             return undone
         hooks_after: dict[str, tuple[int, bytes]] | None = {}
         changed = True
     else:
-        hooks_after = _hooks(git_dir)
+        hooks_after = _hooks(git_dir, folder=folder)
         changed = hooks_after != before.hooks
     if before.hooks is None or not changed:
         return undone
@@ -509,5 +523,5 @@ def _restore_hooks(before: GitSnapshot, git_dir: Path, walls: Contained) -> list
     for name, (mode, data) in before.hooks.items():
         if (hooks_after or {}).get(name) != (mode, data) and (mode, data) != NOT_A_FILE:
             _attempt(undone, folder / name, walls.write, folder / name, data, mode)
-    undone.append("changed .git/hooks (git would run them later); put back")
+    undone.append(f"changed {shown} (git would run them later); put back")
     return undone

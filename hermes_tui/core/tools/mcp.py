@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hermes_tui.core import host_programs
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
 from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
@@ -230,7 +231,12 @@ class McpManager:
         """Connect, list the tools, and keep the connection open until stopped (one task)."""
         from mcp import Client
 
-        client = Client(self._transport(state), read_timeout_seconds=state.config.timeout_s)
+        try:
+            transport = self._transport(state)
+        except host_programs.ProgramRefused as exc:
+            self._fail(state, f"could not start: {exc}")
+            return
+        client = Client(transport, read_timeout_seconds=state.config.timeout_s)
         try:
             await client.__aenter__()
         except Exception as exc:  # noqa: BLE001 - any start failure is a status, not a crash
@@ -283,10 +289,13 @@ class McpManager:
             state.stderr.close()
         # Lives as long as the server process; the stderr tail is read from it for doctor.
         state.stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        # Found outside where commands may write (a `.venv/bin/npx` a command planted in the
+        # project is never started), and so is what the server itself starts by name.
+        found = host_programs.programs()
         params = StdioServerParameters(
-            command=config.command or "",
+            command=found.command(config.command or ""),
             args=list(config.args),
-            env=dict(config.env) or None,
+            env={"PATH": found.env_path(), **config.env},
             cwd=config.cwd,
             encoding_error_handler="replace",
         )

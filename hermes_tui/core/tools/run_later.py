@@ -8,7 +8,8 @@ Both sides read this module, so they cannot drift apart:
 - `RUN_LATER_IN_WORKDIR`: paths at the top of the working directory (git's hooks, config and
   info, editors' tasks, direnv, the project's slash commands);
 - every repository's git folders (gitdirs.GitDirs.run_later: the workspace's own, nested ones,
-  and wherever a worktree's or submodule's `.git` file leads);
+  and wherever a worktree's or submodule's `.git` file leads), and the folder an existing
+  core.hooksPath names;
 - `own_name_shadows`: hermes-tui's own package name at the top (`python -m hermes_tui` there
   runs it instead of the installed package);
 - `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it.
@@ -95,11 +96,11 @@ def own_name_shadows(workdir: Path) -> list[Path]:
 
 
 def _repository_reason(path: Path) -> str:
-    if path.name == "hooks":
-        return GIT_HOOKS
     if path.name == "info":
         return GIT_INFO
-    return GIT_CONFIG
+    if path.name in ("config", "config.worktree"):
+        return GIT_CONFIG
+    return GIT_HOOKS  # `hooks`, or the folder core.hooksPath names
 
 
 def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:

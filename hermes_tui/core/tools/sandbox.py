@@ -220,6 +220,8 @@ class Profile:
     # Where the interpreter and the programs on PATH live (`interpreter_paths`, read at start):
     # those under the private /tmp and outside the writable places are mounted back read-only.
     programs: tuple[Path, ...] = ()
+    # The app's own git reading the workspace (workspace_git.py): nothing writable at all.
+    read_only: bool = False
 
     def unreadable(self) -> list[Path]:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
@@ -248,13 +250,14 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     places = [p for p in dict.fromkeys([*writable]) if exists(p)]
     home = Path(os.path.realpath(profile.user_home))
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
+    bind = "--ro-bind" if profile.read_only else "--bind"
     for path in holders:  # the home lies inside: it is locked before the other places are bound
-        args += ["--bind", str(path), str(path)]
+        args += [bind, str(path), str(path)]
     if holders:
         args += _lock_home(home, holders)
     for path in places:
         if path not in holders:
-            args += ["--bind", str(path), str(path)]
+            args += [bind, str(path), str(path)]
     args += _private_again(places, profile, exists)
     # A mount point cannot be renamed or removed: `.git` stays where git looks for it, so a
     # `.git` file pointing at a folder of the command's making cannot take its place.
@@ -265,7 +268,10 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     for tree in dict.fromkeys(trees):
         git_dir = tree / ".git"
         if exists(git_dir) and git_dir.is_dir() and not git_dir.is_symlink() and seen(git_dir):
-            args += ["--bind", str(git_dir), str(git_dir)]
+            args += [bind, str(git_dir), str(git_dir)]
+    if profile.read_only:  # a worktree's git folders elsewhere under /tmp are read too
+        for folder in dict.fromkeys(d for r in profile.repositories for d in r.folders()):
+            args += ["--ro-bind", str(folder), str(folder)] if exists(folder) else []
     read_only = [profile.hermes_home, *filter(seen, profile.protected())]
     for path in dict.fromkeys(read_only):
         if exists(path):
@@ -327,9 +333,10 @@ def _private_again(
         narrow = [p for p, r in zip(places, real, strict=True) if not covered_by(real_roots, r)]
         for path in _under_private_tmp(profile.programs, narrow, exists):
             args += ["--ro-bind", str(path), str(path)]
+        bind = "--ro-bind" if profile.read_only else "--bind"
         for path in narrow:
             if any(_within(os.path.realpath(path), root) for root in real_roots):
-                args += ["--bind", str(path), str(path)]
+                args += [bind, str(path), str(path)]
     hidden = [Path(p) for p in HIDDEN_SOCKETS]
     if profile.runtime_dir is not None:
         hidden.append(profile.runtime_dir)

@@ -1,6 +1,7 @@
 """What the terminal's sandbox is here, read when a conversation starts: the modes, whether
-bubblewrap works (`probe`, which `terminal.mode: auto` needs to choose sandboxed or strict) and
-the programs to mount back under the private /tmp (`current_programs`).
+bubblewrap works (`probe`, which `terminal.mode: auto` needs to choose sandboxed or strict; bwrap,
+socat and nsenter found outside the places commands may write, core/host_programs.py) and the
+programs to mount back under the private /tmp (`current_programs`).
 
 Apart from the wall itself (sandbox.py: the bubblewrap profile, the scrubbed environment, the
 sweep of created paths), which is imported by the first command that runs, so a conversation
@@ -10,7 +11,6 @@ that runs none never loads it (bench/oneshot.py). sandbox.py re-exports all of t
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -49,9 +49,14 @@ class SandboxStatus:
 
 def probe(
     mode: SandboxMode,
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] | None = None,
 ) -> SandboxStatus:
-    """Whether commands will run inside bubblewrap, and why (or why not)."""
+    """Whether commands will run inside bubblewrap, and why (or why not). The programs are
+    found by `which`, by default outside every place commands may write (host_programs)."""
+    if which is None:
+        from hermes_tui.core import host_programs
+
+        which = host_programs.programs().which
     if mode == "off":
         return SandboxStatus(False, "off (terminal.sandbox: off)")
     bwrap = which("bwrap")

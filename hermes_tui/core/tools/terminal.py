@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_tui.core import host_programs
 from hermes_tui.core.tools.approvals import (
     ApprovalRequest,
     CommandGrant,
@@ -88,6 +89,8 @@ class Sandbox:
         self.settings = settings
         # Read now, before any command could change what lies there (sandbox.py).
         self.programs = settings.programs if settings.programs is not None else current_programs()
+        # git, bwrap, socat, nsenter: found now, outside every place commands may write.
+        self.host = host_programs.settle(settings.writable_roots)
         self._status: SandboxStatus | None = None
         self._proxy: FilteringProxy | None = None
         self._holder: NetworkHolder | None = None
@@ -96,7 +99,7 @@ class Sandbox:
     @property
     def status(self) -> SandboxStatus:
         if self._status is None:
-            self._status = probe(self.settings.sandbox)
+            self._status = probe(self.settings.sandbox)  # with host_programs: self.host
         return self._status
 
     @property
@@ -105,6 +108,36 @@ class Sandbox:
         if self.settings.network == "allowlist" and self.status.socat is None:
             return "off"
         return self.settings.network
+
+    def read_only(self, workdir: Path) -> Callable[[list[str]], list[str]] | None:
+        """Wraps the app's own git in the sandbox with everything read-only and no network;
+        None when the sandbox is not active."""
+        status = self.status
+        if not status.active or status.bwrap is None:
+            return None
+
+        def wrap(argv: list[str]) -> list[str]:
+            from hermes_tui.core.tools import gitdirs
+            from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+
+            dirs = gitdirs.resolve(workdir)
+            profile = Profile(
+                bwrap=status.bwrap or "bwrap",
+                workdir=workdir,
+                cwd=workdir,
+                hermes_home=self.settings.hermes_home or Path("/nonexistent"),
+                user_home=Path.home(),
+                cache_dir=self.cache_dir(),
+                network="off",
+                writable_roots=self.settings.writable_roots,
+                deny_read=self.settings.deny_read,
+                programs=self.programs,
+                repositories=(dirs,) if dirs is not None else (),
+                read_only=True,
+            )
+            return bwrap_argv(profile, argv, exists=os.path.lexists)
+
+        return wrap
 
     def cache_dir(self) -> Path:
         chosen = self.settings.cache_dir
@@ -260,7 +293,8 @@ def run_command(
         with out_path.open("wb") as out, cwd_path.open("wb") as cwd_file:
             fd = cwd_file.fileno()
             script = f"{command}\n__hermes_rc=$?\npwd >&{fd} 2>/dev/null\nexit $__hermes_rc\n"
-            argv = ["bash", "-c", script]
+            # The host's bash found at start, never one a command put on PATH (host_programs).
+            argv = [host_programs.programs().require("bash", context.workdir), "-c", script]
             process = subprocess.Popen(
                 wrap(argv) if wrap is not None else argv,
                 cwd=context.cwd,
@@ -336,71 +370,6 @@ def _refusal(text: str) -> dict[str, Any]:
     return {"success": False, "denied": True, "error": text}
 
 
-def _git_config_risk(workdir: Path) -> str | None:
-    """Why git, run in this workspace, would start a program its repository config names (a
-    repository from a tarball brings its own .git/config), or None."""
-    from hermes_tui.core.tools import gitdirs, gitguard
-    from hermes_tui.core.tools.contained import read_regular
-
-    if not os.path.lexists(workdir / ".git"):
-        return None
-    dirs = gitdirs.resolve(workdir)  # a worktree's or submodule's `.git` file is followed
-    if dirs is None:
-        return "the workspace's .git leads to no repository git accepts: git would follow it"
-    risky: set[tuple[str, str]] = set()
-    for config in dirs.configs():
-        data = read_regular(config)  # a FIFO planted there is never opened to block
-        if data is not None:
-            risky |= gitguard.risky_settings(data.decode("utf-8", "replace"))
-    if risky:
-        keys = ", ".join(sorted({key for key, _ in risky}))
-        return f"the repository's .git/config sets {keys}, which makes git run a program"
-    return None
-
-
-def _git_tracked(workdir: Path):
-    """(tracked, dirty) for destroys_work; without a repository nothing is tracked.
-
-    This git runs outside the sandbox, in a repository commands may write: it runs only where
-    `.git` leads to a repository git accepts (a folder, or a worktree's or submodule's `.git`
-    file followed to its folders) whose configs name no program, and never starts the
-    fsmonitor program a config may name; elsewhere everything counts as tracked and dirty, so
-    destroying work asks."""
-    if not os.path.lexists(workdir / ".git"):
-        return (lambda _path: False), (lambda: False)
-    if _git_config_risk(workdir):
-        # A config that runs programs (a filter's clean command runs at `git status` too):
-        # not run at all; everything counts, so destroying work asks.
-        return (lambda _path: True), (lambda: True)
-    # --no-optional-locks: `git status` writes nothing (no index refresh), so a `.git` file
-    # leading to another of the user's repositories is read there, never changed.
-    git = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(workdir)]
-
-    def tracked(path: str) -> bool:
-        try:
-            found = subprocess.run(
-                [*git, "ls-files", "-z", "--", path],
-                capture_output=True,
-                timeout=10,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return True  # cannot tell: ask
-        return found.returncode != 0 or bool(found.stdout)
-
-    def dirty() -> bool:
-        try:
-            found = subprocess.run(
-                [*git, "status", "--porcelain"],
-                capture_output=True,
-                timeout=10,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return True
-        return found.returncode != 0 or bool(found.stdout.strip())
-
-    return tracked, dirty
-
-
 def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     settings = settings or TerminalSettings()
     sandbox = Sandbox(settings)
@@ -410,6 +379,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
     ) -> tuple[ApprovalRequest | None, str | None]:
         """(what to ask the human about this command in the conversation's mode, or None;
         why it is refused outright, or None)."""
+        from hermes_tui.core.tools import workspace_git
         from hermes_tui.core.tools.git_entered import prove_in_workspace
         from hermes_tui.core.tools.sandbox import unreadable_paths
         from hermes_tui.core.tools.shell_policy import PolicyConfig, decide
@@ -458,7 +428,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
                     grant = ShellGrants(verdict.grants)
                 else:
                     grantable = False  # "cannot tell": nothing to name, so once only
-            tracked, dirty = _git_tracked(context.workdir)
+            wrap = sandbox.read_only(context.workdir)  # active here: strict mode otherwise
+            tracked, dirty = workspace_git.tracked_and_dirty(context.workdir, wrap)
             if why := destroys_work(
                 command, str(context.cwd), str(context.workdir), tracked, dirty
             ):
@@ -483,6 +454,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         )
 
         command = str(args["command"])
+        # A session's own working directory (an ACP editor's) is avoided too, from its start.
+        sandbox.host = host_programs.settle([context.workdir, *settings.writable_roots])
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
         outside = args.get("sandbox") is False
         if outside and not str(args.get("justification") or "").strip():

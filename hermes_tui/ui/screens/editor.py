@@ -306,14 +306,22 @@ class SkillEditor(Screen):
         import subprocess
         import tempfile
 
+        from hermes_tui.core import host_programs
+
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        words = editor.split() or ["vi"]
+        try:  # never a `vi` a command put in the project's `.venv/bin` (host_programs)
+            words[0] = host_programs.programs().command(words[0])
+        except host_programs.ProgramRefused as exc:
+            self.app.notify(f"could not run {editor}: {exc}", severity="error")
+            return
         with tempfile.NamedTemporaryFile(
             "w+", suffix=".md", delete=False, encoding="utf-8"
         ) as handle:
             handle.write(self.query_one(TextArea).text)
         try:
             with self.app.suspend():
-                subprocess.run([*editor.split(), handle.name], check=False)
+                subprocess.run([*words, handle.name], check=False)
             with open(handle.name, encoding="utf-8") as edited:
                 self.query_one(TextArea).text = edited.read()
         except OSError as exc:

@@ -250,3 +250,23 @@ def test_a_hermes_home_inside_the_working_directory_asks(place: dict[str, Path])
     result = registry.call("write_file", write, context)
     assert result.get("denied") and "the hermes home" in result["error"]
     assert not (place["work"] / "h" / "commands").exists()
+
+
+def test_the_folder_core_hookspath_names_is_asked_about_too(place: dict[str, Path]) -> None:
+    # husky: core.hooksPath = .husky; the model's patch of .husky/pre-commit would run at the
+    # user's next `git commit`.
+    work, marks = place["work"], place["marks"]
+    env = {**os.environ, "HOME": str(place["user"]), "GIT_CONFIG_NOSYSTEM": "1"}
+    (work / ".husky").mkdir()
+    (work / ".husky" / "pre-commit").write_text(HOOK)
+    (work / ".husky" / "pre-commit").chmod(0o755)
+    _git("config", "core.hooksPath", ".husky", cwd=work, env=env).check_returncode()
+    registry, context, asked = _tools(place)
+    result = registry.call(
+        "write_file",
+        {"path": ".husky/pre-commit", "content": f"#!/bin/sh\n{_touch(marks, 'PWN_husky')}\n"},
+        context,
+    )
+    assert result.get("denied") and "git runs the hooks in it" in result["error"], result
+    assert _git("commit", "-q", "--allow-empty", "-m", "x", cwd=work, env=env).returncode == 0
+    assert not (marks / "PWN_husky").exists()

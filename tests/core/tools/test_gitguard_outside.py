@@ -19,7 +19,8 @@ from hermes_tui.core.tools import gitguard
 from hermes_tui.core.tools.contained import Contained, Outside
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import probe
-from hermes_tui.core.tools.terminal import TerminalSettings, _git_tracked, make_terminal_tools
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+from hermes_tui.core.tools.workspace_git import tracked_and_dirty as _git_tracked
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 needs_bwrap = pytest.mark.skipif(

@@ -13,7 +13,8 @@ import pytest
 from hermes_tui.core.tools import gitguard
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import probe
-from hermes_tui.core.tools.terminal import TerminalSettings, _git_tracked, make_terminal_tools
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+from hermes_tui.core.tools.workspace_git import tracked_and_dirty as _git_tracked
 
 needs_bwrap = pytest.mark.skipif(
     not probe("auto").active, reason=f"no bubblewrap sandbox here: {probe('auto').detail}"

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from hermes_tui.core import host_programs
+
 SourceKind = Literal["folder", "archive", "git"]
 
 MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024
@@ -124,8 +126,16 @@ class Fetched:
 
 
 def _run_git(args: Sequence[str], cwd: Path | None = None, timeout: float = 120) -> str:
+    # The git found at start outside the places commands may write (a `.venv/bin/git` a
+    # command planted in the project would otherwise run here, unsandboxed).
+    found = host_programs.programs()
+    try:
+        git = found.require("git")
+    except host_programs.ProgramRefused as exc:
+        raise InstallError(f"{exc}; install git, or use a folder or an archive") from exc
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
-    command = ["git", "-c", "protocol.ext.allow=never", *args]
+    env["PATH"] = found.env_path()  # what git starts (ssh, remote helpers) is found there too
+    command = [git, "-c", "protocol.ext.allow=never", *args]
     try:
         done = subprocess.run(
             command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout

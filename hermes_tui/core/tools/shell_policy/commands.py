@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+# Which git config keys run a program: gitconfig.py (the git guard judges configs with them too).
+from hermes_tui.core.tools.gitconfig import RISKY_GIT_KEY, git_config_risk  # noqa: F401
 from hermes_tui.core.tools.shell_policy.words import Word, literal
 
 PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runuser", "run0", "sudoedit", "sg"})
@@ -398,26 +400,6 @@ GIT_VALUE_OPTIONS = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
     | {"--super-prefix", "--list-cmds", "--attr-source"}
 )
-RISKY_GIT_KEY = re.compile(
-    r"core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)"
-    r"|sequence\.editor|diff\.external|pager\..*|include\..*|includeif\..*"
-    r"|.*\.(command|cmd|driver|helper|textconv|program|clean|smudge|process|uploadpack)"
-    r"|.*\.(receivepack|proxy|sshcommand|askpass|editor)|protocol\..*allow|credential\..*"
-    r"|uploadpack\..*|remote\..*\.vcs",
-    re.I,
-)
-
-
-def git_config_risk(key: str, value: str | None) -> str | None:
-    """Why setting this git config key makes git run something, or None."""
-    lowered = key.lower()
-    if lowered.startswith("alias."):
-        if value is None:
-            return "a git alias whose value is only known when it runs"
-        return None  # the caller analyses the alias itself
-    if RISKY_GIT_KEY.fullmatch(lowered):
-        return f"sets git's {key}, which makes git run a program"
-    return None
 
 
 def push_danger(args: Sequence[Word]) -> str | None:
