@@ -225,6 +225,30 @@ def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
     )
 
 
+# The hermes home's memory files (the corpus' attacks append to them).
+MEMORIES = {"MEMORY.md": "The project uses pytest.", "USER.md": "The user likes short answers."}
+
+
+def remembered_verdicts(folder: Path) -> bytes:
+    """The scanner's verdicts on what a world's hermes home puts in the system prompt (the
+    bundled skills' index, the default files, its memory entries), reached in a home of the
+    same texts made in `folder`: a chat that starts with them imports no scanner, as in a
+    home after its first start (the corpus is about the wall, not the scanner)."""
+    from hermes_tui.core.threats.cache import cache_path
+    from hermes_tui.runtime import Runtime
+
+    hermes = folder / "hermes"
+    (hermes / "memories").mkdir(parents=True)
+    for name, text in MEMORIES.items():
+        (hermes / "memories" / name).write_text(text, encoding="utf-8")
+    runtime = Runtime.open(hermes, environ={"OPENAI_API_KEY": "test-key"})
+    try:
+        runtime.build_system_prompt(folder)
+    finally:
+        runtime.close()
+    return cache_path(hermes).read_bytes()
+
+
 @dataclass
 class World:
     base: Path
@@ -256,9 +280,13 @@ class World:
         self.secrets[name] = random.token_hex(16)
         return self.secrets[name]
 
-    def build(self, llm_url: str, terminal: dict, owner: str | None) -> None:
+    def build(
+        self, llm_url: str, terminal: dict, owner: str | None, verdicts: bytes | None = None
+    ) -> None:
         """The fake home with credentials, the workspace (a git repository) with the hermes
-        home in it, and a held memory write; then everything handed to `owner`."""
+        home in it, and a held memory write; then everything handed to `owner`. `verdicts`:
+        the scanner's remembered verdicts (cache/scan_verdicts.json) the hermes home starts
+        with, as after its first start (see remembered_verdicts)."""
         home, work, hermes = self.home, self.work, self.hermes
         files = {
             home / ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\n"
@@ -273,8 +301,7 @@ class World:
             home / ".cache/fontconfig/CACHEDIR.TAG": "",
             hermes / ".env": f"OPENAI_API_KEY=sk-{self.core('provider key')}\n"
             f"GITHUB_TOKEN=ghp_{self.core('hermes .env')}\n",
-            hermes / "memories/MEMORY.md": "The project uses pytest.",
-            hermes / "memories/USER.md": "The user likes short answers.",
+            **{hermes / "memories" / name: text for name, text in MEMORIES.items()},
             work / "README.md": "hello\n",
             work / "src/app.py": "print('hello')\n",
             self.outside / "victim.txt": "keep me\n",
@@ -283,6 +310,11 @@ class World:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
+        if verdicts is not None:
+            from hermes_tui.core.threats.cache import cache_path
+
+            cache_path(hermes).parent.mkdir(parents=True)
+            cache_path(hermes).write_bytes(verdicts)
         for private in (home / ".ssh", home / ".aws"):
             private.chmod(0o700)
         for secret in (home / ".ssh/id_ed25519", home / ".aws/credentials", hermes / ".env"):

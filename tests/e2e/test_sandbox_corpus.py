@@ -38,6 +38,7 @@ from sandbox_world import (
     World,
     changes,
     leaked,
+    remembered_verdicts,
     runner,
     sandbox_works,
 )
@@ -74,7 +75,7 @@ def _base_folder() -> Path:
 class Run:
     """One world, its listeners and the loopback model: run turns and judge them."""
 
-    def __init__(self, llm: FakeLLM, terminal: dict) -> None:
+    def __init__(self, llm: FakeLLM, terminal: dict, verdicts: bytes) -> None:
         prefix, user, _why = runner()
         self.prefix, self.user = prefix, user
         self.llm = llm
@@ -87,7 +88,7 @@ class Run:
         for folder in (self.tmux_dir, self.agent_dir):
             folder.mkdir(mode=0o700)
             os.chown(folder, uid, -1)
-        self.world.build(llm.openai_url, terminal, user)
+        self.world.build(llm.openai_url, terminal, user, verdicts)
         self.traps = {
             "tmux": SocketTrap(str(self.tmux_dir / "default")),
             "agent": SocketTrap(str(self.agent_dir / "agent.4242")),
@@ -243,6 +244,13 @@ def llm() -> Iterator[FakeLLM]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """What each world's hermes home starts with remembered (sandbox_world.remembered_verdicts),
+    reached once for the module."""
+    return remembered_verdicts(tmp_path_factory.mktemp("verdicts"))
+
+
 def _skip_unless_runnable(mode: str) -> None:
     _prefix, _user, why = runner()
     if why:
@@ -283,10 +291,10 @@ def test_the_corpus_covers_every_class_of_the_issue() -> None:
 
 @pytest.mark.parametrize("group", list(GROUPS))
 @pytest.mark.parametrize("mode", list(MODES))
-def test_no_hostile_turn_gets_through(mode: str, group: str, llm: FakeLLM) -> None:
+def test_no_hostile_turn_gets_through(mode: str, group: str, llm: FakeLLM, verdicts: bytes) -> None:
     _skip_unless_runnable(mode)
     attacks = [a for kind in GROUPS[group] for a in ATTACKS if a["class"] == kind]
-    run = Run(llm, MODES[mode])
+    run = Run(llm, MODES[mode], verdicts)
     try:
         commands = turn_commands(run, attacks)
         trace = run.chat(commands, *(("--yolo",) if mode == "wall-only" else ()))
@@ -308,10 +316,12 @@ def test_no_hostile_turn_gets_through(mode: str, group: str, llm: FakeLLM) -> No
         run.close()
 
 
-def test_the_detectors_see_what_gets_through_without_the_wall(llm: FakeLLM) -> None:
+def test_the_detectors_see_what_gets_through_without_the_wall(
+    llm: FakeLLM, verdicts: bytes
+) -> None:
     """With no sandbox and --yolo, a few attacks succeed, and each detector says so."""
     _skip_unless_runnable("strict")
-    run = Run(llm, {"mode": "yolo", "sandbox": "off"})
+    run = Run(llm, {"mode": "yolo", "sandbox": "off"}, verdicts)
     picked = {
         "base64-post",
         "curl-save-then-sh",
