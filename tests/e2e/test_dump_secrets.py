@@ -1,7 +1,9 @@
 """ATTACK4 A4-5 by outcome: a file in the project holds a `.env` secret, and the model dumps it
 with the everyday tools' default output (od, xxd, hexdump, basenc, a program printing its
 bytes). What the provider receives next, and what sessions.db keeps, hold none of the dumps'
-lines, only the label; a dump of a binary without the secret reaches the provider whole."""
+lines, only the label; a dump of a binary without the secret reaches the provider whole. The
+chat runs through cli.main in this process (its output captured at the file descriptors), the
+dumps as the terminal tool's processes."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import run_cli, write_config
+from helpers import run_main, write_config
 
 KEY = "Vr7kumquatSecret55aa19xq"
 COMMANDS = [
@@ -36,7 +39,7 @@ def installed(command: str) -> bool:
 
 
 def test_dumps_of_a_known_secret_reach_neither_the_provider_nor_sessions_db(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -56,7 +59,7 @@ def test_dumps_of_a_known_secret_reach_neither_the_provider_nor_sessions_db(
             Reply(tool_calls=[("terminal", {"command": c}) for c in [*commands, ordinary]]),
             Reply(text="done"),
         )
-        done = run_cli(llm_home, "chat", "-q", "dump it", "--yolo", cwd=project)
+        done = run_main(capfd, llm_home, "chat", "-q", "dump it", "--yolo", cwd=project)
         assert done.returncode == 0, done.stderr
         tools = [m for m in llm.requests[1].body["messages"] if m["role"] == "tool"]
     assert len(tools) == len(commands) + 1
