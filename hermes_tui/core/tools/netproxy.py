@@ -198,13 +198,30 @@ class FilteringProxy:
         # The sandbox may run as another user namespace's root: the socket must be connectable.
         os.chmod(self.socket_path, 0o666)
         self._server = server
-        threading.Thread(target=server.serve_forever, name="hermes-proxy", daemon=True).start()
+        # The thread holds the server, not this proxy (whose finalizer removes its folder).
+        threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": self.poll_interval},
+            name="hermes-proxy",
+            daemon=True,
+        ).start()
+
+    # How often the serving thread looks whether it should stop while no connection comes.
+    poll_interval = 0.5
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        server, self._server = self._server, None
+        if server is not None:
+            # shutdown() waits until the serving thread looks at its flag, between polls: up
+            # to half a second at the end of every chat that ran a sandboxed command. A
+            # connection wakes it at once (its handler reads the end and returns).
+            stopping = threading.Thread(target=server.shutdown, daemon=True)
+            stopping.start()
+            while stopping.is_alive():
+                with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as wake:
+                    wake.connect(str(self.socket_path))
+                stopping.join(0.02)
+            server.server_close()
         with contextlib.suppress(OSError):
             self.socket_path.unlink()
             self._folder.rmdir()
