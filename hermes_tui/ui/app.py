@@ -22,11 +22,11 @@ from textual.widgets import Header, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui import modes, switch
+from hermes_tui.ui import textual_compat as compat
 from hermes_tui.ui.collector import Collector
 from hermes_tui.ui.housekeeping import Housekeeping
 from hermes_tui.ui.rewind import Rewinder
 from hermes_tui.ui.text import pasted
-from hermes_tui.ui.textual_compat import QuietFooter, SafeCrashOutput, SafeTerminalInput
 from hermes_tui.ui.turn import ApprovalAsked, EventForwarder, EventsWaiting, TurnController
 from hermes_tui.ui.turn import resolve_answer as resolve
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
@@ -46,7 +46,7 @@ W = TypeVar("W", bound=Widget)
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
-class HermesApp(SafeCrashOutput, SafeTerminalInput, App):
+class HermesApp(compat.SafeCrashOutput, compat.SafeTerminalInput, compat.StyledOnceDefault, App):
     TITLE = "hermes-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
@@ -137,7 +137,7 @@ class HermesApp(SafeCrashOutput, SafeTerminalInput, App):
                 with TabPane(PANES["reviews"], id="reviews"):
                     yield ReviewsPane(self.runtime, id="reviews-pane")
         yield NudgeBar(id="nudge-bar")
-        yield QuietFooter()
+        yield compat.QuietFooter()
 
     def on_load(self) -> None:
         from hermes_tui.ui.themes import install_themes

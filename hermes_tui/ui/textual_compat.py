@@ -30,6 +30,11 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   loop of Textual's thread and reads `Driver._debug`.
 - `LinuxDriver._run_input_thread` (`PasteSafeDriver`): if the input thread dies, Textual hands
   `App.panic` Rich's raw traceback of it (locals and all); ours hands it `safe_traceback`'s.
+- `Screen._on_screen_resume` (`StyledOnceScreen`, the app's first screen, through
+  `StyledOnceDefault`): a screen pushed for the first time has just styled each widget as it
+  mounted, and Textual styles them all again as it resumes (about an eighth of the app's
+  start). Ours skips that first pass; later resumes are Textual's. Textual's event has the
+  flag (`ScreenResume.refresh_styles`), but only Textual posts the event.
 - `FooterKey`, `DOMNode._reactive_connect` and `Footer._bindings_ready` (`QuietFooter`, the
   main screen's footer): Textual composes the footer again at every focus change, and each of
   its keys starts compact, then takes the footer's `compact` through `data_bind`: two class
@@ -76,6 +81,7 @@ from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, TextArea
@@ -92,6 +98,8 @@ __all__ = [
     "SafeTerminalInput",
     "TerminalInput",
     "SafeCrashOutput",
+    "StyledOnceDefault",
+    "StyledOnceScreen",
     "lift_toasts",
     "quiet_scrollbar_repaint",
     "region_size",
@@ -107,6 +115,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (App, "_fatal_error", ("self",)),
     (LinuxDriver, "run_input_thread", ("self",)),
     (LinuxDriver, "_run_input_thread", ("self",)),
+    (Screen, "_on_screen_resume", ("self", "event")),
 )
 
 # (class, private method, the parameter names Textual's takes) for the methods replaced below
@@ -204,6 +213,26 @@ class QuietFooter(Footer):
         if attached and screen.app.app_focus and self._shows(screen) == self._shown:
             return  # what Textual would compose is what is there
         super().bindings_changed(screen)
+
+
+class StyledOnceScreen(Screen):
+    """Textual's Screen, not styled all over again the first time it resumes: each of its
+    widgets was styled as it mounted, a moment before."""
+
+    _resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
+
+
+class StyledOnceDefault:
+    """Mixed into the app: its first screen is a `StyledOnceScreen`."""
+
+    def get_default_screen(self) -> Screen:
+        return StyledOnceScreen(id="_default")
 
 
 def region_size(widget: Widget) -> Any:

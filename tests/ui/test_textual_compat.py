@@ -272,3 +272,34 @@ async def test_the_quiet_footer_keeps_its_keys_while_they_stay_the_same() -> Non
         finally:
             FooterKey.update_node_styles = original  # type: ignore[method-assign]
     assert restyled and all(key.has_class("-command-palette") for key in restyled)
+
+
+class StyledOnceTall(textual_compat.StyledOnceDefault, Tall):
+    TITLE = "Tall"
+
+
+async def test_the_first_screen_is_not_styled_again_as_it_first_resumes() -> None:
+    """Textual styles each widget as it mounts, then the whole screen again as it resumes;
+    ours skips that second pass the first time only, and the screen looks the same."""
+    from textual import events
+
+    shots, restyled = [], {}
+    for cls in (Tall, StyledOnceTall):
+        app = cls()
+        app.title = "Tall"
+        seen: list = []
+        original = app.update_styles
+        app.update_styles = lambda node, animate=True, seen=seen, original=original: (  # type: ignore[method-assign]
+            seen.append(node),
+            original(node, animate),
+        )[-1]
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            shots.append(app.export_screenshot())
+            restyled[cls] = app.screen in seen
+            if cls is StyledOnceTall:
+                app.screen.post_message(events.ScreenResume())  # a later resume: Textual's
+                await pilot.pause()
+                assert app.screen in seen
+    assert restyled == {Tall: True, StyledOnceTall: False}
+    assert shots[0] == shots[1]
