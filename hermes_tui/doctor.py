@@ -113,7 +113,7 @@ def _sessions_db(path: Path) -> Check:
 def _sandbox_checks(runtime) -> list[Check]:
     """The approval mode and why, whether commands run inside bubblewrap (and why not), and
     the profile they get: what is writable, read-only, unreadable, and the network."""
-    from hermes_tui.core.tools.sandbox import describe_profile
+    from hermes_tui.core.tools.sandbox import describe_profile, unwalled_place
 
     terminal = runtime.config.terminal
     status = runtime.sandbox_status()
@@ -155,7 +155,19 @@ def _sandbox_checks(runtime) -> list[Check]:
                 warning=True,
             )
         )
-    own = _own_code_check([Path.cwd(), *(Path(p).expanduser() for p in terminal.writable_roots)])
+    roots = [Path(p).expanduser() for p in terminal.writable_roots]
+    place = unwalled_place(Path.cwd(), roots) if status.active else None
+    if place is not None:
+        checks.append(
+            Check(
+                "sandbox place",
+                False,
+                f"{place} is never made writable (it holds your tmux and ssh-agent sockets): "
+                "every command is refused here; start hermes-tui in a folder of its own"
+                + (" or name one in terminal.writable_roots" if place != Path.cwd() else ""),
+            )
+        )
+    own = _own_code_check([Path.cwd(), *roots])
     if own is not None:
         checks.append(own)
     found = host_programs.settle(Path(p).expanduser() for p in terminal.writable_roots)
@@ -176,7 +188,7 @@ def _sandbox_checks(runtime) -> list[Check]:
         user_home=Path.home(),
         hermes_home=runtime.home,
         cache_dir=runtime.sandbox_cache_dir(),
-        writable_roots=[Path(p).expanduser() for p in terminal.writable_roots],
+        writable_roots=roots,
         deny_read=[Path(p).expanduser() for p in terminal.deny_read],
         network=terminal.network,
         network_allow=terminal.network_allow,

@@ -113,3 +113,18 @@ def test_with_bubblewrap_doctor_shows_the_sandbox_active_and_its_profile(
     writable = found["sandbox writable"]
     assert "the working directory" in writable and str(tmp_path / "build") in writable
     assert "a private /tmp and /var/tmp" in writable and "not applied" not in writable
+    assert "sandbox place" not in found
+
+
+@pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
+@pytest.mark.parametrize("in_tmp", [True, False], ids=["started-in-tmp", "tmp-as-writable-root"])
+def test_doctor_fails_a_place_no_command_may_run_in(
+    home: Path, tmp_path: Path, doctor, in_tmp: bool
+) -> None:
+    """/tmp itself is never made writable (the user's sockets lie there): doctor says every
+    command will be refused, and where to go instead."""
+    terminal = {} if in_tmp else {"writable_roots": ["/tmp"]}
+    found = doctor(home, tmp_path, terminal, cwd=Path("/tmp") if in_tmp else tmp_path)
+    assert found["sandbox place"].startswith("[FAIL] /tmp is never made writable"), found
+    assert "every command is refused here" in found["sandbox place"]
+    assert ("terminal.writable_roots" in found["sandbox place"]) != in_tmp
