@@ -5,7 +5,7 @@ command is spelt and whatever program it starts. With `bwrap` on PATH (terminal.
 on) a command sees:
 - the whole filesystem read-only, the user's home included, whether a path exists or not (a
   read-only mount refuses to create files too); writable only the working directory,
-  `terminal.writable_roots`, a private cache folder (tools' caches are pointed there by
+  `terminal.writable_roots`, a private cache folder of the working directory's own (tools' caches are pointed there by
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
   `.idea`, `.envrc`, `.hermes` (the project's slash commands) when they exist, and the whole hermes home wherever it lies (bind mounts;
@@ -41,6 +41,7 @@ must not follow it (a `.venv/bin` turned into a link to the user's tmux socket f
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -244,7 +245,10 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args = [profile.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for tmp in PRIVATE_TMP:
         args += ["--tmpfs", tmp]
-    writable = [profile.workdir, *profile.writable_roots, profile.cache_dir]
+    cache = workspace_cache(profile.cache_dir, profile.workdir)
+    if exists(profile.cache_dir):
+        cache.mkdir(mode=0o700, exist_ok=True)
+    writable = [profile.workdir, *profile.writable_roots, cache]
     for path in _under_private_tmp(profile.programs, writable, exists):
         args += ["--ro-bind", str(path), str(path)]
     places = [p for p in dict.fromkeys([*writable]) if exists(p)]
@@ -280,7 +284,7 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         args += _hide(path, exists)
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():
-        env += ["--setenv", name, str(profile.cache_dir / sub)]
+        env += ["--setenv", name, str(cache / sub)]
     network = profile.network
     held = bool(profile.held_network) and network != "on"
     if (
@@ -305,6 +309,15 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args += env
     args += ["--chdir", str(profile.cwd), "--", *argv]
     return [*profile.held_network, *args] if held else args
+
+
+def workspace_cache(cache_dir: Path, workdir: Path) -> Path:
+    """The private cache of one working directory, keyed by its real path: what a command of
+    one project leaves there (a compiled module under PYTHONPYCACHEPREFIX, a wheel in pip's
+    cache) is never loaded by another project's commands."""
+    real = os.path.realpath(workdir)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_dir / f"{re.sub(r'[^A-Za-z0-9._-]', '_', Path(real).name)[:40]}-{digest}"
 
 
 def _private_again(
@@ -536,7 +549,7 @@ def describe_profile(
             return str(path)
 
     writable = ["the working directory", *map(short, writable_roots), "a private /tmp and /var/tmp"]
-    writable.append(f"tools' caches in {short(cache_dir)}")
+    writable.append(f"tools' caches in {short(cache_dir)} (a folder per working directory)")
     credentials = [short(user_home / name) for name in CREDENTIALS]
     present = [name for name, path in zip(credentials, CREDENTIALS, strict=True)
                if os.path.lexists(user_home / path)]  # fmt: skip

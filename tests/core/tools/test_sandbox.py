@@ -277,7 +277,7 @@ def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsew
 ) -> None:
     import subprocess
 
-    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv, workspace_cache
 
     home = tmp_path / "home"
     (home / ".cargo" / "bin").mkdir(parents=True)
@@ -304,7 +304,7 @@ def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsew
         'mkdir -p "$XDG_CACHE_HOME" && echo hi > "$XDG_CACHE_HOME/x" && echo "$PIP_CACHE_DIR $CARGO_HOME"'
     )
     assert cached.returncode == 0, cached.stderr
-    assert (cache / "xdg" / "x").read_text() == "hi\n"
+    assert (workspace_cache(cache, work) / "xdg" / "x").read_text() == "hi\n"
     assert str(home) not in cached.stdout and str(cache) in cached.stdout
 
 
@@ -331,7 +331,7 @@ def test_started_in_the_home_commands_cannot_touch_its_startup_files_or_credenti
     level and dot folders stay read-only, existing or not; its other folders stay writable."""
     import subprocess
 
-    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv, workspace_cache
 
     home = tmp_path / "users" / "tester"
     (home / ".config" / "git").mkdir(parents=True)
@@ -341,9 +341,9 @@ def test_started_in_the_home_commands_cannot_touch_its_startup_files_or_credenti
     (home / "dotfiles" / "zshrc").write_text("ORIGINAL\n")
     (home / ".zshrc").symlink_to(home / "dotfiles" / "zshrc")
     cache = home / ".cache" / "hermes-tui" / "sandbox"
-    cache.mkdir(parents=True)
-    before = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
     work = home if where == "home" else home.parent
+    workspace_cache(cache, work).mkdir(parents=True)  # made by the first command
+    before = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
     profile = Profile(probe("auto").bwrap or "bwrap", work, work, tmp_path / "hermes", home, cache)
 
     def sandboxed(script: str) -> subprocess.CompletedProcess[str]:
@@ -361,7 +361,7 @@ def test_started_in_the_home_commands_cannot_touch_its_startup_files_or_credenti
     )
     assert done.stdout == "ok\n", done.stderr
     assert (home / "proj" / "notes.txt").read_text() == "work\n", "projects stay writable"
-    assert (home / "dotfiles" / "new").exists() and (cache / "xdg").is_dir()
+    assert (home / "dotfiles" / "new").exists() and (workspace_cache(cache, work) / "xdg").is_dir()
     if where == "above":
         assert sandboxed(f"echo x > {work}/other.txt && echo ok").stdout == "ok\n"
 
@@ -410,3 +410,39 @@ def test_a_package_named_like_hermes_tui_a_command_makes_is_moved_aside(tmp_path
     assert (work / "hermes_tui" / "__main__.py").read_text() == "evil"
     assert not (work / "hermes_tui.py").exists(), "a new file under the name still is not kept"
     assert "moved aside" in edited["error"]
+
+
+@needs_bwrap
+def test_one_projects_cache_is_never_anothers(tmp_path: Path) -> None:
+    """Attack4's A4-17: a compiled module planted under PYTHONPYCACHEPREFIX by project A's
+    command ran in project B's next python. Each working directory gets its own cache folder;
+    the others are read-only to it."""
+    import subprocess
+
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv, workspace_cache
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    work_a, work_b = tmp_path / "a", tmp_path / "b"
+    for work in (work_a, work_b):
+        work.mkdir()
+
+    def sandboxed(work: Path, script: str) -> subprocess.CompletedProcess[str]:
+        profile = Profile(
+            probe("auto").bwrap or "bwrap", work, work, tmp_path / "h", tmp_path, cache
+        )
+        argv = bwrap_argv(profile, ["bash", "-c", script], exists=lambda p: p.exists())
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    planted = sandboxed(
+        work_a,
+        'mkdir -p "$PYTHONPYCACHEPREFIX/json" && echo planted > "$PYTHONPYCACHEPREFIX/json/x"',
+    )
+    assert planted.returncode == 0, planted.stderr
+    assert (workspace_cache(cache, work_a) / "pycache" / "json" / "x").exists()
+    into_a = workspace_cache(cache, work_a) / "pycache" / "json" / "x"
+    seen = sandboxed(
+        work_b, f'cat "$PYTHONPYCACHEPREFIX/json/x"; echo again > {into_a}; echo "$PIP_CACHE_DIR"'
+    )
+    assert "planted" not in seen.stdout and into_a.read_text() == "planted\n"
+    assert str(workspace_cache(cache, work_b)) in seen.stdout
