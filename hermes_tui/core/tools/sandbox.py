@@ -501,33 +501,6 @@ def _with_bridge(socat: str, argv: list[str]) -> list[str]:
     return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
 
 
-def swept_paths(workdir: Path) -> list[Path]:
-    """What a command must not create in the working directory (moved aside after it when it
-    did): the protected paths git's guard does not handle, and `own_name_shadows`."""
-    names = [name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")]
-    return [*(workdir / name for name in names), *own_name_shadows(workdir)]
-
-
-def sweep_created(
-    protected: Iterable[Path], existed: set[Path], quarantine: Path
-) -> list[tuple[Path, Path]]:
-    """Protected paths that did not exist before the command and do now, moved into
-    `quarantine` (never deleted: the user may want to look). Returns (from, to) pairs."""
-    moved: list[tuple[Path, Path]] = []
-    for path in protected:
-        if path in existed or not os.path.lexists(path):
-            continue
-        quarantine.mkdir(parents=True, exist_ok=True)
-        target = quarantine / path.name.lstrip(".")
-        serial = 1
-        while os.path.lexists(target):
-            serial += 1
-            target = quarantine / f"{path.name.lstrip('.')}.{serial}"
-        os.replace(path, target)
-        moved.append((path, target))
-    return moved
-
-
 def describe_profile(
     *,
     user_home: Path,

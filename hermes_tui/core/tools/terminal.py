@@ -446,12 +446,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.sandbox import (
-            scrubbed_env,
-            sweep_created,
-            swept_paths,
-            wall_refusal,
-        )
+        from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
+        from hermes_tui.core.tools.sweep import moved_to, sweep_created, swept_paths
 
         command = str(args["command"])
         # A session's own working directory (an ACP editor's) is avoided too, from its start.
@@ -505,7 +501,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             undone.append(
                 "created "
                 + ", ".join(str(old.relative_to(context.workdir)) for old, _ in moved)
-                + f", which run later outside the sandbox; moved aside to {quarantine}"
+                + f", which run later outside the sandbox; {moved_to(moved, quarantine)}"
             )
         if undone:
             result["success"] = False
