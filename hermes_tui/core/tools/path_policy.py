@@ -28,37 +28,14 @@ from typing import Literal
 
 from hermes_tui.core.tools import run_later
 from hermes_tui.core.tools.gitdirs import GIT_DIR_MARKS
+from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
 Access = Literal["read", "write"]
 Action = Literal["allow", "ask", "deny"]
 FileId = tuple[int, int]  # (st_dev, st_ino)
 
-# Secret files under the user's home, by path relative to it (casefolded): what they hold.
-HOME_SECRETS: tuple[tuple[str, str], ...] = (
-    (".ssh", "SSH keys and config"),
-    (".gnupg", "GnuPG keys"),
-    (".netrc", "machine passwords"),
-    (".pgpass", "PostgreSQL passwords"),
-    (".git-credentials", "git passwords"),
-    (".npmrc", "npm tokens"),
-    (".pypirc", "PyPI tokens"),
-    (".aws/credentials", "AWS keys"),
-    (".aws/sso/cache", "AWS session tokens"),
-    (".config/gh/hosts.yml", "GitHub CLI tokens"),
-    (".config/hub", "GitHub tokens"),
-    (".docker/config.json", "registry passwords"),
-    (".kube/config", "Kubernetes credentials"),
-    (".config/gcloud", "Google Cloud credentials"),
-    (".azure", "Azure credentials"),
-    (".password-store", "the password store"),
-    (".local/share/keyrings", "the desktop keyring"),
-    (".vault-token", "a Vault token"),
-    (".terraform.d/credentials.tfrc.json", "Terraform Cloud tokens"),
-    (".cargo/credentials", "crates.io tokens"),
-    (".cargo/credentials.toml", "crates.io tokens"),
-    (".gem/credentials", "RubyGems keys"),
-    (".config/rclone/rclone.conf", "cloud storage passwords"),
-)
+# Secret files under the user's home, by path relative to it (casefolded): what they hold
+# (secret_paths.py: the one list the sandbox hides too).
 # Secret files anywhere, by name (casefolded).
 PRIVATE_KEY_NAME = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?")
 KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")

@@ -72,6 +72,7 @@ from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
     interpreter_paths,
     probe,
 )
+from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
 PROVIDER_KEYS = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"})
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
@@ -93,30 +94,20 @@ SCRUBBED_VARIABLES = frozenset(
     }
 )
 # Under the user's home: credentials no command needs to read (terminal.deny_read adds more).
-CREDENTIALS = (
+# Whole folders and files of credentials, plus every secret file the files tools ask about
+# (secret_paths.HOME_SECRETS: one list, so nothing is secret to one wall and readable through
+# another); each once, none inside another already hidden.
+_HIDDEN_FOLDERS = (
     ".ssh",
     ".aws",
     ".gnupg",
-    ".netrc",
-    ".git-credentials",
     ".config/git/credentials",
-    ".config/gcloud",
-    ".azure",
     ".kube",
     ".docker",
     ".config/gh",
-    ".config/hub",
     ".config/op",
-    ".password-store",
-    ".local/share/keyrings",
-    ".pypirc",
-    ".npmrc",
     ".yarnrc.yml",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
     ".terraform.d",
-    ".vault-token",
-    ".pgpass",
     ".my.cnf",
     ".s3cfg",
     ".boto",
@@ -125,6 +116,11 @@ CREDENTIALS = (
     ".config/chromium",
     ".config/BraveSoftware",
     ".config/microsoft-edge",
+)
+CREDENTIALS = tuple(
+    name
+    for name in dict.fromkeys([*_HIDDEN_FOLDERS, *(path for path, _ in HOME_SECRETS)])
+    if not any(name.startswith(folder + "/") for folder in _HIDDEN_FOLDERS)
 )
 # In the hermes home: what no command may read (the home as a whole is read-only).
 UNREADABLE_IN_HOME = (
@@ -135,10 +131,16 @@ UNREADABLE_IN_HOME = (
     "state.db",
     "state.db-wal",
     "state.db-shm",
+    "config.yaml",  # MCP servers' tokens and keys in their args, env and URLs
     "cache",
     "pending",
     "logs",
+    "checkpoints",  # every session's files as they were, across projects
+    "scratch",  # every session's cut tool outputs (the model pages them with read_file)
 )
+# ... and every other entry whose name starts as one of these does (a `.env~` or `.env.bak`
+# an editor left, a `sessions.db.corrupt-<time>` set aside), found when a command starts.
+UNREADABLE_PREFIXES_IN_HOME = (".env", "sessions.db", "state.db", "config.yaml")
 # Sockets of processes outside the sandbox that would run what they are told.
 HIDDEN_SOCKETS = (
     "/run/docker.sock",
@@ -193,6 +195,15 @@ def unreadable_paths(user_home: Path, hermes_home: Path, deny_read: Iterable[Pat
     terminal.deny_read (strict mode's proof of read-only counts them as outside too)."""
     paths = [user_home / name for name in CREDENTIALS]
     paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
+    try:
+        names = sorted(os.listdir(hermes_home))
+    except OSError:
+        names = []
+    paths += [
+        hermes_home / name
+        for name in names
+        if name.startswith(UNREADABLE_PREFIXES_IN_HOME) and name not in UNREADABLE_IN_HOME
+    ]
     return [*paths, *deny_read]
 
 

@@ -1,0 +1,66 @@
+"""The user's secret files under their home: one list, read by every wall.
+
+The files tools ask before reading or writing one (path_policy.py), the shell policy names it
+(shell_policy/secrets.py), and the sandbox hides each (sandbox.CREDENTIALS: these and a few
+whole folders more), so a path cannot be secret to one and readable through another.
+"""
+
+from __future__ import annotations
+
+# (path under the home, what it holds), as the question names it.
+HOME_SECRETS: tuple[tuple[str, str], ...] = (
+    (".ssh", "SSH keys and config"),
+    (".gnupg", "GnuPG keys"),
+    (".netrc", "machine passwords"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".git-credentials", "git passwords"),
+    (".npmrc", "npm tokens"),
+    (".pypirc", "PyPI tokens"),
+    (".aws/credentials", "AWS keys"),
+    (".aws/sso/cache", "AWS session tokens"),
+    (".config/gh/hosts.yml", "GitHub CLI tokens"),
+    (".config/hub", "GitHub tokens"),
+    (".docker/config.json", "registry passwords"),
+    (".kube/config", "Kubernetes credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
+    (".azure", "Azure credentials"),
+    (".password-store", "the password store"),
+    (".local/share/keyrings", "the desktop keyring"),
+    (".vault-token", "a Vault token"),
+    (".terraform.d/credentials.tfrc.json", "Terraform Cloud tokens"),
+    (".cargo/credentials", "crates.io tokens"),
+    (".cargo/credentials.toml", "crates.io tokens"),
+    (".gem/credentials", "RubyGems keys"),
+    (".config/rclone/rclone.conf", "cloud storage passwords"),
+    (".m2/settings.xml", "Maven repository passwords"),
+    (".gradle/gradle.properties", "Gradle repository passwords"),
+    (".config/ngrok", "an ngrok token"),
+    (".ngrok2", "an ngrok token"),
+    (".claude", "Claude Code's credentials"),
+    (".claude.json", "Claude Code's credentials"),
+    (".codex", "Codex's credentials"),
+    (".huggingface", "a Hugging Face token"),
+    (".cache/huggingface/token", "a Hugging Face token"),
+    (".config/pip/pip.conf", "package index passwords"),
+    (".pip/pip.conf", "package index passwords"),
+    (".composer/auth.json", "Composer tokens"),
+    (".config/composer/auth.json", "Composer tokens"),
+    (".databrickscfg", "Databricks tokens"),
+    (".fly", "Fly.io tokens"),
+    (".config/stripe", "Stripe keys"),
+    (".oci", "Oracle Cloud keys"),
+    (".config/doctl", "DigitalOcean tokens"),
+    (".netlify", "Netlify tokens"),
+    (".config/netlify", "Netlify tokens"),
+    (".vercel", "Vercel tokens"),
+    (".local/share/com.vercel.cli", "Vercel tokens"),
+    (".bash_history", "the shell history (passwords typed as arguments)"),
+    (".zsh_history", "the shell history (passwords typed as arguments)"),
+    (".local/share/fish/fish_history", "the shell history (passwords typed as arguments)"),
+    (".python_history", "a REPL history"),
+    (".node_repl_history", "a REPL history"),
+    (".psql_history", "a database client's history"),
+    (".mysql_history", "a database client's history"),
+    (".sqlite_history", "a database client's history"),
+    (".rediscli_history", "a database client's history"),
+)
