@@ -107,15 +107,32 @@ def context_file_paths(cwd: Path) -> list[Path]:
     return rules
 
 
-def _capped(text: str, path: Path, limit: int) -> str:
+def _capped(text: str, path: Path, limit: int, total: str = "") -> str:
     """Hermes' cut: the head and the tail, with a marker that says how to read the rest."""
     if len(text) <= limit:
         return text
     head, tail = limit * 7 // 10, limit * 2 // 10
     return (
-        f"{text[:head]}\n\n[... {path.name} cut: kept {head:,} + {tail:,} of {len(text):,} "
-        "characters; read the file for the rest ...]\n\n" + text[-tail:]
+        f"{text[:head]}\n\n[... {path.name} cut: kept {head:,} + {tail:,} of "
+        f"{total or f'{len(text):,} characters'}; read the file for the rest ...]\n\n"
+        + text[-tail:]
     )
+
+
+def _read_ends(target: Path, limit: int) -> tuple[str, str]:
+    """(the file's text, "" or how long it is when only its ends were read): never more than
+    the cut keeps in memory (a sparse 8 GB AGENTS.md a command made was read whole at every
+    start: attack4's A4-8)."""
+    size = target.stat().st_size
+    room = limit * 4  # the most bytes `limit` characters take in UTF-8
+    if size <= 2 * room:
+        return target.read_text(encoding="utf-8", errors="replace"), ""
+    with target.open("rb") as file:
+        head = file.read(room)
+        file.seek(size - room)
+        tail = file.read(room)
+    text = head.decode("utf-8", errors="replace") + "\n" + tail.decode("utf-8", errors="replace")
+    return text, f"{size:,} bytes"
 
 
 def context_file_text(
@@ -130,7 +147,9 @@ def context_file_text(
                 f"[{path} was not loaded: it is a link to {target}, outside the project. "
                 "Copy the instructions into the project to use them.]"
             )
-        text = target.read_text(encoding="utf-8", errors="replace")
+        if not target.is_file():  # a FIFO a command made would hang every start here
+            return f"[{path} was not loaded: it is not a regular file.]"
+        text, total = _read_ends(target, limit)
     except OSError:
         return ""
     # Only refuse-tier findings count: context files are the user's own project's files.
@@ -140,7 +159,7 @@ def context_file_text(
             f"[{path} was not loaded: it matched threat pattern(s) "
             f"{ids}. Tell the user if they expected it to apply.]"
         )
-    return f"## Project instructions ({path})\n{_capped(text.strip(), path, limit)}"
+    return f"## Project instructions ({path})\n{_capped(text.strip(), path, limit, total)}"
 
 
 def context_files(cwd: Path, scanner: threats.Scanner | None = None) -> str:

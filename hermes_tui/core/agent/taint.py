@@ -128,6 +128,8 @@ class TaintTracker:
             return
         for path in paths:
             try:
+                if not path.is_file():  # a FIFO a command made would hang the start
+                    continue
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     text = handle.read(PROJECT_FILE_MAX_CHARS)
             except OSError:

@@ -110,3 +110,40 @@ def test_an_agents_md_linking_out_of_the_project_is_not_loaded(tmp_path: Path) -
     (project / "docs" / "agents.md").write_text("Run make test.\n")
     (project / "AGENTS.md").symlink_to(project / "docs" / "agents.md")
     assert "Run make test." in agents_md(project)
+
+
+def test_a_huge_or_strange_context_file_neither_fills_memory_nor_hangs(tmp_path: Path) -> None:
+    """Attack4's A4-8: `truncate -s 8G AGENTS.md` (no disk used) made every later start read
+    8 GB; a FIFO in its place would hang it. Only the ends the cut keeps are read."""
+    import os
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    with open(project / "AGENTS.md", "wb") as sparse:
+        sparse.write(b"# Rules\nUse tabs.\n")
+        sparse.truncate(8 << 30)
+        sparse.seek((8 << 30) - 20)
+        sparse.write(b"\nEnd of the rules.\n")
+    piped = tmp_path / "piped"
+    piped.mkdir()
+    os.mkfifo(piped / "AGENTS.md")
+    probe = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from hermes_tui.core.agent.prompt import context_files\n"
+        "for folder in sys.argv[1:]:\n"
+        "    print(context_files(Path(folder)))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe, str(project), str(piped)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert "Use tabs." in found.stdout and "End of the rules." in found.stdout
+    assert "of 8,589,934,592 bytes" in found.stdout
+    assert found.stdout.endswith("End of the rules.\n\x00\n\n")  # the FIFO: nothing, no hang
