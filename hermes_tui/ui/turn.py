@@ -333,7 +333,8 @@ class TurnController:
 
         grants = (request.grants,) if request.grants is not None else ()
         asker = "You want" if self.shell_running else "The agent wants"
-        return self.ask(ApprovalScreen(request.what, request.reason, grants, asker))
+        redact = self.app.runtime.redactor.text
+        return self.ask(ApprovalScreen(request.what, request.reason, grants, asker, redact))
 
     def ask(self, screen: ModalScreen[Any]) -> str:
         """Show `screen` and wait (on the worker) for its answer; "deny" once cancelled."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from textual import on
@@ -17,6 +18,29 @@ from hermes_tui.core.pending import why_held
 from hermes_tui.core.text import neutralise
 
 Decision = Literal["once", "session", "deny"]
+
+
+COMMAND_LINES_SHOWN = 8  # the command box's height before it scrolls
+LABEL = re.compile(r"\[REDACTED ([^\]\n]{1,80})\]")  # what core/redaction writes for a secret
+
+
+def shown_command(command: str) -> str:
+    """The command as a question shows it: trailing blanks dropped, and runs of blank lines or
+    of spaces said in words, so padding cannot push the part that asks out of sight (attack4's
+    A4-16: `ls -la`, 400 spaces and 80 empty lines before a `curl … | sh`)."""
+    shown: list[str] = []
+    blank = 0
+    for line in command.splitlines():
+        if not line.strip():
+            blank += 1
+            continue
+        if blank:
+            shown.append(f"⋯ {blank} blank lines ⋯" if blank > 1 else "")
+            blank = 0
+        shown.append(
+            re.sub(r"[ \t]{8,}", lambda m: f" ⋯ {len(m.group())} blanks ⋯ ", line.rstrip())
+        )
+    return "\n".join(shown)
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -49,16 +73,19 @@ class ApprovalScreen(ModalScreen[Decision]):
         reason: str,
         prefixes: tuple[str, ...] = (),
         asker: str = "The agent wants",
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__()
         self.command, self.reason, self.prefixes = command, reason, prefixes
         self.asker = asker  # "You want" for the user's own `!command`
+        # Known secrets shown by their label (the command runs with the value itself).
+        self.redact = redact or (lambda text: text)
 
     def session_scope(self) -> str | None:
         """What "a" allows for the rest of the session, in words; None when it is not offered."""
         # The core's words for what it grants: the same prefix, kind of risk and target
         # ("rm on /srv/x"), never the bare program name.
-        return ", ".join(self.prefixes) if self.prefixes else None
+        return ", ".join(map(self.redact, self.prefixes)) if self.prefixes else None
 
     def compose(self) -> ComposeResult:
         scope = self.session_scope()
@@ -69,7 +96,19 @@ class ApprovalScreen(ModalScreen[Decision]):
             body.can_focus = False  # the first choice has the focus: enter denies
             with body:
                 yield Static(f"{self.asker} to run:", markup=False)
-                yield Static(neutralise(self.command), classes="command", markup=False)
+                shown = shown_command(self.redact(self.command))
+                yield Static(neutralise(shown), classes="command", markup=False)
+                if (lines := shown.count("\n") + 1) > COMMAND_LINES_SHOWN:
+                    yield Static(f"({lines} lines: scroll the box to read them all)")
+                if carried := sorted(set(LABEL.findall(shown))):
+                    yield Static(
+                        neutralise(
+                            f"It carries your {', '.join(carried)}: shown here by name, the "
+                            "command runs with the value itself."
+                        ),
+                        classes="reason",
+                        markup=False,
+                    )
                 yield Static(
                     neutralise(f"It needs your approval: {self.reason}."),
                     classes="reason",
