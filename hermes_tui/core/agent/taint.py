@@ -309,8 +309,10 @@ class WriteGate:
                 context.suspect_writes.append(text)
             if any(threats.tier_of(f) == "refuse" for f in joined):
                 return _refused_as_continuation(verdict, "a skill"), None
-            # A review's skill goes to every later prompt unasked: what it holds alone counts.
-            alone = [f for f in verdict.findings if f not in joined and context.origin == "review"]
+            # A skill goes to every later prompt (its index line, skill_view): what the scanner
+            # holds alone counts, as it does for a memory entry, whoever writes it (attack4's
+            # A4-12: a text memory held went into a new skill of the agent's as it was).
+            alone = [f for f in verdict.findings if f not in joined]
             held.extend(f for f in joined + alone if threats.tier_of(f) == "hold")
         if not taint.sources and not copied and not held:
             return None
