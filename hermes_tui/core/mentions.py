@@ -157,6 +157,22 @@ def _read_head(path: Path, budget: int) -> tuple[str, int]:
 ATTACHED = re.compile(r'\n\n<attached_file path="[^"\n]*">\n')
 
 
+# A file the user attached (`attach`) or an editor embedded (ACP's resource blocks): its text.
+_ATTACHED_BODY = re.compile(
+    r'<attached_file path="([^"\n]*)">\n(.*?)\n</attached_file>|<file uri="([^"\n]*)">\n(.*?)\n</file>',
+    re.DOTALL,
+)
+
+
+def attached_files(sent: str) -> list[tuple[str, str]]:
+    """(path or uri, text) of each file attached to a user's message: the file's words, not
+    the user's (taint indexes them as a tool's result)."""
+    return [
+        (m.group(1) if m.group(1) is not None else m.group(3), m.group(2) or m.group(4) or "")
+        for m in _ATTACHED_BODY.finditer(sent)
+    ]
+
+
 def without_attachments(sent: str) -> str:
     """What the user wrote, without the files `attach` appended to it (for /undo to give
     back): the text before the first attached block, when blocks end the message."""

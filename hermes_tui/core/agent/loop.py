@@ -227,6 +227,7 @@ class Agent:
             text = "\n\n".join([text, *self.shell_context])
             self.shell_context.clear()
         self._append(Message("user", text))
+        self.taint.observe_attachments(text)  # an attached file's words are not the user's
         if self.nudges is not None:
             self.nudges.on_user_turn()
             self._emit_counters()

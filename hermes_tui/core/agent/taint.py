@@ -79,6 +79,9 @@ def _excerpt(result: dict[str, Any]) -> str:
     return flat[:EXCERPT_CHARS] + ("…" if len(flat) > EXCERPT_CHARS else "")
 
 
+ATTACHED_FILE = "attached file"  # the "tool" of a file the user attached to a message
+
+
 class TaintTracker:
     """The untrusted results one conversation holds, in the order they came in."""
 
@@ -136,6 +139,15 @@ class TaintTracker:
                 continue
             self.content.add(PROJECT_FILE, str(path), text)
 
+    def observe_attachments(self, text: str) -> None:
+        """Index the files attached to a user's message (`@path`, an editor's embedded file):
+        the file's text, not the user's words, so a write that copies it is held as a copy of
+        a read_file result is (attack4's A4-11)."""
+        from hermes_tui.core.mentions import attached_files
+
+        for path, body in attached_files(text):
+            self.content.add(ATTACHED_FILE, f"@{path}", body)
+
     def replay(self, history: list[Message], context: ToolContext) -> None:
         """Read the taint of a conversation from its messages (a review's fork, a resume),
         the memory writes it had refused or held and those it stored (both for split attacks:
@@ -144,6 +156,8 @@ class TaintTracker:
         calls = {}
         stored: list[str] = []
         for message in history:
+            if message.role == "user" and isinstance(message.content, str):
+                self.observe_attachments(message.content)
             for call in message.tool_calls or ():
                 calls[call.id] = call
             if message.role != "tool" or not message.tool_call_id:
