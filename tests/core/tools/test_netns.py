@@ -205,24 +205,31 @@ def test_closing_a_session_ends_its_holder_and_leaves_the_others_running(
     assert not [pid for pid in _holders() if pid not in before]
 
 
-def test_a_conversation_dropped_without_close_ends_its_holder(tmp_path: Path) -> None:
+def test_a_conversation_dropped_without_close_ends_its_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Tools nobody keeps any more (a conversation forgotten, not closed): the holder, its
     bridge and its proxy's folder go when they are collected, not when the process exits."""
     work = tmp_path / "work"
     work.mkdir()
     before = set(_holders())
-    proxies = set(Path(tempfile.gettempdir()).glob("hermes-proxy-*"))
+    # The proxy's folder in a temporary folder of this test's own (other tests make theirs in
+    # /tmp at the same time); short, as a Unix socket's path must be.
+    own_tmp = Path(tempfile.mkdtemp(prefix="np-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))
+    proxies = set(own_tmp.glob("hermes-proxy-*"))
     registry = ToolRegistry(make_terminal_tools(TerminalSettings(network="allowlist")))
     result = registry.call("terminal", {"command": "echo ran"}, ToolContext(cwd=work, workdir=work))
     assert "ran" in result["output"], result
     started = {pid: kids for pid, kids in _holders().items() if pid not in before}
     assert len(started) == 1 and all(started.values()), started
-    made = set(Path(tempfile.gettempdir()).glob("hermes-proxy-*")) - proxies
+    made = set(own_tmp.glob("hermes-proxy-*")) - proxies
     assert len(made) == 1 and (made.pop() / "proxy.sock").exists()
     del registry
     gc.collect()
     # Its proxy's socket folder too (thousands were left in /tmp, one per conversation).
-    assert not set(Path(tempfile.gettempdir()).glob("hermes-proxy-*")) - proxies
+    assert not set(own_tmp.glob("hermes-proxy-*")) - proxies
+    shutil.rmtree(own_tmp, ignore_errors=True)
     # SIGKILL is delivered, and the killed reaped, in their own time on a loaded machine.
     deadline = time.monotonic() + 10
     while True:
