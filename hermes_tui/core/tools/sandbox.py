@@ -7,8 +7,10 @@ on) a command sees:
   read-only mount refuses to create files too); writable only the working directory,
   `terminal.writable_roots`, a private cache folder of the working directory's own (tools' caches are pointed there by
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
-- inside the working directory, read-only: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
-  `.idea`, `.envrc`, `.hermes` (the project's slash commands) when they exist, and the whole hermes home wherever it lies (bind mounts;
+- inside the working directory, read-only: what runs later outside the sandbox (run_later.py,
+  the list the files tools ask about too: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
+  `.idea`, `.devcontainer`, `.envrc`, `.hermes` (the project's slash commands), …) when they
+  exist, and the whole hermes home wherever it lies (bind mounts;
   `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
   for every repository nested in the workspace, and wherever a worktree's or submodule's
   `.git` file leads (gitdirs.py); when the working directory (or a writable root) is the
