@@ -14,9 +14,12 @@ left in it was changed since, by hand or by a command: it is a conflict, and the
 it is overwritten. Commands run in the terminal are not tracked: what they changed stays. Only
 what the files tools wrote is; a file over MAX_SNAPSHOT bytes is recorded as not restorable.
 
-A file that runs later outside the sandbox (a git config or hook, `.envrc`, `.vscode/`, a new
-`hermes_tui` package: run_later.py, judged as the files tools judge a write to it) is written back
-only when the face asked the user (`restore(..., run_later_ok=True)`); the plan says why.
+Each file written back is judged as the files tools judge a write there (path_policy.py, at plan
+time): one they would ask about (it runs later outside the sandbox: a git config or hook,
+`.envrc`, `.vscode/`, run_later.py; it lies outside the working directory; a secret file) is
+written back only when the face asked the user (`restore(..., asked_ok=True)`), the plan saying
+why; one they never write (the hermes home's stores) is refused. A log naming any path (forged,
+or recorded in another folder) so cannot put a file where the agent could not.
 
 A rewind reads, writes and deletes only the recorded path itself (the real path the files tools
 wrote, which holds no link), never through a symbolic link (core/nofollow.py): when a command
@@ -73,7 +76,7 @@ class FileRestore:
     changed_since: bool  # its content is not what the agent (or a rewind) last left there
     restorable: bool = True
     refused: str = ""  # why it cannot be touched safely (a link on its path); then not restorable
-    runs_later: str = ""  # what would run it later, outside the sandbox, once written back
+    asks: str = ""  # why the files tools would ask before writing it (the user is asked first)
 
     @property
     def needed(self) -> bool:
@@ -112,9 +115,9 @@ class RewindPlan:
         return tuple(f for f in self.files if f.changed_since and f.needed and f.restorable)
 
     @property
-    def runs_later(self) -> tuple[FileRestore, ...]:
-        """Files the rewind writes back that run later outside the sandbox: asked about first."""
-        return tuple(f for f in self.files if f.runs_later and f.needed and f.restorable)
+    def asked(self) -> tuple[FileRestore, ...]:
+        """Files the rewind writes back that the files tools would ask about: asked first."""
+        return tuple(f for f in self.files if f.asks and f.needed and f.restorable)
 
     @property
     def refused(self) -> tuple[FileRestore, ...]:
@@ -293,22 +296,25 @@ class CheckpointStore:
                 files.append(FileRestore(path, None, current, changed, restorable=False))
                 continue
             target = None if before is None else self.blob(before)
-            later = self._runs_later(Path(path)) if target not in (None, current) else None
-            files.append(FileRestore(path, target, current, changed, runs_later=later or ""))
+            asks = ""
+            if target is not None and target != current:
+                from hermes_tui.core.tools.path_policy import judge_write
+
+                verdict = judge_write(Path(path), self.workdir or Path.cwd(), self.root.parent)
+                if verdict.action == "deny":
+                    refused = f"{path}: not restored: {verdict.reason}"
+                    files.append(FileRestore(path, None, current, True, False, refused))
+                    continue
+                asks = verdict.reason if verdict.action == "ask" else ""
+            files.append(FileRestore(path, target, current, changed, asks=asks))
         return RewindPlan(turn, tuple(files))
 
-    def _runs_later(self, path: Path) -> str | None:
-        """What would run `path` once written back, as the files tools judge a write to it."""
-        from hermes_tui.core.tools.path_policy import write_runs_later
-
-        return write_runs_later(path, self.workdir or Path.cwd(), self.root.parent)
-
     def restore(
-        self, plan: RewindPlan, *, overwrite_changed: bool, run_later_ok: bool = False
+        self, plan: RewindPlan, *, overwrite_changed: bool, asked_ok: bool = False
     ) -> list[str]:
         """Put the plan's files back; a file changed since is left alone unless
-        `overwrite_changed`, one that runs later outside the sandbox unless `run_later_ok` (the
-        user was asked). Returns the paths restored. Each is written atomically under the
+        `overwrite_changed`, one the files tools would ask about unless `asked_ok` (the user
+        was asked: `plan.asked`). Returns the paths restored. Each is written atomically under the
         log's lock, and checked again right before, so an edit made meanwhile is never lost
         without having been asked about."""
         restored: list[str] = []
@@ -330,7 +336,7 @@ class CheckpointStore:
                     )
                 if item.changed_since and not overwrite_changed:
                     continue
-                if item.runs_later and not run_later_ok:
+                if item.asks and not asked_ok:
                     continue
                 try:
                     if item.target is None:

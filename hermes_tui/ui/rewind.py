@@ -1,6 +1,6 @@
 """`/rewind` and esc esc on an empty message box: choose a turn in the rewind dialog, then put
-the files back (asking first about any file that runs later outside the sandbox and any file
-changed since the agent's edit), the conversation (the session goes on in a child; the old one
+the files back (asking first about any file the files tools would ask about, one that runs later
+outside the sandbox say, and any file changed since the agent's edit), the conversation (the session goes on in a child; the old one
 stays resumable), or both. The decisions are the core's (core/checkpoints.py,
 Session.rewind_conversation); this wires the dialog to them."""
 
@@ -54,12 +54,12 @@ class Rewinder:
         from hermes_tui.ui.screens.modals import ConfirmScreen
 
         files = choice.what != "conversation"
-        later = choice.plan.runs_later if files else ()
+        asked = choice.plan.asked if files else ()
         conflicts = choice.plan.conflicts if files else ()
 
-        async def ask_conflicts(run_later_ok: bool) -> None:
+        async def ask_conflicts(asked_ok: bool) -> None:
             if not conflicts:
-                await self._apply(choice, overwrite=False, run_later_ok=run_later_ok)
+                await self._apply(choice, overwrite=False, asked_ok=asked_ok)
                 return
             names = ", ".join(Path(item.path).name for item in conflicts)
             question = (
@@ -69,19 +69,20 @@ class Rewinder:
             )
 
             async def answered(yes: bool | None) -> None:
-                await self._apply(choice, overwrite=bool(yes), run_later_ok=run_later_ok)
+                await self._apply(choice, overwrite=bool(yes), asked_ok=asked_ok)
 
             self.app.push_screen(ConfirmScreen(question), answered)
 
-        if not later:
+        if not asked:
             await ask_conflicts(False)
             return
-        # What runs later outside the sandbox is written back only when the user says so: the
-        # same question the files tools ask before writing it (run_later.py).
-        reasons = "; ".join(f"{item.path}: {item.runs_later}" for item in later)
+        # A file the files tools would ask about (it runs later outside the sandbox, lies
+        # outside the working directory, holds secrets) is written back only when the user says
+        # so, with the same reason.
+        reasons = "; ".join(item.asks for item in asked)
         question = (
-            f"Rewinding writes back files that run later outside the sandbox ({reasons}). "
-            "Write them back? (No restores the other files and keeps these as they are.)"
+            f"Rewinding {reasons}. Write {'it' if len(asked) == 1 else 'them'} back? (No "
+            "restores the other files and keeps these as they are.)"
         )
 
         async def decided(yes: bool | None) -> None:
@@ -89,7 +90,7 @@ class Rewinder:
 
         self.app.push_screen(ConfirmScreen(question), decided)
 
-    async def _apply(self, choice: RewindChoice, *, overwrite: bool, run_later_ok: bool) -> None:
+    async def _apply(self, choice: RewindChoice, *, overwrite: bool, asked_ok: bool) -> None:
         from hermes_tui.core.checkpoints import CheckpointError
         from hermes_tui.core.mentions import without_attachments
         from hermes_tui.ui.widgets.chat import ChatView
@@ -100,10 +101,10 @@ class Rewinder:
         try:
             if choice.what in ("both", "files"):
                 restored = session.checkpoints.restore(
-                    plan, overwrite_changed=overwrite, run_later_ok=run_later_ok
+                    plan, overwrite_changed=overwrite, asked_ok=asked_ok
                 )
                 kept = [Path(c.path).name for c in plan.conflicts if c.path not in restored]
-                held = [Path(c.path).name for c in plan.runs_later if c.path not in restored]
+                held = [Path(c.path).name for c in plan.asked if c.path not in restored]
                 said.append(
                     f"{len(restored)} file{'' if len(restored) == 1 else 's'} restored"
                     + (f", your changes to {', '.join(kept)} kept" if kept else "")

@@ -18,6 +18,7 @@ home.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import unicodedata
@@ -230,11 +231,15 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
 # ---- the I/O half ------------------------------------------------------------------------
 
 
-def write_runs_later(path: Path, workdir: Path, hermes_home: Path | None = None) -> str | None:
-    """What would run `path` later outside the sandbox once something writes it (a rewind
-    putting it back), or None: the files tools' own judgement of a write there."""
+def judge_write(path: Path, workdir: Path, hermes_home: Path | None = None) -> PathVerdict:
+    """The files tools' own verdict on writing `path` (for a rewind putting a file back): one
+    that runs later outside the sandbox, lies outside the working directory or is a secret
+    file asks; the hermes home's stores are denied."""
     rules = resolve_rules(workdir, hermes_home=hermes_home, write=True)
-    return runs_later(gather(str(path), workdir, rules, write=True), rules)
+    facts = gather(str(path), workdir, rules, write=True)
+    if facts.links > 1:
+        rules = dataclasses.replace(rules, secret_ids=secret_file_ids(rules.user_home, hermes_home))
+    return decide("write", facts, rules)
 
 
 def gather(requested: str, cwd: Path, rules: PathRules, *, write: bool = False) -> PathFacts:

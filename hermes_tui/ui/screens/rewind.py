@@ -118,9 +118,9 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             head = f"{item.path}: {action}  +{added} −{removed}"
             if item.changed_since:
                 head += "  ⚠ changed since the agent's edit (by hand or a command)"
-            if item.runs_later:
-                head += f"  ⚠ runs later outside the sandbox: {item.runs_later} (asked first)"
-            warn = item.changed_since or bool(item.runs_later)
+            if item.asks:
+                head += f"  ⚠ asked first: {item.asks}"
+            warn = item.changed_since or bool(item.asks)
             parts.append(Static(neutralise(head), classes="warning" if warn else "", markup=False))
             parts.append(DiffBlock(diff))
         await preview.mount_all(parts)
