@@ -143,6 +143,8 @@ class TaintTracker:
         """Index the files attached to a user's message (`@path`, an editor's embedded file):
         the file's text, not the user's words, so a write that copies it is held as a copy of
         a read_file result is (attack4's A4-11)."""
+        if "<attached_file " not in text and "<file uri=" not in text:
+            return  # most messages: no need for the mentions module (chat -q's start)
         from hermes_tui.core.mentions import attached_files
 
         for path, body in attached_files(text):
