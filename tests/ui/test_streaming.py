@@ -349,6 +349,9 @@ async def test_scrolling_up_by_keys_cancels_a_follow_that_has_not_happened_yet(
         await pilot.press("escape")  # out of the box: the chat takes the keys
         chat.focus()
         await pilot.press("pageup")
+        # Page Up scrolls with an animation: where it ends is the reader's place (on a loaded
+        # machine 0.1 s caught it midway once).
+        await wait_until(lambda: not app.animator.is_being_animated(chat, "scroll_y"))
         await pilot.pause(0.1)
         kept = chat.scroll_y
         assert kept < chat.max_scroll_y - 10 and not chat.following
