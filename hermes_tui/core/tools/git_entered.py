@@ -126,22 +126,7 @@ def _configs_risk(configs: list[Path], workdir: Path) -> str | None:
 
 def _files_named(base: Path, names: set[str]) -> list[Path]:
     """Files called one of `names` below `base` (no link followed), at most a bounded walk."""
-    found: list[Path] = []
-    pending, seen = [str(base)], 0
-    while pending and seen < gitdirs.MAX_ENTRIES:
-        folder = pending.pop()
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                seen += 1
-                if entry.name in names:
-                    found.append(Path(entry.path))
-                elif entry.name != "objects" and entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-    return found
+    return gitdirs.files_named(base, frozenset(names), frozenset({"objects"}))
 
 
 def gitlinks(index: Path) -> list[str] | None:

@@ -169,9 +169,14 @@ _NOT_POINTING = frozenset({"objects", "refs", "logs", "lfs", "hooks", "info"})
 def pointer_files(git_dir: Path) -> list[Path]:
     """The `commondir` and `gitdir` files in `git_dir` and in the git directories it holds
     (`worktrees/*`, `modules/**`): a planted `commondir` sends git to another config."""
+    return sorted(files_named(git_dir, frozenset(POINTERS), _NOT_POINTING))
+
+
+def files_named(base: Path, names: frozenset[str], skipped: frozenset[str]) -> list[Path]:
+    """Files called one of `names` below `base`, not entering a folder named in `skipped` nor
+    following a link; a bounded walk (MAX_ENTRIES)."""
     found: list[Path] = []
-    pending = [str(git_dir)]
-    seen = 0
+    pending, seen = [str(base)], 0
     while pending and seen < MAX_ENTRIES:
         folder = pending.pop()
         try:
@@ -181,11 +186,11 @@ def pointer_files(git_dir: Path) -> list[Path]:
         with entries:
             for entry in entries:
                 seen += 1
-                if entry.name in POINTERS:
+                if entry.name in names:
                     found.append(Path(entry.path))
-                elif entry.name not in _NOT_POINTING and entry.is_dir(follow_symlinks=False):
+                elif entry.name not in skipped and entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
-    return sorted(found)
+    return found
 
 
 def repositories(workdir: Path, nested: list[Path] | None = None) -> list[GitDirs]:
