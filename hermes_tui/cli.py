@@ -6,15 +6,17 @@ anthropic. Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error, 3
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_tui.cli_args import build_parser
+from hermes_tui.cli_quick import parse_chat
 from hermes_tui.core.text import json_for_terminal
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -206,8 +208,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> int:
     """Run one command. `whole_process`: this call is the process (see `entry`)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_chat(sys.argv[1:] if argv is None else argv)
+    if args is None:  # anything but a plainly written `chat -q` (cli_quick.py)
+        from hermes_tui.cli_args import build_parser
+
+        args = build_parser().parse_args(argv)
     args.whole_process = whole_process
     # Replies, tool output, memory and skills reach these streams: a terminal must not obey them,
     # and no secret is printed (key shapes now, the home's known secrets once it is open). The

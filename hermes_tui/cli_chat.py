@@ -11,18 +11,20 @@ and starts the new attempt on a new line.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui.cli_sink import ConsoleSink
 from hermes_tui.core import events as ev
 from hermes_tui.core.text import json_for_terminal, neutralise
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_PROVIDER = 0, 1, 2, 3
 EXIT_STOPPED = 130  # a second Ctrl-C: the turn was abandoned, as shells report SIGINT

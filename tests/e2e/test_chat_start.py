@@ -29,7 +29,8 @@ from helpers import cli_env, write_config
 # `terminal.mode: auto` needs, whether bubblewrap works, is sandbox_probe.py), our threat
 # pattern table and the word lists it and the views' englishness score are built from (every
 # text the turn judged was remembered: loaded by the first scan), shlex (no command's words
-# were read), importlib.resources' readers (the package's shipped folders lie beside it).
+# were read), importlib.resources' readers (the package's shipped folders lie beside it),
+# argparse and its gettext (a plainly written `chat -q` line is read by cli_quick.py).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -64,6 +65,8 @@ UNNEEDED = (
     "hermes_tui.core.threats.lexicon",
     "shlex",
     "importlib.readers",
+    "argparse",
+    "gettext",
 )
 
 PROBE = """
