@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -46,6 +46,7 @@ from hermes_tui.config_model import (
     TerminalConfig,
     ToolsConfig,
 )
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import atomic_write_text, file_lock, make_private
 
 __all__ = [
@@ -85,7 +86,7 @@ VALUE_ALIASES: dict[tuple[str, str], dict[str, Any]] = {
 UNLIMITED_WORDS = frozenset({"none", "unlimited", "inf", "infinite"})
 
 
-@dataclass
+@datarecord(frozen=False)
 class _Loaded:
     """What config.yaml says, sorted into our sections, Hermes data we keep, and warnings."""
 

@@ -6,14 +6,16 @@ line's `Overrides`. Reading, checking and writing them is config.py's (which re-
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from hermes_tui.core.records import datarecord
 
 PROVIDERS = ("openai", "anthropic", "openrouter", "demo")
 
 
-@dataclass(frozen=True)
+@datarecord
 class ModelConfig:
     """model.*: which provider and model, and how patiently to call it."""
 
@@ -31,7 +33,7 @@ class ModelConfig:
     first_byte_timeout: float = 60.0
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemoryConfig:
     """memory.*: the two memory stores, their limits and the nudge interval."""
 
@@ -43,7 +45,7 @@ class MemoryConfig:
     write_approval: bool = False
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillsConfig:
     """skills.*: the skill library's roots, nudges, index size and trust."""
 
@@ -59,7 +61,7 @@ class SkillsConfig:
     inline_shell_timeout: float = 10.0
 
 
-@dataclass(frozen=True)
+@datarecord
 class CuratorConfig:
     """curator.*: when the curator runs and what it may archive."""
 
@@ -77,7 +79,7 @@ class CuratorConfig:
     backup: tuple[bool, int] = (True, 5)
 
 
-@dataclass(frozen=True)
+@datarecord
 class AgentConfig:
     """agent.*: the tool loop's bound and the reasoning effort asked for."""
 
@@ -85,7 +87,7 @@ class AgentConfig:
     reasoning_effort: str = ""  # Hermes: none minimal low medium high xhigh; "" the model's own
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReviewConfig:
     """review.*: how long and how far a background review may go."""
 
@@ -93,7 +95,7 @@ class ReviewConfig:
     max_iterations: int = 16
 
 
-@dataclass(frozen=True)
+@datarecord
 class DisplayConfig:
     """display.*: how the faces show things (theme, panel, prices, persona)."""
 
@@ -106,7 +108,7 @@ class DisplayConfig:
     personality: str = ""  # one of `personalities` (Hermes), applied to new conversations
 
 
-@dataclass(frozen=True)
+@datarecord
 class FilesConfig:
     """files.*: where the file tools may reach beyond the working directory."""
 
@@ -114,7 +116,7 @@ class FilesConfig:
     allowed_roots: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@datarecord
 class ToolsConfig:
     """tools.*: bounds shared by every tool."""
 
@@ -123,7 +125,7 @@ class ToolsConfig:
     max_result_chars: int = 30_000
 
 
-@dataclass(frozen=True)
+@datarecord
 class TerminalConfig:
     """terminal.*: the sandbox, the approval mode and the command policy's lists."""
 
@@ -148,7 +150,7 @@ class TerminalConfig:
     deny_read: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@datarecord
 class Config:
     """The whole configuration of one home: every section, its warnings and the environment."""
 
@@ -179,7 +181,7 @@ class Config:
         return self.home / "config.yaml"
 
 
-@dataclass(frozen=True)
+@datarecord
 class Overrides:
     """Values given on the command line; None means "not given"."""
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import append_line, ensure_private_dir
 
 
-@dataclass(frozen=True)
+@datarecord
 class AuditRecord:
     """One line of logs/audit.jsonl: who changed what, when, from what to what."""
 

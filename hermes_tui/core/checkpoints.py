@@ -34,11 +34,12 @@ import json
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from hermes_tui.core import nofollow
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import (
     append_line,
     atomic_write_bytes,
@@ -54,7 +55,7 @@ class CheckpointError(Exception):
     """A rewind that cannot be done as asked, with why."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class Turn:
     """One user turn of a session as /rewind lists it, with the files it changed."""
 
@@ -66,7 +67,7 @@ class Turn:
     files: tuple[str, ...] = ()  # paths its write_file/patch calls changed, in order
 
 
-@dataclass(frozen=True)
+@datarecord
 class FileRestore:
     """One file of a rewind: what it becomes, and whether it was changed since the agent."""
 
@@ -103,7 +104,7 @@ class FileRestore:
         )
 
 
-@dataclass(frozen=True)
+@datarecord
 class RewindPlan:
     """What rewinding to a turn would do: the turn and the files put back."""
 

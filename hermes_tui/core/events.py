@@ -7,10 +7,11 @@ on, so a sink must be cheap and thread-safe (the TUI's posts a message, the CLI'
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from hermes_tui.core.pricing import UsageTotals
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.todo import TodoItem
 
 Origin = Literal["user", "agent", "review", "curator"]
@@ -18,7 +19,7 @@ MemoryTarget = Literal["memory", "user"]
 NoticeLevel = Literal["info", "warning", "error"]
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemoryChanged:
     """A memory store changed (by the agent, a review, the curator or the user)."""
 
@@ -29,7 +30,7 @@ class MemoryChanged:
     after: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillChanged:
     """A skill was created, changed, archived or restored."""
 
@@ -40,7 +41,7 @@ class SkillChanged:
     after: str | None
 
 
-@dataclass(frozen=True)
+@datarecord
 class Notice:
     """Something the user should hear about, at a level (info, warning, error)."""
 
@@ -51,7 +52,7 @@ class Notice:
     key: str = ""
 
 
-@dataclass(frozen=True)
+@datarecord
 class ErrorEvent:
     """The turn failed: what happened, and what to do about it."""
 
@@ -59,7 +60,7 @@ class ErrorEvent:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@datarecord
 class TurnStarted:
     """A user turn began in a session."""
 
@@ -67,21 +68,21 @@ class TurnStarted:
     text: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class TextDelta:
     """More of the assistant's reply."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReasoningDelta:
     """Reasoning the model streamed before or between its answer text; never part of the answer."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ServerWaiting:
     """The provider's server has sent nothing for `seconds` (whole, from 1 s on); 0: it spoke
     again. Faces show a live "waiting for the server (Ns)"."""
@@ -90,14 +91,14 @@ class ServerWaiting:
     source: str = "main"  # "review" for the background review's calls
 
 
-@dataclass(frozen=True)
+@datarecord
 class TextReset:
     """Drop the text and reasoning streamed for the current model call: it is being retried."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ToolCallStarted:
     """The model called a tool; it is running."""
 
@@ -107,7 +108,7 @@ class ToolCallStarted:
     source: Literal["main", "review"] = "main"
 
 
-@dataclass(frozen=True)
+@datarecord
 class ToolCallFinished:
     """A tool call ended: whether it worked, how long it took, what it gave back."""
 
@@ -127,7 +128,7 @@ class ToolCallFinished:
     diff: str = ""  # a file edit as a unified diff (write_file, patch); the model never sees it
 
 
-@dataclass(frozen=True)
+@datarecord
 class TurnFinished:
     """A user turn ended, with its token usage."""
 
@@ -138,7 +139,7 @@ class TurnFinished:
     last_cached_tokens: int = 0
 
 
-@dataclass(frozen=True)
+@datarecord
 class UsageUpdated:
     """The conversation's tokens so far and what they cost, after each of its model calls."""
 
@@ -149,7 +150,7 @@ class UsageUpdated:
     review: UsageTotals = field(default_factory=UsageTotals)  # its background reviews' calls
 
 
-@dataclass(frozen=True)
+@datarecord
 class NudgeCounters:
     """Where the memory and skill nudge counters stand."""
 
@@ -159,7 +160,7 @@ class NudgeCounters:
     skills_interval: int
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReviewChange:
     """One write a background review made (or staged): what it was and the text around it."""
 
@@ -172,7 +173,7 @@ class ReviewChange:
     file: str | None = None  # a skill's support file, when the change was to one
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReviewStarted:
     """A background review began."""
 
@@ -181,7 +182,7 @@ class ReviewStarted:
     kind: str  # memory, skills or combined
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReviewFinished:
     """A background review ended, with what it changed."""
 
@@ -192,7 +193,7 @@ class ReviewFinished:
     changes: tuple[ReviewChange, ...] = ()
 
 
-@dataclass(frozen=True)
+@datarecord
 class WriteHeld:
     """A memory or skill write staged in pending/ for the user (taint or the scanner)."""
 
@@ -211,7 +212,7 @@ class WriteHeld:
     copies: bool = False
 
 
-@dataclass(frozen=True)
+@datarecord
 class TodoChanged:
     """The agent's todo list for the conversation, whole, after the model wrote it."""
 

@@ -17,8 +17,10 @@ import os
 import shutil
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from hermes_tui.core.records import datarecord
 
 KNOWN = ("git", "bwrap", "socat", "nsenter", "bash")
 
@@ -81,7 +83,7 @@ def _reaches(path: str, avoid: tuple[str, ...]) -> bool:
     return True  # a loop of links: nothing to run
 
 
-@dataclass
+@datarecord(frozen=False)
 class HostPrograms:
     """The places commands may write (real paths), and each program found outside them."""
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from hermes_tui.core.records import datarecord
 
 Role = Literal["user", "assistant", "tool"]
 
@@ -55,7 +56,7 @@ def _nesting(text: str) -> int:
     return deepest
 
 
-@dataclass(frozen=True)
+@datarecord
 class ToolCall:
     """A tool call the model made: its id, the tool and the arguments as sent."""
 
@@ -80,7 +81,7 @@ class ToolCall:
         return "" if isinstance(value, dict) else "not a JSON object"
 
 
-@dataclass(frozen=True)
+@datarecord
 class ThinkingBlock:
     """An Anthropic thinking block, kept verbatim: the API checks its signature when it comes back.
 
@@ -97,7 +98,7 @@ class ThinkingBlock:
         return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
 
 
-@dataclass(frozen=True)
+@datarecord
 class Message:
     """One message of a conversation, in the provider-neutral shape."""
 

@@ -16,10 +16,11 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
 
@@ -31,7 +32,7 @@ class PendingRefused(PendingError):
     """The approved write was replayed and its store refused it; the write stays pending."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class PendingWrite:
     """A write held for the user's approval (pending/<id>.json), with why and from where."""
 

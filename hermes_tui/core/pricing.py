@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from hermes_tui.core.records import datarecord
 
 PRICE_FIELDS = ("input", "output", "cached_input", "cache_write")
 
 
-@dataclass(frozen=True)
+@datarecord
 class ModelPrice:
     """A model's price per million tokens of each kind."""
 
@@ -88,7 +89,7 @@ def price_for(model: str, overrides: Mapping[str, ModelPrice] | None = None) -> 
     return None
 
 
-@dataclass(frozen=True)
+@datarecord
 class UsageTotals:
     """Tokens of a session so far. `input_tokens` counts every prompt token, cached or not."""
 

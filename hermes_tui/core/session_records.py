@@ -7,12 +7,13 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.records import datarecord
 
 
-@dataclass(frozen=True)
+@datarecord
 class SessionInfo:
     """A stored session's row: its title, model, prompt, counters and totals."""
 
@@ -34,7 +35,7 @@ class SessionInfo:
     todos: str = ""  # the agent's todo list as JSON (core/todo.py), '' for none
 
 
-@dataclass(frozen=True)
+@datarecord
 class StoredMessage:
     """A message as sessions.db keeps it."""
 
@@ -44,7 +45,7 @@ class StoredMessage:
     message: Message
 
 
-@dataclass(frozen=True)
+@datarecord
 class SearchHit:
     """A message that matched a full-text search, with its snippet."""
 
@@ -57,7 +58,7 @@ class SearchHit:
     score: float
 
 
-@dataclass(frozen=True)
+@datarecord
 class SessionMatch:
     """A session found by a search: its best hit and how many of its messages matched."""
 

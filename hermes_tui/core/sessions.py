@@ -23,12 +23,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pricing import UsageTotals
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.session_records import (
     SearchHit,
     SessionInfo,
@@ -66,7 +67,7 @@ class SessionStoreError(Exception):
     """sessions.db cannot be used (locked, read-only, damaged); the message says what to do."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class Recovery:
     """A damaged sessions.db found at open, moved aside so a fresh one could start."""
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
+
+from hermes_tui.core.records import datarecord
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 STATUSES: tuple[str, ...] = get_args(TodoStatus)
@@ -26,7 +27,7 @@ class TodoError(ValueError):
     """A list the model sent that cannot be kept, with what to fix."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class TodoItem:
     """One line of the agent's todo list."""
 

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from hermes_tui.core.agent import compression
@@ -50,6 +50,7 @@ from hermes_tui.core.llm.base import (
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingWrite
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction import Redactor
 from hermes_tui.core.text import whole_characters
 from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
@@ -92,7 +93,7 @@ def closing_messages(history: list[Message]) -> list[Message]:
     return closing
 
 
-@dataclass
+@datarecord(frozen=False)
 class TurnResult:
     """What one user turn came to: the reply, how it ended and what it used."""
 
@@ -112,7 +113,7 @@ class TurnResult:
         return self.error is None and not self.interrupted
 
 
-@dataclass(frozen=True)
+@datarecord
 class AgentSettings:
     """The tool loop's bounds and retry policy, as plain values."""
 

@@ -12,12 +12,11 @@ counters is taken back, so a cancel neither brings a review closer nor fires one
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hermes_tui.core.events import NudgeCounters
+from hermes_tui.core.records import datarecord
 
 
-@dataclass(frozen=True)
+@datarecord
 class Due:
     """Which reviews a finished turn has made due."""
 

@@ -12,11 +12,11 @@ call of that session, the background review's included, so provider prefix cache
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core import threats
 from hermes_tui.core.memory import MemorySnapshot
+from hermes_tui.core.records import datarecord
 
 IDENTITY = """You are Hermes, a coding and operations agent working in the user's terminal. You \
 act through tools: you run commands, read and edit files, and keep notes that outlive this \
@@ -50,7 +50,7 @@ user, save the approach as a new skill (action create) written for the whole cla
 not this one instance; prefer patching an existing skill over creating a near-duplicate."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class PromptInputs:
     """Everything the system prompt is built from, gathered once per session."""
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import codecs
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core import threats
+from hermes_tui.core.records import datarecord
 
 GRAM = 5  # words hashed together
 RUN_WORDS = 8  # consecutive copied words that make a write a copy
@@ -42,7 +42,7 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(f"[{_CJK}]|[^\\W\\d_{_CJK}]+")
 
 
-@dataclass(frozen=True)
+@datarecord
 class ContentMatch:
     """A write that reproduces text from a tool result: which one, and both excerpts."""
 
@@ -65,7 +65,7 @@ class ContentMatch:
         return f"copies {how} of {source}{decoded}: {self.call}"
 
 
-@dataclass
+@datarecord(frozen=False)
 class _Result:
     """One tool result that entered the conversation, with its decoded views."""
 

@@ -20,7 +20,7 @@ resumed session replays its stored history.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
@@ -36,6 +36,7 @@ from hermes_tui.core.events import Sink, WriteHeld
 from hermes_tui.core.memory import MemoryRefused, MemoryStore
 from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore, PendingWrite
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.memory import refusal_payload
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ EXCERPT_CHARS = 160
 SKILL_WRITE_ACTIONS = frozenset({"create", "patch", "edit", "delete", "write_file", "remove_file"})
 
 
-@dataclass(frozen=True)
+@datarecord
 class TaintSource:
     """One tool result that brought untrusted text into the conversation."""
 

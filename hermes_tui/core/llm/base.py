@@ -8,10 +8,11 @@ wants it and mark it for prompt caching.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from hermes_tui.core.messages import Message, ThinkingBlock, ToolCall
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction import redact_shapes
 
 # Seconds (model.timeout, model.first_byte_timeout): the longest silence in a reply, and the
@@ -22,35 +23,35 @@ DEFAULT_FIRST_BYTE_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True)
+@datarecord
 class TextChunk:
     """A piece of the reply as the provider streamed it."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ReasoningChunk:
     """Reasoning text (OpenAI-compatible `reasoning_content`/`reasoning`, Anthropic thinking)."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ThinkingReady:
     """A complete Anthropic thinking block with its signature, to be sent back later."""
 
     block: ThinkingBlock
 
 
-@dataclass(frozen=True)
+@datarecord
 class ToolCallReady:
     """A tool call whose arguments have all arrived."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True)
+@datarecord
 class Usage:
     """Token counts of one call, normalised by the provider.
 
@@ -73,14 +74,14 @@ class Usage:
         )
 
 
-@dataclass(frozen=True)
+@datarecord
 class UsageReport:
     """The call's usage so far: a later report replaces an earlier one of the same call."""
 
     usage: Usage
 
 
-@dataclass(frozen=True)
+@datarecord
 class StreamEnd:
     """The end of a provider's stream: why it stopped and which model answered."""
 
@@ -90,7 +91,7 @@ class StreamEnd:
     streamed: bool = field(default=True, compare=False)  # False: a whole JSON body came back
 
 
-@dataclass(frozen=True)
+@datarecord
 class StreamRestart:
     """A retry after a stream was cut: drop what this call streamed so far."""
 
@@ -150,7 +151,7 @@ class ProviderSettingsError(ProviderNotConfigured):
     """A provider setting is malformed (a base URL without a scheme); the message names it."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class NoProvider:
     """The provider of a conversation opened without one, for the user's own `!commands`,
     which need no model: any model call says what is missing (ProviderNotConfigured)."""
@@ -177,7 +178,7 @@ class Provider(Protocol):
         """One model call. Raises ProviderError; never retries by itself."""
 
 
-@dataclass
+@datarecord(frozen=False)
 class Reply:
     """Everything one model call produced, assembled from its stream."""
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from hermes_tui.core.llm.base import Provider, ProviderError, StreamEvent, StreamRestart
 from hermes_tui.core.llm.transport import CallScope, call_scope
 from hermes_tui.core.messages import Message
+from hermes_tui.core.records import datarecord
 
 
-@dataclass(frozen=True)
+@datarecord
 class RetryPolicy:
     """How often and how long to retry a failed provider call."""
 

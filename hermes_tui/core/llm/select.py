@@ -6,7 +6,6 @@ import contextlib
 import importlib
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,6 +16,7 @@ from hermes_tui.core.llm.base import (
     ProviderNotConfigured,
     ProviderSettingsError,
 )
+from hermes_tui.core.records import datarecord
 
 DEFAULT_MODELS = {
     "openai": "gpt-4.1-mini",
@@ -56,7 +56,7 @@ class Config(Protocol):
     def model(self) -> ModelSettings: ...
 
 
-@dataclass(frozen=True)
+@datarecord
 class ProviderSpec:
     """Which provider and model a runtime talks to, before the SDK is built."""
 

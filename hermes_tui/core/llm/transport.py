@@ -29,10 +29,11 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpcore2
+
+from hermes_tui.core.records import datarecord
 
 SLICE = 0.05  # seconds a read blocks before it looks at the cancel event again
 WAIT_REPORT_AFTER = 1.0  # silence shorter than this is not worth showing
@@ -42,7 +43,7 @@ class CancelledRead(httpcore2.ReadError):
     """The user cancelled while a read was waiting; the connection is already closed."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class CallScope:
     """What a provider call's reads answer to: the turn's cancel and a silence report."""
 

@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from hermes_tui.core.memory.outcome import (
     MemoryStoreError,
     RefusalReason,
 )
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import (
     append_line,
     atomic_write_bytes,
@@ -54,7 +55,7 @@ MAX_WRITE_ATTEMPTS = 20
 WATCHED_REPLACED_FILES = 8
 
 
-@dataclass(frozen=True)
+@datarecord
 class FileState:
     """What one memory file holds right now, and whether the store may rewrite it."""
 
@@ -68,7 +69,7 @@ class FileState:
     fingerprint: tuple[int, int, int, str] | None = None
 
 
-@dataclass
+@datarecord(frozen=False)
 class _Replaced:
     """A memory file our write replaced, kept open to catch saves that land in it late."""
 
@@ -90,7 +91,7 @@ class _Replaced:
         return edit
 
 
-@dataclass(frozen=True)
+@datarecord
 class Planned:
     """What one write will put in the file (LF line ends) and the entries it archives."""
 

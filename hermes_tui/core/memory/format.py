@@ -4,8 +4,9 @@ records."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from hermes_tui.core.records import datarecord
 
 Target = Literal["memory", "user"]
 TARGETS: tuple[Target, ...] = ("memory", "user")
@@ -20,7 +21,7 @@ WARN_PERCENT = 90
 PREVIEW_WIDTH = 80
 
 
-@dataclass(frozen=True)
+@datarecord
 class Usage:
     """A memory store's size against its limit, in characters."""
 
@@ -35,7 +36,7 @@ class Usage:
         return f"{self.percent}% — {self.chars:,}/{self.limit:,} chars"
 
 
-@dataclass(frozen=True)
+@datarecord
 class ArchivedEntry:
     """A removed or replaced memory entry kept in memories/.archive.jsonl."""
 
@@ -48,7 +49,7 @@ class ArchivedEntry:
     replaced_by: str | None = None
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemorySnapshot:
     """The memory blocks of one session's system prompt, frozen when the session starts."""
 

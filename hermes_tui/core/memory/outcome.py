@@ -5,9 +5,9 @@ the model's payload, so a face reads typed fields and never a payload's keys or 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from hermes_tui.core.memory.format import Target, Usage
+from hermes_tui.core.records import datarecord
 
 
 class MemoryStoreError(Exception):
@@ -34,7 +34,7 @@ class RefusalReason(enum.Enum):
     CONTENDED = "contended"  # another program kept changing the file during the write
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemoryRefusal:
     """A write the store would not make; nothing was changed by it."""
 
@@ -61,7 +61,7 @@ class MemoryRefused(MemoryStoreError):
         return self.refusal.reason
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemoryChange:
     """A write the store made (or found already made: `changed` is False then)."""
 
@@ -74,7 +74,7 @@ class MemoryChange:
     warning: str | None = None  # the file is nearly full, or a restore sits beside its replacement
 
 
-@dataclass(frozen=True)
+@datarecord
 class MemoryPreview:
     """What a batch would make of a file, without writing: the joined text before and after."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 import threading
@@ -24,6 +23,7 @@ from hermes_tui.core.events import (
     UsageUpdated,
     WriteHeld,
 )
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction.known import Redactor
 from hermes_tui.core.redaction.shapes import (
     DISGUISE_CAP,
@@ -52,7 +52,7 @@ _REVERSED_KEY_END = re.compile(r"-----YEK ETAVIRP [A-Z ]*NIGEB-----")
 Delta = TextDelta | ReasoningDelta
 
 
-@dataclasses.dataclass
+@datarecord(frozen=False)
 class _Stream:
     """One thread's stream of text (or reasoning) deltas, as redaction sees it.
 

@@ -24,11 +24,12 @@ regular expression searches tell, in C).
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
+
+from hermes_tui.core.records import datarecord
 
 # A view shorter than this holds no known value (MIN_SECRET_LENGTH).
 _SHORTEST = 8
@@ -65,7 +66,7 @@ _OD_FIELD = re.compile(r"   ([^ ])|  \\([0abfnrtv])| ([0-7]{3})|    ")
 _ESCAPES = dict(zip("0abfnrtv", "\0\a\b\f\n\r\t\v", strict=True))
 
 
-@dataclasses.dataclass
+@datarecord(frozen=False)
 class _Run:
     """Numbers in a row on one line."""
 
@@ -75,7 +76,7 @@ class _Run:
     column: str  # what follows on its line, two spaces or more after it: characters (xxd's)
 
 
-@dataclasses.dataclass
+@datarecord(frozen=False)
 class View:
     """A decoded text and how to find, for a range of it, what in the original it came from."""
 

@@ -21,12 +21,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.events import Notice, Sink, discard
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.library import SkillError, SkillLibrary
 from hermes_tui.core.skills.schedule import STATE_FILE, CuratorPolicy, idle_hours, read_state
 from hermes_tui.core.skills.schedule import due as scheduled_pass_due
@@ -43,7 +44,7 @@ class CuratorError(Exception):
     """A curator request that cannot be carried out; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class Backup:
     """One tar.gz snapshot of skills/ with what it was taken for."""
 
@@ -54,14 +55,14 @@ class Backup:
     skills: int
 
 
-@dataclass(frozen=True)
+@datarecord
 class CuratorAction:
     name: str
     action: str  # mark_stale, archive, reactivate, consolidate
     reason: str
 
 
-@dataclass
+@datarecord(frozen=False)
 class CuratorReport:
     ran_at: float
     dry_run: bool

@@ -14,8 +14,9 @@ reads strict YAML, which refuses `tags: [a, b]`). Parsing tolerates a BOM and CR
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from hermes_tui.core.records import datarecord
 
 if TYPE_CHECKING:  # imported when a text is parsed: a start with every header remembered
     # (header_cache.py) never loads YAML
@@ -43,7 +44,7 @@ class SkillFormatError(ValueError):
     """A SKILL.md that cannot be used; the message starts with the file (and line) at fault."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillDocument:
     """A SKILL.md split into its frontmatter mapping and its Markdown body."""
 

@@ -12,14 +12,14 @@ import json
 import shutil
 import threading
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.storage import atomic_write_bytes
 
 
-@dataclass(frozen=True)
+@datarecord
 class Version:
     """An earlier version of a skill file kept in skills/.history."""
 

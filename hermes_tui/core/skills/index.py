@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.model import DEFAULT_CATEGORY, Skill
 from hermes_tui.core.skills.requirements import runs_here
 from hermes_tui.core.skills.usage import parse_time
@@ -19,7 +19,7 @@ from hermes_tui.core.skills.usage import parse_time
 DESCRIPTION_CHARS = 60
 
 
-@dataclass(frozen=True)
+@datarecord
 class _Entry:
     """One skill's line in the prompt index."""
 

@@ -3,10 +3,11 @@ raises."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.frontmatter import SkillDocument
 
 RootKind = Literal["home", "external", "bundled"]
@@ -29,7 +30,7 @@ class SkillNotFound(SkillError):
         super().__init__(f"no skill named {name!r} (skills here: {', '.join(known) or 'none'})")
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillRoot:
     """A folder skills are found in, and what kind it is."""
 
@@ -41,7 +42,7 @@ class SkillRoot:
         return self.kind == "home"
 
 
-@dataclass(frozen=True)
+@datarecord
 class Skill:
     """A skill found in a root: its SKILL.md parsed, or the error that kept it from loading."""
 
@@ -81,7 +82,7 @@ class Skill:
         return self.relative_path if self.duplicate_of is not None else self.name
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillView:
     """What one view of a skill shows: its SKILL.md (file_path None) with its metadata, or one
     of its files (file_path set). The skill_view tool turns it into the model's payload."""

@@ -12,15 +12,16 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from hermes_tui.core.records import datarecord
 
 # Hermes' names → the prefix of `sys.platform` they mean.
 PLATFORMS = {"macos": "darwin", "linux": "linux", "windows": "win32"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True)
+@datarecord
 class RequiredVariable:
     """An environment variable a skill says it needs."""
 

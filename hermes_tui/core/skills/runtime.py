@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.model import Skill
 from hermes_tui.core.skills.requirements import (
     missing_variables,
@@ -26,7 +27,7 @@ from hermes_tui.core.skills.requirements import (
 )
 
 
-@dataclass(frozen=True)
+@datarecord
 class SkillRuntimeSettings:
     """What the composition root knows that a viewed skill may need (plain values)."""
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.usage import parse_time
 
 STATE_FILE = ".curator_state"  # under skills/ (Hermes keeps it there)
 
 
-@dataclass(frozen=True)
+@datarecord
 class CuratorPolicy:
     """curator.* as plain values (the composition root builds it from config)."""
 

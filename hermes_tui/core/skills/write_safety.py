@@ -18,11 +18,11 @@ import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.events import Origin
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.skills.history import SkillHistory
 from hermes_tui.core.skills.model import MODEL_ORIGINS, SUPPORT_DIRS, Skill, SkillError
 from hermes_tui.core.storage import atomic_write_bytes, file_lock, is_temp_file, plain_os_error
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the guard is imported by the first write it scans
 _LOCK_KEY = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
-@dataclass
+@datarecord(frozen=False)
 class Snapshot:
     """Bytes of the files a write touches, as they were before it (None: did not exist)."""
 

@@ -21,12 +21,13 @@ import threading
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.audit import AuditLog
 from hermes_tui.core.events import Origin, Sink, SkillChanged
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction import kept_labels
 from hermes_tui.core.skills import frontmatter
 from hermes_tui.core.skills.frontmatter import SkillFormatError
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # the guard is imported by the first write it scans
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@datarecord
 class WriteResult:
     """What a skill write did, and the scan's verdict on it."""
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.threats import delegation
 from hermes_tui.core.threats import lexicon as L
 from hermes_tui.core.threats.verdicts import WEAK, Severity
@@ -23,7 +23,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I | re.M)
 
 
-@dataclass(frozen=True)
+@datarecord
 class ThreatPattern:
     """One row of the threat table: id, category, severity, regex and what it means."""
 

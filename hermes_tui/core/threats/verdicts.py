@@ -10,8 +10,9 @@ one written in a tainted turn (`Verdict.holds(tainted=True)`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from hermes_tui.core.records import datarecord
 
 Severity = Literal["low", "medium", "high", "critical"]
 Tier = Literal["allow", "hold", "refuse"]
@@ -23,7 +24,7 @@ SEVERITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3
 MAX_SCAN_CHARS = 200_000
 
 
-@dataclass(frozen=True)
+@datarecord
 class Finding:
     """One threat found in a text: which pattern, where, in which view."""
 
@@ -96,7 +97,7 @@ def tier_over(findings: tuple[Finding, ...] | list[Finding]) -> Tier:
     return "refuse" if "refuse" in tiers else "hold" if "hold" in tiers else "allow"
 
 
-@dataclass(frozen=True)
+@datarecord
 class Verdict:
     """The scanner's tier for a text and the findings behind it."""
 

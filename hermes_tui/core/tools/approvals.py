@@ -21,8 +21,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, Literal
+
+from hermes_tui.core.records import datarecord
 
 if TYPE_CHECKING:  # the shell policy (tree-sitter) loads on the first command, not here
     from hermes_tui.core.tools.shell_policy.model import Grant as ShellGrant
@@ -31,7 +33,7 @@ Decision = Literal["once", "session", "deny"]
 Category = str  # the policy's word: "deletion", "privilege", "strict mode", "files", "mcp", …
 
 
-@dataclass(frozen=True)
+@datarecord
 class _Worded:
     """A grant whose words are its fields put into its class's WORDS."""
 
@@ -41,7 +43,7 @@ class _Worded:
         return self.WORDS.format_map(vars(self))
 
 
-@dataclass(frozen=True)
+@datarecord
 class PathGrant(_Worded):
     """One tool on one real path (files outside the roots)."""
 
@@ -50,7 +52,7 @@ class PathGrant(_Worded):
     path: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class McpGrant(_Worded):
     """Every call of one tool of one MCP server (set to ask before every call)."""
 
@@ -59,7 +61,7 @@ class McpGrant(_Worded):
     tool: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class HostGrant(_Worded):
     """Connections to one host not on terminal.network_allow."""
 
@@ -67,7 +69,7 @@ class HostGrant(_Worded):
     host: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class CommandGrant(_Worded):
     """One exact command line run in one directory (strict mode's question)."""
 
@@ -76,7 +78,7 @@ class CommandGrant(_Worded):
     cwd: str
 
 
-@dataclass(frozen=True)
+@datarecord
 class ShellGrants:
     """The shell policy's grants for a command's findings (shell_policy.Grant: a prefix with
     the category and target of one finding); the policy checks them when it judges."""
@@ -90,7 +92,7 @@ class ShellGrants:
 SessionGrant = PathGrant | McpGrant | HostGrant | CommandGrant | ShellGrants
 
 
-@dataclass(frozen=True)
+@datarecord
 class ApprovalRequest:
     """A question for the human: `what` would run or be touched, exactly as it would."""
 

@@ -14,12 +14,13 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from hermes_tui.core.events import Origin
 from hermes_tui.core.messages import ArgumentsError, load_arguments
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.memory_budget import FailureBudget
 from hermes_tui.core.tools.plain_schema import certainly_valid
@@ -54,7 +55,7 @@ class EditorFiles(Protocol):
     def write_text(self, path: Path, text: str) -> None: ...
 
 
-@dataclass
+@datarecord(frozen=False)
 class ToolContext:
     """What a tool call may know about who is calling; one per conversation (or review)."""
 
@@ -86,7 +87,7 @@ class ToolContext:
     file_writes: Any = None
 
 
-@dataclass(frozen=True)
+@datarecord
 class Tool:
     """A tool the model can call: its schema, its handler and how it is shown."""
 

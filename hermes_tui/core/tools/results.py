@@ -14,10 +14,11 @@ import json
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction import Redactor, collect_secrets  # noqa: F401 - re-exported
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
@@ -26,7 +27,7 @@ DEFAULT_MAX_RESULT_CHARS = 30_000
 NOTE_ROOM = 700
 
 
-@dataclass(frozen=True)
+@datarecord
 class ResultLimits:
     """How tool results are bounded; one per runtime, shared by the main agent and reviews."""
 
@@ -42,7 +43,7 @@ class ResultLimits:
         return self.scratch_root / safe.lstrip(".")
 
 
-@dataclass(frozen=True)
+@datarecord
 class BoundedResult:
     """A tool result as the model gets it, beside the whole of it for the faces."""
 

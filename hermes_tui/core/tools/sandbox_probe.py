@@ -14,9 +14,10 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from hermes_tui.core.records import datarecord
 
 SandboxMode = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
@@ -36,7 +37,7 @@ DEFAULT_NETWORK_ALLOW = (
 )
 
 
-@dataclass(frozen=True)
+@datarecord
 class SandboxStatus:
     """Whether the OS sandbox is available here, and the programs it uses."""
 

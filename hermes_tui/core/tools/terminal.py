@@ -23,11 +23,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import host_programs
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.approvals import (
     ApprovalRequest,
     CommandGrant,
@@ -59,7 +60,7 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
 
-@dataclass(frozen=True)
+@datarecord
 class TerminalSettings:
     """terminal.* from config, plus where the hermes home is (its files stay read-only)."""
 

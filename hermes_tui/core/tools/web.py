@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from hermes_tui import __version__
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class FetchRefused(Exception):
     """The fetch may not go ahead; the message says why, for the model."""
 
 
-@dataclass(frozen=True)
+@datarecord
 class Page:
     """A fetched web page, cut to size."""
 

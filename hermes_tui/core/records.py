@@ -1,0 +1,78 @@
+"""`@datarecord`: a dataclass whose `__repr__`, `__eq__` and `__hash__` are shared by every record.
+
+`@dataclass` writes those three methods out for each class it makes (source text, compiled:
+~3.7 KiB of code per frozen class), and a one-shot turn loads a hundred of them. A record
+behaves exactly as `@dataclass(frozen=True)` (or `frozen=False`) would make it: the same
+repr (fields with `repr=True`, `...` for a value that contains itself), the same equality
+(same class, then the tuple of `compare=True` fields) and hash (the tuple of the fields
+dataclasses hashes; None, unhashable, for a mutable record), read from the class's fields by
+one function each. tests/core/test_records.py holds each beside `@dataclass`'s own.
+
+A class that writes any of the three itself, or asks for `order`, `unsafe_hash` or `eq=False`,
+is left to `@dataclass` whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from reprlib import recursive_repr
+from typing import Any, TypeVar, dataclass_transform, overload
+
+T = TypeVar("T", bound=type)
+
+# On each record class: the names its repr shows, its equality compares and its hash reads.
+_REPR, _COMPARE, _HASH = "__record_repr__", "__record_compare__", "__record_hash__"
+
+
+@recursive_repr()
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in getattr(self, _REPR))
+    return f"{self.__class__.__qualname__}({shown})"
+
+
+def _eq(self: Any, other: Any) -> Any:
+    if other.__class__ is self.__class__:
+        names = getattr(self, _COMPARE)
+        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+    return NotImplemented
+
+
+def _hash(self: Any) -> int:
+    return hash(tuple(getattr(self, name) for name in getattr(self, _HASH)))
+
+
+def _make(cls: T, options: dict[str, Any]) -> T:
+    options = {"frozen": True, **options}
+    own = any(name in cls.__dict__ for name in ("__repr__", "__eq__", "__hash__"))
+    if own or options.get("order") or options.get("unsafe_hash") or not options.get("eq", True):
+        return dataclasses.dataclass(cls, **options)
+    cls = dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
+    fields = dataclasses.fields(cls)
+    if options.get("repr", True):
+        setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))
+        cls.__repr__ = _repr  # type: ignore[method-assign]
+    setattr(cls, _COMPARE, tuple(f.name for f in fields if f.compare))
+    cls.__eq__ = _eq  # type: ignore[method-assign,assignment]
+    if options["frozen"]:  # what @dataclass(frozen=True) hashes: compare fields unless hash=False
+        hashed = (f.name for f in fields if (f.compare if f.hash is None else f.hash))
+        setattr(cls, _HASH, tuple(hashed))
+        cls.__hash__ = _hash  # type: ignore[method-assign]
+    else:  # a mutable dataclass with __eq__ is unhashable
+        cls.__hash__ = None  # type: ignore[assignment]
+    return cls
+
+
+@overload
+def datarecord(cls: T, /) -> T: ...
+@overload
+def datarecord(**options: Any) -> Callable[[T], T]: ...
+
+
+@dataclass_transform(frozen_default=True)
+def datarecord(cls: Any = None, /, **options: Any) -> Any:
+    """`@datarecord` or `@datarecord(frozen=False, kw_only=True, …)`: `@dataclass(frozen=True, …)`
+    with the shared methods."""
+    if cls is None:
+        return lambda cls: _make(cls, options)
+    return _make(cls, options)
