@@ -113,7 +113,8 @@ def _sessions_db(path: Path) -> Check:
 def _sandbox_checks(runtime) -> list[Check]:
     """The approval mode and why, whether commands run inside bubblewrap (and why not), and
     the profile they get: what is writable, read-only, unreadable, and the network."""
-    from hermes_tui.core.tools.sandbox import describe_profile, unwalled_place
+    from hermes_tui.core.tools.sandbox import unwalled_place
+    from hermes_tui.core.tools.sandbox_describe import describe_profile
 
     terminal = runtime.config.terminal
     status = runtime.sandbox_status()

@@ -57,6 +57,8 @@ def test_doctor_says_why_the_sandbox_is_off_and_what_strict_mode_means(
     assert network.startswith("[ok  ] allowlist") or "socat" in network
     if network.startswith("[ok  ] allowlist"):
         assert "pypi.org" in network and "git.example.com" in network
+    sockets = found["sandbox sockets"]  # A4-15: what happens to a socket under ~
+    assert "none of the host's reachable" in sockets and "/run/user/<uid>" in sockets
 
 
 def test_an_explicit_mode_and_network_off_are_named(home: Path, tmp_path: Path, doctor) -> None:

@@ -72,8 +72,10 @@ class CheckerRunner:
                     user_home=Path.home(),
                     cache_dir=Path(cache),
                     network="off",
+                    socket_filter=True,
                 )
                 argv = bwrap_argv(profile, argv, exists=os.path.lexists)
+            inherited = getattr(argv, "fds", ())  # the socket filter (sandbox.Wrapped)
             try:
                 done = subprocess.run(
                     argv,
@@ -82,9 +84,13 @@ class CheckerRunner:
                     stdin=subprocess.DEVNULL,
                     capture_output=True,
                     timeout=TIMEOUT,
+                    pass_fds=inherited,
                 )
             except subprocess.TimeoutExpired:
                 return CheckResult(False, 0.0, f"{script.name} timed out after {TIMEOUT:g}s")
+            finally:
+                for descriptor in inherited:
+                    os.close(descriptor)
         output = (done.stdout + done.stderr).decode("utf-8", errors="replace")[-MAX_OUTPUT:]
         passed = done.returncode == 0
         score = 1.0 if passed else 0.0

@@ -26,9 +26,11 @@ on) a command sees:
   bridged in by `socat`: in a namespace held for the conversation, netns.py, or per command
   without `nsenter`) or `on`;
 - no privileges: a user namespace with every capability dropped (also as root), no_new_privs,
-  its own session (no keystrokes into the user's terminal), dies with hermes-tui; the runtime
-  folder, container engine and multiplexer sockets are hidden and their variables scrubbed;
-  whatever the working directory (`/` brings the host's /tmp, /proc and /run back when bound:
+  its own session (no keystrokes into the user's terminal), dies with hermes-tui; no Unix
+  socket can be made at all (a seccomp filter, unix_wall.py), so no socket of the host is
+  reached wherever it lies (a tmux server's under ~, docker's, a database's); the runtime
+  folder (/run/user/<uid>, and $XDG_RUNTIME_DIR), container engine and multiplexer sockets
+  are hidden besides and their variables scrubbed; whatever the working directory (`/` brings the host's /tmp, /proc and /run back when bound:
   `_private_again` mounts the sandbox's over them), and /tmp itself is never a writable place
   (`unwalled_place`: commands are refused there).
 
@@ -50,7 +52,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_tui.core.tools import run_later
+from hermes_tui.core.tools import run_later, unix_wall
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
@@ -236,6 +238,11 @@ class Profile:
     programs: tuple[Path, ...] = ()
     # The app's own git reading the workspace (workspace_git.py): nothing writable at all.
     read_only: bool = False
+    # No Unix socket made inside (unix_wall.py): bubblewrap gets the filter on a descriptor
+    # (the argv is then a `Wrapped`, whose `fds` the caller passes down and closes), or, with
+    # the proxy's bridge inside the sandbox, `python` installs it after the bridge started.
+    socket_filter: bool = False
+    python: str | None = None
 
     def unreadable(self) -> list[Path]:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
@@ -243,6 +250,18 @@ class Profile:
     def protected(self) -> list[Path]:
         """Read-only inside the writable places: what runs later (run_later.protected)."""
         return [item.path for item in run_later.protected(self.workdir, self.repositories)]
+
+
+class Wrapped(list[str]):
+    """An argv, and the descriptors its process must inherit (`pass_fds`; the caller closes
+    its own copies once the process started, or when it could not start)."""
+
+    fds: tuple[int, ...] = ()
+
+
+def inherited(argv: list[str]) -> tuple[int, ...]:
+    """The descriptors `argv` needs passed down (a `Wrapped`'s), none for a plain list."""
+    return argv.fds if isinstance(argv, Wrapped) else ()
 
 
 def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]) -> list[str]:
@@ -308,10 +327,17 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         network = "off"  # no bridge: no network at all, never an open one
     # A held namespace is the command's own network: it is joined, not made.
     args += _isolation("on" if held else network)
+    filtered = profile.socket_filter and unix_wall.supported()
+    bridged = network == "allowlist" and not held  # socat inside: it makes Unix sockets
+    if filtered and bridged and profile.python is None:
+        raise SandboxUnavailable("the socket filter needs a Python to install it after the bridge")
     if network == "allowlist":
         if not held:
             assert profile.proxy_socket is not None and profile.socat is not None
             args += ["--bind", str(profile.proxy_socket), PROXY_SOCKET_INSIDE]
+            if filtered:
+                assert profile.python is not None
+                argv = [*unix_wall.launcher(profile.python), *argv]
             argv = _with_bridge(profile.socat, argv)
         proxy = f"http://127.0.0.1:{PROXY_PORT}"
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
@@ -320,8 +346,14 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         env += ["--setenv", "npm_config_https_proxy", proxy, "--setenv", "PIP_PROXY", proxy]
         env += ["--setenv", "NO_PROXY", "", "--setenv", "no_proxy", ""]
     args += env
+    fds: tuple[int, ...] = ()
+    if filtered and not bridged:
+        fds = (unix_wall.filter_fd(),)
+        args += ["--seccomp", str(fds[0])]
     args += ["--chdir", str(profile.cwd), "--", *argv]
-    return [*profile.held_network, *args] if held else args
+    wrapped = Wrapped([*profile.held_network, *args] if held else args)
+    wrapped.fds = fds
+    return wrapped
 
 
 def workspace_cache(cache_dir: Path, workdir: Path) -> Path:
@@ -363,7 +395,10 @@ def _private_again(
         for path in narrow:
             if any(_within(os.path.realpath(path), root) for root in real_roots):
                 args += [bind, str(path), str(path)]
-    hidden = [Path(p) for p in HIDDEN_SOCKETS]
+    # The user's runtime folder (their systemd manager's bus, podman's and pipewire's sockets,
+    # gnupg, keyrings) whether or not hermes-tui's own environment names it, and wherever
+    # $XDG_RUNTIME_DIR points.
+    hidden = [Path(p) for p in HIDDEN_SOCKETS] + [Path("/run/user") / str(os.getuid())]
     if profile.runtime_dir is not None:
         hidden.append(profile.runtime_dir)
     # /var/run is usually a link to /run: mount over the real place, once.
@@ -512,62 +547,3 @@ def _with_bridge(socat: str, argv: list[str]) -> list[str]:
         'exec "$@"\n'
     )
     return ["/bin/bash", "-c", script, "hermes-bridge", *argv]
-
-
-def describe_profile(
-    *,
-    user_home: Path,
-    hermes_home: Path,
-    cache_dir: Path,
-    writable_roots: Iterable[Path],
-    deny_read: Iterable[Path],
-    network: NetworkMode,
-    network_allow: Iterable[str],
-    socat: str | None,
-) -> list[tuple[str, str]]:
-    """(what, detail) lines for `doctor`: what a sandboxed command may write, what stays
-    read-only, what it cannot read, and where its network goes."""
-
-    def short(path: Path) -> str:
-        try:
-            return "~/" + str(path.relative_to(user_home))
-        except ValueError:
-            return str(path)
-
-    writable = ["the working directory", *map(short, writable_roots), "a private /tmp and /var/tmp"]
-    writable.append(f"tools' caches in {short(cache_dir)} (a folder per working directory)")
-    credentials = [short(user_home / name) for name in CREDENTIALS]
-    present = [name for name, path in zip(credentials, CREDENTIALS, strict=True)
-               if os.path.lexists(user_home / path)]  # fmt: skip
-    in_home = ", ".join(UNREADABLE_IN_HOME)
-    unreadable = f"{', '.join(credentials)} (here: {', '.join(present) or 'none of them'})"
-    unreadable += f"; in the hermes home {in_home}"
-    extra = [short(Path(p)) for p in deny_read]
-    if extra:
-        unreadable += f"; terminal.deny_read: {', '.join(extra)}"
-    allow = list(dict.fromkeys([*DEFAULT_NETWORK_ALLOW, *network_allow]))
-    if network == "allowlist" and socat is None:
-        net = "off: terminal.network is allowlist, but socat (its bridge) is not on PATH"
-    elif network == "allowlist":
-        net = (
-            "allowlist: only through the filtering proxy, to "
-            + ", ".join(allow)
-            + "; any other host asks (refused in chat -q without --yolo)"
-        )
-    elif network == "on":
-        net = "on: any host, and the host's abstract sockets (terminal.network: on)"
-    else:
-        net = "off: no network at all (terminal.network: off)"
-    return [
-        ("writable", ", ".join(writable)),
-        (
-            "read-only",
-            "everything else, the home included (existing or not); in the working directory "
-            + ", ".join(PROTECTED_IN_WORKDIR)
-            + " and .git itself, the same in every repository nested in it, and a worktree's"
-            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)};"
-            + " started in the home (or above it), its top level and dot folders, existing or not",
-        ),
-        ("unreadable", unreadable),
-        ("network", net),
-    ]

@@ -135,6 +135,7 @@ class Sandbox:
                 programs=self.programs,
                 repositories=(dirs,) if dirs is not None else (),
                 read_only=True,
+                socket_filter=True,
             )
             return bwrap_argv(profile, argv, exists=os.path.lexists)
 
@@ -188,6 +189,8 @@ class Sandbox:
             held_network=held,
             repositories=repositories,
             programs=self.programs,
+            socket_filter=True,
+            python=self.host.which("python3"),  # the filter's installer behind a bridge
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 
@@ -296,16 +299,22 @@ def run_command(
             script = f"{command}\n__hermes_rc=$?\npwd >&{fd} 2>/dev/null\nexit $__hermes_rc\n"
             # The host's bash found at start, never one a command put on PATH (host_programs).
             argv = [host_programs.programs().require("bash", context.workdir), "-c", script]
-            process = subprocess.Popen(
-                wrap(argv) if wrap is not None else argv,
-                cwd=context.cwd,
-                env=dict(env) if env is not None else None,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=(fd,),
-            )
+            argv = wrap(argv) if wrap is not None else argv
+            inherited = getattr(argv, "fds", ())  # the sandbox's socket filter (sandbox.Wrapped)
+            try:
+                process = subprocess.Popen(
+                    argv,
+                    cwd=context.cwd,
+                    env=dict(env) if env is not None else None,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    pass_fds=(fd, *inherited),
+                )
+            finally:
+                for descriptor in inherited:
+                    os.close(descriptor)
             deadline = time.monotonic() + timeout
             stopped = ""
             ended = _waiter(process)

@@ -93,16 +93,22 @@ def tracked_and_dirty(workdir: Path, wrap: Wrap | None = None):
         if prefix is None:
             return None
         command = [*prefix, *args]
+        command = wrap(command) if wrap is not None else command
+        inherited = getattr(command, "fds", ())  # the sandbox's socket filter (sandbox.Wrapped)
         try:
             return subprocess.run(
-                wrap(command) if wrap is not None else command,
+                command,
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 env=gitconfig.quiet_env(host_programs.programs().env_path()),
                 timeout=10,
+                pass_fds=inherited,
             )
         except (OSError, subprocess.TimeoutExpired):
             return None  # cannot tell: ask
+        finally:
+            for descriptor in inherited:
+                os.close(descriptor)
 
     def tracked(path: str) -> bool:
         found = run("ls-files", "-z", "--", path)

@@ -1,0 +1,94 @@
+"""What a sandboxed command gets, in words: the `doctor` lines (sandbox.py builds the wall)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from hermes_tui.core.tools import unix_wall
+from hermes_tui.core.tools.run_later import PROTECTED_IN_WORKDIR
+from hermes_tui.core.tools.sandbox import (
+    CREDENTIALS,
+    DEFAULT_NETWORK_ALLOW,
+    UNREADABLE_IN_HOME,
+    NetworkMode,
+)
+
+
+def describe_profile(
+    *,
+    user_home: Path,
+    hermes_home: Path,
+    cache_dir: Path,
+    writable_roots: Iterable[Path],
+    deny_read: Iterable[Path],
+    network: NetworkMode,
+    network_allow: Iterable[str],
+    socat: str | None,
+) -> list[tuple[str, str]]:
+    """(what, detail) lines for `doctor`: what a sandboxed command may write, what stays
+    read-only, what it cannot read, and where its network goes."""
+
+    def short(path: Path) -> str:
+        try:
+            return "~/" + str(path.relative_to(user_home))
+        except ValueError:
+            return str(path)
+
+    writable = ["the working directory", *map(short, writable_roots), "a private /tmp and /var/tmp"]
+    writable.append(f"tools' caches in {short(cache_dir)} (a folder per working directory)")
+    credentials = [short(user_home / name) for name in CREDENTIALS]
+    present = [name for name, path in zip(credentials, CREDENTIALS, strict=True)
+               if os.path.lexists(user_home / path)]  # fmt: skip
+    in_home = ", ".join(UNREADABLE_IN_HOME)
+    unreadable = f"{', '.join(credentials)} (here: {', '.join(present) or 'none of them'})"
+    unreadable += f"; in the hermes home {in_home}"
+    extra = [short(Path(p)) for p in deny_read]
+    if extra:
+        unreadable += f"; terminal.deny_read: {', '.join(extra)}"
+    allow = list(dict.fromkeys([*DEFAULT_NETWORK_ALLOW, *network_allow]))
+    if network == "allowlist" and socat is None:
+        net = "off: terminal.network is allowlist, but socat (its bridge) is not on PATH"
+    elif network == "allowlist":
+        net = (
+            "allowlist: only through the filtering proxy, to "
+            + ", ".join(allow)
+            + "; any other host asks (refused in chat -q without --yolo)"
+        )
+    elif network == "on":
+        net = "on: any host, and the host's abstract sockets (terminal.network: on)"
+    else:
+        net = "off: no network at all (terminal.network: off)"
+    return [
+        ("writable", ", ".join(writable)),
+        (
+            "read-only",
+            "everything else, the home included (existing or not); in the working directory "
+            + ", ".join(PROTECTED_IN_WORKDIR)
+            + " and .git itself, the same in every repository nested in it, and a worktree's"
+            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)};"
+            + " started in the home (or above it), its top level and dot folders, existing or not",
+        ),
+        ("unreadable", unreadable),
+        ("network", net),
+        ("sockets", _sockets()),
+    ]
+
+
+def _sockets() -> str:
+    """What a command can do with Unix sockets (unix_wall.py)."""
+    if not unix_wall.supported():
+        return (
+            "no socket filter for this machine's architecture: only the runtime folder "
+            "(/run/user/<uid>, $XDG_RUNTIME_DIR), docker, podman, containerd, screen and D-Bus "
+            "sockets are hidden; a Unix socket anywhere else (a tmux server's under ~) is "
+            "reachable"
+        )
+    return (
+        "none of the host's reachable, wherever it lies: making a Unix socket is refused "
+        "(seccomp: socket(AF_UNIX) and io_uring fail with 'Operation not permitted'; pairs of "
+        "connected sockets, TCP and UDP kept), and the runtime folder (/run/user/<uid>, "
+        "$XDG_RUNTIME_DIR) is hidden besides; what needs a socket of its own fails at once "
+        "(multiprocessing's forkserver, Manager, gpg, docker, ssh ControlMaster)"
+    )
