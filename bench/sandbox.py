@@ -5,7 +5,7 @@ For each network setting (`off`, `allowlist`) a command (`true` by default) runs
 through the terminal's own runner (`run_command`, what the terminal tool calls) with the
 sandbox's wrapping and without, alternating so that the machine's load hits both alike. The
 profile is the real one (the hermes home inside the working directory, credentials hidden,
-sockets hidden, private /tmp); the filtering proxy is started once, as in a conversation.
+sockets hidden, the socket filter, private /tmp); the filtering proxy is started once, as in a conversation.
 Printed: the medians, the delta against the 15 ms target and the ratio, and where the time of
 one sandboxed start goes (building the argv, bwrap alone with a bare profile, the full profile).
 Run: `.venv/bin/python bench/sandbox.py [--rounds 50] [--command true]`.
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from hermes_tui.core.tools.registry import ToolContext
-from hermes_tui.core.tools.sandbox import probe, scrubbed_env
+from hermes_tui.core.tools.sandbox import inherited, probe, scrubbed_env
 from hermes_tui.core.tools.terminal import Sandbox, TerminalSettings, run_command
 
 TARGET_MS = 15.0
@@ -64,6 +64,8 @@ def measure(network: str, rounds: int, command: str, root: Path) -> dict[str, fl
         started = time.perf_counter()
         argv = wrap(["true"])
         build.append(time.perf_counter() - started)
+        for descriptor in inherited(argv):
+            os.close(descriptor)
     bare = [sandbox.status.bwrap or "bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
     bwrap_bare: list[float] = []
     bwrap_full: list[float] = []
@@ -71,8 +73,13 @@ def measure(network: str, rounds: int, command: str, root: Path) -> dict[str, fl
         started = time.perf_counter()
         subprocess.run(bare, check=True)
         bwrap_bare.append(time.perf_counter() - started)
+        argv = wrap(["true"])  # the socket filter's descriptor is read once
         started = time.perf_counter()
-        subprocess.run(argv, check=True, env=env, cwd=work)
+        try:
+            subprocess.run(argv, check=True, env=env, cwd=work, pass_fds=inherited(argv))
+        finally:
+            for descriptor in inherited(argv):
+                os.close(descriptor)
         bwrap_full.append(time.perf_counter() - started)
     sandbox.close()
     return {
