@@ -607,3 +607,24 @@ def test_a_random_looking_secret_printed_in_two_halves_is_redacted_half_by_half(
         redactor.text("postgres on db:5432, kumquat-Secret")
         == "postgres on db:5432, kumquat-Secret"
     )
+
+
+@pytest.mark.parametrize("value", ["ghp_e2eSecretValue0123456789", "Äpfel-Secret-99x"])
+def test_an_encoded_form_in_any_letter_case_is_found_where_a_case_blind_search_finds_it(
+    value: str,
+) -> None:
+    """The encoded forms are searched lower-cased in ASCII text (forms.AnyCase): each form,
+    its letters' case flipped one by one, is redacted in ASCII text and around a non-ASCII
+    word, at the places the case-blind pattern finds it."""
+    from hermes_tui.core.redaction.forms import encoded_forms
+
+    redactor = Redactor({"TOKEN": value})
+    encoded = redactor._encoded
+    assert encoded is not None
+    for form in encoded_forms(value):
+        flipped = "".join(c.upper() if i % 2 else c.lower() for i, c in enumerate(form))
+        for text in (f"x {flipped} y", f"{flipped}\n{form.swapcase()}", f"é {flipped} ñ"):
+            found = [m.span() for m in encoded.finditer(text)]
+            assert found == [m.span() for m in encoded.pattern.finditer(text)]
+            assert found and value not in redactor.text(text)
+            assert flipped not in redactor.text(text)

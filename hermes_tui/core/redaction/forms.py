@@ -23,7 +23,7 @@ import base64
 import bisect
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 # An encoded form shorter than this could match by chance in ordinary base64 or hex.
 MIN_ENCODED_LENGTH = 8
@@ -203,6 +203,40 @@ def trie_pattern(forms: Mapping[str, str], gap: str, flags: int = 0) -> re.Patte
             node = node.setdefault(char, {})
         node[""] = tail
     return re.compile(_branches(root, gap), flags) if root else None
+
+
+class AnyCase:
+    """`trie_pattern(forms, gap)` matched in any letter case (`finditer`, `sub`).
+
+    The forms are lower case, and `gap` and their tails match a letter in either case alike.
+    A case-blind pattern's branches cannot be skipped in C by their first character, so it
+    tries every branch at every position (1.3 s for a 4 MB tool output). When every form is
+    ASCII, an ASCII text is searched lower-cased, case and all: an ASCII character matches a
+    form's character in any case exactly when its lower case matches it as written, so the
+    matches are the same, at the same places (each index unchanged), in a twentieth of the time.
+    A match found so holds the text lower-cased.
+    """
+
+    def __init__(self, forms: Mapping[str, str], gap: str) -> None:
+        self.pattern = trie_pattern(forms, gap, re.IGNORECASE)
+        ascii_lower = all(form.isascii() and form == form.lower() for form in forms)
+        self._cased = trie_pattern(forms, gap) if ascii_lower else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self._cased is not None and text.isascii():
+            return self._cased.finditer(text.lower())
+        assert self.pattern is not None
+        return self.pattern.finditer(text)
+
+    def sub(self, label: Callable[[re.Match[str]], str], text: str) -> str:
+        if self._cased is None or not text.isascii():
+            assert self.pattern is not None
+            return self.pattern.sub(label, text)
+        pieces, at = [], 0
+        for match in self._cased.finditer(text.lower()):
+            pieces += (text[at : match.start()], label(match))
+            at = match.end()
+        return "".join(pieces) + text[at:] if pieces else text
 
 
 def _branches(node: dict, gap: str, lead: str = "") -> str:

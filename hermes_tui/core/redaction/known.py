@@ -13,6 +13,7 @@ from hermes_tui.core.redaction.forms import (
     GAP,
     SEPARATORS,
     WRAPPED,
+    AnyCase,
     Starts,
     base64_forms,
     encoded_forms,
@@ -143,7 +144,8 @@ class Redactor:
                     encoded_tails.setdefault(piece.lower(), "")
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
         self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
-        self._encoded = trie_pattern(encoded_tails, "", re.IGNORECASE)
+        # (Its keys are lower case, and its tails, base32's, take either case.)
+        self._encoded = AnyCase(encoded_tails, "") if encoded_tails else None
         self._base64 = trie_pattern(b64_tails, "")
         self._patterns = [p for p in (self._loose, self._encoded, self._base64) if p is not None]
         # Whether a streamed text's tail may grow into a form: written out, or encoded.
