@@ -1,7 +1,8 @@
-"""`@datarecord`: a dataclass whose `__repr__`, `__eq__` and `__hash__` are shared by every record.
+"""`@datarecord`: a dataclass whose generated methods but `__init__` are shared by every record.
 
 `@dataclass` writes those three methods out for each class it makes (source text, compiled:
-~3.7 KiB of code per frozen class), and a one-shot turn loads a hundred of them. A record
+~3.7 KiB of code per frozen class, and ~2.9 KiB more for a frozen one's `__setattr__` and
+`__delattr__`, shared too), and a one-shot turn loads a hundred of them. A record
 behaves exactly as `@dataclass(frozen=True)` (or `frozen=False`) would make it: the same
 repr (fields with `repr=True`, `...` for a value that contains itself), the same equality
 (same class, then the tuple of `compare=True` fields) and hash (the tuple of the fields
@@ -21,8 +22,10 @@ from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T", bound=type)
 
-# On each record class: the names its repr shows, its equality compares and its hash reads.
+# On each record class: the names its repr shows, its equality compares and its hash reads,
+# and all its fields (what a frozen one refuses to assign or delete).
 _REPR, _COMPARE, _HASH = "__record_repr__", "__record_compare__", "__record_hash__"
+_FIELDS = "__record_fields__"
 
 
 @recursive_repr()
@@ -42,6 +45,35 @@ def _hash(self: Any) -> int:
     return hash(tuple(getattr(self, name) for name in getattr(self, _HASH)))
 
 
+def _frozen_owner(self: Any) -> Any:
+    """The record class whose frozen methods these are (a plain subclass may inherit them)."""
+    return next(k for k in type(self).__mro__ if k.__dict__.get("__setattr__") is _setattr)
+
+
+def _setattr(self: Any, name: str, value: Any) -> None:
+    cls = _frozen_owner(self)
+    if type(self) is cls or name in cls.__dict__[_FIELDS]:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    super(cls, self).__setattr__(name, value)
+
+
+def _delattr(self: Any, name: str) -> None:
+    cls = _frozen_owner(self)
+    if type(self) is cls or name in cls.__dict__[_FIELDS]:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    super(cls, self).__delattr__(name)
+
+
+def _share_frozen(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:
+    """The shared __setattr__ and __delattr__ for @dataclass's own, where they behave alike:
+    no base class but object has its own (then @dataclass's call it through super())."""
+    if any("__setattr__" in k.__dict__ or "__delattr__" in k.__dict__ for k in cls.__mro__[1:-1]):
+        return
+    setattr(cls, _FIELDS, tuple(f.name for f in fields))
+    cls.__setattr__ = _setattr  # type: ignore[method-assign,assignment]
+    cls.__delattr__ = _delattr  # type: ignore[method-assign,assignment]
+
+
 def _make(cls: T, options: dict[str, Any]) -> T:
     options = {"frozen": True, **options}
     own = any(name in cls.__dict__ for name in ("__repr__", "__eq__", "__hash__"))
@@ -58,6 +90,8 @@ def _make(cls: T, options: dict[str, Any]) -> T:
         hashed = (f.name for f in fields if (f.compare if f.hash is None else f.hash))
         setattr(cls, _HASH, tuple(hashed))
         cls.__hash__ = _hash  # type: ignore[method-assign]
+        if not options.get("slots"):  # @dataclass makes a slotted class anew
+            _share_frozen(cls, fields)
     else:  # a mutable dataclass with __eq__ is unhashable
         cls.__hash__ = None  # type: ignore[assignment]
     return cls

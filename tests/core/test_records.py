@@ -86,6 +86,40 @@ def test_a_record_is_frozen_and_still_a_dataclass() -> None:
     assert dataclasses.asdict(item)["secret"] == "s"
 
 
+def test_frozen_refuses_what_dataclass_refuses_in_the_same_words() -> None:
+    for made in twins():
+        item = made("a")
+        refused = []
+        for change, name in ((setattr, "size"), (setattr, "other"), (delattr, "name")):
+            # "other" is not a field: refused on the class itself all the same
+            with pytest.raises(dataclasses.FrozenInstanceError) as caught:
+                change(item, name, 2) if change is setattr else change(item, name)
+            refused.append(str(caught.value))
+        assert refused == [
+            "cannot assign to field 'size'",
+            "cannot assign to field 'other'",
+            "cannot delete field 'name'",
+        ]
+
+        class Plain(made):  # a plain subclass may hold more, never change a field
+            pass
+
+        sub = Plain("a")
+        sub.extra = 1
+        del sub.extra
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            sub.name = "b"
+
+        @datarecord
+        class Child(made):  # a record below a record keeps working (dataclass's own methods)
+            more: int = 0
+
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            Child("a").more = 1
+        child = Child("a")
+        assert child == Child("a") and repr(child).endswith("more=0)")
+
+
 def test_a_class_with_its_own_methods_keeps_them() -> None:
     @datarecord
     class Shown:
@@ -106,7 +140,7 @@ def test_a_class_with_its_own_methods_keeps_them() -> None:
 
 def test_a_record_costs_less_code_than_a_dataclass() -> None:
     plain, ours = twins()
-    generated = {"__repr__", "__eq__", "__hash__"}
+    generated = {"__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"}
     assert all(getattr(plain, name).__code__ is not None for name in generated)
     twin_plain, twin_ours = twins()
     for name in generated:  # one function for every record; a fresh one per dataclass
