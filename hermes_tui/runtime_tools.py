@@ -10,45 +10,61 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hermes_tui.core.tools.registry import ToolRegistry
+    from hermes_tui.core.tools.registry import Tool, ToolRegistry
     from hermes_tui.runtime import Runtime
 
 
 def tool_registry(runtime: Runtime) -> ToolRegistry:
-    from hermes_tui.core.tools.files import make_file_tools
+    from hermes_tui.core import host_programs
+    from hermes_tui.core.tools import schemas
     from hermes_tui.core.tools.memory import make_memory_tools
-    from hermes_tui.core.tools.registry import ToolRegistry
+    from hermes_tui.core.tools.registry import Deferred, ToolRegistry
     from hermes_tui.core.tools.sandbox_probe import DEFAULT_NETWORK_ALLOW
     from hermes_tui.core.tools.session_search import make_session_search_tools
     from hermes_tui.core.tools.skills import make_skill_tools
-    from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
     from hermes_tui.core.tools.todo import make_todo_tools
 
     memory = runtime.config.memory
     limits = runtime.result_limits()
     terminal = runtime.config.terminal
+    writable_roots = tuple(Path(p).expanduser() for p in terminal.writable_roots)
+    programs = runtime.programs()
+    # The programs the app runs outside the sandbox are found now, before any tool ran (as the
+    # terminal's sandbox would when made): the terminal module itself loads on its first call.
+    host_programs.settle(writable_roots)
+
+    def terminal_tools() -> list[Tool]:
+        from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+
+        return make_terminal_tools(
+            TerminalSettings(
+                allow=terminal.allow,
+                deny=terminal.deny,
+                sandbox=terminal.sandbox,  # type: ignore[arg-type]
+                network=terminal.network,  # type: ignore[arg-type]
+                network_allow=(*DEFAULT_NETWORK_ALLOW, *terminal.network_allow),
+                env_passthrough=terminal.env_passthrough,
+                writable_roots=writable_roots,
+                deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
+                hermes_home=runtime.home,
+                cache_dir=runtime.sandbox_cache_dir,
+                programs=programs,
+            )
+        )
+
+    def file_tools() -> list[Tool]:
+        from hermes_tui.core.tools.files import make_file_tools
+
+        return make_file_tools(
+            allowed_roots=runtime.config.files.allowed_roots,
+            hermes_home=runtime.home,
+            limits=limits,
+        )
+
     registry = ToolRegistry(
         [
-            *make_terminal_tools(
-                TerminalSettings(
-                    allow=terminal.allow,
-                    deny=terminal.deny,
-                    sandbox=terminal.sandbox,  # type: ignore[arg-type]
-                    network=terminal.network,  # type: ignore[arg-type]
-                    network_allow=(*DEFAULT_NETWORK_ALLOW, *terminal.network_allow),
-                    env_passthrough=terminal.env_passthrough,
-                    writable_roots=tuple(Path(p).expanduser() for p in terminal.writable_roots),
-                    deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
-                    hermes_home=runtime.home,
-                    cache_dir=runtime.sandbox_cache_dir,
-                    programs=runtime.programs(),
-                )
-            ),
-            *make_file_tools(
-                allowed_roots=runtime.config.files.allowed_roots,
-                hermes_home=runtime.home,
-                limits=limits,
-            ),
+            *Deferred(terminal_tools).tools(*schemas.TERMINAL_TOOLS),
+            *Deferred(file_tools).tools(*schemas.FILE_TOOLS),
             *make_memory_tools(
                 runtime.memory,
                 memory_enabled=memory.memory_enabled,

@@ -30,7 +30,8 @@ from helpers import cli_env, write_config
 # pattern table and the word lists it and the views' englishness score are built from (every
 # text the turn judged was remembered: loaded by the first scan), shlex (no command's words
 # were read), importlib.resources' readers (the package's shipped folders lie beside it),
-# argparse and its gettext (a plainly written `chat -q` line is read by cli_quick.py).
+# argparse and its gettext (a plainly written `chat -q` line is read by cli_quick.py), the
+# terminal, web and files tools' code (none was called: their schemas are core/tools/schemas.py).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -67,6 +68,9 @@ UNNEEDED = (
     "importlib.readers",
     "argparse",
     "gettext",
+    "hermes_tui.core.tools.terminal",
+    "hermes_tui.core.tools.web",
+    "hermes_tui.core.tools.files",
 )
 
 PROBE = """

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core.storage import atomic_write_text
+from hermes_tui.core.tools import schemas
 from hermes_tui.core.tools.approvals import ApprovalRequest, PathGrant
 from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.results import DISPLAY_KEY, ResultLimits
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.path_policy import Access, PathRules
 
 DIFF_MAX_LINES = 2000  # a diff longer than this is cut (the faces say how much was left out)
-DEFAULT_LIMIT = 500
+DEFAULT_LIMIT = schemas.DEFAULT_LIMIT
 MAX_LINE = 2000
 MAX_READ_BYTES = 5 * 1024 * 1024
 SKIP_DIRS = frozenset(
@@ -316,88 +317,20 @@ def make_file_tools(
                         return _found(matches, True, skipped)
         return _found(matches, False, skipped)
 
-    path_prop = {
-        "type": "string",
-        "minLength": 1,
-        "description": "File path, relative to the working directory or absolute.",
-    }
     return [
-        Tool(
-            "read_file",
-            "files",
-            "Read a text file with line numbers (paged by offset and limit).",
-            {
-                "type": "object",
-                "properties": {
-                    "path": path_prop,
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "First line to show (1-based).",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": f"Lines to show (default {DEFAULT_LIMIT}).",
-                    },
-                },
-                "required": ["path"],
-                "additionalProperties": False,
-            },
-            read_file,
-            read_only=True,
-            preview=lambda r: f"{r.get('total_lines', 0)} lines",
-        ),
-        Tool(
-            "write_file",
-            "files",
-            "Create or overwrite a file with the given content.",
-            {
-                "type": "object",
-                "properties": {"path": path_prop, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": False,
-            },
-            write_file,
-        ),
-        Tool(
-            "patch",
-            "files",
-            "Replace text in a file. old_string must identify one place (or set replace_all); small "
-            "whitespace or quoting differences are tolerated.",
-            {
-                "type": "object",
-                "properties": {
-                    "path": path_prop,
-                    "old_string": {"type": "string", "minLength": 1},
-                    "new_string": {"type": "string"},
-                    "replace_all": {"type": "boolean"},
-                },
-                "required": ["path", "old_string", "new_string"],
-                "additionalProperties": False,
-            },
-            patch,
-        ),
-        Tool(
-            "search_files",
-            "files",
-            "Search file contents by regular expression, optionally filtered by a filename glob.",
-            {
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "minLength": 1},
-                    "path": path_prop,
-                    "glob": {"type": "string", "description": "Filename pattern such as *.py."},
-                    "max_results": {"type": "integer", "minimum": 1},
-                },
-                "required": ["pattern"],
-                "additionalProperties": False,
-            },
-            search_files,
-            read_only=True,
-            preview=lambda r: f"{len(r.get('matches', []))} matches",
-        ),
+        Tool(**schemas.READ_FILE, handler=read_file, preview=_lines_preview),
+        Tool(**schemas.WRITE_FILE, handler=write_file),
+        Tool(**schemas.PATCH, handler=patch),
+        Tool(**schemas.SEARCH_FILES, handler=search_files, preview=_matches_preview),
     ]
+
+
+def _lines_preview(result: dict[str, Any]) -> str:
+    return f"{result.get('total_lines', 0)} lines"
+
+
+def _matches_preview(result: dict[str, Any]) -> str:
+    return f"{len(result.get('matches', []))} matches"
 
 
 def _found(matches: list[str], truncated: bool, skipped: list[str]) -> dict[str, Any]:

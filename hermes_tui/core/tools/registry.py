@@ -228,6 +228,45 @@ def _checker_for(tool: Tool) -> Callable[[Any], Any] | None:
         return None
 
 
+class Deferred:
+    """Tools whose module is imported on their first call: stand-ins carry each tool's schema
+    (plain data, core/tools/schemas.py) and forward a call, its trace line and `close` to the
+    tools `make` builds then (once, whichever stand-in is called first)."""
+
+    def __init__(self, make: Callable[[], list[Tool]]) -> None:
+        self._make = make
+        self._built: dict[str, Tool] | None = None
+        self._lock = threading.Lock()
+
+    def _tool(self, name: str) -> Tool:
+        with self._lock:
+            if self._built is None:
+                self._built = {tool.name: tool for tool in self._make()}
+        return self._built[name]
+
+    def tools(self, *described: dict[str, Any]) -> list[Tool]:
+        """A stand-in for each described tool (the keyword arguments of its `Tool`)."""
+        return [
+            Tool(
+                **fields,
+                handler=lambda args, context, name=fields["name"]: self._tool(name).handler(
+                    args, context
+                ),
+                # Called only after a successful call, when the tool is built: its own line.
+                preview=lambda result, name=fields["name"]: self._tool(name).summarise(result),
+                close=self.close,
+            )
+            for fields in described
+        ]
+
+    def close(self) -> None:
+        """End what the built tools keep running; nothing when none was called."""
+        with self._lock:
+            built = self._built
+        for close in dict.fromkeys(t.close for t in (built or {}).values() if t.close):
+            close()
+
+
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = (), *, limits: ResultLimits | None = None) -> None:
         self._tools: dict[str, Tool] = {}

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import host_programs
 from hermes_tui.core.records import datarecord
+from hermes_tui.core.tools import schemas
 from hermes_tui.core.tools.approvals import (
     ApprovalRequest,
     CommandGrant,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 # A memory bound on what one command may return; what the model sees is capped centrally at
 # tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
 MAX_OUTPUT = 2_000_000
-DEFAULT_TIMEOUT = 120
+DEFAULT_TIMEOUT = schemas.DEFAULT_TIMEOUT
 MAX_TIMEOUT = 600
 
 
@@ -525,42 +526,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         lines = len(result.get("output", "").splitlines())
         return f"exit {result.get('exit_code')} · {lines:,} line{'' if lines == 1 else 's'}"
 
-    schema = {
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "minLength": 1,
-                "description": "A bash command. The working directory persists between calls.",
-            },
-            "timeout": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}).",
-            },
-            "sandbox": {
-                "type": "boolean",
-                "description": "false asks the user to run this one command outside the sandbox "
-                "(always asks; give a justification). Leave it out otherwise.",
-            },
-            "justification": {
-                "type": "string",
-                "description": "With sandbox: false, why the command cannot run in the sandbox.",
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
     return [
-        Tool(
-            "terminal",
-            "terminal",
-            "Run a shell command and get its output and exit code.",
-            schema,
-            terminal,
-            preview=preview,
-            close=sandbox.close,
-        ),
+        Tool(**schemas.TERMINAL, handler=terminal, preview=preview, close=sandbox.close),
         # web_fetch shares this sandbox's network policy: one allowlist, one set of hosts
         # allowed for the session.
         *make_web_tools(sandbox.decide, settings.network_allow),
