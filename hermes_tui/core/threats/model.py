@@ -216,25 +216,30 @@ class Model:
     def score(self, views: Iterable[str]) -> float:
         """The highest probability of any view that it is an attack (0 with no view)."""
         best = -math.inf
-        weights = self.weights
         for view in views:
-            total = self.bias + sum(weights[i] * v for i, v in _weighed(features(view)))
-            best = max(best, total)
+            best = max(best, self.bias + _dot(self.weights, _weighed(features(view))))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, best)))) if best != -math.inf else 0.0
+
+
+def _dot(weights: Sequence[float], pairs: list[tuple[int, float]]) -> float:
+    if isinstance(weights, _Scaled):  # the very products `weights[i] * v`, without a call each
+        raw, scale = weights.raw, weights.scale
+        return sum(raw[i] * scale * v for i, v in pairs)
+    return sum(weights[i] * v for i, v in pairs)
 
 
 class _Scaled:
     """Signed bytes read as floats: weight i is raw[i] * scale."""
 
     def __init__(self, raw: array.array, scale: float) -> None:
-        self._raw = raw
-        self._scale = scale
+        self.raw = raw
+        self.scale = scale
 
     def __getitem__(self, index: int) -> float:
-        return self._raw[index] * self._scale
+        return self.raw[index] * self.scale
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self.raw)
 
 
 @cache
