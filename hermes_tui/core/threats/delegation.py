@@ -39,10 +39,10 @@ ROWS: tuple[tuple[str, str, str, Severity, str], ...] = (
     ),
     (
         r"\b(?:when|if|whenever)\b[^.\n]{0,60}?\b(?:held|refused|blocked|flagged|rejected)\b"
-        rf"[^.\n]{{0,60}}?{_NEGATED}\b(?:retry|rephrase|re-?word|try\s+again|re-?submit|split)"
+        rf"[^.\n]{{0,60}}?\b{_NEGATED}(?:retry|rephrase|re-?word|try\s+again|re-?submit|split)"
         r"|\bzero[-\s]width\b[^.\n]{0,60}?\b(?:between|separat\w*|insert\w*)"
-        rf"|{_NEGATED}\b(?:separat\w*|insert\w*)\b[^.\n]{{0,40}}?\bzero[-\s]width"
-        rf"|{_NEGATED}\bto\s+(?:get|slip|sneak)\s+(?:it|them|this|these)\s+(?:past|through)\b"
+        rf"|\b{_NEGATED}(?:separat\w*|insert\w*)\b[^.\n]{{0,40}}?\bzero[-\s]width"
+        rf"|\b{_NEGATED}to\s+(?:get|slip|sneak)\s+(?:it|them|this|these)\s+(?:past|through)\b"
         r"[^.\n]{0,30}?\b(?:filter|scanner|check|gate|review)",
         "evade_the_gate",
         "delegated_authority",
