@@ -148,9 +148,12 @@ def test_a_text_scanned_again_gets_the_same_findings_in_a_list_of_its_own() -> N
 import base64  # noqa: E402
 import codecs  # noqa: E402
 import json  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
 
 from hermes_tui.core.threats import Scanner  # noqa: E402
+from hermes_tui.core.threats import sensor as sensor_module  # noqa: E402
 from hermes_tui.core.threats.sensor import build_sensor  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "injection_corpus.json"
@@ -341,3 +344,37 @@ def test_an_internal_fault_of_the_library_holds_instead_of_letting_the_text_thro
     verdict = Scanner(sensor_factory=lambda: sensor).assess("User prefers pytest.")
     assert verdict.tier == "hold"
     assert verdict.id == "scanner_error"
+
+
+class _StarvedSensor:
+    """A library sensor whose first `failing` scans fail closed, after waiting for the CPU
+    when `waits` (asleep: the wall clock runs, the thread's CPU time does not), as a busy
+    machine makes them, or at once."""
+
+    def __init__(self, failing: int, waits: bool = True) -> None:
+        self.failing, self.waits, self.calls = failing, waits, 0
+
+    def scan(self, text: str) -> SimpleNamespace:
+        self.calls += 1
+        if self.calls > self.failing:
+            return SimpleNamespace(input_status=None, action="allowed", rules=[])
+        if self.waits:
+            time.sleep(sensor_module.STARVED_AFTER + 0.05)
+        return SimpleNamespace(input_status="fail_closed", action="blocked", rules=[])
+
+
+@pytest.mark.parametrize(
+    ("failing", "waits", "tier", "calls"),
+    [(1, True, "allow", 2), (2, True, "hold", 2), (2, False, "hold", 1)],
+)
+def test_a_scan_that_failed_closed_for_want_of_the_cpu_is_run_once_more(
+    failing: int, waits: bool, tier: str, calls: int
+) -> None:
+    """The library's 0.5 s budget is wall-clock: on a loaded machine a text failed closed
+    (scanner_error, held) though its scan barely ran. Such a scan is run once more: a second
+    success judges the text, a second failure still holds it; one that failed at once (a
+    bound, not a wait) is not run again."""
+    library = _StarvedSensor(failing, waits)
+    verdict = Scanner(sensor_factory=lambda: library).assess("User prefers pytest.")
+    assert verdict.tier == tier and library.calls == calls
+    assert (verdict.id == "scanner_error") == (tier == "hold")
