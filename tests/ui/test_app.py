@@ -215,11 +215,10 @@ async def test_memory_edited_outside_the_app_shows_up(home: Path) -> None:
         await pilot.pause(0.3)
         (home / "memories" / "MEMORY.md").write_text("Edited in vim.", encoding="utf-8")
         section = app.query_one("#memory-memory", MemorySection)
-        for _ in range(100):
-            if [item.entry for item in section.query("EntryItem")] == ["Edited in vim."]:
-                break
-            await pilot.pause(0.05)
-        assert [item.entry for item in section.query("EntryItem")] == ["Edited in vim."]
+        await wait_until(
+            lambda: [item.entry for item in section.query("EntryItem")] == ["Edited in vim."],
+            timeout=5,
+        )
 
 
 async def test_theme_choice_persists_and_a_broken_theme_is_reported(home: Path) -> None:

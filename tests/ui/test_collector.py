@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 
 from hermes_tui.ui.collector import FULL_EVERY, LAST_RESORT, Collector
 from hermes_tui.ui.widgets.chat import AssistantMessage
@@ -106,11 +106,10 @@ async def draw_a_reply(app, pilot, collector: Collector, *, typing: bool) -> Ass
 
 
 async def wait_for_collection(pilot, collector: Collector) -> None:
-    for _ in range(200):
-        if collector.full_collections:
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("no full collection")
+    try:
+        await wait_until(lambda: collector.full_collections, timeout=10)
+    except AssertionError:
+        raise AssertionError("no full collection") from None
 
 
 TEXT = "".join(f"## Part {i}\n\nSome **text** for part {i}.\n\n- a\n- b\n\n" for i in range(30))

@@ -7,7 +7,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from helpers import make_app, skill_text
+from helpers import make_app, skill_text, wait_until
 
 from hermes_tui.ui.app import HermesApp
 
@@ -30,7 +30,7 @@ def _due_with_an_old_skill(home: Path, app: HermesApp) -> None:
 async def test_the_app_checks_the_curator_schedule_while_it_stays_open(home: Path) -> None:
     app = make_app(home)
     notes: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await app.workers.wait_for_complete()  # the start-up check: first run, records the time
         assert app.CURATOR_CHECK_INTERVAL <= 3600
         original = app.notify
@@ -38,10 +38,8 @@ async def test_the_app_checks_the_curator_schedule_while_it_stays_open(home: Pat
         _due_with_an_old_skill(home, app)  # days pass with the app open
         app.check_curator()  # what the interval timer calls
         await app.workers.wait_for_complete()
-        for _ in range(100):  # the pass's notice comes through the event forwarder
-            if any(n.startswith("curator: ") for n in notes):
-                break
-            await pilot.pause(0.02)
+        # the pass's notice comes through the event forwarder
+        await wait_until(lambda: any(n.startswith("curator: ") for n in notes), timeout=5)
         assert app.runtime.skills.get("old-trick") is None  # archived (restorable)
         assert any(n.startswith("curator: ") and "archive" in n for n in notes), notes
         assert not app.runtime.curator().due()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 
 from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
@@ -19,10 +19,10 @@ REPLY = "The first half of this reply arrives, and then the server hangs for goo
 
 
 async def _until(pilot, predicate, what: str) -> None:
-    deadline = time.monotonic() + BOUND
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.05)
+    try:
+        await wait_until(predicate, timeout=BOUND)
+    except AssertionError:
+        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 @pytest.mark.parametrize("key", ["escape", "ctrl+c"])

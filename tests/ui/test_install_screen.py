@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from helpers import make_app, skill_text, write_skill
+from helpers import make_app, skill_text, wait_until, write_skill
 from textual.widgets import Button, Checkbox, Input, SelectionList
 
 from hermes_tui.ui.screens.install import InstallScreen
@@ -39,10 +38,10 @@ async def look(app, pilot, source: Path) -> InstallScreen:
 
 async def until(pilot, condition, seconds: float = 30.0) -> None:
     """Wait for what a worker thread hands back to the UI (call_from_thread), not a fixed time."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting for the dialog"
-        await pilot.pause(0.05)
+    try:
+        await wait_until(condition, timeout=seconds)
+    except AssertionError:
+        raise AssertionError("timed out waiting for the dialog") from None
 
 
 async def test_the_dialog_lists_verdicts_and_installs_only_what_may_go_in(

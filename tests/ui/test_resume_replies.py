@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 
 from hermes_tui.ui.widgets.chat import AssistantMessage, RenderedMarkdown
 
@@ -26,10 +25,12 @@ async def test_a_resumed_session_draws_every_reply(home: Path, llm: FakeLLM) -> 
     async with again.run_test(size=SIZE) as pilot:
         again.resume(session_id)
         await again.workers.wait_for_complete()
-        deadline = time.monotonic() + 30
-        while not all(m.settled for m in again.query(AssistantMessage)):
-            assert time.monotonic() < deadline, "the resumed replies were never drawn"
-            await pilot.pause(0.05)
+        try:
+            await wait_until(
+                lambda: all(m.settled for m in again.query(AssistantMessage)), timeout=30
+            )
+        except AssertionError:
+            raise AssertionError("the resumed replies were never drawn") from None
         drawn = [
             "\n".join(strip.text for strip in m.query_one(RenderedMarkdown).strips)
             for m in again.query(AssistantMessage)

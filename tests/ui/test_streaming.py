@@ -36,12 +36,14 @@ def long_reply(sections: int) -> str:
 
 
 async def settle(pilot, message: AssistantMessage) -> None:
-    """Wait until the reply is drawn once (bounded: a reply that never settles fails the test)."""
-    for _ in range(1200):
-        if message.settled:
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"the reply never settled ({len(message.text)} characters)")
+    """Wait until the reply is drawn once (bounded: a reply that never settles fails the test).
+
+    Polled without `pilot.pause`, which makes every widget of the screen answer a callback and
+    forces a frame each time: the app draws its steps on its own timers meanwhile."""
+    try:
+        await wait_until(lambda: message.settled, timeout=60)
+    except AssertionError:
+        raise AssertionError(f"the reply never settled ({len(message.text)} characters)") from None
 
 
 async def reply_drawn(
@@ -65,11 +67,10 @@ async def half_drawn(pilot, text: str) -> tuple[ChatView, AssistantMessage]:
     half = len(text) // 2
     await chat.stream(text[:half])
     message = pilot.app.query_one(AssistantMessage)
-    for _ in range(400):
-        if message._fed >= half:
-            break
-        await pilot.pause(0.05)
-    assert message._fed >= half, "the first half was never drawn"
+    try:
+        await wait_until(lambda: message._fed >= half, timeout=20)
+    except AssertionError:
+        raise AssertionError("the first half was never drawn") from None
     await wait_until(lambda: message._shown_fed >= half)  # on screen, not only fed
     await pilot.pause(0.2)
     return chat, message

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 
 from hermes_tui.ui.screens.modals import ApprovalScreen
 from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock
@@ -20,11 +20,10 @@ async def ask_to_read(app, pilot) -> None:
     until the approval dialog is on screen."""
     app.query_one("#chat-input").text = "read it"
     await pilot.press("enter")
-    for _ in range(200):
-        if isinstance(app.screen, ApprovalScreen):
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("no approval dialog came")
+    try:
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), timeout=10)
+    except AssertionError:
+        raise AssertionError("no approval dialog came") from None
 
 
 async def test_esc_pressed_before_the_worker_starts_cancels_the_turn(
