@@ -254,13 +254,22 @@ class _Markdown(rich_markdown.Markdown):
         "blockquote_open": _BlockQuote,
     }
 
-    def __init__(self, markup: str, **options) -> None:
+    def __init__(self, markup: str, *, code_theme: str, hyperlinks: bool) -> None:
         # Rich parses with raw HTML on and draws an HTML block as nothing: a reply could hide
         # text from its reader (`<!-- … -->`, `<script>`). Parsed as the blocks are cut
-        # (`_parser`, HTML off), HTML shows as the text it is.
-        super().__init__("", **options)
+        # (`_parser`, HTML off), HTML shows as the text it is. Rich's own settings come from a
+        # Markdown made once: Rich builds a new markdown-it parser in each one (about a third
+        # of a short step's drawing).
+        vars(self).update(vars(_settings(code_theme, hyperlinks)))
         self.markup = markup
         self.parsed = _parser.parse(markup)
+
+
+@lru_cache(maxsize=4)
+def _settings(code_theme: str, hyperlinks: bool) -> rich_markdown.Markdown:
+    """A Markdown of nothing: Rich's settings for `code_theme` and `hyperlinks`, as its
+    `__init__` sets them. Read only (each drawing replaces `markup` and `parsed`)."""
+    return rich_markdown.Markdown("", code_theme=code_theme, hyperlinks=hyperlinks)
 
 
 def render(text: str, width: int, style: MarkdownStyle) -> list[Strip]:

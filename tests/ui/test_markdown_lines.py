@@ -234,3 +234,33 @@ def test_code_is_shown_at_the_narrowest_widths() -> None:
 def test_a_lone_carriage_return_fed_directly_does_not_break_the_cuts() -> None:
     text = "".join(f"# h{i}\r\r" for i in range(8))
     assert in_pieces(text, 40, 5) == whole(text, 40)
+
+
+def test_a_drawing_builds_no_parser_and_keeps_riches_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each step draws with the one HTML-less parser: none is built per drawing, and the
+    Markdown drawn holds what Rich's own would, but the text parsed without HTML."""
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
+
+    text = "# Title\n\nSome **bold**, <b>html</b> and a [link](https://example.com).\n"
+    render(text, 60, STYLE)  # Rich's settings for this theme are made once, here
+    built: list[object] = []
+    original = MarkdownIt.__init__
+    monkeypatch.setattr(
+        MarkdownIt, "__init__", lambda self, *a, **k: built.append(self) or original(self, *a, **k)
+    )
+    lines = render(text, 60, STYLE)
+    assert built == [] and any("<b>html</b>" in strip.text for strip in lines)
+    monkeypatch.undo()
+    ours = markdown_lines._Markdown(text, code_theme=STYLE.code_theme, hyperlinks=True)
+    riches = Markdown(text, code_theme=STYLE.code_theme, hyperlinks=True)
+    assert {k: v for k, v in vars(ours).items() if k != "parsed"} == {
+        k: v for k, v in vars(riches).items() if k != "parsed"
+    }
+
+    def html(parsed: list) -> list[str]:
+        return [c.content for t in parsed for c in t.children or () if c.type == "html_inline"]
+
+    assert html(ours.parsed) == [] and html(riches.parsed) == ["<b>", "</b>"]
