@@ -46,9 +46,10 @@ def test_the_pending_command_neutralises_what_it_prints_whatever_its_stream(
     # main() wraps stdout too; the command must not depend on that (it is the text an
     # attacker chose), so it is called here on a plain stream.
     from hermes_tui import cli, cli_chat
+    from hermes_tui.cli_args import build_parser
 
     stage_hostile_write(home)
-    args = cli.build_parser().parse_args(["pending", "list", "--home", str(home)])
+    args = build_parser().parse_args(["pending", "list", "--home", str(home)])
     assert cli_chat.cmd_pending(args, cli._open_runtime) == 0
     out = capsys.readouterr().out
     assert ESC not in out and "\x9b" not in out

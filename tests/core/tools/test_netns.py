@@ -150,6 +150,15 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _still_alive(pids: list[int], within: float = 5.0) -> list[int]:
+    """Which of `pids` are alive `within` seconds from now (sooner once none is): a SIGKILLed
+    process dies when it is next scheduled, which on a loaded machine is not at once."""
+    deadline = time.monotonic() + within
+    while (alive := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive
+
+
 def test_closing_the_runtime_ends_its_conversations_network_holders(
     tmp_path: Path, home: Path
 ) -> None:
@@ -170,7 +179,7 @@ def test_closing_the_runtime_ends_its_conversations_network_holders(
     started = {pid: kids for pid, kids in _holders().items() if pid not in before}
     assert len(started) == 2 and all(started.values()), started  # each: bwrap and its socat
     runtime.close()
-    left = [pid for holder, kids in started.items() for pid in (holder, *kids) if _alive(pid)]
+    left = _still_alive([pid for holder, kids in started.items() for pid in (holder, *kids)])
     assert not left, f"still running after close: {left}"
 
 
@@ -197,7 +206,7 @@ def test_closing_a_session_ends_its_holder_and_leaves_the_others_running(
     assert all(len(found) == 1 for found in holders.values()), holders
     left_behind.close()
     gone = holders[left_behind.id]
-    assert not [pid for holder, kids in gone.items() for pid in (holder, *kids) if _alive(pid)]
+    assert not _still_alive([pid for holder, kids in gone.items() for pid in (holder, *kids)])
     assert all(_alive(pid) for pid in holders[kept.id])
     again = kept.agent.registry.call("terminal", {"command": "echo still"}, kept.agent.context)
     assert "still" in again["output"], again
