@@ -8,20 +8,17 @@ that reaches for hermes-tui itself asks. "ask" is an ApprovalRequest put to the 
 approvals (approvals.py: a grant it holds, else the face asks the human; `chat -q` refuses
 unless --yolo). Then the command runs with a scrubbed environment inside the OS sandbox
 (sandbox.py), its network through the filtering proxy (netproxy.py), and protected paths it
-created are moved aside afterwards. Output is captured through a temp file (no pipe can fill up
-and stall the command); the registry caps what the model sees.
+created are moved aside afterwards. The command itself runs in command_run.py (output through a
+temp file, bounded: a command whose output passes 128 MB is stopped, and only its head and tail
+are read back); the registry caps what the model sees.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-import select
-import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
@@ -37,6 +34,9 @@ from hermes_tui.core.tools.approvals import (
     HostGrant,
     ShellGrants,
 )
+
+# The runner and its bounds on output (command_run.py); bench/ takes run_command from here.
+from hermes_tui.core.tools.command_run import run_command
 from hermes_tui.core.tools.registry import Tool, ToolContext
 from hermes_tui.core.tools.sandbox_probe import (
     DEFAULT_NETWORK_ALLOW,
@@ -54,9 +54,6 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.netns import NetworkHolder
     from hermes_tui.core.tools.netproxy import Connection, FilteringProxy
 
-# A memory bound on what one command may return; what the model sees is capped centrally at
-# tools.max_result_chars (results.py), with the whole output saved for paging and the UI.
-MAX_OUTPUT = 2_000_000
 DEFAULT_TIMEOUT = schemas.DEFAULT_TIMEOUT
 MAX_TIMEOUT = 600
 
@@ -269,112 +266,6 @@ def _ask_network(host: str, command: str, context: ToolContext) -> Decision:
     if request.grant is not None and context.approvals.holds(request.grant):
         return "session"
     return "once" if context.approvals.ask(request) else "deny"
-
-
-def _cap(text: str) -> str:
-    if len(text) <= MAX_OUTPUT:
-        return text
-    head, tail = MAX_OUTPUT // 3, MAX_OUTPUT * 2 // 3
-    omitted = len(text) - head - tail
-    return f"{text[:head]}\n[... {omitted:,} characters of output left out ...]\n{text[-tail:]}"
-
-
-def run_command(
-    command: str,
-    context: ToolContext,
-    timeout: float,
-    *,
-    env: Mapping[str, str] | None = None,
-    wrap: Any = None,
-) -> dict[str, Any]:
-    """Run `command` with bash in context.cwd; `wrap(argv)` turns the argv into a sandboxed one.
-
-    The shell's last directory comes back through a file descriptor handed down (the
-    sandbox's /tmp is not ours, so a path would not do).
-    """
-    with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
-        out_path = Path(scratch) / "out"
-        cwd_path = Path(scratch) / "cwd"
-        with out_path.open("wb") as out, cwd_path.open("wb") as cwd_file:
-            fd = cwd_file.fileno()
-            script = f"{command}\n__hermes_rc=$?\npwd >&{fd} 2>/dev/null\nexit $__hermes_rc\n"
-            # The host's bash found at start, never one a command put on PATH (host_programs).
-            argv = [host_programs.programs().require("bash", context.workdir), "-c", script]
-            argv = wrap(argv) if wrap is not None else argv
-            inherited = getattr(argv, "fds", ())  # the sandbox's socket filter (sandbox.Wrapped)
-            try:
-                process = subprocess.Popen(
-                    argv,
-                    cwd=context.cwd,
-                    env=dict(env) if env is not None else None,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    pass_fds=(fd, *inherited),
-                )
-            finally:
-                for descriptor in inherited:
-                    os.close(descriptor)
-            deadline = time.monotonic() + timeout
-            stopped = ""
-            ended = _waiter(process)
-            while True:
-                # Woken the moment the command ends (a sleep between polls adds up to its
-                # length to every command); cancel and timeout are checked between waits.
-                if ended(0.05):
-                    break
-                if context.cancel.is_set():
-                    stopped = "cancelled by the user"
-                elif time.monotonic() > deadline:
-                    stopped = f"timed out after {timeout:g}s"
-                if stopped:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
-                    ended(0)  # closes the pidfd
-                    break
-        output = out_path.read_bytes().decode("utf-8", errors="replace")
-        reported = cwd_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-        if reported:
-            new_cwd = Path(reported[-1])
-            if new_cwd.is_absolute() and new_cwd.is_dir():
-                context.cwd = new_cwd
-    result: dict[str, Any] = {
-        "success": not stopped and process.returncode == 0,
-        "exit_code": process.returncode,
-        "output": _cap(output),
-        "cwd": str(context.cwd),
-    }
-    if stopped:
-        result["error"] = f"command {stopped}; output so far is included"
-    elif process.returncode != 0:
-        result["error"] = f"command exited with status {process.returncode}"
-    return result
-
-
-def _waiter(process: subprocess.Popen) -> Any:
-    """`ended(seconds)`: wait at most that long for `process` to end; whether it has. A pidfd
-    wakes at the exit itself; without one, Popen.wait polls (with a growing delay)."""
-    try:
-        pidfd = os.pidfd_open(process.pid)
-    except (AttributeError, OSError):
-        pidfd = None
-
-    def ended(seconds: float) -> bool:
-        if pidfd is None:
-            try:
-                process.wait(timeout=seconds)
-            except subprocess.TimeoutExpired:
-                return False
-            return True
-        select.select([pidfd], [], [], seconds)
-        if process.poll() is None:
-            return False
-        os.close(pidfd)
-        return True
-
-    return ended
 
 
 def _refusal(text: str) -> dict[str, Any]:
