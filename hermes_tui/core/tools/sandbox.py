@@ -240,7 +240,7 @@ class Profile:
     read_only: bool = False
     # No Unix socket made inside (unix_wall.py): bubblewrap gets the filter on a descriptor
     # (the argv is then a `Wrapped`, whose `fds` the caller passes down and closes), or, with
-    # the proxy's bridge inside the sandbox, `python` installs it after the bridge started.
+    # the proxy's bridge inside the sandbox, `python` starts the bridge and then installs it.
     socket_filter: bool = False
     python: str | None = None
 
@@ -335,10 +335,15 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         if not held:
             assert profile.proxy_socket is not None and profile.socat is not None
             args += ["--bind", str(profile.proxy_socket), PROXY_SOCKET_INSIDE]
-            if filtered:
+            if filtered:  # the launcher bridges, out of the command's reach (unix_wall.py)
                 assert profile.python is not None
-                argv = [*unix_wall.launcher(profile.python), *argv]
-            argv = _with_bridge(profile.socat, argv)
+                # No init of bubblewrap's without the filter for the command to attach to:
+                # the launcher is pid 1, and so is the command it becomes.
+                args.append("--as-pid-1")
+                bridge = {"proxy": PROXY_SOCKET_INSIDE, "port": PROXY_PORT}
+                argv = [*unix_wall.launcher(profile.python, **bridge), *argv]
+            else:
+                argv = _with_bridge(profile.socat, argv)
         proxy = f"http://127.0.0.1:{PROXY_PORT}"
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             env += ["--setenv", name, proxy]

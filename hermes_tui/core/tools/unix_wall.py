@@ -24,9 +24,9 @@ glibc's nscd and systemd lookups fall back to the files when refused.
 
 The filter is handed to bubblewrap (`--seccomp FD`: `filter_fd`), which installs it right
 before the command runs. When the bridge to the filtering proxy runs inside the command's
-sandbox (no held network namespace, netns.py), socat must connect to the proxy's socket for
-each connection: there the bridge starts first and `launcher` installs the filter just before
-the command (socat keeps its own process, unfiltered).
+sandbox (no held network namespace, netns.py), it must connect to the proxy's socket for each
+connection: there `launcher` starts the bridge itself, in a process of its own that the command
+cannot attach to, then installs the filter and runs the command.
 """
 
 from __future__ import annotations
@@ -121,22 +121,71 @@ def filter_fd(machine: str | None = None) -> int:
     return read_end
 
 
-# Installs the filter given as hex in argv[1], then runs argv[2:] (Python, no site, no
-# environment: the interpreter hermes-tui runs on, mounted in the sandbox).
+# Installs the filter given as hex in argv[1], then runs argv[4:] (Python, no site, no
+# environment: the interpreter hermes-tui runs on, mounted in the sandbox). With a proxy socket
+# in argv[2], it first listens on 127.0.0.1:argv[3] and forks the bridge to that socket: a
+# process the filter does not hold, made non-dumpable so that the command can neither ptrace it
+# nor write its memory through /proc (without CAP_SYS_PTRACE, which no command has) to make it
+# open a socket of the command's choosing; socat, a program the command could attach to, is
+# not used here.
 _INSTALL = """\
-import ctypes, os, sys
-code = ctypes.create_string_buffer(bytes.fromhex(sys.argv[1]))
+import ctypes, os, socket, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+code, proxy, port = bytes.fromhex(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+
+def pump(source, sink):
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+def pair(client, upstream):
+    other = threading.Thread(target=pump, args=(client, upstream), daemon=True)
+    other.start()
+    pump(upstream, client)
+    other.join()
+    client.close()
+    upstream.close()
+
+if proxy:
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    if os.fork() == 0:
+        os.setsid()
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: 0
+        while True:
+            client, _ = listener.accept()
+            upstream = socket.socket(socket.AF_UNIX)
+            try:
+                upstream.connect(proxy)
+            except OSError:
+                client.close()
+                upstream.close()
+                continue
+            threading.Thread(target=pair, args=(client, upstream), daemon=True).start()
+    listener.close()
+buffer = ctypes.create_string_buffer(code)
 class Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-libc = ctypes.CDLL(None, use_errno=True)
-prog = Program(len(sys.argv[1]) // 16, ctypes.cast(code, ctypes.c_void_p))
-if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(prog), 0, 0):
+program = Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(program), 0, 0):
     sys.exit("hermes-tui: the sandbox's socket filter did not install: "
              + os.strerror(ctypes.get_errno()) + "; the command was not run")
-os.execvp(sys.argv[2], sys.argv[2:])
+os.execvp(sys.argv[4], sys.argv[4:])
 """
 
 
-def launcher(python: str, machine: str | None = None) -> list[str]:
-    """The argv prefix that installs the filter and then runs what follows it."""
-    return [python, "-I", "-S", "-c", _INSTALL, program(machine).hex()]
+def launcher(
+    python: str, machine: str | None = None, *, proxy: str = "", port: int = 0
+) -> list[str]:
+    """The argv prefix that installs the filter and then runs what follows it; with `proxy`
+    (the filtering proxy's socket), after starting the bridge from 127.0.0.1:`port` to it."""
+    return [python, "-I", "-S", "-c", _INSTALL, program(machine).hex(), proxy, str(port)]

@@ -166,6 +166,36 @@ def test_a_tmux_socket_under_the_home_is_not_reached(
         assert "proxy answered" in output, output
 
 
+ATTACH = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+    try:
+        argv = open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        continue
+    if b"socat" in argv or b"PR_SET_DUMPABLE" in argv:  # the bridge to the proxy
+        print("bridge found")
+        try:
+            open(f"/proc/{pid}/mem", "r+b")
+            print("MEMORY WRITABLE")
+        except OSError as exc:
+            print("memory refused", exc.errno)
+        print("ATTACHED" if libc.ptrace(16, pid, 0, 0) == 0 else "ptrace refused")
+"""
+
+
+def test_the_bridge_inside_the_sandbox_cannot_be_made_to_open_a_socket(workdir: Path) -> None:
+    """Per command (no held namespace), the bridge lives in the command's sandbox without the
+    filter: attached to (ptrace, /proc/<pid>/mem), it would open any socket it is told to."""
+    (workdir / "attach.py").write_text(ATTACH)
+    _own(workdir / "attach.py")
+    output = _run(workdir, "python3 attach.py; python3 proxy.py", network="bridged")
+    assert "bridge found" in output and "proxy answered" in output, output
+    assert "MEMORY WRITABLE" not in output and "ATTACHED" not in output, output
+    assert "memory refused" in output and "ptrace refused" in output, output
+
+
 def test_the_runtime_folder_is_hidden_without_xdg_runtime_dir(workdir: Path) -> None:
     """/run/user/<uid> (the systemd user manager's bus, podman, gnupg) whatever the app's own
     environment says: its sockets unreachable, its files not there."""
