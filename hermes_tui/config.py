@@ -47,6 +47,7 @@ from hermes_tui.config_model import (
     ToolsConfig,
 )
 from hermes_tui.core.records import datarecord
+from hermes_tui.core.redaction.recognise import tree_secrets
 from hermes_tui.core.storage import atomic_write_text, file_lock, make_private
 
 __all__ = [
@@ -447,6 +448,7 @@ def load_config(
     return Config(
         home=home,
         env=env,
+        secrets=tree_secrets(data),
         mcp_servers=loaded.mcp_servers,
         hermes_sections=loaded.kept,
         warnings=tuple(loaded.warnings),

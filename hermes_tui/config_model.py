@@ -175,6 +175,9 @@ class Config:
     unused_hermes_keys: tuple[str, ...] = ()
     # Environment as the provider sees it: .env under the real environment.
     env: Mapping[str, str] = field(default_factory=dict)
+    # What config.yaml holds that is secret, label -> value (core/redaction/recognise.py's
+    # tree_secrets: Hermes' model.api_key, a token in an MCP server's args), for the redaction.
+    secrets: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def config_path(self) -> Path:

@@ -585,16 +585,13 @@ def _check_home(home: Path) -> None:
 
 
 def mcp_secrets(config: Config) -> dict[str, str]:
-    """What config.yaml gives its MCP servers under secret-looking names (an `env` token, an
-    `X-Api-Key` header): a server may print it, so the redaction knows it too."""
+    """What config.yaml holds that is secret (recognise.tree_secrets: Hermes' model.api_key, a
+    token in an MCP server's args or URL) and what its MCP servers are given once `${VAR}`s are
+    filled in (mcp_config.server_secrets): a server or a script may print it."""
     if not config.mcp_servers:
-        return {}  # without servers, no parser to import
-    from hermes_tui.core.redaction import SECRET_NAME
-    from hermes_tui.core.tools.mcp_config import parse_servers
+        return dict(config.secrets)  # without servers, no parser to import
+    from hermes_tui.core.redaction import labelled
+    from hermes_tui.core.tools.mcp_config import parse_servers, server_secrets
 
-    found = {}
-    for server in parse_servers(config.mcp_servers, config.env).servers:
-        for name, value in [*server.env.items(), *server.headers.items()]:
-            if SECRET_NAME.search(name):
-                found[name] = value
-    return found
+    servers = server_secrets(parse_servers(config.mcp_servers, config.env).servers)
+    return labelled((name, [value]) for name, value in [*config.secrets.items(), *servers.items()])

@@ -44,12 +44,14 @@ class EditorBuffers:
         self._call(conn.write_text_file(session_id=self.session_id, path=str(path), content=text))
 
 
-def client_mcp_servers(servers: Any, sink: Any) -> Any:
+def client_mcp_servers(servers: Any, sink: Any, redactor: Any = None) -> Any:
     """The MCP servers an ACP client passes in session/new (stdio or HTTP), as our manager.
     They are the user's own, configured in their editor, so they run as configured servers do
-    (no approval per call); their results are untrusted like every MCP result."""
+    (no approval per call); their results are untrusted like every MCP result. The tokens they
+    are given (env, headers, args, URL: mcp_config.server_secrets) become known secrets of
+    `redactor` before any of them starts, as config.yaml's servers' are."""
     from hermes_tui.core.tools.mcp import McpManager
-    from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
+    from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers, server_secrets
 
     configs, problems = [], {}
     for server in servers:
@@ -67,4 +69,6 @@ def client_mcp_servers(servers: Any, sink: Any) -> Any:
             )
         else:
             problems[name] = "neither a command nor a url"
+    if redactor is not None:
+        redactor.learn(server_secrets(configs))
     return McpManager(ParsedServers(tuple(configs), problems), sink=sink)

@@ -276,7 +276,7 @@ class HermesAcpAgent:
                 self, session.id, self.client_read, self.client_write
             )
         if mcp_servers:
-            state.mcp = client_mcp_servers(mcp_servers, runtime.sink)
+            state.mcp = client_mcp_servers(mcp_servers, runtime.sink, runtime.redactor)
             state.mcp.start()
             session.agent.add_tools(state.mcp.freeze())
             for name, mcp_state in state.mcp.states.items():

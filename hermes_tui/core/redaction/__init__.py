@@ -4,8 +4,9 @@ Tool results, provider errors, exceptions, events the faces print, messages sess
 exports, staged writes and log lines all pass `Redactor.text` (or `.value` for JSON-like
 values) before they go anywhere. Two kinds of secret are replaced:
 
-1. Known values (the provider keys, every value of `<home>/.env`, environment variables whose
-   names look secret), also in the forms that carry them out unnoticed (core/redaction/forms.py):
+1. Known values (the provider keys, every value of `<home>/.env`, environment variables,
+   config.yaml entries and MCP servers' settings that core/redaction/recognise.py calls
+   secret by name or by shape), also in the forms that carry them out unnoticed (core/redaction/forms.py):
    any letter case, reversed, spelled out with separators (`s k - a b c`), hex, URL-encoding,
    base32 and base64 (standard and URL-safe, at any offset inside a longer encoded text, wrapped
    over lines or not), and the encodings of the value upper-cased, lower-cased and reversed.
@@ -31,13 +32,16 @@ its header is whole it is shown as its label, and its body is dropped up to its 
 from collections.abc import Callable
 
 from hermes_tui.core.redaction.forms import base64_forms, encoded_forms
-from hermes_tui.core.redaction.known import (
+from hermes_tui.core.redaction.known import Redactor, collect_secrets, kept_labels
+from hermes_tui.core.redaction.recognise import (
     MIN_SECRET_LENGTH,
     SECRET_NAME,
-    Redactor,
-    collect_secrets,
-    kept_labels,
+    arg_secrets,
+    labelled,
     looks_like_secret_value,
+    scrubbed,
+    tree_secrets,
+    variable_secrets,
 )
 from hermes_tui.core.redaction.shapes import KEY_SHAPES, SHAPE_LEADS, redact_shapes
 from hermes_tui.core.redaction.stream import MAX_HELD, RedactingFilter, redacting_sink
@@ -51,13 +55,18 @@ __all__ = [
     "Redact",
     "RedactingFilter",
     "Redactor",
+    "arg_secrets",
     "base64_forms",
     "collect_secrets",
     "encoded_forms",
     "kept_labels",
+    "labelled",
     "looks_like_secret_value",
     "redact_shapes",
     "redacting_sink",
+    "scrubbed",
+    "tree_secrets",
+    "variable_secrets",
 ]
 
 Redact = Callable[[str], str]

@@ -20,10 +20,15 @@ from hermes_tui.core.redaction.forms import (
     loose_forms,
     name_of,
     partial_forms,
-    random_looking,
     squash,
     trie_pattern,
     unwrapped,
+)
+from hermes_tui.core.redaction.recognise import (
+    looks_like_secret_value,
+    secret_parts,
+    value_secrets,
+    variable_secrets,
 )
 from hermes_tui.core.redaction.shapes import (
     DISGUISE_CAP,
@@ -37,24 +42,9 @@ from hermes_tui.core.redaction.shapes import (
 )
 from hermes_tui.core.redaction.views import View, character_views, dump_views
 
-# Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
-MIN_SECRET_LENGTH = 8
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
-
-
 _WORD = KEY_CHARACTERS + "."  # what a key in disguise is made of (a JWT reversed has dots)
 _WORD_RUN = re.compile(r"[A-Za-z0-9+/=_.\-]*")
 _DOTTED_HEAD = re.compile(r"[A-Za-z0-9_\-]{12,}\.")
-
-
-def looks_like_secret_value(value: str) -> bool:
-    # Paths and sentences under a secret-looking name (KEYBOARD_LAYOUT_DIR=/usr/share/...) are
-    # not secrets, and redacting them would blank out ordinary output.
-    return (
-        len(value) >= MIN_SECRET_LENGTH
-        and not any(ch.isspace() for ch in value)
-        and not value.startswith(("/", "~", "."))
-    )
 
 
 def collect_secrets(
@@ -66,11 +56,13 @@ def collect_secrets(
 ) -> dict[str, str]:
     """Name → value of what must never leave the process.
 
-    Every value of `<home>/.env` (it exists to hold secrets), the configured provider keys (and
-    other configured secrets), and environment variables whose names look secret (*KEY*,
-    *TOKEN*, *SECRET*, *PASSWORD*, ...), and every value of the `.env` files `also` names (the
-    user's own when the demo runs in a home of its own). One name with two values (the shell's
-    and the .env's) keeps both: the second is named `NAME (2)`.
+    Every value of `<home>/.env` (it exists to hold secrets) and of the `.env` files `also`
+    names (the user's own when the demo runs in a home of its own), the configured provider keys
+    (and other configured secrets), and what core/redaction/recognise.py calls secret in an
+    environment variable (a secret-looking name, a URL's password, a webhook's token, a key
+    shape); the credentials a `.env` value carries are known apart too (a URL's password printed
+    alone). One name with two values (the shell's and the .env's) keeps both: the second is
+    named `NAME (2)`.
     """
     found: dict[str, str] = {}
 
@@ -82,12 +74,11 @@ def collect_secrets(
         found[label] = value
 
     for name, value in environ.items():
-        if SECRET_NAME.search(name):
-            for secret in _secret_parts(value):
-                keep(name, secret)
+        for secret in variable_secrets(name, value):
+            keep(name, secret)
     for source in (dotenv, *also, provider_keys):
         for name, value in source.items():
-            for secret in _secret_parts(value):
+            for secret in dict.fromkeys([*secret_parts(value), *value_secrets(value)]):
                 keep(name, secret)
     return found
 
@@ -104,23 +95,12 @@ def kept_labels(raw: str, shown: str, edited: str) -> list[str]:
     )
 
 
-def _secret_parts(value: str) -> list[str]:
-    """The value itself when it looks like a secret; for one holding spaces (a connection
-    string, JSON credentials) its random-looking words (8 characters or more, letters and a
-    digit: `Sq1PassZ9x` of `Password=Sq1PassZ9x;`); a sentence or a path gives none."""
-    if looks_like_secret_value(value):
-        return [value]
-    if not any(char.isspace() for char in value):
-        return []
-    words = re.split(r"[\s;,=:'\"{}\[\]()<>]+", value)
-    return [word for word in words if looks_like_secret_value(word) and random_looking(word)]
-
-
 class Redactor:
     """Replaces known secret values (in the forms of core/redaction/forms.py) and well-known key
     shapes."""
 
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        self._secrets = dict(secrets or {})
         loose: dict[str, str] = {}  # squashed value → name
         encoded: dict[str, str] = {}  # lower-cased form → name
         encoded_tails: dict[str, str] = {}
@@ -154,6 +134,23 @@ class Redactor:
             Starts([*encoded, *b64], "\r\n", fold=True),
         ]
         self._reach = max(4 * starts.longest + 4 for starts in self._starts)
+
+    def learn(self, secrets: Mapping[str, str]) -> None:
+        """Know `secrets` too from now on (an ACP editor's MCP servers' tokens, known when its
+        session opens), in this very object: every store and sink holding its methods redacts
+        them. A label already taken for another value gets ` (2)`, …"""
+        merged = dict(self._secrets)
+        for name, value in secrets.items():
+            if value in merged.values():
+                continue
+            label, count = name, 1
+            while label in merged:
+                count += 1
+                label = f"{name} ({count})"
+            merged[label] = value
+        if merged != self._secrets:
+            # One assignment: a text redacted meanwhile sees the old state or the new one.
+            self.__dict__ = Redactor(merged).__dict__
 
     def __bool__(self) -> bool:
         """Whether any known value is configured (key shapes are redacted either way)."""

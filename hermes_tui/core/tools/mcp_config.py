@@ -11,9 +11,11 @@ set is an error for that server alone, never for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from hermes_tui.core.redaction.recognise import arg_secrets, labelled, variable_secrets
 
 Approval = Literal["never", "always"]
 KNOWN_KEYS = {
@@ -212,3 +214,18 @@ def _check_url(url: str, where: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise McpConfigError(f"{where}.url: needs http:// or https://")
     return url
+
+
+def server_secrets(servers: Iterable[McpServerConfig]) -> dict[str, str]:
+    """The secrets MCP servers are given (config.yaml's, an ACP editor's), for the redaction to
+    know: env values and headers the recogniser calls secret (by name, or a URL's password under
+    any name: DATABASE_URL), the values after secret-looking flags in args (`--api-key X`), a
+    URL's password, token user and secret-named query parameters (`?apikey=`)."""
+    pairs: list[tuple[str, list[str]]] = []
+    for server in servers:
+        for name, value in [*server.env.items(), *server.headers.items()]:
+            pairs.append((name, variable_secrets(name, value)))
+        pairs.append((f"{server.name} args", arg_secrets(server.args)))
+        if server.url:
+            pairs.append((f"{server.name} url", variable_secrets("url", server.url)))
+    return labelled(pairs)

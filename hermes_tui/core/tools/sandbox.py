@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.core.redaction.recognise import scrubbed
 from hermes_tui.core.tools import run_later, unix_wall
 from hermes_tui.core.tools.gitdirs import GitDirs
 
@@ -79,7 +80,6 @@ from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
 from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
 PROVIDER_KEYS = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"})
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
 # Ways out of the sandbox through a process outside it: agents, buses, multiplexers, displays.
 SCRUBBED_VARIABLES = frozenset(
     {
@@ -179,14 +179,16 @@ PRIVATE_TMP = ("/tmp", "/var/tmp")  # each a fresh tmpfs inside the sandbox
 
 
 def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
-    """`environ` without provider keys, secret-looking names and the variables that lead to a
-    process outside the sandbox, except those passed through."""
+    """`environ` without provider keys, the variables that lead to a process outside the
+    sandbox and those the redaction's recogniser calls secret (core/redaction/recognise.py: a
+    secret-looking name, or a value carrying a credential: DATABASE_URL's password, a webhook
+    URL, a key shape), except those passed through (still redacted: they stay known)."""
     keep = set(passthrough)
     return {
         name: value
         for name, value in environ.items()
         if name in keep
-        or not (name in PROVIDER_KEYS or name in SCRUBBED_VARIABLES or SECRET_NAME.search(name))
+        or not (name in PROVIDER_KEYS or name in SCRUBBED_VARIABLES or scrubbed(name, value))
     }
 
 

@@ -1,0 +1,210 @@
+"""Which values are secrets, by their name or by their shape: one place for every source (the
+environment, `<home>/.env`, config.yaml, MCP servers' env, headers, args and URLs, an ACP
+editor's servers) and for the sandbox's scrub of the environment (core/tools/sandbox.py).
+
+A name says secret when it holds KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL,
+AUTH (not AUTHOR), COOKIE, PRIVATE, SALT, DSN, WEBHOOK or SIGNATURE, or ends in _PAT, _SK,
+_PASS, _PWD, _PW or _SIG; SESSION and a trailing _SID only with a token-like value
+(XDG_SESSION_TYPE=wayland is not one). A value holds a secret whatever its name when it carries a
+credential: a URL's password or token user (`postgres://app:<pw>@db`, a Sentry DSN's key), a
+query parameter under a secret name (`?apikey=…`), a webhook URL's token path
+(hooks.slack.com/services/…), or a well-known key shape (`ghp_…`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from hermes_tui.core.redaction.forms import random_looking
+from hermes_tui.core.redaction.shapes import SHAPES
+
+# Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
+MIN_SECRET_LENGTH = 8
+SECRET_NAME = re.compile(
+    r"KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|AUTH(?!OR)|COOKIE|PRIVATE|SALT|DSN"
+    r"|WEBHOOK|SIGNATURE|_(?:PAT|SK|PASS|PWD|PW|SIG)$|^(?:PASS|PW|SIG)$",
+    re.I,
+)
+# Names that hold a secret only when the value looks like a token (not a desktop's session name).
+_WEAK_NAME = re.compile(r"SESSION|_SID$", re.I)
+_TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.\-]{16,}")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
+_HOOK_HOST = re.compile(
+    r"hook", re.I
+)  # hooks.slack.com, discord's /api/webhooks/, *.webhook.office.com
+# A path's word: lower, UPPER, Capitalised or camelCase with humps of 3 letters or more (a
+# random value's letters switch case every letter or two: `x9Kq2mZpQ7`, `secretZq9xWv3`).
+_PATH_WORD = re.compile(r"[A-Z]+|[A-Za-z][a-z]*(?:[A-Z][a-z]{2,})*")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `--api-key X`, `--token=X`, `-k X`: an argument's flag saying its value is a secret.
+_SHORT_SECRET_FLAGS = frozenset({"-k", "-p", "-t"})
+
+
+def looks_like_path(value: str) -> bool:
+    """A value starting with `/`, `~` or `.` that is a path: one that exists, or whose parts
+    are words (`/usr/share/X11`, `~/.config/app`, `./node_modules/.bin`). `/x9Kq2mZpQ7` is not
+    one: about one base64 secret in 64 starts with `/`."""
+    if not value.startswith(("/", "~", ".")):
+        return False
+    try:
+        if os.path.lexists(os.path.expanduser(value)):
+            return True
+    except (ValueError, OSError):
+        return False
+    for part in value.split("/"):
+        for letters in _LETTERS.findall(part):
+            if not _PATH_WORD.fullmatch(letters):
+                return False
+    return True
+
+
+def looks_like_secret_value(value: str) -> bool:
+    """Long enough, one word, not a path: paths and sentences under a secret-looking name
+    (KEYBOARD_LAYOUT_DIR=/usr/share/...) are not secrets, and redacting them would blank out
+    ordinary output."""
+    return (
+        len(value) >= MIN_SECRET_LENGTH
+        and not any(ch.isspace() for ch in value)
+        and not looks_like_path(value)
+    )
+
+
+def secret_name(name: str, value: str = "") -> bool:
+    """Whether `name` says its value is a secret (for SESSION and _SID: with `value` a token)."""
+    if SECRET_NAME.search(name):
+        return True
+    return bool(_WEAK_NAME.search(name)) and _token(value)
+
+
+def _token(value: str) -> bool:
+    return bool(_TOKEN_LIKE.fullmatch(value)) and random_looking(value)
+
+
+def value_secrets(value: str) -> list[str]:
+    """The credentials `value` carries whatever its name: URL passwords and token users,
+    secret-named query parameters, webhook tokens, key shapes."""
+    found: list[str] = []
+    for match in _URL.finditer(value):
+        found += _url_secrets(match.group(0))
+    found += [match.group(0) for match in SHAPES.finditer(value)]
+    return [part for part in dict.fromkeys(found) if looks_like_secret_value(part)]
+
+
+def _url_secrets(url: str) -> list[str]:
+    try:
+        parts = urlsplit(url)
+        password, user = parts.password, parts.username
+    except ValueError:
+        return []
+    found = [password] if password else []
+    if user and _token(user):  # a Sentry DSN's key, `https://<token>:x-oauth-basic@…`
+        found.append(user)
+    for name, item in parse_qsl(parts.query):
+        if secret_name(name, item):
+            found.append(item)
+    if _HOOK_HOST.search(parts.netloc + parts.path):
+        found += [seg for seg in parts.path.split("/") if len(seg) >= 16 and random_looking(seg)]
+    return [item for item in found if item]
+
+
+def variable_secrets(name: str, value: str) -> list[str]:
+    """What a variable (environment, `.env`, a config key) holds that is secret: its value when
+    the name says so (its random-looking words when it holds spaces), and the credentials the
+    value carries whatever the name (with the whole value when it is one word)."""
+    found = secret_parts(value) if secret_name(name, value) else []
+    carried = value_secrets(value)
+    if carried and looks_like_secret_value(value):
+        found.append(value)
+    return list(dict.fromkeys([*found, *carried]))
+
+
+def secret_parts(value: str) -> list[str]:
+    """The value itself when it looks like a secret; for one holding spaces (a connection
+    string, JSON credentials) its random-looking words (8 characters or more, letters and a
+    digit: `Sq1PassZ9x` of `Password=Sq1PassZ9x;`); a sentence or a path gives none."""
+    if looks_like_secret_value(value):
+        return [value]
+    if not any(char.isspace() for char in value):
+        return []
+    words = re.split(r"[\s;,=:'\"{}\[\]()<>]+", value)
+    return [word for word in words if looks_like_secret_value(word) and random_looking(word)]
+
+
+def scrubbed(name: str, value: str) -> bool:
+    """Whether a command's environment goes without this variable: its name says secret
+    (whatever the value: a path to a credentials file tells where it is), or its value
+    carries a credential (DATABASE_URL with a password, a webhook URL)."""
+    return secret_name(name, value) or bool(value_secrets(value))
+
+
+def _flag_value(flag: str, value: str) -> list[str]:
+    """`value` when `flag` says it is a secret (`--api-key`, `-token`, `-k`) and it looks random
+    (`--token-file ./t`, `-t latest` and `--api-key ${KEY}` name no secret)."""
+    bare = flag.lstrip("-")
+    says = flag in _SHORT_SECRET_FLAGS or (
+        flag.startswith("-") and len(bare) > 1 and secret_name(bare.replace("-", "_"))
+    )
+    return [value] if says and looks_like_secret_value(value) and random_looking(value) else []
+
+
+def arg_secrets(args: Sequence[str]) -> list[str]:
+    """The secrets a program's arguments hold: the value after a secret-looking flag
+    (`--api-key X`, `--token=X`, `-k X`), a `NAME=value` whose name or value says secret
+    (`-e GITHUB_TOKEN=…`), the credentials any argument carries (a URL's password)."""
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        flag, equals, attached = arg.partition("=")
+        if equals and flag.startswith("-"):
+            found += _flag_value(flag, attached)
+        elif equals and _VARIABLE_NAME.fullmatch(flag):
+            found += variable_secrets(flag, attached)
+        elif i + 1 < len(args):
+            found += _flag_value(arg, args[i + 1])
+        found += value_secrets(arg)
+    return list(dict.fromkeys(found))
+
+
+def labelled(found: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:
+    """`{label: secret}` of `(label, secrets)` pairs; a label with several secrets gets
+    `label (2)`, … for the others."""
+    out: dict[str, str] = {}
+    for label, secrets in found:
+        for secret in secrets:
+            if secret in out.values():
+                continue
+            key, count = label, 1
+            while key in out:
+                count += 1
+                key = f"{label} ({count})"
+            out[key] = secret
+    return out
+
+
+def tree_secrets(tree: Any, label: str = "config") -> dict[str, str]:
+    """The secrets a parsed YAML or JSON document holds (config.yaml: Hermes' `model.api_key`,
+    a platform's token, a server's args): every string under a secret-looking key that looks
+    random (a key naming a variable, `api_key_env: OPENAI_API_KEY`, is no secret), the
+    credentials any string carries, and the secrets of every list read as arguments."""
+    pairs: list[tuple[str, list[str]]] = []
+
+    def walk(node: Any, name: str) -> None:
+        if isinstance(node, Mapping):
+            for key, item in node.items():
+                walk(item, str(key))
+        elif isinstance(node, (list, tuple)):
+            strings = [item for item in node if isinstance(item, str)]
+            pairs.append((name, arg_secrets(strings)))
+            for item in node:
+                if not isinstance(item, str):
+                    walk(item, name)
+        elif isinstance(node, str):
+            named = secret_name(name, node) and random_looking(node)
+            pairs.append((name, [*(secret_parts(node) if named else []), *value_secrets(node)]))
+
+    walk(tree, label)
+    return labelled(pairs)
