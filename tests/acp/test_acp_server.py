@@ -477,3 +477,42 @@ def test_a_session_is_titled_by_the_typed_words_not_the_attached_file(
     assert "FILE-BODY" in llm.requests[-1].body["messages"][-1]["content"]  # the model has it
     [info] = SessionStore(home / "sessions.db").list()
     assert info.title == "explain briefly"
+
+
+def test_tokens_of_the_mcp_servers_the_client_passes_are_known_secrets(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    """ATTACK.md A4-25: the editor gives its server a token (env under a secret name, the value
+    after --api-key in its args, a password in a DATABASE_URL); the server's result echoes
+    them, as servers' error messages do. The provider and sessions.db get the labels only."""
+    token, arg_key, password = "Tq8wLm3ZxR7vPk2sNy5Bc9Hd", "Bx9qLm2ZtR7wPk4s", "Pq7wRt2xLm9zKs4v"
+    note = work / "whoami.txt"
+    note.write_text(f"connected with token {token}, key {arg_key}, db password {password}\n")
+    write_config(home, llm.openai_url)
+    llm.script(
+        Reply(tool_calls=[("mcp__acct__read_note", {"path": str(note)})]),
+        Reply(text="Connected."),
+    )
+    server = schema.McpServerStdio(
+        name="acct",
+        command=sys.executable,
+        args=[
+            str(Path(__file__).parents[1] / "fakes" / "mcp_server.py"),
+            "notes",
+            "--api-key",
+            arg_key,
+        ],
+        env=[
+            schema.EnvVariable(name="SERVICE_TOKEN", value=token),
+            schema.EnvVariable(name="DATABASE_URL", value=f"postgres://app:{password}@db/app"),
+        ],
+    )
+    asyncio.run(_drive(home, work, Editor("once"), one_prompt(work, "who am I?", [server])))
+    result = next(m for m in llm.requests[-1].body["messages"] if m["role"] == "tool")
+    assert "[REDACTED SERVICE_TOKEN]" in result["content"], result["content"]
+    sent = json.dumps([r.body for r in llm.requests])
+    import sqlite3
+
+    stored = "\n".join(sqlite3.connect(home / "sessions.db").iterdump())
+    for secret in (token, arg_key, password):
+        assert secret not in sent and secret not in stored, secret

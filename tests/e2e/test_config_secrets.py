@@ -1,0 +1,59 @@
+"""ATTACK.md A4-9 (its open half) and A4-29 by outcome: config.yaml holds tokens where MCP
+servers' READMEs tell users to put them (after `--api-key` in `args`, in the `url`'s query, a
+password in a DATABASE_URL under a plain env name) and Hermes' own `model.api_key`; `.env`
+holds a secret that begins with `/`. A command prints them all (a copy, a server's log): what
+the fake provider receives next and what sessions.db keeps hold labels only, and an ordinary
+path and URL in the same output come through unchanged."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+from fakes.llm_server import FakeLLM, Reply
+from helpers import run_main, write_config
+
+ARG_KEY, QUERY_KEY, DB_PASSWORD = "Bx9qLm2ZtR7wPk4s", "Ur4kTq8zWn2vLx6p", "Pq7wRt2xLm9zKs4v"
+MODEL_KEY, SLASHED = "Hk7vLq2ZtR9wPx4sMn8B", "/Zk9aB3+Qw/eRt7uIoPl2Xc"
+SECRETS = (ARG_KEY, QUERY_KEY, DB_PASSWORD, MODEL_KEY, SLASHED)
+
+
+def test_config_yaml_and_dotenv_secrets_reach_neither_provider_nor_sessions_db(
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    ordinary = "see /usr/share/X11/xkb and https://example.com/docs"
+    (project / "printed.txt").write_text("\n".join([*SECRETS, ordinary]) + "\n")
+    (home / ".env").write_text(f"HMAC_KEY={SLASHED}\n")
+    with FakeLLM() as llm:
+        write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+        config = yaml.safe_load((home / "config.yaml").read_text())
+        config["model"]["api_key"] = MODEL_KEY  # Hermes' key, not ours: ignored, still secret
+        config["mcp_servers"] = {
+            "search": {"command": "search-mcp", "args": ["--api-key", ARG_KEY], "enabled": False},
+            "remote": {"url": f"https://mcp.example.com/sse?apikey={QUERY_KEY}", "enabled": False},
+            "db": {
+                "command": "db-mcp",
+                "env": {"DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/app"},
+                "enabled": False,
+            },
+        }
+        (home / "config.yaml").write_text(yaml.safe_dump(config))
+        llm.script(
+            Reply(tool_calls=[("terminal", {"command": "cat printed.txt"})]), Reply(text="ok")
+        )
+        done = run_main(capfd, home, "chat", "-q", "print", "--yolo", cwd=project)
+        assert done.returncode == 0, done.stderr
+        tool = next(m for m in llm.requests[1].body["messages"] if m["role"] == "tool")
+        sent = json.dumps([r.body for r in llm.requests], ensure_ascii=False)
+    output = json.loads(tool["content"])["output"]
+    stored = "\n".join(sqlite3.connect(home / "sessions.db").iterdump())
+    for secret in SECRETS:
+        for where, text in (("provider", sent), ("sessions.db", stored), ("stdout", done.stdout)):
+            assert secret not in text, (secret, where)
+    assert output.count("[REDACTED") == len(SECRETS), output
+    assert ordinary in output
