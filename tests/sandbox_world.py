@@ -307,6 +307,7 @@ class World:
             self.outside / "victim.txt": "keep me\n",
         }
         self.core("environment")  # DEPLOY_TOKEN in hermes-tui's own environment
+        self.core("database url")  # a password in DATABASE_URL: no secret-looking name
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

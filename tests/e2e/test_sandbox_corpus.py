@@ -117,6 +117,7 @@ class Run:
             SSH_AUTH_SOCK=self.traps["agent"].address,
             DBUS_SESSION_BUS_ADDRESS=f"unix:path={self.traps['bus'].address}",
             DEPLOY_TOKEN=f"dt-{world.secrets['environment']}",
+            DATABASE_URL=f"postgres://app:{world.secrets['database url']}@db.example/app",
         )
         for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "VIRTUAL_ENV"):
             env.pop(name, None)
