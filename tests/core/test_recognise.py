@@ -49,6 +49,13 @@ ORDINARY = {
     "PS1": "\\u@\\h:\\w$ ",
     "KUBECONFIG_DIR": "/home/u/.kube",
     "COMMIT_SHA": "9f8e7d6c5b4a39281706f5e4d3c2b1a0deadbeef",
+    "GOPRIVATE": "github.com/myorg/*",
+    "GONOSUMDB": "github.com/myorg/*",
+    "XDG_SESSION_PATH": "/org/freedesktop/DisplayManager/Session0",
+    "TERM_SESSION_ID": "w0t0p0:8A9C3F2E-1B4D-4E6F-9A8B-7C6D5E4F3A2B",
+    "KONSOLE_DBUS_SESSION": "/Sessions/1",
+    "http_proxy": "http://proxy.corp.example:3128",
+    "NODE_OPTIONS": "--max-old-space-size=4096",
 }
 # Secrets under names without KEY/TOKEN/SECRET/PASSWORD, each with what must be known.
 HIDDEN = {

@@ -3,8 +3,8 @@ environment, `<home>/.env`, config.yaml, MCP servers' env, headers, args and URL
 editor's servers) and for the sandbox's scrub of the environment (core/tools/sandbox.py).
 
 A name says secret when it holds KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL,
-AUTH (not AUTHOR), COOKIE, PRIVATE, SALT, DSN, WEBHOOK or SIGNATURE, or ends in _PAT, _SK,
-_PASS, _PWD, _PW or _SIG; SESSION and a trailing _SID only with a token-like value
+AUTH (not AUTHOR), COOKIE, SALT, DSN, WEBHOOK or SIGNATURE, PRIVATE or PEM as a word of its own
+(not GOPRIVATE), or ends in _PAT, _SK, _PASS, _PWD, _PW or _SIG; SESSION and a trailing _SID only with a token-like value
 (XDG_SESSION_TYPE=wayland is not one). A value holds a secret whatever its name when it carries a
 credential: a URL's password or token user (`postgres://app:<pw>@db`, a Sentry DSN's key), a
 query parameter under a secret name (`?apikey=…`), a webhook URL's token path
@@ -25,8 +25,8 @@ from hermes_tui.core.redaction.shapes import SHAPES
 # Shorter values ("1", "true", "dev") would redact ordinary words all over the output.
 MIN_SECRET_LENGTH = 8
 SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|AUTH(?!OR)|COOKIE|PRIVATE|SALT|DSN"
-    r"|WEBHOOK|SIGNATURE|_(?:PAT|SK|PASS|PWD|PW|SIG)$|^(?:PASS|PW|SIG)$",
+    r"KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|AUTH(?!OR)|COOKIE|SALT|DSN|WEBHOOK"
+    r"|SIGNATURE|(?:^|_)(?:PRIVATE|PEM)(?:_|$)|_(?:PAT|SK|PASS|PWD|PW|SIG)$|^(?:PASS|PW|SIG)$",
     re.I,
 )
 # Names that hold a secret only when the value looks like a token (not a desktop's session name).
@@ -82,7 +82,9 @@ def secret_name(name: str, value: str = "") -> bool:
 
 
 def _token(value: str) -> bool:
-    return bool(_TOKEN_LIKE.fullmatch(value)) and random_looking(value)
+    return (
+        bool(_TOKEN_LIKE.fullmatch(value)) and random_looking(value) and not looks_like_path(value)
+    )
 
 
 def value_secrets(value: str) -> list[str]:
