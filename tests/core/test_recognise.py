@@ -56,6 +56,7 @@ ORDINARY = {
     "KONSOLE_DBUS_SESSION": "/Sessions/1",
     "http_proxy": "http://proxy.corp.example:3128",
     "NODE_OPTIONS": "--max-old-space-size=4096",
+    "CLAUDE_SESSION_ID": "8a9c3f2e-1b4d-4e6f-9a8b-7c6d5e4f3a2b",
 }
 # Secrets under names without KEY/TOKEN/SECRET/PASSWORD, each with what must be known.
 HIDDEN = {

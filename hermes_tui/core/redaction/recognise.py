@@ -30,7 +30,8 @@ SECRET_NAME = re.compile(
     re.I,
 )
 # Names that hold a secret only when the value looks like a token (not a desktop's session name).
-_WEAK_NAME = re.compile(r"SESSION|_SID$", re.I)
+# A session's id (TERM_SESSION_ID, a UUID) names the session, not a way into it.
+_WEAK_NAME = re.compile(r"SESSION(?!_?ID$)|_SID$", re.I)
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.\-]{16,}")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
 _HOOK_HOST = re.compile(
