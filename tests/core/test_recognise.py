@@ -57,6 +57,7 @@ ORDINARY = {
     "http_proxy": "http://proxy.corp.example:3128",
     "NODE_OPTIONS": "--max-old-space-size=4096",
     "CLAUDE_SESSION_ID": "8a9c3f2e-1b4d-4e6f-9a8b-7c6d5e4f3a2b",
+    "LESS": "-R -F key=value",
 }
 # Secrets under names without KEY/TOKEN/SECRET/PASSWORD, each with what must be known.
 HIDDEN = {
@@ -90,6 +91,10 @@ HIDDEN = {
     "MYSQL_PWD": ("My7pQw2Lz9Xk4Rt", "My7pQw2Lz9Xk4Rt"),
     "SMTP_PASS": ("Sm7pQw2Lz9Xk4Rt", "Sm7pQw2Lz9Xk4Rt"),
     "WEBHOOK_SIGNING": ("Ws7pQw2Lz9Xk4Rt", "Ws7pQw2Lz9Xk4Rt"),
+    "CONN": ("Server=db;User Id=app;Password=Cn7wRt2xLm;Database=x", "Cn7wRt2xLm"),
+    "PGCONN": ("host=db user=app password=Pg7wRt2xLm dbname=x", "Pg7wRt2xLm"),
+    "JDBC": ("jdbc:postgresql://db/app?user=app&password=Jd7wRt2xLm9z", "Jd7wRt2xLm9z"),
+    "ENCODED": ("postgres://app:p%40ss%2Fw0rdXyz@db/app", "p@ss/w0rdXyz"),
 }
 
 
@@ -108,6 +113,10 @@ def test_a_secret_under_any_name_is_scrubbed_and_known(name: str) -> None:
     # Printed whole or its credential alone: neither comes through.
     for printed in (f"{name}={value}", f"the password is {part} here"):
         assert part not in redact(printed), printed
+
+
+def test_a_short_url_password_is_scrubbed_though_too_short_to_redact() -> None:
+    assert scrubbed_env({"DB": "postgres://app:pw12@db/app", "PATH": "/bin"}) == {"PATH": "/bin"}
 
 
 def test_a_passed_through_secret_reaches_commands_and_stays_known() -> None:

@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from hermes_tui.core.redaction.forms import random_looking
 from hermes_tui.core.redaction.shapes import SHAPES
@@ -34,6 +34,7 @@ SECRET_NAME = re.compile(
 _WEAK_NAME = re.compile(r"SESSION(?!_?ID$)|_SID$", re.I)
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.\-]{16,}")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
+_PAIR = re.compile(r"(?:^|[;\s])([A-Za-z][A-Za-z _]{0,30}?)\s*=\s*([^;\s]+)")
 _HOOK_HOST = re.compile(
     r"hook", re.I
 )  # hooks.slack.com, discord's /api/webhooks/, *.webhook.office.com
@@ -89,13 +90,24 @@ def _token(value: str) -> bool:
 
 
 def value_secrets(value: str) -> list[str]:
-    """The credentials `value` carries whatever its name: URL passwords and token users,
-    secret-named query parameters, webhook tokens, key shapes."""
+    """The credentials `value` carries whatever its name (those long enough to redact): URL
+    passwords and token users, secret-named query parameters and `Password=…;` pairs, webhook
+    tokens, key shapes."""
+    return [part for part in _carried(value) if looks_like_secret_value(part)]
+
+
+def _carried(value: str) -> list[str]:
     found: list[str] = []
     for match in _URL.finditer(value):
         found += _url_secrets(match.group(0))
+    # A connection string's `Password=…;` (ADO.NET, ODBC, libpq's `password=… host=…`).
+    for match in _PAIR.finditer(value):
+        name, item = match.group(1).replace(" ", "_"), match.group(2)
+        if secret_name(name, item) and random_looking(item):
+            found.append(item)
     found += [match.group(0) for match in SHAPES.finditer(value)]
-    return [part for part in dict.fromkeys(found) if looks_like_secret_value(part)]
+    found += [unquote(part) for part in found if "%" in part]  # a script prints it decoded
+    return list(dict.fromkeys(part for part in found if part))
 
 
 def _url_secrets(url: str) -> list[str]:
@@ -142,7 +154,7 @@ def scrubbed(name: str, value: str) -> bool:
     """Whether a command's environment goes without this variable: its name says secret
     (whatever the value: a path to a credentials file tells where it is), or its value
     carries a credential (DATABASE_URL with a password, a webhook URL)."""
-    return secret_name(name, value) or bool(value_secrets(value))
+    return secret_name(name, value) or bool(_carried(value))
 
 
 def _flag_value(flag: str, value: str) -> list[str]:
