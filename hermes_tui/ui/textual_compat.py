@@ -30,6 +30,11 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   loop of Textual's thread and reads `Driver._debug`.
 - `LinuxDriver._run_input_thread` (`PasteSafeDriver`): if the input thread dies, Textual hands
   `App.panic` Rich's raw traceback of it (locals and all); ours hands it `safe_traceback`'s.
+- `Log._update_size` (`QuickWidthLog`, under ui/widgets/output.py's OutputLog): Textual
+  measures the cells of every new line on a worker thread, which for a tool's 200,000 lines
+  held the GIL for about 0.2 s against the screen. Lines of printable ASCII are as wide as they
+  are long: ours finds their width at once and hands it to `Log._update_maximum_width`, as
+  Textual's worker does; any other line goes to Textual's worker.
 - `Screen._on_screen_resume` (`StyledOnceScreen`, the app's first screen, through
   `StyledOnceDefault`): a screen pushed for the first time has just styled each widget as it
   mounted, and Textual styles them all again as it resumes (about an eighth of the app's
@@ -62,6 +67,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import selectors
 import sys
 import time
@@ -84,7 +90,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
-from textual.widgets import Collapsible, Footer, TextArea
+from textual.widgets import Collapsible, Footer, Log, TextArea
 from textual.widgets._footer import FooterKey  # what Footer.compose yields; not exported
 
 from hermes_tui.core.redaction import redact_shapes
@@ -94,6 +100,7 @@ __all__ = [
     "OVERRIDDEN",
     "DockArrangeResult",
     "PasteSafeDriver",
+    "QuickWidthLog",
     "QuietFooter",
     "SafeTerminalInput",
     "TerminalInput",
@@ -116,6 +123,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (LinuxDriver, "run_input_thread", ("self",)),
     (LinuxDriver, "_run_input_thread", ("self",)),
     (Screen, "_on_screen_resume", ("self", "event")),
+    (Log, "_update_size", ("self", "updates", "lines")),
 )
 
 # (class, private method, the parameter names Textual's takes) for the methods replaced below
@@ -213,6 +221,20 @@ class QuietFooter(Footer):
         if attached and screen.app.app_focus and self._shows(screen) == self._shown:
             return  # what Textual would compose is what is there
         super().bindings_changed(screen)
+
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e\n]")  # anything but printable ASCII (and the joins)
+
+
+class QuickWidthLog(Log):
+    """Textual's Log, finding the width of plain lines at once instead of on a worker thread
+    (a line of printable ASCII is as many cells wide as it is long)."""
+
+    def _update_size(self, updates: int, lines: list[str]) -> None:
+        if lines and _NOT_PLAIN.search("\n".join(lines)) is None:
+            self._update_maximum_width(updates, max(map(len, lines)))
+        else:
+            super()._update_size(updates, lines)
 
 
 class StyledOnceScreen(Screen):

@@ -303,3 +303,29 @@ async def test_the_first_screen_is_not_styled_again_as_it_first_resumes() -> Non
                 assert app.screen in seen
     assert restyled == {Tall: True, StyledOnceTall: False}
     assert shots[0] == shots[1]
+
+
+class Logs(App):
+    def compose(self) -> ComposeResult:
+        yield textual_compat.QuickWidthLog(id="log")
+
+
+async def test_a_log_of_plain_lines_knows_its_width_at_once_and_other_lines_in_cells() -> None:
+    """Plain ASCII lines: the width is their longest length, set without a worker thread.
+    Anything else (wide characters, tabs) is measured in cells by Textual's worker, as before."""
+    app = Logs()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one("#log", textual_compat.QuickWidthLog)
+        log.write_lines([str(n) for n in range(1, 200_001)] + ["x" * 57])
+        assert log.virtual_size.width == 57 and log.line_count == 200_001
+        assert not [w for w in app.workers if w.node is log]  # measured at once, no thread
+        log.clear()
+        log.write_lines(["日本語", "a\tb"])
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert log.virtual_size.width == 9  # "a\tb": a tab stop at 8, in cells as Textual counts
+        log.clear()
+        log.write_lines(["日本語日本語"])
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert log.virtual_size.width == 12  # six wide characters: 12 cells, not 6

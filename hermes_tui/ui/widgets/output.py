@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Log
-
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui.textual_compat import QuickWidthLog
 
 
-class OutputLog(Log):
+class OutputLog(QuickWidthLog):
     DEFAULT_CSS = """
     OutputLog { height: auto; max-height: 16; background: $boost; scrollbar-size-vertical: 1; }
     """
@@ -23,9 +22,12 @@ class OutputLog(Log):
         self.text = neutralise(text)
 
     def on_mount(self) -> None:
-        self.show(self.text)
+        self._show_text()  # neutralised already
 
     def show(self, text: str) -> None:
         self.text = neutralise(text)
+        self._show_text()
+
+    def _show_text(self) -> None:
         self.clear()
         self.write_lines(self.text.splitlines() or ["(no output)"])
