@@ -67,6 +67,7 @@ class Request:
     path: str
     body: dict[str, Any]
     raw: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
 
     @property
     def system(self) -> str:
@@ -195,7 +196,8 @@ class FakeLLM:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 body = json.loads(raw)
-                request = Request(self.path, body, raw)
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                request = Request(self.path, body, raw, headers)
                 reply = fake._next(request)
                 # An error body may quote the key that was sent (`{key}`), as providers do.
                 sent = self.headers.get("x-api-key") or self.headers.get("authorization") or ""

@@ -77,13 +77,30 @@ class OpenAICompatProvider:
         if self._stream_options_ok:
             kwargs["stream_options"] = {"include_usage": True}
         try:
-            return self._client.chat.completions.create(**kwargs)
+            return self._post(kwargs)
         except self._openai.BadRequestError as exc:
             if self._stream_options_ok and "stream_options" in str(exc):
                 self._stream_options_ok = False
                 kwargs.pop("stream_options")
-                return self._client.chat.completions.create(**kwargs)
+                return self._post(kwargs)
             raise
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        """The streamed request, as `chat.completions.create` makes it, less its first step:
+        that walks the whole body through the SDK's typed-dict transform (key aliases, dates,
+        files: none of which a chat request of ours holds), which re-reads every message of
+        the conversation at every model call and was a quarter of a long turn's CPU. The body
+        is sent as it is; the SDK still authenticates, times, retries and parses the stream."""
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return self._client.post(
+            "/chat/completions",
+            body=body,
+            cast_to=ChatCompletion,
+            stream=True,
+            stream_cls=self._openai.Stream[ChatCompletionChunk],
+            options={"security": {"bearer_auth": True}},
+        )
 
     def stream(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]]

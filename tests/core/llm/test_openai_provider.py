@@ -204,3 +204,36 @@ def test_connection_refused_reads_as_one_sentence(llm: FakeLLM) -> None:
         list(provider.stream("s", [Message("user", "hi")], []))
     message = error.value.user_message()
     assert error.value.retryable and ".." not in message
+
+
+def test_the_request_is_what_the_sdks_own_create_sends_with_the_key(llm: FakeLLM) -> None:
+    """The provider posts the body itself (no typed-dict transform of the whole conversation
+    at every call): the server gets byte for byte the JSON, path and key that
+    `chat.completions.create` sends for the same conversation, tools and options."""
+    import openai
+
+    conversation = [
+        Message("user", 'quote "this" ünïcödé \\ and\\nthat'),
+        Message("assistant", "ok"),
+        Message("user", "again"),
+    ]
+    provider = _provider(llm)
+    provider.reasoning_effort = "low"
+    llm.script(Reply(text="one"), Reply(text="two"))
+    list(provider.stream("be brief", conversation, TOOLS))
+    client = openai.OpenAI(api_key="test-key", base_url=llm.openai_url, max_retries=0)
+    wire = [{"role": "system", "content": "be brief"}, *(m.to_openai() for m in conversation)]
+    stream = client.chat.completions.create(
+        model="fake-model",
+        messages=wire,
+        stream=True,
+        tools=TOOLS,
+        reasoning_effort="low",
+        stream_options={"include_usage": True},
+    )
+    list(stream)
+    ours, sdks = llm.requests
+    assert ours.path == sdks.path == "/v1/chat/completions"
+    assert ours.body == sdks.body
+    assert ours.headers["authorization"] == sdks.headers["authorization"] == "Bearer test-key"
+    assert ours.headers["content-type"] == sdks.headers["content-type"]
