@@ -58,6 +58,16 @@ ORDINARY = {
     "NODE_OPTIONS": "--max-old-space-size=4096",
     "CLAUDE_SESSION_ID": "8a9c3f2e-1b4d-4e6f-9a8b-7c6d5e4f3a2b",
     "LESS": "-R -F key=value",
+    # attack5's A5-4: switches, numbers, host names and URLs without credentials.
+    "TOKENIZERS_PARALLELISM": "false",
+    "OAUTHLIB_INSECURE_TRANSPORT": "1",
+    "KEYTIMEOUT": "1",
+    "NEXTAUTH_URL": "http://localhost:3000",
+    "AUTH0_DOMAIN": "myapp.eu.auth0.com",
+    "PRIVATE_REGISTRY": "registry.corp.example:5000",
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "safe.directory",
+    "GIT_CONFIG_VALUE_0": "/home/u/proj",
 }
 # Secrets under names without KEY/TOKEN/SECRET/PASSWORD, each with what must be known.
 HIDDEN = {
@@ -95,6 +105,25 @@ HIDDEN = {
     "PGCONN": ("host=db user=app password=Pg7wRt2xLm dbname=x", "Pg7wRt2xLm"),
     "JDBC": ("jdbc:postgresql://db/app?user=app&password=Jd7wRt2xLm9z", "Jd7wRt2xLm9z"),
     "ENCODED": ("postgres://app:p%40ss%2Fw0rdXyz@db/app", "p@ss/w0rdXyz"),
+    # attack5: A5-1 names, A5-2 values, A5-3 base64, A5-7 URL passwords holding / ? # '.
+    "SSHPASS": ("Zqa4ayc80OGda4BO1oV0", "Zqa4ayc80OGda4BO1oV0"),
+    "CREDS_PSW": ("Jk4ayc80OGda4BO1oV0q", "Jk4ayc80OGda4BO1oV0q"),
+    "LDAP_BINDPW": ("Ld4ayc80OGda4BO1oV0q", "Ld4ayc80OGda4BO1oV0q"),
+    "DBPASS": ("Db4ayc80OGda4BO1oV0q", "Db4ayc80OGda4BO1oV0q"),
+    "ODBC": ("Driver={ODBC 18};Server=db;UID=sa;PWD=Od4ayc80OGda4BO;", "Od4ayc80OGda4BO"),
+    "ORACLE_CONN": ("scott/Or4ayc80OGda4BO@db.example:1521/ORCL", "Or4ayc80OGda4BO"),
+    "NOSCHEME_DB": ("app:Ns4ayc80OGda4BO@db.internal:5432/app", "Ns4ayc80OGda4BO"),
+    "SPRING_APPLICATION_JSON": (
+        '{"spring.datasource.password": "Sp4ayc80OGda4BO"}',
+        "Sp4ayc80OGda4BO",
+    ),
+    "JAVA_TOOL_OPTIONS": ("-Djavax.net.ssl.keyStorePassword=Jt4ayc80OGda4BO", "Jt4ayc80OGda4BO"),
+    "NETRC_DATA": ("machine h login u password Nr4ayc80OGda4BO", "Nr4ayc80OGda4BO"),
+    "REGISTRY_BASIC": ("ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==", "ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw=="),
+    "SLASH_URL": ("postgresql://app:Zk9a/B3Qw7eRt7uIo@db/app", "Zk9a/B3Qw7eRt7uIo"),
+    "QMARK_URL": ("mysql://app:Xm4q?Lp8Wz2Rt6Yn@db/app", "Xm4q?Lp8Wz2Rt6Yn"),
+    "HASH_URL": ("postgres://app:ab#Hs4ayc80OGda@db/x", "ab#Hs4ayc80OGda"),
+    "PLUS_QUERY": ("https://db.example/x?password=Zk9a+B3Qw7eRt7uIo", "Zk9a+B3Qw7eRt7uIo"),
 }
 
 
@@ -113,6 +142,32 @@ def test_a_secret_under_any_name_is_scrubbed_and_known(name: str) -> None:
     # Printed whole or its credential alone: neither comes through.
     for printed in (f"{name}={value}", f"the password is {part} here"):
         assert part not in redact(printed), printed
+
+
+def test_git_config_variables_go_together() -> None:
+    """A5-4: GIT_CONFIG_KEY_0 gone while GIT_CONFIG_COUNT stays makes every git command fail."""
+    git = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader"}
+    kept = scrubbed_env({**git, "GIT_CONFIG_VALUE_0": "AUTHORIZATION: bearer Zk9aB3Qw7eRt7uIo"})
+    assert kept == {}
+    assert scrubbed_env({**git, "GIT_CONFIG_VALUE_0": "x"}) == {**git, "GIT_CONFIG_VALUE_0": "x"}
+
+
+def test_mcp_headers_and_passphrases_in_args_are_secrets() -> None:
+    """A5-5: mcp-remote's --header "X-API-Key: k", a Basic header, a passphrase after a flag."""
+    found = arg_secrets(
+        [
+            "mcp-remote",
+            "https://mcp.example/sse",
+            "--header",
+            "X-API-Key: Hk4ayc80OGda4BO1",
+            "--header",
+            "Authorization:Basic ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==",
+            "--passphrase",
+            "correct-horse-battery-staple",
+        ]
+    )
+    assert "Hk4ayc80OGda4BO1" in found and "correct-horse-battery-staple" in found
+    assert "ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==" in found
 
 
 def test_a_short_url_password_is_scrubbed_though_too_short_to_redact() -> None:

@@ -26,15 +26,40 @@ from hermes_tui.core.redaction.shapes import SHAPES
 MIN_SECRET_LENGTH = 8
 SECRET_NAME = re.compile(
     r"KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|AUTH(?!OR)|COOKIE|SALT|DSN|WEBHOOK"
-    r"|SIGNATURE|(?:^|_)(?:PRIVATE|PEM)(?:_|$)|_(?:PAT|SK|PASS|PWD|PW|SIG)$|^(?:PASS|PW|SIG)$",
+    r"|SIGNATURE|(?:^|_)(?:PRIVATE|PEM)(?:_|$)|(?:PASS|PSW|PWD|PW)$|_(?:PAT|SK|SIG)$|^SIG$",
     re.I,
+)
+# Names that say nothing of their value though SECRET_NAME matches: the shell's working
+# directories, git's `GIT_CONFIG_KEY_<n>` (a config key's name; its VALUE_<n> is judged by value).
+_NOT_SECRET_NAME = re.compile(r"(?:OLD)?PWD|GIT_CONFIG_KEY_\d+", re.I)
+# Values a secret-looking name may hold that are no secret: a switch, a number, a lower-case
+# host name (AUTH0_DOMAIN), a URL carrying no credential (NEXTAUTH_URL=http://localhost:3000),
+# a key binding (toggle_key: ctrl+shift+k).
+_PLAIN = re.compile(
+    r"(?i:true|false|yes|no|on|off|none|null|enabled?|disabled?)|\d{1,12}"
+    r"|[a-z0-9\-]+(?:\.[a-z0-9\-]+)+(?::\d+)?"
+    r"|(?i:(?:ctrl|control|alt|shift|meta|super|cmd|option)[+\-])+\w+"  # a key binding
 )
 # Names that hold a secret only when the value looks like a token (not a desktop's session name).
 # A session's id (TERM_SESSION_ID, a UUID) names the session, not a way into it.
 _WEAK_NAME = re.compile(r"SESSION(?!_?ID$)|_SID$", re.I)
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.\-]{16,}")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
-_PAIR = re.compile(r"(?:^|[;\s])([A-Za-z][A-Za-z _]{0,30}?)\s*=\s*([^;\s]+)")
+_PAIR = re.compile(r"(?:^|[;\s]|-D)([A-Za-z][\w .\-]{0,60}?)\s*=\s*([^;\s]+)")
+_PAIR_NAMES = frozenset({"PWD", "PW", "PASS", "UPW"})
+# `password X` (netrc, a mysql option file's words), `"password": "X"` (JSON printed flat).
+_WORD_PAIR = re.compile(
+    r"\b(password|passwd|pwd|passphrase|secret|token)[\"']?\s*[:\s]\s*[\"']?([^\s\"',;}]+)",
+    re.I,
+)
+# The authority up to the LAST `@` (SQLAlchemy reads it so: a password may hold `/`, `?`, `#`).
+_USERINFO = re.compile(r"://([^\s:@/]*):([^\s@]+)@")
+# `user:pw@host:5432/db` and Oracle's `scott/pw@host:1521/ORCL`, without a scheme.
+_BARE_USERINFO = re.compile(r"(?<![\w/:.@])[\w.\-]{1,64}[:/]([^\s@:/]{4,})@[A-Za-z0-9][\w.\-]*")
+_PGP = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY[A-Z ]*-----")
+_BASIC = re.compile(r"\bbasic\s+([A-Za-z0-9+/=_\-]{8,})", re.I)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_HEADER_ARG = re.compile(r"([A-Za-z][\w\-]{0,60}):\s*(\S.*)")
 _HOOK_HOST = re.compile(
     r"hook", re.I
 )  # hooks.slack.com, discord's /api/webhooks/, *.webhook.office.com
@@ -77,10 +102,21 @@ def looks_like_secret_value(value: str) -> bool:
 
 
 def secret_name(name: str, value: str = "") -> bool:
-    """Whether `name` says its value is a secret (for SESSION and _SID: with `value` a token)."""
+    """Whether `name` says its value is a secret (for SESSION and _SID: with `value` a token);
+    a value that is plainly none (`false`, `1`, a host name, a URL without credentials:
+    TOKENIZERS_PARALLELISM=false, NEXTAUTH_URL=http://localhost:3000) is not one."""
+    if _NOT_SECRET_NAME.fullmatch(name) or (value and plainly_not_secret(value)):
+        return False
     if SECRET_NAME.search(name):
         return True
     return bool(_WEAK_NAME.search(name)) and _token(value)
+
+
+def plainly_not_secret(value: str) -> bool:
+    if _PLAIN.fullmatch(value):
+        return True
+    url = _URL.fullmatch(value)
+    return bool(url) and not _carried(value)
 
 
 def _token(value: str) -> bool:
@@ -96,18 +132,57 @@ def value_secrets(value: str) -> list[str]:
     return [part for part in _carried(value) if looks_like_secret_value(part)]
 
 
-def _carried(value: str) -> list[str]:
+def _carried(value: str, depth: int = 0) -> list[str]:
     found: list[str] = []
     for match in _URL.finditer(value):
         found += _url_secrets(match.group(0))
-    # A connection string's `Password=…;` (ADO.NET, ODBC, libpq's `password=… host=…`).
-    for match in _PAIR.finditer(value):
-        name, item = match.group(1).replace(" ", "_"), match.group(2)
-        if secret_name(name, item) and random_looking(item):
+    found += [m.group(2) for m in _USERINFO.finditer(value)]
+    found += [m.group(1) for m in _BARE_USERINFO.finditer(value) if random_looking(m.group(1))]
+    # A connection string's `Password=…;` (ADO.NET, ODBC's PWD=, libpq's `password=… host=…`),
+    # a Java property (`-Djavax.net.ssl.keyStorePassword=…`), netrc's `password X`, JSON's.
+    for match in [*_PAIR.finditer(value), *_WORD_PAIR.finditer(value)]:
+        name = re.sub(r"[ .\-]", "_", match.group(1))
+        item = match.group(2)
+        named = secret_name(name, item) or name.upper() in _PAIR_NAMES
+        if named and random_looking(item) and not plainly_not_secret(item):
             found.append(item)
+    if value[:1] in "{[":
+        found += _json_secrets(value)
     found += [match.group(0) for match in SHAPES.finditer(value)]
+    found += [match.group(1) for match in _BASIC.finditer(value)]
+    if _PGP.search(value):  # a PGP private key block: its body's lines
+        found += [word for word in secret_parts(value) if len(word) >= 16]
+    if depth == 0:  # base64 of credentials (`user:pw`, a kubeconfig, a PEM key), one level
+        for run in _BASE64_RUN.findall(value):
+            decoded = _decoded(run)
+            basic = decoded and re.fullmatch(r"[\w.@\-]{1,64}:(\S{4,})", decoded)
+            if decoded and ((basic and random_looking(basic.group(1))) or _carried(decoded, 1)):
+                found.append(run)
     found += [unquote(part) for part in found if "%" in part]  # a script prints it decoded
     return list(dict.fromkeys(part for part in found if part))
+
+
+def _decoded(run: str) -> str | None:
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if "-" in run else None)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    printable = sum(char.isprintable() or char in "\n\r\t" for char in text)
+    return text if text and printable >= 0.95 * len(text) else None
+
+
+def _json_secrets(value: str) -> list[str]:
+    import json
+
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        return []
+    return list(tree_secrets(parsed, loose=True).values())
 
 
 def _url_secrets(url: str) -> list[str]:
@@ -122,6 +197,10 @@ def _url_secrets(url: str) -> list[str]:
     for name, item in parse_qsl(parts.query):
         if secret_name(name, item):
             found.append(item)
+    for pair in parts.query.split("&"):  # raw too: parse_qsl reads `+` as a space
+        name, _, item = pair.partition("=")
+        if item and secret_name(unquote(name), item):
+            found.append(unquote(item))
     if _HOOK_HOST.search(parts.netloc + parts.path):
         found += [seg for seg in parts.path.split("/") if len(seg) >= 16 and random_looking(seg)]
     return [item for item in found if item]
@@ -157,14 +236,21 @@ def scrubbed(name: str, value: str) -> bool:
     return secret_name(name, value) or bool(_carried(value))
 
 
+def _variable_like(value: str) -> bool:
+    """`OPENAI_API_KEY`, `${KEY}`: a value naming a variable, not holding a secret."""
+    return bool(re.fullmatch(r"[A-Z][A-Z0-9_]*|\$\{?\w+\}?", value))
+
+
 def _flag_value(flag: str, value: str) -> list[str]:
     """`value` when `flag` says it is a secret (`--api-key`, `-token`, `-k`) and it looks random
     (`--token-file ./t`, `-t latest` and `--api-key ${KEY}` name no secret)."""
     bare = flag.lstrip("-")
-    says = flag in _SHORT_SECRET_FLAGS or (
-        flag.startswith("-") and len(bare) > 1 and secret_name(bare.replace("-", "_"))
-    )
-    return [value] if says and looks_like_secret_value(value) and random_looking(value) else []
+    if not looks_like_secret_value(value) or _variable_like(value):
+        return []
+    if flag in _SHORT_SECRET_FLAGS:
+        return [value] if random_looking(value) else []
+    named = flag.startswith("-") and len(bare) > 1 and secret_name(bare.replace("-", "_"), value)
+    return [value] if named else []
 
 
 def arg_secrets(args: Sequence[str]) -> list[str]:
@@ -178,6 +264,8 @@ def arg_secrets(args: Sequence[str]) -> list[str]:
             found += _flag_value(flag, attached)
         elif equals and _VARIABLE_NAME.fullmatch(flag):
             found += variable_secrets(flag, attached)
+        elif header := _HEADER_ARG.fullmatch(arg):  # mcp-remote's --header "X-API-Key: k"
+            found += variable_secrets(header.group(1).replace("-", "_"), header.group(2))
         elif i + 1 < len(args):
             found += _flag_value(arg, args[i + 1])
         found += value_secrets(arg)
@@ -200,7 +288,7 @@ def labelled(found: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:
     return out
 
 
-def tree_secrets(tree: Any, label: str = "config") -> dict[str, str]:
+def tree_secrets(tree: Any, label: str = "config", loose: bool = False) -> dict[str, str]:
     """The secrets a parsed YAML or JSON document holds (config.yaml: Hermes' `model.api_key`,
     a platform's token, a server's args): every string under a secret-looking key that looks
     random (a key naming a variable, `api_key_env: OPENAI_API_KEY`, is no secret), the
@@ -218,7 +306,8 @@ def tree_secrets(tree: Any, label: str = "config") -> dict[str, str]:
                 if not isinstance(item, str):
                     walk(item, name)
         elif isinstance(node, str):
-            named = secret_name(name, node) and random_looking(node)
+            named = secret_name(name.replace(".", "_"), node) and not _variable_like(node)
+            named = named and (loose or looks_like_secret_value(node))
             pairs.append((name, [*(secret_parts(node) if named else []), *value_secrets(node)]))
 
     walk(tree, label)

@@ -182,14 +182,22 @@ def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) ->
     """`environ` without provider keys, the variables that lead to a process outside the
     sandbox and those the redaction's recogniser calls secret (core/redaction/recognise.py: a
     secret-looking name, or a value carrying a credential: DATABASE_URL's password, a webhook
-    URL, a key shape), except those passed through (still redacted: they stay known)."""
+    URL, a key shape), except those passed through (still redacted: they stay known). git's
+    GIT_CONFIG_COUNT/KEY_<n>/VALUE_<n> go together: one of them gone, git refuses every command."""
     keep = set(passthrough)
-    return {
+    kept = {
         name: value
         for name, value in environ.items()
         if name in keep
         or not (name in PROVIDER_KEYS or name in SCRUBBED_VARIABLES or scrubbed(name, value))
     }
+    git = [name for name in environ if _GIT_CONFIG.fullmatch(name)]
+    if any(name not in kept for name in git):
+        kept = {name: value for name, value in kept.items() if name not in git}
+    return kept
+
+
+_GIT_CONFIG = re.compile(r"GIT_CONFIG_(?:COUNT|KEY_\d+|VALUE_\d+)")
 
 
 class SandboxUnavailable(RuntimeError):
