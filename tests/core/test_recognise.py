@@ -275,7 +275,13 @@ def test_mcp_server_settings_give_their_secrets() -> None:
             headers={"X-Api-Key": "Hx7vLq2ZtR9wPx4s", "Accept": "application/json"},
         ),
     ]
+    servers.append(
+        McpServerConfig(
+            name="z", url="https://mcp.zapier.com/api/mcp/s/ODk2ZGQ1YTEtZWJkMi00YjQ1LWE3/mcp"
+        )
+    )
     found = set(server_secrets(servers).values())
+    assert "ODk2ZGQ1YTEtZWJkMi00YjQ1LWE3" in found and "mcp" not in found
     for secret in ("Zz9qLm2ZtR7wPk4s", "Pq7wRt2xLm9zKs4v", "Up4kTq8zWn2vLx6p", "Ur4kTq8zWn2vLx6p"):
         assert secret in found
     assert "Hx7vLq2ZtR9wPx4s" in found and "debug" not in found

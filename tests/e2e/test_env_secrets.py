@@ -47,6 +47,14 @@ SECRETS = {
     # A4-29: a secret that begins like a path (about one base64 secret in 64 starts with `/`).
     "AWS_SECRET_ACCESS_KEY": ("/Zk9aB3+Qw/eRt7uIoPl2Xc", "/Zk9aB3+Qw/eRt7uIoPl2Xc"),
     "SIGNING_SECRET": ("~/sEcrZq9xWv3mLp", "~/sEcrZq9xWv3mLp"),
+    # attack5 (A5-1, A5-2, A5-7): more names, and credentials inside values.
+    "SSHPASS": ("Zqa4ayc80OGda4BO1oV0", "Zqa4ayc80OGda4BO1oV0"),
+    "SLASH_URL": ("postgresql://app:Zk9a/B3Qw7eRt7uIo@db/app", "Zk9a/B3Qw7eRt7uIo"),
+    "ODBC": ("Driver={ODBC 18};Server=db;UID=sa;PWD=Od4ayc80OGda4BO;", "Od4ayc80OGda4BO"),
+    "SPRING_APPLICATION_JSON": (
+        '{"spring.datasource.password": "Sp4ayc80OGda4BO"}',
+        "Sp4ayc80OGda4BO",
+    ),
 }
 # What every shell has: reaches the command as it is.
 ORDINARY = {
@@ -62,6 +70,8 @@ ORDINARY = {
     "HOMEPAGE_URL": "https://example.com",
     "PIP_INDEX_URL": "https://pypi.org/simple",
     "JAVA_HOME": "/usr/lib/jvm/java-17-openjdk-amd64",
+    "TOKENIZERS_PARALLELISM": "false",
+    "NEXTAUTH_URL": "http://localhost:3000",
 }
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hermes_tui.core.redaction.forms import random_looking
 from hermes_tui.core.redaction.recognise import arg_secrets, labelled, variable_secrets
 
 Approval = Literal["never", "always"]
@@ -228,4 +229,8 @@ def server_secrets(servers: Iterable[McpServerConfig]) -> dict[str, str]:
         pairs.append((f"{server.name} args", arg_secrets(server.args)))
         if server.url:
             pairs.append((f"{server.name} url", variable_secrets("url", server.url)))
+            # A server's URL path is often its credential (Zapier's /api/mcp/s/<token>/mcp).
+            path = server.url.split("://", 1)[-1].partition("/")[2].partition("?")[0]
+            tokens = [p for p in path.split("/") if len(p) >= 16 and random_looking(p)]
+            pairs.append((f"{server.name} url", tokens))
     return labelled(pairs)
