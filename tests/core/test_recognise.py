@@ -144,6 +144,10 @@ def test_a_secret_under_any_name_is_scrubbed_and_known(name: str) -> None:
         assert part not in redact(printed), printed
 
 
+def test_a_numeric_password_is_a_secret_a_port_is_not() -> None:
+    assert scrubbed("DB_PASSWORD", "48151623") and not scrubbed("REDIS_KEY_PORT", "6379")
+
+
 def test_git_config_variables_go_together() -> None:
     """A5-4: GIT_CONFIG_KEY_0 gone while GIT_CONFIG_COUNT stays makes every git command fail."""
     git = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader"}

@@ -36,7 +36,7 @@ _NOT_SECRET_NAME = re.compile(r"(?:OLD)?PWD|GIT_CONFIG_KEY_\d+", re.I)
 # host name (AUTH0_DOMAIN), a URL carrying no credential (NEXTAUTH_URL=http://localhost:3000),
 # a key binding (toggle_key: ctrl+shift+k).
 _PLAIN = re.compile(
-    r"(?i:true|false|yes|no|on|off|none|null|enabled?|disabled?)|\d{1,12}"
+    r"(?i:true|false|yes|no|on|off|none|null|enabled?|disabled?)|\d{1,5}"
     r"|[a-z0-9\-]+(?:\.[a-z0-9\-]+)+(?::\d+)?"
     r"|(?i:(?:ctrl|control|alt|shift|meta|super|cmd|option)[+\-])+\w+"  # a key binding
 )
