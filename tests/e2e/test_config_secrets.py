@@ -18,7 +18,10 @@ from helpers import run_main, write_config
 
 ARG_KEY, QUERY_KEY, DB_PASSWORD = "Bx9qLm2ZtR7wPk4s", "Ur4kTq8zWn2vLx6p", "Pq7wRt2xLm9zKs4v"
 MODEL_KEY, SLASHED = "Hk7vLq2ZtR9wPx4sMn8B", "/Zk9aB3+Qw/eRt7uIoPl2Xc"
-SECRETS = (ARG_KEY, QUERY_KEY, DB_PASSWORD, MODEL_KEY, SLASHED)
+# attack5's A5-5: mcp-remote's --header, a Basic header, a URL whose path is the token.
+HEADER_KEY, BASIC = "Hd4ayc80OGda4BO1", "ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw=="
+PATH_TOKEN = "ODk2ZGQ1YTEtZWJkMi00YjQ1LWE3"
+SECRETS = (ARG_KEY, QUERY_KEY, DB_PASSWORD, MODEL_KEY, SLASHED, HEADER_KEY, BASIC, PATH_TOKEN)
 
 
 def test_config_yaml_and_dotenv_secrets_reach_neither_provider_nor_sessions_db(
@@ -36,6 +39,22 @@ def test_config_yaml_and_dotenv_secrets_reach_neither_provider_nor_sessions_db(
         config["mcp_servers"] = {
             "search": {"command": "search-mcp", "args": ["--api-key", ARG_KEY], "enabled": False},
             "remote": {"url": f"https://mcp.example.com/sse?apikey={QUERY_KEY}", "enabled": False},
+            "bridge": {
+                "command": "npx",
+                "args": [
+                    "mcp-remote",
+                    "https://mcp.example.com/sse",
+                    "--header",
+                    f"X-API-Key: {HEADER_KEY}",
+                    "--header",
+                    f"Authorization:Basic {BASIC}",
+                ],
+                "enabled": False,
+            },
+            "zapier": {
+                "url": f"https://mcp.zapier.com/api/mcp/s/{PATH_TOKEN}/mcp",
+                "enabled": False,
+            },
             "db": {
                 "command": "db-mcp",
                 "env": {"DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/app"},

@@ -55,6 +55,8 @@ SECRETS = {
         '{"spring.datasource.password": "Sp4ayc80OGda4BO"}',
         "Sp4ayc80OGda4BO",
     ),
+    # A5-3: base64 of `user:pw` (a registry's basic auth).
+    "REGISTRY_BASIC": ("ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==", "ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw=="),
 }
 # What every shell has: reaches the command as it is.
 ORDINARY = {
@@ -127,3 +129,23 @@ def test_a_passed_through_secret_reaches_the_command_and_stays_redacted(
     assert not any(line.startswith("SENTRY_DSN=") for line in lines)
     for value, part in SECRETS.values():
         assert value not in sent and part not in sent and part not in stored
+
+
+def test_git_config_from_the_environment_keeps_git_working(
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A5-4: GIT_CONFIG_KEY_0 (a key's name) scrubbed while GIT_CONFIG_COUNT stayed made every
+    sandboxed git fail ("unable to parse command-line config")."""
+    project = tmp_path / "project"
+    project.mkdir()
+    git = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
+    with FakeLLM() as llm:
+        write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+        command = "git init -q r && git -C r status && git config --get safe.directory"
+        llm.script(Reply(tool_calls=[("terminal", {"command": command})]), Reply(text="ok"))
+        done = run_main(capfd, home, "chat", "-q", "git", "--yolo", cwd=project, **git)
+        assert done.returncode == 0, done.stderr
+        tool = next(m for m in llm.requests[1].body["messages"] if m["role"] == "tool")
+    result = json.loads(tool["content"])
+    assert result.get("exit_code") == 0, result
+    assert "On branch" in result["output"] and result["output"].rstrip().endswith("*")
