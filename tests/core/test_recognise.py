@@ -168,8 +168,16 @@ def test_mcp_headers_and_passphrases_in_args_are_secrets() -> None:
             "Authorization:Basic ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==",
             "--passphrase",
             "correct-horse-battery-staple",
+            "-p",
+            "tulip-orbit-lantern-cobalt",
+            "--profile",
+            "production",
+            "-p",
+            "staging",
         ]
     )
+    assert "tulip-orbit-lantern-cobalt" in found
+    assert "production" not in found and "staging" not in found
     assert "Hk4ayc80OGda4BO1" in found and "correct-horse-battery-staple" in found
     assert "ZGVwbG95OlJiNGF5YzgwT0dkYTRCTw==" in found
 

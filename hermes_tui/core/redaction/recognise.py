@@ -247,8 +247,9 @@ def _flag_value(flag: str, value: str) -> list[str]:
     bare = flag.lstrip("-")
     if not looks_like_secret_value(value) or _variable_like(value):
         return []
-    if flag in _SHORT_SECRET_FLAGS:
-        return [value] if random_looking(value) else []
+    if flag in _SHORT_SECRET_FLAGS:  # `-p production` is a profile; `-p a-b-c-d` a passphrase
+        passphrase = len(value) >= 20 and len(re.split(r"[-_.]", value)) >= 4
+        return [value] if random_looking(value) or passphrase else []
     named = flag.startswith("-") and len(bare) > 1 and secret_name(bare.replace("-", "_"), value)
     return [value] if named else []
 
