@@ -58,6 +58,9 @@ ORDINARY = {
     "NODE_OPTIONS": "--max-old-space-size=4096",
     "CLAUDE_SESSION_ID": "8a9c3f2e-1b4d-4e6f-9a8b-7c6d5e4f3a2b",
     "LESS": "-R -F key=value",
+    "WT_SESSION": "0b8b8e6a-4c1f-4e0e-9a1b-2c3d4e5f6a7b",
+    "BASE_IMAGE": "python:3.11-slim@sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a0deadbeef9f8e7d6c5b4a3928",
+    "EDITOR_SETTINGS_JSON": '{"keybinding": "ctrl+k", "theme": "dark"}',
     # attack5's A5-4: switches, numbers, host names and URLs without credentials.
     "TOKENIZERS_PARALLELISM": "false",
     "OAUTHLIB_INSECURE_TRANSPORT": "1",

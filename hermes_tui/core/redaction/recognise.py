@@ -41,8 +41,10 @@ _PLAIN = re.compile(
     r"|(?i:(?:ctrl|control|alt|shift|meta|super|cmd|option)[+\-])+\w+"  # a key binding
 )
 # Names that hold a secret only when the value looks like a token (not a desktop's session name).
-# A session's id (TERM_SESSION_ID, a UUID) names the session, not a way into it.
+# A session's id (TERM_SESSION_ID, Windows Terminal's WT_SESSION: a UUID) names the session,
+# not a way into it.
 _WEAK_NAME = re.compile(r"SESSION(?!_?ID$)|_SID$", re.I)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.\-]{16,}")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
 _PAIR = re.compile(r"(?:^|[;\s]|-D)([A-Za-z][\w .\-]{0,60}?)\s*=\s*([^;\s]+)")
@@ -55,7 +57,10 @@ _WORD_PAIR = re.compile(
 # The authority up to the LAST `@` (SQLAlchemy reads it so: a password may hold `/`, `?`, `#`).
 _USERINFO = re.compile(r"://([^\s:@/]*):([^\s@]+)@")
 # `user:pw@host:5432/db` and Oracle's `scott/pw@host:1521/ORCL`, without a scheme.
-_BARE_USERINFO = re.compile(r"(?<![\w/:.@])[\w.\-]{1,64}[:/]([^\s@:/]{4,})@[A-Za-z0-9][\w.\-]*")
+# Not an image's digest (`python:3.11-slim@sha256:…`).
+_BARE_USERINFO = re.compile(
+    r"(?<![\w/:.@])[\w.\-]{1,64}[:/]([^\s@:/]{4,})@(?!sha\d+:)[A-Za-z0-9][\w.\-]*"
+)
 _PGP = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY[A-Z ]*-----")
 _BASIC = re.compile(r"\bbasic\s+([A-Za-z0-9+/=_\-]{8,})", re.I)
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
@@ -109,7 +114,7 @@ def secret_name(name: str, value: str = "") -> bool:
         return False
     if SECRET_NAME.search(name):
         return True
-    return bool(_WEAK_NAME.search(name)) and _token(value)
+    return bool(_WEAK_NAME.search(name)) and _token(value) and not _UUID.fullmatch(value)
 
 
 def plainly_not_secret(value: str) -> bool:
