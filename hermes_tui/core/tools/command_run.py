@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from hermes_tui.core import host_programs
 from hermes_tui.core.tools.registry import ToolContext
@@ -43,10 +43,12 @@ def run_command(
     The shell's last directory comes back through a file descriptor handed down (the
     sandbox's /tmp is not ours, so a path would not do).
     """
-    with tempfile.TemporaryDirectory(prefix="hermes-term-") as scratch:
+    # In the host's own /tmp, never $TMPDIR (it may lie in the workspace, where a command could
+    # swap the files for links), and read back through the descriptors opened here.
+    with tempfile.TemporaryDirectory(prefix="hermes-term-", dir="/tmp") as scratch:
         out_path = Path(scratch) / "out"
         cwd_path = Path(scratch) / "cwd"
-        with out_path.open("wb") as out, cwd_path.open("wb") as cwd_file:
+        with out_path.open("w+b") as out, cwd_path.open("w+b") as cwd_file:
             fd = cwd_file.fileno()
             script = f"{command}\n__hermes_rc=$?\npwd >&{fd} 2>/dev/null\nexit $__hermes_rc\n"
             # The host's bash found at start, never one a command put on PATH (host_programs).
@@ -87,8 +89,8 @@ def run_command(
                     process.wait()
                     ended(0)  # closes the pidfd
                     break
-        output = _head_and_tail(out_path)
-        reported = _tail(cwd_path, _CWD_TAIL).decode("utf-8", errors="replace")
+            output = _head_and_tail(out)
+            reported = _tail(cwd_file, _CWD_TAIL).decode("utf-8", errors="replace")
         reported = reported.strip().splitlines()
         if reported:
             new_cwd = Path(reported[-1])
@@ -107,18 +109,17 @@ def run_command(
     return result
 
 
-def _head_and_tail(path: Path) -> str:
+def _head_and_tail(file: BinaryIO) -> str:
     """The output as text: whole when it is MAX_OUTPUT bytes or less, else its first third and
     last two thirds with what lies between counted; never more than that read, whatever the
-    file holds (a process the command left behind, outside the sandbox, may still write)."""
+    file holds (a process the command left behind, outside the sandbox, may still write: read
+    with pread, which leaves the offset it shares alone)."""
     head, tail = MAX_OUTPUT // 3, MAX_OUTPUT * 2 // 3
-    with path.open("rb") as file:
-        size = os.fstat(file.fileno()).st_size
-        if size <= MAX_OUTPUT:
-            return file.read(MAX_OUTPUT).decode("utf-8", errors="replace")
-        first = file.read(head)
-        file.seek(size - tail)
-        last = file.read(tail)
+    fd = file.fileno()
+    size = os.fstat(fd).st_size
+    if size <= MAX_OUTPUT:
+        return os.pread(fd, MAX_OUTPUT, 0).decode("utf-8", errors="replace")
+    first, last = os.pread(fd, head, 0), os.pread(fd, tail, size - tail)
     return (
         f"{first.decode('utf-8', errors='replace')}\n"
         f"[... {size - head - tail:,} bytes of output left out ...]\n"
@@ -126,11 +127,9 @@ def _head_and_tail(path: Path) -> str:
     )
 
 
-def _tail(path: Path, size: int) -> bytes:
-    with path.open("rb") as file:
-        length = os.fstat(file.fileno()).st_size
-        file.seek(max(0, length - size))
-        return file.read(size)
+def _tail(file: BinaryIO, size: int) -> bytes:
+    length = os.fstat(file.fileno()).st_size
+    return os.pread(file.fileno(), size, max(0, length - size))
 
 
 def _waiter(process: subprocess.Popen) -> Any:

@@ -33,6 +33,10 @@ IDLE_TIMEOUT = 120.0
 MAX_HEADER = 64 * 1024
 
 
+# Where the proxy's socket folder is made (FilteringProxy.start).
+SOCKET_PARENT = "/tmp"
+
+
 @dataclass(frozen=True)
 class Connection:
     """A connection the proxy allowed or refused, and why."""
@@ -182,7 +186,10 @@ class FilteringProxy:
 
     def __init__(self, allow: Iterable[str], ask: Ask | None = None) -> None:
         self.state = ProxyState(tuple(allow), ask)
-        self._folder = Path(tempfile.mkdtemp(prefix="hermes-proxy-"))
+        # In the host's own /tmp, never $TMPDIR: that may lie in a writable place (the
+        # workspace), where a command would re-point the socket the bridge connects to. The
+        # real /tmp is never one (sandbox.unwalled_place), and commands see a private one.
+        self._folder = Path(tempfile.mkdtemp(prefix="hermes-proxy-", dir=SOCKET_PARENT))
         os.chmod(self._folder, 0o700)
         self.socket_path = self._folder / "proxy.sock"
         self._server: _Server | None = None

@@ -154,6 +154,9 @@ def pair(client, upstream):
     upstream.close()
 
 if proxy:
+    # The proxy's socket held by its inode, before the command runs: its path lies in the
+    # command's own /tmp, where a rename and a link would send the bridge to any socket.
+    anchor = f"/proc/self/fd/{os.open(proxy, os.O_PATH)}"
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
@@ -165,7 +168,7 @@ if proxy:
             client, _ = listener.accept()
             upstream = socket.socket(socket.AF_UNIX)
             try:
-                upstream.connect(proxy)
+                upstream.connect(anchor)
             except OSError:
                 client.close()
                 upstream.close()

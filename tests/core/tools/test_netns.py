@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import open_runtime
 
-from hermes_tui.core.tools import terminal
+from hermes_tui.core.tools import netproxy, terminal
 from hermes_tui.core.tools.netns import NetworkHolder
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import PROXY_PORT, probe
@@ -225,7 +225,7 @@ def test_a_conversation_dropped_without_close_ends_its_holder(
     # The proxy's folder in a temporary folder of this test's own (other tests make theirs in
     # /tmp at the same time); short, as a Unix socket's path must be.
     own_tmp = Path(tempfile.mkdtemp(prefix="np-", dir="/tmp"))
-    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))
+    monkeypatch.setattr(netproxy, "SOCKET_PARENT", str(own_tmp))
     proxies = set(own_tmp.glob("hermes-proxy-*"))
     registry = ToolRegistry(make_terminal_tools(TerminalSettings(network="allowlist")))
     result = registry.call("terminal", {"command": "echo ran"}, ToolContext(cwd=work, workdir=work))

@@ -77,9 +77,10 @@ def _user() -> tuple[list[str], Path, int]:
     return prefix, Path(os.environ.get("HOME", "/")), os.getuid()
 
 
-def _run(workdir: Path, command: str, network: str = "off") -> str:
+def _run(workdir: Path, command: str, network: str = "off", tmpdir: str = "") -> str:
     prefix, home, _uid = _user()
     env = {"PYTHONPATH": str(REPO), "PATH": SYSTEM_PATH, "HOME": str(home)}  # no XDG_RUNTIME_DIR
+    env |= {"TMPDIR": tmpdir} if tmpdir else {}
     found = subprocess.run(
         [*prefix, sys.executable, "-c", CALL, str(workdir), command, network],
         capture_output=True,
@@ -194,6 +195,39 @@ def test_the_bridge_inside_the_sandbox_cannot_be_made_to_open_a_socket(workdir: 
     assert "bridge found" in output and "proxy answered" in output, output
     assert "MEMORY WRITABLE" not in output and "ATTACHED" not in output, output
     assert "memory refused" in output and "ptrace refused" in output, output
+
+
+def test_the_bridge_cannot_be_re_pointed_at_another_socket(in_home: Path, workdir: Path) -> None:
+    """Per command, the proxy's socket is bound into the command's own /tmp: renaming its
+    folder and linking the path to the user's tmux must leave the bridge on the proxy (A5-6)."""
+    with _bell_in(in_home) as (_bell, socket_path, marker):
+        _reaches_outside(socket_path, marker, workdir)
+        output = _run(
+            workdir,
+            "mv /tmp/.hermes-proxy /tmp/.moved && mkdir /tmp/.hermes-proxy && "
+            f"ln -s {socket_path} /tmp/.hermes-proxy/proxy.sock && python3 proxy.py",
+            network="bridged",
+        )
+    assert not marker.exists(), output
+    assert "proxy answered" in output, output
+
+
+@pytest.mark.parametrize("network", ["held", "bridged"])
+def test_a_tmpdir_in_the_workspace_holds_neither_the_proxy_nor_the_output(
+    workdir: Path, network: str
+) -> None:
+    """$TMPDIR inside the working directory (a project's .envrc sets it): the proxy's socket
+    folder and the output files are made in the host's /tmp, out of the command's reach (A5-8,
+    A5-10)."""
+    tmpdir = workdir / ".tmp"
+    tmpdir.mkdir()
+    _own(tmpdir)
+    output = _run(
+        workdir, "ls -A .tmp; echo LISTED; python3 proxy.py", network=network, tmpdir=str(tmpdir)
+    )
+    listed = output.split("LISTED\n")[0]
+    assert "hermes-proxy" not in listed and "hermes-term" not in listed, output
+    assert "proxy answered" in output, output
 
 
 def test_the_runtime_folder_is_hidden_without_xdg_runtime_dir(workdir: Path) -> None:
