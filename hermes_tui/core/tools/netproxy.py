@@ -147,8 +147,17 @@ class _Handler(socketserver.StreamRequestHandler):
         verdict = self.server.state.decide(host, port)
         if not verdict.allowed:
             return self._reply(403, f"{host} is not on terminal.network_allow and was not approved")
+        from hermes_tui.core.tools.web import FetchRefused, resolve
+
+        # The host's own loopback, private and link-local services (a dev server, a database,
+        # a docker API on 2375) only when the host or address is listed, as for web_fetch:
+        # an approval of "127.0.0.1" in yolo is no approval at all (A5-9). Resolved once, and
+        # that address connected to (no second lookup to rebind).
         try:
-            upstream = socket.create_connection((host, port), timeout=30)
+            address = resolve(host, port, self.server.state.allow)
+            upstream = socket.create_connection((address, port), timeout=30)
+        except FetchRefused as exc:
+            return self._reply(403, str(exc).replace("web_fetch reaches", "commands reach"))
         except OSError as exc:
             return self._reply(502, f"cannot reach {host}:{port}: {exc}")
         with upstream:

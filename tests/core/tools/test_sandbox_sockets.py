@@ -230,6 +230,44 @@ def test_a_tmpdir_in_the_workspace_holds_neither_the_proxy_nor_the_output(
     assert "proxy answered" in output, output
 
 
+def test_the_proxy_reaches_no_service_on_the_hosts_loopback(workdir: Path) -> None:
+    """Every host approved (the approver says yes, as --yolo does): 127.0.0.1 and 0.0.0.0 are
+    still the host's own services, refused unless listed (A5-9)."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    reached: list[bytes] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                reached.append(connection.recv(100))
+                connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    probe = (
+        "import urllib.error, urllib.request\n"
+        f"for host in ('127.0.0.1', '0.0.0.0', 'localhost'):\n"
+        f"    try:\n"
+        f"        urllib.request.urlopen(f'http://{{host}}:{port}/', timeout=20)\n"
+        f"    except urllib.error.HTTPError as exc:\n"
+        f"        print(host, exc.code)\n"
+        f"    except OSError as exc:\n"
+        f"        print(host, 'error', exc)\n"
+    )
+    (workdir / "loop.py").write_text(probe)
+    _own(workdir / "loop.py")
+    try:
+        output = _run(workdir, "python3 loop.py", network="held")
+    finally:
+        server.close()
+    assert not reached, (reached, output)
+    assert output.count(" 403") == 3, output
+
+
 def test_the_runtime_folder_is_hidden_without_xdg_runtime_dir(workdir: Path) -> None:
     """/run/user/<uid> (the systemd user manager's bus, podman, gnupg) whatever the app's own
     environment says: its sockets unreachable, its files not there."""
