@@ -56,12 +56,13 @@ KNOCK = (
     "except OSError as exc:\n"
     "    print('refused', exc)\n"
 )
-# Through the proxy to a host nobody resolves: any answer of the proxy's (an HTTP status)
-# shows the bridge to its socket on the host works; "no proxy" that it does not.
+# Through the proxy to the host's loopback, which it refuses without a lookup: any answer of
+# the proxy's (an HTTP status) shows the bridge to its socket on the host works; "no proxy"
+# that it does not.
 THROUGH_PROXY = (
     "import urllib.error, urllib.request\n"
     "try:\n"
-    "    urllib.request.urlopen('http://nothing.invalid/', timeout=20)\n"
+    "    urllib.request.urlopen('http://127.0.0.1:9/', timeout=20)\n"
     "except urllib.error.HTTPError as exc:\n"
     "    print('proxy answered', exc.code)\n"
     "except OSError as exc:\n"
