@@ -147,17 +147,19 @@ class _Handler(socketserver.StreamRequestHandler):
         verdict = self.server.state.decide(host, port)
         if not verdict.allowed:
             return self._reply(403, f"{host} is not on terminal.network_allow and was not approved")
-        from hermes_tui.core.tools.web import FetchRefused, resolve
-
         # The host's own loopback, private and link-local services (a dev server, a database,
         # a docker API on 2375) only when the host or address is listed, as for web_fetch:
         # an approval of "127.0.0.1" in yolo is no approval at all (A5-9). Resolved once, and
         # that address connected to (no second lookup to rebind).
         try:
-            address = resolve(host, port, self.server.state.allow)
+            address = _vetted_address(host, port, self.server.state.allow)
+            if address is None:
+                return self._reply(
+                    403,
+                    f"{host} is a private or local address; commands reach those only when "
+                    "terminal.network_allow lists it",
+                )
             upstream = socket.create_connection((address, port), timeout=30)
-        except FetchRefused as exc:
-            return self._reply(403, str(exc).replace("web_fetch reaches", "commands reach"))
         except OSError as exc:
             return self._reply(502, f"cannot reach {host}:{port}: {exc}")
         with upstream:
@@ -167,6 +169,25 @@ class _Handler(socketserver.StreamRequestHandler):
             if first:
                 upstream.sendall(first)
             _pipe(self.connection, upstream)
+
+
+def _vetted_address(host: str, port: int, allow: tuple[str, ...]) -> str | None:
+    """The address to connect to, or None when one the host resolves to is not on the open
+    internet (loopback, private, link-local, unspecified) and neither it nor the host is
+    listed: web_fetch's rule (web.resolve)."""
+    import ipaddress
+
+    addresses = [
+        str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    ]
+    if host_allowed(host, allow):
+        return addresses[0]
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        ip = getattr(ip, "ipv4_mapped", None) or ip
+        if not (ip.is_global and not ip.is_multicast) and not host_allowed(address, allow):
+            return None
+    return addresses[0]
 
 
 def _pipe(a: socket.socket, b: socket.socket) -> None:
