@@ -25,6 +25,7 @@ from hermes_tui.core.redaction.forms import (
     unwrapped,
 )
 from hermes_tui.core.redaction.recognise import (
+    labelled,
     looks_like_secret_value,
     secret_parts,
     value_secrets,
@@ -139,15 +140,7 @@ class Redactor:
         """Know `secrets` too from now on (an ACP editor's MCP servers' tokens, known when its
         session opens), in this very object: every store and sink holding its methods redacts
         them. A label already taken for another value gets ` (2)`, …"""
-        merged = dict(self._secrets)
-        for name, value in secrets.items():
-            if value in merged.values():
-                continue
-            label, count = name, 1
-            while label in merged:
-                count += 1
-                label = f"{name} ({count})"
-            merged[label] = value
+        merged = labelled(((name, [value]) for name, value in secrets.items()), self._secrets)
         if merged != self._secrets:
             # One assignment: a text redacted meanwhile sees the old state or the new one.
             self.__dict__ = Redactor(merged).__dict__

@@ -278,10 +278,13 @@ def arg_secrets(args: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def labelled(found: Iterable[tuple[str, Iterable[str]]]) -> dict[str, str]:
-    """`{label: secret}` of `(label, secrets)` pairs; a label with several secrets gets
-    `label (2)`, … for the others."""
-    out: dict[str, str] = {}
+def labelled(
+    found: Iterable[tuple[str, Iterable[str]]], known: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """`{label: secret}` of `(label, secrets)` pairs, after the `known` ones; a label with
+    several secrets, or one `known` already holds, gets `label (2)`, … for the others; a
+    secret already there is not added again."""
+    out: dict[str, str] = dict(known or {})
     for label, secrets in found:
         for secret in secrets:
             if secret in out.values():
