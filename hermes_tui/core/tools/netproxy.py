@@ -144,6 +144,12 @@ class _Handler(socketserver.StreamRequestHandler):
             )
 
     def _tunnel(self, host: str, port: int, first: bytes, *, connect: bool) -> None:
+        state = self.server.state
+        if _local_name(host) and not host_allowed(host, state.allow):
+            # Refused before any question (nothing to approve), and logged as refused.
+            with state.lock:
+                state.log.append(Connection(host, port, False, "local address"))
+            return self._reply(403, f"{host} is {LOCAL}")
         verdict = self.server.state.decide(host, port)
         if not verdict.allowed:
             return self._reply(403, f"{host} is not on terminal.network_allow and was not approved")
@@ -154,11 +160,7 @@ class _Handler(socketserver.StreamRequestHandler):
         try:
             address = _vetted_address(host, port, self.server.state.allow)
             if address is None:
-                return self._reply(
-                    403,
-                    f"{host} is a private or local address; commands reach those only when "
-                    "terminal.network_allow lists it",
-                )
+                return self._reply(403, f"{host} resolves to {LOCAL}")
             upstream = socket.create_connection((address, port), timeout=30)
         except OSError as exc:
             return self._reply(502, f"cannot reach {host}:{port}: {exc}")
@@ -169,6 +171,25 @@ class _Handler(socketserver.StreamRequestHandler):
             if first:
                 upstream.sendall(first)
             _pipe(self.connection, upstream)
+
+
+LOCAL = "a private or local address; commands reach those only when terminal.network_allow lists it"
+
+
+def _local_name(host: str) -> bool:
+    """A host that names a non-public address without any lookup: an IP literal outside the
+    open internet, or localhost."""
+    import ipaddress
+
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        return False
+    ip = getattr(ip, "ipv4_mapped", None) or ip
+    return not (ip.is_global and not ip.is_multicast)
 
 
 def _vetted_address(host: str, port: int, allow: tuple[str, ...]) -> str | None:

@@ -23,3 +23,55 @@ def test_close_stops_the_serving_thread_at_once_however_rarely_it_polls() -> Non
         thread.join(5)
     assert not any(t.is_alive() for t in serving)
     assert not proxy.socket_path.exists() and not proxy.socket_path.parent.exists()
+
+
+def _through(proxy: FilteringProxy, target: str) -> bytes:
+    import socket
+
+    client = socket.socket(socket.AF_UNIX)
+    client.settimeout(20)
+    client.connect(str(proxy.socket_path))
+    client.sendall(f"GET http://{target}/ HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+    answer = client.recv(4096)
+    client.close()
+    return answer
+
+
+def test_the_hosts_own_loopback_is_reached_only_when_listed() -> None:
+    """A5-9: the user's dev server on 127.0.0.1 is not a host a command is approved for; an
+    IP literal or localhost is refused without a question (and logged as refused), a listed
+    one goes through."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    reached: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            reached.append(connection.recv(100))
+            connection.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+            connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    asked: list[str] = []
+    proxy = FilteringProxy(["example.com"], ask=lambda host, _cmd: asked.append(host) or "once")
+    listed = FilteringProxy(["127.0.0.1"])
+    proxy.start()
+    listed.start()
+    try:
+        for target in (f"127.0.0.1:{port}", f"0.0.0.0:{port}", f"localhost:{port}"):
+            assert _through(proxy, target).startswith(b"HTTP/1.1 403"), target
+        assert asked == [] and not reached
+        assert _through(listed, f"127.0.0.1:{port}").startswith(b"HTTP/1.1 204")
+        assert len(reached) == 1
+        log = proxy.state.take_log()
+        assert [(c.allowed, c.how) for c in log] == [(False, "local address")] * 3
+    finally:
+        proxy.close()
+        listed.close()
+        server.close()
