@@ -44,7 +44,12 @@ GAP = (
 _FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)}
 # A block of encoded text wrapped over lines (`base64`, `base32`, `xxd -p` print them so), real
 # line breaks or JSON's `\n`: its lines are joined before its forms are looked for.
-WRAPPED = re.compile(r"[A-Za-z0-9+/=_%\-]{2,}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=_%\-]+)+")
+# Starts only where a run of such characters starts: the same matches (a match can only begin
+# at a run's start), but a long run followed by a line break and no more (100 KB of one word)
+# is tried once, not from each of its characters (that was quadratic).
+WRAPPED = re.compile(
+    r"(?<![A-Za-z0-9+/=_%\-])[A-Za-z0-9+/=_%\-]{2,}(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=_%\-]+)+"
+)
 _BREAKS = re.compile(r"[\r\n]|\\[nr]")
 BASE64_TAIL = "[A-Za-z0-9+/_-]{0,3}={0,2}"  # the group holding the value's last bytes, padding
 BASE32_TAIL = "[A-Za-z2-7]{0,7}={0,6}"

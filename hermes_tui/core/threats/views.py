@@ -71,7 +71,10 @@ _SPACED_RUNS = tuple(
 )
 
 
-_UNDERSCORED = re.compile(r"[^\s_]+(?:_+[^\s_]+){3,}")
+# Starts only where a word starts (after a space, an underscore or at the beginning): the same
+# matches, since a match can only begin where a word does, but a long word (100 KB of output
+# with no space) is tried once, not from each of its characters (that was quadratic).
+_UNDERSCORED = re.compile(r"(?<![^\s_])[^\s_]+(?:_+[^\s_]+){3,}")
 
 
 def _spaced(match: re.Match[str]) -> str:
