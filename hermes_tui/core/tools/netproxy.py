@@ -158,10 +158,10 @@ class _Handler(socketserver.StreamRequestHandler):
         # an approval of "127.0.0.1" in yolo is no approval at all (A5-9). Resolved once, and
         # that address connected to (no second lookup to rebind).
         try:
-            address = _vetted_address(host, port, self.server.state.allow)
-            if address is None:
+            addresses = addresses_of(host, port)
+            if unlisted_local(host, addresses, state.allow) is not None:
                 return self._reply(403, f"{host} resolves to {LOCAL}")
-            upstream = socket.create_connection((address, port), timeout=30)
+            upstream = socket.create_connection((addresses[0], port), timeout=30)
         except OSError as exc:
             return self._reply(502, f"cannot reach {host}:{port}: {exc}")
         with upstream:
@@ -176,39 +176,42 @@ class _Handler(socketserver.StreamRequestHandler):
 LOCAL = "a private or local address; commands reach those only when terminal.network_allow lists it"
 
 
+def public_address(address: str) -> bool:
+    """True for an address on the open internet (not loopback, private, link-local, ...)."""
+    import ipaddress
+
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    ip = getattr(ip, "ipv4_mapped", None) or ip
+    return ip.is_global and not ip.is_multicast
+
+
 def _local_name(host: str) -> bool:
     """A host that names a non-public address without any lookup: an IP literal outside the
     open internet, or localhost."""
-    import ipaddress
-
     name = host.lower().rstrip(".")
     if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
-        ip = ipaddress.ip_address(name.split("%", 1)[0])
-    except ValueError:
+        return not public_address(name)
+    except ValueError:  # a name, not an address
         return False
-    ip = getattr(ip, "ipv4_mapped", None) or ip
-    return not (ip.is_global and not ip.is_multicast)
 
 
-def _vetted_address(host: str, port: int, allow: tuple[str, ...]) -> str | None:
-    """The address to connect to, or None when one the host resolves to is not on the open
-    internet (loopback, private, link-local, unspecified) and neither it nor the host is
-    listed: web_fetch's rule (web.resolve)."""
-    import ipaddress
+def addresses_of(host: str, port: int) -> list[str]:
+    """What `host` resolves to, in the resolver's order (socket.gaierror when nothing)."""
+    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
 
-    addresses = [
-        str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    ]
+
+def unlisted_local(host: str, addresses: list[str], allow: Iterable[str]) -> str | None:
+    """The first of `addresses` (what `host` resolves to) off the open internet that neither
+    the host nor the address is listed for, or None: the rule of the sandbox's proxy and of
+    web_fetch alike (a dev server, a database, a docker API on the host's loopback or LAN)."""
+    allow = tuple(allow)
     if host_allowed(host, allow):
-        return addresses[0]
-    for address in addresses:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-        ip = getattr(ip, "ipv4_mapped", None) or ip
-        if not (ip.is_global and not ip.is_multicast) and not host_allowed(address, allow):
-            return None
-    return addresses[0]
+        return None
+    return next(
+        (a for a in addresses if not public_address(a) and not host_allowed(a, allow)), None
+    )
 
 
 def _pipe(a: socket.socket, b: socket.socket) -> None:

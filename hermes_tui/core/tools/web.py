@@ -57,34 +57,19 @@ class Page:
     redirect: str | None = None  # where a 3xx sends the next hop
 
 
-def public_address(address: str) -> bool:
-    """True for an address on the open internet (not loopback, private, link-local, ...)."""
-    import ipaddress
-
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    mapped = getattr(ip, "ipv4_mapped", None)
-    if mapped is not None:
-        ip = mapped
-    return ip.is_global and not ip.is_multicast
-
-
 def resolve(host: str, port: int, allow: tuple[str, ...]) -> str:
     """The address to connect to; refuses a non-public one unless the host or it is listed."""
-    from hermes_tui.core.tools.netproxy import host_allowed
+    from hermes_tui.core.tools.netproxy import addresses_of, unlisted_local
 
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        addresses = addresses_of(host, port)
     except socket.gaierror as exc:
         raise FetchRefused(f"cannot resolve {host}: {exc.strerror}") from None
-    addresses = [str(info[4][0]) for info in infos]
-    if host_allowed(host, allow):
-        return addresses[0]
-    for address in addresses:
-        if not public_address(address) and not host_allowed(address, allow):
-            raise FetchRefused(
-                f"{host} resolves to {address}, a private or local address; web_fetch reaches "
-                "those only when terminal.network_allow lists the host"
-            )
+    if (local := unlisted_local(host, addresses, allow)) is not None:
+        raise FetchRefused(
+            f"{host} resolves to {local}, a private or local address; web_fetch reaches "
+            "those only when terminal.network_allow lists the host"
+        )
     return addresses[0]
 
 

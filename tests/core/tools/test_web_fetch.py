@@ -11,10 +11,10 @@ import pytest
 from fakes.web_server import Site
 
 from hermes_tui.core.tools.approvals import ApprovalRequest, Approvals
+from hermes_tui.core.tools.netproxy import public_address
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.results import ResultLimits
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
-from hermes_tui.core.tools.web import public_address
 
 
 @pytest.fixture
