@@ -73,6 +73,11 @@ class LearningParts:
         """The staged write's target as it is now (to check it did not change meanwhile)."""
         if record.kind == "memory":
             return join_entries(self.memory.entries(record.target))  # type: ignore[arg-type]
+        if record.kind == "file":  # an instruction file (AGENTS.md...): its path
+            try:
+                return Path(record.target).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return None
         skill = self.skills.get(record.target)
         if skill is None:
             return None
@@ -102,6 +107,8 @@ class LearningParts:
             # approval is what the gate was waiting for.
             origin = record.origin if record.origin in ("agent", "review", "curator") else "review"
             context = ToolContext(origin=origin, viewed_skills={record.target})
+            if record.workdir:  # a file write: the path policy judges it where it was made
+                context.cwd = context.workdir = Path(record.workdir)
             # The replayed call answers as it would answer the model; its refusal is the error.
             result = tool.handler(dict(record.arguments), context)
             if not result.get("success"):

@@ -1,7 +1,9 @@
-"""Staged writes: memory and skill writes that wait for the user's approval.
+"""Staged writes: memory, skill and instruction-file writes that wait for the user's approval.
 
 A review's writes wait here when write approval is on; any agent or review write waits here
-when its conversation read untrusted content (taint) or the scanner holds it (core/agent/taint.py).
+when its conversation read untrusted content (taint) or the scanner holds it (core/agent/taint.py),
+and so does a files-tool write that copies a tool result into a project's instruction file
+(AGENTS.md...: kind "file", its target the file's path, replayed as write_file in `workdir`).
 
 Each is `<home>/pending/<id>.json`: the tool call to replay, the text before and after, and a
 hash of the target as it was when staged. Approving re-checks that hash (the target must not
@@ -40,7 +42,7 @@ class PendingWrite:
     created_at: float
     origin: str
     review_id: str
-    kind: str  # memory or skill
+    kind: str  # memory, skill or file (a project's instruction file)
     target: str
     action: str
     tool: str
@@ -53,6 +55,8 @@ class PendingWrite:
     sources: tuple[dict[str, str], ...] = ()
     # The tool results it copies text from (provenance.ContentMatch as a dict): call, excerpts.
     copied: tuple[dict[str, Any], ...] = ()
+    # The working directory a held file write is replayed in (the path policy judges it there).
+    workdir: str = ""
 
 
 # One wording for every face that says where a held write is meanwhile.
@@ -124,6 +128,7 @@ class PendingStore:
         reason: str = "",
         sources: tuple[dict[str, str], ...] = (),
         copied: tuple[dict[str, Any], ...] = (),
+        workdir: str = "",
     ) -> PendingWrite:
         record = PendingWrite(
             uuid.uuid4().hex[:10],
@@ -141,6 +146,7 @@ class PendingStore:
             reason,
             sources,
             copied,
+            workdir,
         )
         ensure_private_dir(self.directory)  # staged writes carry memory and skill text: 0700
         atomic_write_text(

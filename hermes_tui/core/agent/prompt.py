@@ -67,6 +67,11 @@ class PromptInputs:
 # Hermes' order: the first kind of project file found is the one loaded (only one kind, so a
 # project carrying both AGENTS.md and a copy as CLAUDE.md does not pay for it twice).
 CONTEXT_FILE_MAX_CHARS = 20_000
+HERMES_FILE_NAMES = (".hermes.md", "HERMES.md")  # from the working directory up to the git root
+PROJECT_FILE_NAMES = (("AGENTS.md", "agents.md"), ("CLAUDE.md", "claude.md"))
+CURSOR_RULES_FILE = ".cursorrules"
+CURSOR_RULES_DIR = (".cursor", "rules")  # every *.mdc in it
+CURSOR_RULES_GLOB = "*.mdc"
 
 
 def _git_root(start: Path) -> Path | None:
@@ -91,20 +96,30 @@ def context_file_paths(cwd: Path) -> list[Path]:
     base = cwd.resolve()
     root = _git_root(base)
     for folder in (base, *base.parents):
-        found = _first_file(folder, (".hermes.md", "HERMES.md"))
+        found = _first_file(folder, HERMES_FILE_NAMES)
         if found is not None:
             return [found]
         if root is None or folder == root:
             break
-    for names in (("AGENTS.md", "agents.md"), ("CLAUDE.md", "claude.md")):
+    for names in PROJECT_FILE_NAMES:
         found = _first_file(base, names)
         if found is not None:
             return [found]
-    rules = [base / ".cursorrules"] if (base / ".cursorrules").is_file() else []
-    cursor = base / ".cursor" / "rules"
+    rules = [base / CURSOR_RULES_FILE] if (base / CURSOR_RULES_FILE).is_file() else []
+    cursor = base.joinpath(*CURSOR_RULES_DIR)
     if cursor.is_dir():
-        rules += sorted(p for p in cursor.glob("*.mdc") if p.is_file())
+        rules += sorted(p for p in cursor.glob(CURSOR_RULES_GLOB) if p.is_file())
     return rules
+
+
+def is_context_file(path: Path) -> bool:
+    """Whether a session started in `path`'s folder (or, for .hermes.md, below it) would load
+    `path` into its prompt when no file earlier in the order is there: judged by its name and
+    place alone, wherever it is, since the next session may start anywhere."""
+    names = {*HERMES_FILE_NAMES, *(name for pair in PROJECT_FILE_NAMES for name in pair)}
+    if path.name in names or path.name == CURSOR_RULES_FILE:
+        return True
+    return path.match(str(Path(*CURSOR_RULES_DIR, CURSOR_RULES_GLOB)))
 
 
 def _capped(text: str, path: Path, limit: int, total: str = "") -> str:

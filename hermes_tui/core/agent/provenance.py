@@ -145,39 +145,45 @@ class ContentIndex:
         for view in views:
             self._grams.update(dict.fromkeys(_grams(_words(view)), index))
 
-    def match(self, text: str) -> ContentMatch | None:
-        """The tool result `text` copies (by the rules above), or None."""
+    def match(self, text: str, known: frozenset[int] = frozenset()) -> ContentMatch | None:
+        """The tool result `text` copies (by the rules above), or None. With `known` (the
+        `known_grams` of what a file held before the write), only what is new counts: a copied
+        run must take in a 5-word run the file did not hold, and the share is of new runs."""
         if not self._grams:
             return None
         best: ContentMatch | None = None
         for name, view in threats.views(text):
-            found = self._match_view(name, view)
+            found = self._match_view(name, view, known)
             if found is not None and (best is None or found.words > best.words):
                 best = found
         return best
 
-    def _match_view(self, name: str, view: str) -> ContentMatch | None:
+    def _match_view(self, name: str, view: str, known: frozenset[int]) -> ContentMatch | None:
         spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
         words = [view[a:b].lower() for a, b in spans]
         if len(words) < GRAM:
             return None
-        hits = [self._grams.get(h) for h in _grams(words)]
-        found = [h for h in hits if h is not None]
+        grams = _grams(words)
+        hits = [self._grams.get(h) for h in grams]
+        new = [h not in known for h in grams]
+        found = [h for h, fresh in zip(hits, new, strict=True) if h is not None and fresh]
         if not found:
             return None
-        # The longest run of consecutive 5-word runs found: n of them cover n + 4 words.
-        run_start, run_length, start, length = 0, 0, 0, 0
+        # The longest run of consecutive 5-word runs found that holds a new one: n of them
+        # cover n + 4 words (a copy grown a few words per write is judged whole).
+        run_start, run_length, start, length, fresh = 0, 0, 0, 0, False
         for position, hit in enumerate(hits):
             if hit is None:
-                length = 0
+                length, fresh = 0, False
                 continue
             if length == 0:
                 start = position
             length += 1
-            if length > run_length:
+            fresh = fresh or new[position]
+            if fresh and length > run_length:
                 run_start, run_length = start, length
         copied = run_length + GRAM - 1
-        share = len(found) / len(hits)
+        share = len(found) / sum(new)
         if copied < RUN_WORDS and share <= MOST:
             return None
         source = Counter(hits[run_start : run_start + run_length]).most_common(1)[0][0]
@@ -192,6 +198,11 @@ class ContentIndex:
             share=share,
             view=name,
         )
+
+
+def known_grams(text: str) -> frozenset[int]:
+    """The 5-word runs of `text` as `match` reads a write (for its `known`)."""
+    return frozenset(_grams(_words(threats.normalise(text))))
 
 
 def _source_excerpt(result: _Result, copied: list[str]) -> str:

@@ -1,6 +1,7 @@
 """Taint: what a conversation has taken in from tool results, and the writes that holds.
 
-Two rules, either of which holds a memory or skill write for the user in pending/ (whatever the
+Two rules, either of which holds a memory or skill write (or a files-tool write to an
+instruction file the prompt loads, context_writes.py) for the user in pending/ (whatever the
 scanner says; `--yolo` is about commands, not memory), naming the tool call:
 
 - By content (provenance.py): a write that reproduces text from ANY tool result of the
@@ -24,11 +25,13 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
+from hermes_tui.core.agent.context_writes import FILE_WRITE_TOOLS, planned_context_write
 from hermes_tui.core.agent.provenance import (
     PROJECT_FILE,
     PROJECT_FILE_MAX_CHARS,
     ContentIndex,
     ContentMatch,
+    known_grams,
     result_text,
 )
 from hermes_tui.core.agent.untrusted import indexes_content, inside, untrusted_reason
@@ -262,7 +265,58 @@ class WriteGate:
             return self._memory(arguments, context, taint)
         if name == "skill_manage" and arguments.get("action") in SKILL_WRITE_ACTIONS:
             return self._skill(arguments, context, taint)
+        if name in FILE_WRITE_TOOLS and context.approval_mode != "plan":
+            return self._context_file(name, arguments, context, taint)
         return None
+
+    def _context_file(
+        self, name: str, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
+    ) -> tuple[dict[str, Any], PendingWrite | None] | None:
+        """A write_file or patch on an instruction file the prompt loads (AGENTS.md...): held
+        when what it adds copies a tool result, follows untrusted input or the scanner holds
+        it; refused when the scanner refuses it (attack4's A4-18)."""
+        planned = planned_context_write(name, arguments, context)
+        if planned is None:
+            return None
+        known = known_grams(planned.before or "")
+        match = taint.content.match(planned.after, known)
+        copied = [match] if match is not None else []
+        verdict = self.scanner.assess(planned.added) if planned.added.strip() else None
+        findings = verdict.findings if verdict is not None else ()
+        refused = [f for f in findings if threats.tier_of(f) == "refuse"]
+        if refused:
+            return {
+                "success": False,
+                "error": (
+                    f"not done: {planned.path} is loaded into every later session's system "
+                    f"prompt, and the text added matches {threats.describe(refused)}. It may not "
+                    "hold instructions that override the user, secrets or hidden text."
+                ),
+                "pattern_ids": [finding.id for finding in refused],
+            }, None
+        held = [
+            f
+            for f in findings
+            if threats.tier_of(f) == "hold" or (taint.sources and threats.tier_of(f) == "flag")
+        ]
+        if not taint.sources and not copied and not held:
+            return None
+        change = {"before": planned.before, "after": planned.after}
+        reason = _reason(taint.sources, copied, held)
+        replay = {"path": str(planned.path), "content": planned.after}
+        return self._stage(
+            context,
+            "file",
+            str(planned.path),
+            name,
+            "write_file",
+            replay,
+            change,
+            reason,
+            taint,
+            copied,
+            workdir=str(context.workdir),
+        )
 
     def _memory(
         self, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
@@ -307,6 +361,7 @@ class WriteGate:
         waiting = [
             text
             for record in self.pending.list()
+            if record.kind in ("memory", "skill")  # a held AGENTS.md is a whole file
             for text in (_memory_contents if record.kind == "memory" else _skill_texts)(
                 record.arguments
             )
@@ -401,6 +456,7 @@ class WriteGate:
         reason: str,
         taint: TaintTracker,
         copied: list[ContentMatch],
+        workdir: str = "",
     ) -> tuple[dict[str, Any], PendingWrite]:
         sources = taint.sources
         record = self.pending.stage(
@@ -416,6 +472,7 @@ class WriteGate:
             reason=reason,
             sources=tuple(asdict(source) for source in sources[-3:]),
             copied=tuple(asdict(match) for match in copied[:3]),
+            workdir=workdir,
         )
         first = copied[0] if copied else None
         self.sink(
