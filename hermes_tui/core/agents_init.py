@@ -9,8 +9,9 @@ An AGENTS.md already there is given to the agent to improve and kept as AGENTS.m
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from hermes_tui.core.storage import atomic_write_text
 
@@ -56,9 +57,20 @@ def agents_md_from_reply(reply: str) -> str | None:
     return text + "\n" if text else None
 
 
-def write_agents_md(cwd: Path, reply: str, scanner: Refuser) -> Path:
+class InitHeld(InitError):
+    """The AGENTS.md waits in pending/ for the user (it copies a tool result, say)."""
+
+
+def write_agents_md(
+    cwd: Path,
+    reply: str,
+    scanner: Refuser,
+    gate: Callable[[Path, str], dict[str, Any] | None] | None = None,
+) -> Path:
     """Write the AGENTS.md of the agent's answer into `cwd`; raises InitError (nothing written)
-    when the answer holds none, it is too long, or the threat scan refuses it."""
+    when the answer holds none, it is too long, or the threat scan refuses it, and InitHeld
+    when `gate` (the session's write gate: Session.gate_file_write) holds it, as it holds the
+    agent's own write_file of a text copied from a tool result (attack4's A4-18)."""
     text = agents_md_from_reply(reply)
     if text is None:
         raise InitError(f"the answer held no AGENTS.md between {BEGIN} and {END}; nothing written")
@@ -71,6 +83,14 @@ def write_agents_md(cwd: Path, reply: str, scanner: Refuser) -> Path:
             "(it would not be loaded as a context file either)"
         )
     path = cwd / "AGENTS.md"
+    answer = gate(path, text) if gate is not None else None
+    if answer is not None and answer.get("staged"):
+        raise InitHeld(
+            f"the AGENTS.md proposed is held for your approval (pending {answer['pending_id']}): "
+            "nothing written yet; /pending shows why"
+        )
+    if answer is not None:
+        raise InitError(f"{answer.get('error')}; nothing written")
     if path.is_file():
         atomic_write_text(cwd / "AGENTS.md.bak", path.read_text(encoding="utf-8", errors="replace"))
     atomic_write_text(path, text)

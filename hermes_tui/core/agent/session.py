@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_tui.core.agent.loop import Agent, TurnResult
 from hermes_tui.core.agent.nudges import Due, NudgeEngine
@@ -329,6 +330,22 @@ class Session:
         if title and not self.info.title:
             self.sessions.update(self.info.id, title=title)
             self.info = self.sessions.get(self.info.id)
+
+    def gate_file_write(self, path: Path, text: str) -> dict[str, Any] | None:
+        """What the write gate says of a face writing `text` to `path` for the agent (/init's
+        AGENTS.md, judged as the agent's write_file would be): None to write it; otherwise
+        the answer (staged in pending/, or refused with the reason) and nothing is written."""
+        agent = self.agent
+        if agent.gate is None:
+            return None
+        arguments = {"path": str(path), "content": text}
+        held = agent.gate.check_file_write("write_file", arguments, agent.context, agent.taint)
+        if held is None:
+            return None
+        result, record = held
+        if record is not None:
+            agent.held.append(record)
+        return result
 
     def run_shell(self, command: str, cancel: threading.Event | None = None) -> bool:
         """The user's `!command` (Agent.run_user_command), never beside a running turn."""

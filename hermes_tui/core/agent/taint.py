@@ -266,10 +266,10 @@ class WriteGate:
         if name == "skill_manage" and arguments.get("action") in SKILL_WRITE_ACTIONS:
             return self._skill(arguments, context, taint)
         if name in FILE_WRITE_TOOLS and context.approval_mode != "plan":
-            return self._context_file(name, arguments, context, taint)
+            return self.check_file_write(name, arguments, context, taint)
         return None
 
-    def _context_file(
+    def check_file_write(
         self, name: str, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         """A write_file or patch on an instruction file the prompt loads (AGENTS.md...): held

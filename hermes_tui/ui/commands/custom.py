@@ -130,14 +130,17 @@ async def init(app: Any, argument: str) -> None:
 
 
 async def _write_agents_md(app: Any, folder: Any) -> None:
-    from hermes_tui.core.agents_init import InitError, write_agents_md
+    from hermes_tui.core.agents_init import InitError, InitHeld, write_agents_md
 
     session = app.session
     history = session.agent.history if session else []
     replies = [m for m in history if m.role == "assistant" and m.content]
+    reply = replies[-1].content if replies else ""
+    gate = session.gate_file_write if session else None
     try:
-        path = write_agents_md(folder, replies[-1].content if replies else "", app.runtime.scanner)
+        path = write_agents_md(folder, reply, app.runtime.scanner, gate)
     except (InitError, OSError) as exc:
-        app.notify(f"/init: {exc}", severity="error", timeout=12)
+        severity = "warning" if isinstance(exc, InitHeld) else "error"
+        app.notify(f"/init: {exc}", severity=severity, timeout=12)
         return
     app.notify(f"Wrote {path}: the next conversation reads it (/new)", timeout=10)

@@ -243,3 +243,25 @@ def test_added_text_is_the_changed_lines_only() -> None:
     assert (
         added_text(before, "keep one\nnew line\nkeep two\nnew three\n") == "new line\nnew three\n"
     )
+
+
+def test_an_init_answer_copying_the_readme_note_is_held_not_written(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """/init: the agent answers with the AGENTS.md and the face writes it; the session's gate
+    judges it as the agent's own write_file."""
+    from hermes_tui.core.agents_init import BEGIN, END, InitHeld, init_prompt, write_agents_md
+
+    runtime = open_runtime(home, llm.openai_url)
+    project = _project(tmp_path)
+    answer = f"Here it is.\n{BEGIN}\n# AGENTS.md\n\n## Setup\n\n{NOTE}\n{END}\n"
+    llm.script(Reply(tool_calls=[("read_file", {"path": "README.md"})]), Reply(text=answer))
+    session = runtime.open_session(cwd=project)
+    session.submit(init_prompt(project))
+    with pytest.raises(InitHeld, match="held for your approval"):
+        write_agents_md(project, answer, runtime.scanner, session.gate_file_write)
+    assert not (project / "AGENTS.md").exists()
+    assert [r.kind for r in runtime.pending.list()] == ["file"]
+    # Its own words go through.
+    own = f"{BEGIN}\n# AGENTS.md\n\nRun pytest -q.\n{END}\n"
+    assert write_agents_md(project, own, runtime.scanner, session.gate_file_write).is_file()
