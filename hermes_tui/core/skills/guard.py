@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from hermes_tui.core import threats
+from hermes_tui.core.skills.exfil import exfiltration
 from hermes_tui.core.storage import is_temp_file
 
 Verdict = Literal["safe", "caution", "dangerous"]
@@ -264,6 +265,11 @@ def scan_text(text: str, file: str) -> list[GuardFinding]:
                     file, line, pattern.id, pattern.category, pattern.severity, pattern.description
                 )
             )
+    # Reading credentials (or the environment) and sending, in any spelling (exfil.py).
+    findings.extend(
+        GuardFinding(file, line, id_, "exfiltration", "high", description)
+        for line, id_, description in exfiltration(text, file)
+    )
     return findings
 
 
