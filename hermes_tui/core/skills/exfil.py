@@ -40,9 +40,19 @@ _CRED_NAMES = (
 _CREDENTIAL = re.compile(
     rf"(?<![\w.\-])\.(?:{_CRED_NAMES})(?![\w\-])"
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub)"
-    r"|(?:~|\$\{?HOME\}?|home\(\)|homedir\(\)|expanduser\([^)]*\))\S*?/credentials\b",
-    re.IGNORECASE,
+    r"|(?:~|\$\{?HOME\}?|home\(\)|homedir\(\)|expanduser\([^)]*\))\S*?/credentials\b"
+    # The whole home archived or copied (it holds them all), and a search of it for keys.
+    r"|\b(?:tar|zip|7z|rsync|scp)\b[^\n|;&]*?\s[\"']?(?:~|\$\{?HOME\}?)/?[\"']?(?=\s|$|[|;&)])"
+    r"|-C\s*[\"']?(?:~|\$\{?HOME\}?)/?[\"']?\s+\.(?=\s|$|[|;&)])"
+    r"|\bfind\s+[\"']?(?:~|\$\{?HOME\}?)[^\n|;]*-i?(?:name|path)\s+[\"']?\S*"
+    r"(?:id_|credentials|netrc|\.pem|\.key)",
+    re.IGNORECASE | re.MULTILINE,
 )
+# A home path whose first component is a glob (`~/.a*s/…`, `$HOME/.[s]sh`): matched against
+# the credential folders' names.
+_HOME_GLOB = re.compile(r"(?:~|\$\{?HOME\}?)/([^/\s\"']*[*?\[][^/\s\"']*)")
+_CRED_DIRS = (".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".netrc", ".git-credentials")
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\([0-7]{3})")
 # Uses of a key or of a harmless file beside the keys, taken out before looking for a read.
 _NOT_A_READ = re.compile(
     r"\S*\.ssh/(?:known_hosts|authorized_keys|config)\b\S*|\S+\.pub\b\S*"
@@ -52,25 +62,27 @@ _NOT_A_READ = re.compile(
     re.IGNORECASE,
 )
 _ENV_DUMP = re.compile(
-    r"(?:^|[;&|(`]|\$\()\s*(?:env|printenv|export\s+-p|declare\s+-x|set)\s*(?:\||>|\)|`)"
+    r"(?:^|[;&|(`]|\$\()\s*(?:env|printenv|export\s+-p|declare\s+-x|set)(?:\s+-\w+)*\s*(?:\||>|\)|`)"
+    r"|\b(?:check_output|run|Popen|getoutput)\(\s*\[?\s*['\"](?:env|printenv)['\"]"
     r"|/proc/(?:self|\d+|\$\$|\*|\$\w+)/environ"
-    r"|(?:json\.dumps|str|repr|bytes|pickle\.dumps|urlencode)\(\s*(?:dict\(\s*)?os\.environb?\b"
-    r"|\b(?:data|json|params|body|files|content)\s*=\s*(?:dict\(\s*)?(?:\{\s*\*\*\s*)?os\.environb?\b"
-    r"|\bos\.environb?\.(?:items|keys|values)\(\)|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environb?\b"
+    r"|(?:json\.dumps|str|repr|bytes|pickle\.dumps|urlencode)\(\s*(?:dict\(\s*)?(?:os\.)?environb?\b"
+    r"|\b(?:data|json|params|body|files|content)\s*=\s*(?:dict\(\s*)?(?:\{\s*\*\*\s*)?(?:os\.)?environb?\b"
+    r"|\b(?:os\.)?environb?\.(?:items|keys|values)\(\)"
+    r"|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+(?:os\.)?environb?\b"
     r"|\b(?:JSON\.stringify|Object\.(?:entries|keys|values))\(\s*process\.env\s*\)"
     r"|\bGet-ChildItem\s+env:",
     re.IGNORECASE | re.MULTILINE,
 )
 _SENDS = re.compile(
     r"(?:^|[\s;&|(`$\"'])(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|ftp|tftp|telnet|rsync|ssh"
-    r"|dig|nslookup|drill|xh|aria2c|lftp|smbclient|sendmail|swaks)(?=\s)"
+    r"|dig|nslookup|drill|xh|aria2c|lftp|smbclient|sendmail|swaks)(?=[\s'\",\]])"
     r"|/dev/(?:tcp|udp)/|\bgit\s+push\b|\bopenssl\s+s_client\b"
     r"|\baws\s+s3\s+(?:cp|sync|mv)\b|\bgsutil\s+(?:cp|rsync)\b|\brclone\s+(?:copy|sync|move)\b"
     r"|\b(?:import|from)\s+(?:requests|httpx|urllib3?|urllib\.request|http\.client|aiohttp"
     r"|smtplib|ftplib|paramiko|socket|pycurl|websockets?)\b|\burlopen\(|\brequests\.\w+\("
     r"|\burllib\.request\b|\bhttp\.client\b|\bsocket\.(?:socket|create_connection)\b"
     r"|\brequire\(\s*['\"](?:https?|net|tls|dgram|axios|node-fetch)['\"]\s*\)"
-    r"|\bfetch\(\s*['\"`]https?:|\baxios\.\w+\(|\bXMLHttpRequest\b|\bInvoke-(?:WebRequest|RestMethod)\b",
+    r"|\bfetch\(|\baxios\.\w+\(|\bXMLHttpRequest\b|\bInvoke-(?:WebRequest|RestMethod)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _ASSIGNMENT = re.compile(
@@ -111,6 +123,11 @@ def _readings(text: str) -> Iterator[str]:
     joined = _JOINED_LITERALS.sub("", text)
     yield joined
     yield expand_shell_variables(joined)
+    if "\\" in text:  # $'\x2eaws', printf '\056ssh', Python's '\x2e'
+        unescaped = _ESCAPE.sub(
+            lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8)), joined
+        )
+        yield expand_shell_variables(_JOINED_LITERALS.sub("", unescaped.replace("'$'", "")))
     for name, view in threats.views(text):
         if name != "text":
             yield view
@@ -141,10 +158,16 @@ def _from_base64(token: str) -> bytes:
 
 def reads_credentials(text: str) -> str | None:
     """The credential location the unit reads (as found), or None."""
+    import fnmatch
+
     for reading in _readings(text):
-        found = _CREDENTIAL.search(_NOT_A_READ.sub(" ", reading))
+        reading = _NOT_A_READ.sub(" ", reading)
+        found = _CREDENTIAL.search(reading)
         if found:
             return found.group()
+        for glob in _HOME_GLOB.finditer(reading):
+            if any(fnmatch.fnmatchcase(name, glob.group(1)) for name in _CRED_DIRS):
+                return glob.group()
     return None
 
 
