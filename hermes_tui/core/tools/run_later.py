@@ -12,7 +12,10 @@ Both sides read this module, so they cannot drift apart:
   core.hooksPath names;
 - `own_name_shadows`: hermes-tui's own package name at the top (`python -m hermes_tui` there
   runs it instead of the installed package);
-- `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it.
+- `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it;
+- `on_search_path`: the folders of the user's PATH that lie inside a writable place (conda's
+  `~/miniconda3/bin` started in ~, an activated project's `.venv/bin`): the user's shell, and
+  every program that looks a name up on PATH, runs what lies there.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ HERMES_HOME = (
     "it is in the hermes home, which hermes-tui reads (its commands/ are slash commands sent as "
     "yours, its checkpoints/ what /rewind writes back)"
 )
+ON_PATH = "a folder on your PATH: your shell runs the programs in it by name"
 IN_HOME = "your shell, login or tools read or run it (a startup file, a tool's settings, ~/bin)"
 
 
@@ -120,3 +124,27 @@ def in_home(path: Path, home: Path) -> bool:
     except ValueError:
         return False
     return bool(rest) and (rest[0].startswith(".") or rest[0] in LOCKED_IN_HOME)
+
+
+def on_search_path(entries: Iterable[Path], places: Iterable[Path]) -> list[Path]:
+    """The folders of the user's PATH (`entries`: as written, absolute, read when hermes-tui
+    started) inside one of the writable `places`: each as written and where it leads now
+    (links resolved), once. A folder that is a writable place itself, or holds one, is left
+    out: it cannot be read-only without taking the whole place (started in a folder on PATH)."""
+    real_places = [os.path.realpath(place) for place in places]
+    found: list[Path] = []
+    for entry in entries:
+        for path in (os.path.normpath(entry), os.path.realpath(entry)):
+            real = os.path.realpath(path)
+            inside = any(_inside(path, place) for place in real_places) or any(
+                _inside(real, place) for place in real_places
+            )
+            holds = any(_inside(place, real) or place == real for place in real_places)
+            if inside and not holds:
+                found.append(Path(path))
+    return list(dict.fromkeys(found))
+
+
+def _inside(path: str, place: str) -> bool:
+    """Whether `path` lies strictly inside `place`."""
+    return path != place and path.startswith(place.rstrip(os.sep) + os.sep)

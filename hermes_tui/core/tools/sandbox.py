@@ -18,6 +18,11 @@ on) a command sees:
   tool configs, credentials, existing or not: `_lock_home`), only its other folders writable;
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
+- read-only too, wherever they lie in a writable place: the folders of the user's PATH as read
+  at start, links resolved (`~/miniconda3/bin` started in ~, an activated project's
+  `.venv/bin`: the user's shell runs what lies there by name); one a command creates or
+  replaces (by renaming a folder above it) is moved aside, and a protected path that was a
+  link is put back as it was (the sweep judges by identity: sweep.py);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
   hermes home `.env`, the session databases, `cache/`, `pending/`, `logs/` (an empty read-only
   tmpfs over a folder, /dev/null over a file);
@@ -76,6 +81,7 @@ from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
     current_programs,
     interpreter_paths,
     probe,
+    search_path_entries,
 )
 from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
@@ -246,6 +252,9 @@ class Profile:
     # Where the interpreter and the programs on PATH live (`interpreter_paths`, read at start):
     # those under the private /tmp and outside the writable places are mounted back read-only.
     programs: tuple[Path, ...] = ()
+    # The folders of the user's PATH, as written and where they led at start
+    # (`search_path_entries`): those inside a writable place are read-only (run_later).
+    search_path: tuple[Path, ...] = ()
     # The app's own git reading the workspace (workspace_git.py): nothing writable at all.
     read_only: bool = False
     # No Unix socket made inside (unix_wall.py): bubblewrap gets the filter on a descriptor
@@ -258,8 +267,14 @@ class Profile:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
 
     def protected(self) -> list[Path]:
-        """Read-only inside the writable places: what runs later (run_later.protected)."""
-        return [item.path for item in run_later.protected(self.workdir, self.repositories)]
+        """Read-only inside the writable places: what runs later (run_later.protected), and
+        the folders of PATH there, where they lead (a link itself is the sweep's: sweep.py)."""
+        places = [self.workdir, *self.writable_roots]
+        on_path = run_later.on_search_path(self.search_path, places)
+        return [
+            *(item.path for item in run_later.protected(self.workdir, self.repositories)),
+            *dict.fromkeys(Path(os.path.realpath(path)) for path in on_path),
+        ]
 
 
 class Wrapped(list[str]):
@@ -320,7 +335,9 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
             args += ["--ro-bind", str(folder), str(folder)] if exists(folder) else []
     read_only = [profile.hermes_home, *filter(seen, profile.protected())]
     for path in dict.fromkeys(read_only):
-        if exists(path):
+        # A link is bound where it leads, when that exists (bubblewrap refuses a dangling
+        # source); the link itself stays replaceable, and the sweep puts it back (sweep.py).
+        if exists(path) and (not path.is_symlink() or os.path.exists(path)):
             args += ["--ro-bind", str(path), str(path)]
     for path in dict.fromkeys(profile.unreadable()):
         args += _hide(path, exists)

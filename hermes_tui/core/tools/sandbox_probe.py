@@ -113,6 +113,19 @@ def interpreter_paths(
     )
 
 
+def search_path_entries(search_path: str) -> tuple[Path, ...]:
+    """The absolute folders of PATH as written, and where each leads (links resolved), read
+    once, at start: a command cannot change what the sandbox keeps read-only by changing a
+    link later (run_later.on_search_path picks those inside writable places). Relative
+    entries (`.`, `./node_modules/.bin`) name no one place; the app never looks a program up
+    through them (host_programs)."""
+    found: list[Path] = []
+    for folder in search_path.split(os.pathsep):
+        if os.path.isabs(folder):
+            found += [Path(os.path.normpath(folder)), Path(os.path.realpath(folder))]
+    return tuple(dict.fromkeys(found))
+
+
 def current_programs() -> tuple[Path, ...]:
     """Where this Python and the programs on PATH live now (`interpreter_paths`)."""
     return interpreter_paths(

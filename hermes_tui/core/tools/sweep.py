@@ -1,9 +1,12 @@
 """What a command must not leave in the working directory, and moving it aside when it did.
 
 A path that runs later outside the sandbox (`PROTECTED_IN_WORKDIR` that git's guard does not
-handle, and a top-level `hermes_tui` that `python -m hermes_tui` would run) and did not exist
-before the command is moved aside after it ends (every process of the command is gone by then,
-its pid namespace dies with it, so the sweep cannot be raced).
+handle, a top-level `hermes_tui` that `python -m hermes_tui` would run, and the folders of the
+user's PATH inside a writable place) is judged by identity: one the command created, or
+replaced (another file, folder or link where it was: a protected `.vscode` that was a link the
+sandbox cannot bind, a PATH folder whose parent was renamed), is moved aside after the command
+ends (every process of the command is gone by then, its pid namespace dies with it, so the
+sweep cannot be raced), and a link that was there is put back as it was.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from hermes_tui.core.tools.run_later import PROTECTED_IN_WORKDIR, own_name_shadows
@@ -26,33 +30,63 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [*(workdir / name for name in names), *own_name_shadows(workdir)]
 
 
+# What a path is: device, inode, file type, and where it leads when it is a link.
+Identity = tuple[int, int, int, str | None]
+
+
+def identity(path: Path) -> Identity | None:
+    """What lies at `path` (not following a link there), None when nothing does."""
+    try:
+        found = os.lstat(path)
+        target = os.readlink(path) if stat.S_ISLNK(found.st_mode) else None
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode), target
+
+
+def identities(paths: Iterable[Path]) -> dict[Path, Identity | None]:
+    """`identity` of each path, taken before the command runs."""
+    return {path: identity(path) for path in paths}
+
+
 def sweep_created(
-    protected: Iterable[Path], existed: set[Path], quarantine: Path
+    protected: Iterable[Path], before: Mapping[Path, Identity | None], quarantine: Path
 ) -> list[tuple[Path, Path]]:
-    """Protected paths that did not exist before the command and do now, moved into
-    `quarantine` (never deleted: the user may want to look). Returns (from, to) pairs.
+    """Protected paths that the command created or replaced (what lies there is not what lay
+    there before; a path missing from `before` did not exist), moved into `quarantine`
+    (never deleted: the user may want to look), and a link that lay there put back. Returns
+    (from, to) pairs; a link put back where nothing else was pairs with itself.
 
     When the quarantine lies on another filesystem (a workspace on a tmpfs /tmp or a data
     disk, the home on another), a path goes into `.hermes-moved-aside/` beside it instead,
     where nothing runs it; one that cannot be moved at all is removed, and one failure never
     leaves the rest where they are."""
     moved: list[tuple[Path, Path]] = []
-    for path in protected:
-        if path in existed or not os.path.lexists(path):
+    for path in dict.fromkeys(protected):
+        was, now = before.get(path), identity(path)
+        if now == was:
             continue
-        for place in (quarantine, path.parent / MOVED_ASIDE):
-            try:
-                target = _free_name(place, path.name.lstrip("."))
-                os.replace(path, target)
-            except OSError:
-                continue
-            moved.append((path, target))
-            break
-        else:
+        if now is not None:
+            moved.append((path, _move_aside(path, quarantine)))
+        if was is not None and was[3] is not None:  # a link: put back where it led
             with contextlib.suppress(OSError):
-                _remove(path)
-            moved.append((path, Path(os.devnull)))
+                os.symlink(was[3], path)
+                if now is None:
+                    moved.append((path, path))
     return moved
+
+
+def _move_aside(path: Path, quarantine: Path) -> Path:
+    for place in (quarantine, path.parent / MOVED_ASIDE):
+        try:
+            target = _free_name(place, path.name.lstrip("."))
+            os.replace(path, target)
+        except OSError:
+            continue
+        return target
+    with contextlib.suppress(OSError):
+        _remove(path)
+    return Path(os.devnull)
 
 
 def _free_name(place: Path, name: str) -> Path:
@@ -72,10 +106,15 @@ def _remove(path: Path) -> None:
 
 
 def moved_to(moved: list[tuple[Path, Path]], quarantine: Path) -> str:
-    """Where `sweep_created` put what it moved, for the tool result."""
-    places = sorted({str(to.parent) for _, to in moved if to != Path(os.devnull)})
+    """Where `sweep_created` put what it moved, and the links it put back, for the tool
+    result."""
+    places = sorted({str(to.parent) for old, to in moved if to not in (Path(os.devnull), old)})
     removed = [str(old.name) for old, to in moved if to == Path(os.devnull)]
     said = f"moved aside to {', '.join(places)}" if places else ""
     if removed:
         said += ("; " if said else "") + f"removed (could not be moved): {', '.join(removed)}"
+    links = sorted(old.name for old, _ in moved if old.is_symlink())
+    if links:
+        were = "the links {} put back as they were" if len(links) > 1 else "the link {} put back"
+        said += ("; " if said else "") + were.format(", ".join(links))
     return said or f"moved aside to {quarantine}"

@@ -45,6 +45,7 @@ from hermes_tui.core.tools.sandbox_probe import (
     SandboxStatus,
     current_programs,
     probe,
+    search_path_entries,
 )
 from hermes_tui.core.tools.web import make_web_tools
 
@@ -88,6 +89,9 @@ class Sandbox:
         self.settings = settings
         # Read now, before any command could change what lies there (sandbox.py).
         self.programs = settings.programs if settings.programs is not None else current_programs()
+        # PATH's folders as the user's shell has them (run_later.on_search_path).
+        environ = os.environ if settings.environ is None else settings.environ
+        self.search_path = search_path_entries(environ.get("PATH", ""))
         # git, bwrap, socat, nsenter: found now, outside every place commands may write.
         self.host = host_programs.settle(settings.writable_roots)
         self._status: SandboxStatus | None = None
@@ -187,6 +191,7 @@ class Sandbox:
             held_network=held,
             repositories=repositories,
             programs=self.programs,
+            search_path=self.search_path,
             socket_filter=True,
             python=self.host.which("python3"),  # the filter's installer behind a bridge
         )
@@ -348,8 +353,9 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
+        from hermes_tui.core.tools.run_later import on_search_path
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
-        from hermes_tui.core.tools.sweep import moved_to, sweep_created, swept_paths
+        from hermes_tui.core.tools.sweep import identities, moved_to, sweep_created, swept_paths
 
         command = str(args["command"])
         # A session's own working directory (an ACP editor's) is avoided too, from its start.
@@ -385,14 +391,15 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         env = scrubbed_env(environ, settings.env_passthrough)
         before = gitguard.snapshot_workspace(context.workdir)
         repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
-        swept = swept_paths(context.workdir)
-        existed = {path for path in swept if os.path.lexists(path)}
+        places = [context.workdir, *settings.writable_roots]
+        swept = [*swept_paths(context.workdir), *on_search_path(sandbox.search_path, places)]
+        before_sweep = identities(swept)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
         quarantine = _quarantine_dir(settings, context)
         swept += swept_paths(context.workdir)  # a new hermes_tui.py is one too
-        moved = sweep_created(swept, existed, quarantine) if sandbox.status.active else []
+        moved = sweep_created(swept, before_sweep, quarantine) if sandbox.status.active else []
         connections = sandbox.connections()
         if connections:
             result["network"] = [
@@ -401,8 +408,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             ]
         if moved:
             undone.append(
-                "created "
-                + ", ".join(str(old.relative_to(context.workdir)) for old, _ in moved)
+                "created or replaced "
+                + ", ".join(dict.fromkeys(_shown(old, context.workdir) for old, _ in moved))
                 + f", which run later outside the sandbox; {moved_to(moved, quarantine)}"
             )
         if undone:
@@ -423,6 +430,11 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         # allowed for the session.
         *make_web_tools(sandbox.decide, settings.network_allow),
     ]
+
+
+def _shown(path: Path, workdir: Path) -> str:
+    """`path` relative to the working directory when it lies there, else whole."""
+    return str(path.relative_to(workdir)) if path.is_relative_to(workdir) else str(path)
 
 
 def _quarantine_dir(settings: TerminalSettings, context: ToolContext) -> Path:

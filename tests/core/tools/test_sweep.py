@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from hermes_tui.core.tools.sweep import MOVED_ASIDE, moved_to, sweep_created, swept_paths
+from hermes_tui.core.tools.sweep import (
+    MOVED_ASIDE,
+    identities,
+    moved_to,
+    sweep_created,
+    swept_paths,
+)
 
 SHM = Path("/dev/shm")
 
@@ -37,7 +43,7 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
     work = on_another_filesystem
     (work / "notes.txt").write_text("kept\n")
     swept = swept_paths(work)
-    existed = {path for path in swept if os.path.lexists(path)}
+    before = identities(swept)
     # What the command made: direnv's file, the project's slash commands, a package shadow.
     (work / ".envrc").write_text(f"touch {tmp_path}/PWN_envrc\n")
     (work / ".hermes" / "commands").mkdir(parents=True)
@@ -46,7 +52,7 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
     (work / "hermes_tui" / "__main__.py").write_text(f"open('{tmp_path}/PWN_main', 'w')\n")
     quarantine = tmp_path / "home" / "scratch" / "s1" / "moved-aside"  # the other filesystem
 
-    moved = sweep_created([*swept, *swept_paths(work)], existed, quarantine)
+    moved = sweep_created([*swept, *swept_paths(work)], before, quarantine)
 
     assert sorted(old.name for old, _ in moved) == [".envrc", ".hermes", "hermes_tui"]
     assert not (work / ".envrc").exists() and not (work / ".hermes").exists()
@@ -76,8 +82,44 @@ def test_a_path_that_cannot_be_moved_anywhere_is_removed_and_the_rest_still_move
     blocked.write_text("a file where the quarantine should be\n")
     (work / MOVED_ASIDE).write_text("a file where the folder beside should be\n")
 
-    moved = sweep_created([work / ".envrc", work / ".vscode"], set(), blocked / "q")
+    moved = sweep_created([work / ".envrc", work / ".vscode"], {}, blocked / "q")
 
     assert not (work / ".envrc").exists() and not (work / ".vscode").exists()
     assert [to for _, to in moved] == [Path(os.devnull), Path(os.devnull)]
     assert moved_to(moved, blocked) == "removed (could not be moved): .envrc, .vscode"
+
+
+def test_a_protected_link_replaced_or_removed_is_put_back_and_the_replacement_moved_aside(
+    tmp_path: Path,
+) -> None:
+    """A4-36: `.vscode -> conf/vscode` (a monorepo's shared settings) cannot be bound itself;
+    a command removed it and made a folder of its own there, or pointed it elsewhere. The sweep
+    judges by what lies there, not by the name: the link comes back as it was."""
+    work = tmp_path / "work"
+    (work / "conf" / "vscode").mkdir(parents=True)
+    (work / "conf" / "envrc").write_text("export A=1\n")
+    (work / ".vscode").symlink_to("conf/vscode")
+    (work / ".envrc").symlink_to("conf/envrc")
+    (work / ".idea").symlink_to("conf/idea")  # dangling, and removed
+    (work / ".zed").mkdir()  # a real folder, left as it was
+    before = identities(swept_paths(work))
+    (work / ".vscode").unlink()
+    (work / ".vscode").mkdir()
+    (work / ".vscode" / "tasks.json").write_text('{"runOn": "folderOpen"}\n')
+    (work / ".envrc").unlink()
+    (work / ".envrc").symlink_to("/tmp/elsewhere")
+    (work / ".idea").unlink()
+
+    moved = sweep_created(swept_paths(work), before, tmp_path / "q")
+
+    assert os.readlink(work / ".vscode") == "conf/vscode"
+    assert os.readlink(work / ".envrc") == "conf/envrc"
+    assert os.readlink(work / ".idea") == "conf/idea"
+    assert (tmp_path / "q" / "vscode" / "tasks.json").exists()  # kept for the user to look
+    assert sorted(old.name for old, _ in moved) == [".envrc", ".idea", ".vscode"]
+    assert (work / ".zed").is_dir() and not (work / ".zed").is_symlink()
+    said = moved_to(moved, tmp_path / "q")
+    assert (
+        said
+        == f"moved aside to {tmp_path / 'q'}; the links .envrc, .idea, .vscode put back as they were"
+    )
