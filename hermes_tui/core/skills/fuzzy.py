@@ -4,6 +4,11 @@ Models quote text imperfectly: wrong indentation, collapsed spaces, escaped newl
 quotes for curly ones. Nine strategies are tried in order and the first that finds the text
 wins (DESIGN.md section 7). A non-exact match is replaced so that the file keeps its own
 indentation, line endings and Unicode characters; an ambiguous match is refused.
+
+The search is bounded (`WORK_BOUND`): the line-window strategies compare old_string with every
+window of the file, so a long old_string that matches nowhere over a large file meant millions
+of fuzzy comparisons, minutes in the turn's thread with no way to cancel (A4-32). Past the
+bound the patch fails as having no unique match, and the error says to quote less.
 """
 
 from __future__ import annotations
@@ -34,6 +39,13 @@ CONTEXT_LINE_MIN = 80.0
 CONTEXT_LINE_FLOOR = 50.0
 CLEAR_WINNER_MARGIN = 15.0
 
+# How many line comparisons one search may make, all strategies together (a second or two: a
+# 50-line old_string near-matched in a 10,000-line file fits); a fuzzy ratio of two lines
+# counts as FUZZY_COST plain comparisons (rapidfuzz's ratio of two short lines takes about
+# twenty times a string equality test in the loop around it).
+WORK_BOUND = 10_000_000
+FUZZY_COST = 20
+
 UNICODE_EQUIVALENTS = {
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'",
@@ -60,6 +72,34 @@ class FuzzyMatchError(ValueError):
         self.closest_line = closest_line
 
 
+class _Search:
+    """One search of `old` in `content`: the file's lines (cut once, for every strategy), and
+    what is left of WORK_BOUND."""
+
+    def __init__(self, content: str, old: str) -> None:
+        self.content = content
+        self.old = old
+        self.left = WORK_BOUND
+        self._lines: list[_Line] | None = None
+
+    @property
+    def lines(self) -> list[_Line]:
+        if self._lines is None:
+            self._lines = _lines(self.content)
+        return self._lines
+
+    def spend(self, work: int) -> None:
+        self.left -= work
+        if self.left < 0:
+            raise FuzzyMatchError(
+                "old_string has no unique match: it is not in the file as written, and "
+                f"comparing its {len(_old_lines(self.old)):,} lines with every place in a file "
+                "this large for a near match is too much work. Quote the text exactly (re-read "
+                "the file), or a shorter, distinctive part of it.",
+                "no_match",
+            )
+
+
 @dataclass(frozen=True)
 class Replacement:
     """A patch applied: the new content, the strategy that matched and how often."""
@@ -76,11 +116,15 @@ class _Line(NamedTuple):
 
 
 def _lines(content: str) -> list[_Line]:
-    lines = []
-    for match in re.finditer(r"[^\n]*\n|[^\n]+$", content):
-        raw = match.group()
-        text = raw.rstrip("\n").rstrip("\r")
-        lines.append(_Line(match.start(), match.start() + len(text), text))
+    """The lines of `content` (cut at `\n`, a CR before it left out of the text)."""
+    pieces = content.split("\n")
+    if pieces[-1] == "":
+        pieces.pop()  # after the last line ending, or an empty file
+    lines, start = [], 0
+    for piece in pieces:
+        text = piece.rstrip("\r")
+        lines.append(_Line(start, start + len(text), text))
+        start += len(piece) + 1
     return lines
 
 
@@ -100,10 +144,10 @@ def _exact_spans(content: str, needle: str) -> list[Span]:
 
 
 def _line_windows(
-    content: str, old: str, norm: Callable[[str], str], skip_blank: bool = False
+    search: _Search, norm: Callable[[str], str], skip_blank: bool = False
 ) -> list[Span]:
-    lines = _lines(content)
-    target = [norm(line) for line in _old_lines(old)]
+    lines = search.lines
+    target = [norm(line) for line in _old_lines(search.old)]
     if skip_blank:
         target = [line for line in target if line]
     if not target or not any(target):
@@ -123,6 +167,7 @@ def _line_windows(
             if normed[position] != target[matched]:
                 break
             matched, last, position = matched + 1, position, position + 1
+        search.spend(position - index + 1)
         if matched == len(target):
             spans.append((lines[index].start, lines[last].end))
             index = last + 1
@@ -131,38 +176,46 @@ def _line_windows(
     return spans
 
 
-def _mapped(text: str, rules: Callable[[str, int], tuple[str, int]]) -> tuple[str, list[int]]:
-    """Normalise `text`, keeping for each output char the index of the input it came from."""
+class _Rule(NamedTuple):
+    """A normalisation: what to replace (`pattern`), and with what (`piece`)."""
+
+    pattern: re.Pattern[str]
+    piece: Callable[[re.Match[str]], str]
+
+
+def _mapped(text: str, rule: _Rule) -> tuple[str, list[int]]:
+    """Normalise `text`, keeping for each output char the index of the input it came from.
+    Only the matches are visited, the text between them copied whole: a file of megabytes
+    took seconds a character at a time."""
     out: list[str] = []
     origin: list[int] = []
-    index = 0
-    while index < len(text):
-        piece, consumed = rules(text, index)
+    at = 0
+    for match in rule.pattern.finditer(text):
+        start = match.start()
+        out.append(text[at:start])
+        origin.extend(range(at, start))
+        piece = rule.piece(match)
         out.append(piece)
-        origin.extend([index] * len(piece))
-        index += consumed
+        origin.extend([start] * len(piece))
+        at = match.end()
+    out.append(text[at:])
+    origin.extend(range(at, len(text)))
     origin.append(len(text))
     return "".join(out), origin
 
 
-_WHITESPACE_RUN = re.compile(r"[ \t]*\n[ \t]*|[ \t]+")
+# A run of blanks with a line ending becomes the line ending, any other run one space; a lone
+# space or line ending is already what it becomes, and is not visited.
+_WHITESPACE = _Rule(
+    re.compile(r"[ \t]+\n[ \t]*|\n[ \t]+|[ \t]*\t[ \t]*|  +"),
+    lambda m: "\n" if "\n" in m.group() else " ",
+)
+_UNICODE = _Rule(
+    re.compile("[" + "".join(UNICODE_EQUIVALENTS) + "]"), lambda m: UNICODE_EQUIVALENTS[m.group()]
+)
 
 
-def _whitespace_rule(text: str, index: int) -> tuple[str, int]:
-    match = _WHITESPACE_RUN.match(text, index)
-    if match:
-        return ("\n" if "\n" in match.group() else " "), len(match.group())
-    return text[index], 1
-
-
-def _unicode_rule(text: str, index: int) -> tuple[str, int]:
-    char = text[index]
-    return UNICODE_EQUIVALENTS.get(char, char), 1
-
-
-def _mapped_spans(
-    content: str, old: str, rule: Callable[[str, int], tuple[str, int]], strip: bool
-) -> list[Span]:
+def _mapped_spans(content: str, old: str, rule: _Rule, strip: bool) -> list[Span]:
     norm_content, origin = _mapped(content, rule)
     norm_old, _ = _mapped(old, rule)
     if strip:
@@ -175,26 +228,31 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\([ntr\"'\\])", lambda m: table[m.group(1)], text)
 
 
-def _similar_windows(content: str, old: str, anchored: bool) -> list[tuple[float, Span]]:
+def _similar_windows(search: _Search, anchored: bool) -> list[tuple[float, Span]]:
     # Imported here: the last two strategies and the no-match hint need it, and every
     # session's agent loop imports this module (a one-shot turn should not pay for it).
     from rapidfuzz import fuzz
 
-    lines = _lines(content)
-    target = [line.strip() for line in _old_lines(old)]
+    lines = search.lines
+    target = [line.strip() for line in _old_lines(search.old)]
     n = len(target)
     if n < (3 if anchored else 2) or n > len(lines):
         return []
+    if not anchored:  # every line of every window: known before starting
+        search.spend((len(lines) - n + 1) * n * FUZZY_COST)
     scored: list[tuple[float, Span]] = []
     for i in range(len(lines) - n + 1):
-        window = [line.text.strip() for line in lines[i : i + n]]
         if anchored:
-            if window[0] != target[0] or window[-1] != target[-1]:
+            search.spend(2)
+            if lines[i].text.strip() != target[0] or lines[i + n - 1].text.strip() != target[-1]:
                 continue
+            search.spend((n - 2) * FUZZY_COST)
+            window = [line.text.strip() for line in lines[i : i + n]]
             score = fuzz.ratio("\n".join(window[1:-1]), "\n".join(target[1:-1]))
             if score < BLOCK_ANCHOR_MIN:
                 continue
         else:
+            window = [line.text.strip() for line in lines[i : i + n]]
             ratios = [fuzz.ratio(a, b) for a, b in zip(window, target, strict=True)]
             # Most lines close, and none unrelated: a half-garbage block must not match.
             if (
@@ -211,20 +269,22 @@ def _similar_windows(content: str, old: str, anchored: bool) -> list[tuple[float
 
 
 def find(content: str, old: str) -> tuple[str, list[Span]]:
-    """The first strategy that finds `old` in `content`, and where; ("", []) if none does."""
+    """The first strategy that finds `old` in `content`, and where; ("", []) if none does.
+    Raises FuzzyMatchError (no_match) when that takes more than WORK_BOUND comparisons."""
+    search = _Search(content, old)
     finders: list[tuple[str, Callable[[], list[Span]]]] = [
         ("exact", lambda: _exact_spans(content, old)),
-        ("line_trimmed", lambda: _line_windows(content, old, str.strip)),
+        ("line_trimmed", lambda: _line_windows(search, str.strip)),
         (
             "whitespace_normalized",
-            lambda: _mapped_spans(content, old, _whitespace_rule, strip=True),
+            lambda: _mapped_spans(content, old, _WHITESPACE, strip=True),
         ),
-        ("indentation_flexible", lambda: _line_windows(content, old, str.strip, skip_blank=True)),
+        ("indentation_flexible", lambda: _line_windows(search, str.strip, skip_blank=True)),
         ("escape_normalized", lambda: _exact_spans(content, _unescape(old)) if "\\" in old else []),
         ("trimmed_boundary", lambda: _exact_spans(content, old.strip())),
-        ("unicode_normalized", lambda: _mapped_spans(content, old, _unicode_rule, strip=False)),
-        ("block_anchor", lambda: [span for _, span in _similar_windows(content, old, True)]),
-        ("context_aware", lambda: [span for _, span in _similar_windows(content, old, False)]),
+        ("unicode_normalized", lambda: _mapped_spans(content, old, _UNICODE, strip=False)),
+        ("block_anchor", lambda: [span for _, span in _similar_windows(search, True)]),
+        ("context_aware", lambda: [span for _, span in _similar_windows(search, False)]),
     ]
     for name, finder in finders:
         spans = finder()
@@ -243,8 +303,8 @@ def closest_match(content: str, old: str) -> tuple[int, str] | None:
 
     lines = _lines(content)
     n = max(1, len(_old_lines(old)))
-    if not lines:
-        return None
+    if not lines or max(1, len(lines) - n + 1) * n * FUZZY_COST > WORK_BOUND:
+        return None  # no hint rather than minutes spent finding one
     best: tuple[float, int] | None = None
     for i in range(max(1, len(lines) - n + 1)):
         window = "\n".join(line.text for line in lines[i : i + n])
@@ -280,8 +340,8 @@ def _reindent(region: str, old: str, new: str) -> str:
 
 def _keep_unicode(region: str, old: str, new: str) -> str:
     """Copy the parts of `new` that repeat `old` from the file, so curly quotes stay curly."""
-    norm_region, origin = _mapped(region, _unicode_rule)
-    norm_old, _ = _mapped(old, _unicode_rule)
+    norm_region, origin = _mapped(region, _UNICODE)
+    norm_old, _ = _mapped(old, _UNICODE)
     if norm_region != norm_old:
         return new
     import difflib

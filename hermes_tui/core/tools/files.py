@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
-import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -278,10 +277,12 @@ def make_file_tools(
             return {"success": False, "denied": True, "error": str(exc)}
         glob = str(args.get("glob") or "*")
         limit = min(int(args.get("max_results") or 50), 500)
+        from hermes_tui.core.tools.bounded_regex import BoundedPattern, SearchStopped
+
         try:
-            pattern = re.compile(str(args["pattern"]))
-        except re.error as exc:
-            return {"success": False, "error": f"pattern is not a valid regular expression: {exc}"}
+            pattern = BoundedPattern(str(args["pattern"]), context.cancel)
+        except ValueError as exc:
+            return {"success": False, "error": str(exc)}
         if not root.exists():
             return {"success": False, "error": f"{root} does not exist"}
         matches: list[str] = []
@@ -309,9 +310,13 @@ def make_file_tools(
                 text = _read_text(file)
             except (OSError, ValueError):
                 continue
+            shown = file.relative_to(root) if file != root else file.name
             for number, line in enumerate(text.splitlines(), 1):
-                if pattern.search(line):
-                    shown = file.relative_to(root) if file != root else file.name
+                try:
+                    hit = pattern.search(line, shown, number)
+                except SearchStopped as exc:
+                    return {"success": False, "error": str(exc), "matches": matches}
+                if hit:
                     matches.append(f"{shown}:{number}: {line.strip()[:200]}")
                     if len(matches) >= limit:
                         return _found(matches, True, skipped)

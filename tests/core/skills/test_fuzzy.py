@@ -101,3 +101,19 @@ def test_empty_and_identical_strings_are_refused() -> None:
         find_and_replace(CODE, "   ", "x")
     with pytest.raises(FuzzyMatchError, match="identical"):
         find_and_replace(CODE, "build()", "build()")
+
+
+def test_a_search_past_the_work_bound_fails_as_no_unique_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Long runs of equal lines make every line window compare hundreds of lines before it
+    fails: the matcher gives up after WORK_BOUND comparisons instead of taking minutes."""
+    monkeypatch.setattr("hermes_tui.core.skills.fuzzy.WORK_BOUND", 1_000_000)  # a fast test
+    content = "x = 1\n" * 3_000
+    old = "x = 1\n" * 400 + "y = 2\n"
+
+    with pytest.raises(FuzzyMatchError) as raised:
+        find(content, old)
+
+    assert raised.value.kind == "no_match" and "no unique match" in str(raised.value)
+    assert "401 lines" in str(raised.value)

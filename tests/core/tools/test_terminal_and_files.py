@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+
+import pytest
 
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.files import make_file_tools
@@ -78,3 +81,54 @@ def test_read_write_patch_and_search_files(tmp_path: Path) -> None:
     assert not missing["success"] and "does not exist" in missing["error"]
     paged = registry.call("read_file", {"path": "src/app.py", "offset": 2, "limit": 1}, context)
     assert paged["content"] == "     2|    return 2"
+
+
+def _within(seconds: float, call) -> dict:
+    """`call()`'s result, failing when it has not returned after `seconds` (a bounded wait)."""
+    box: list[dict] = []
+    worker = threading.Thread(target=lambda: box.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert box, f"still running after {seconds} s"
+    return box[0]
+
+
+def test_a_pattern_that_backtracks_without_end_stops_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A4-32: `(a|aa)+$` over sixty `a` and a `b` never ended (Python's re, holding the GIL,
+    so Esc could not stop the turn either); now the search stops with an error saying why."""
+    monkeypatch.setattr("hermes_tui.core.tools.bounded_regex.LINE_SECONDS", 0.2)  # a fast test
+    (tmp_path / "notes.txt").write_text("fine\n")
+    (tmp_path / "data.txt").write_text("a" * 60 + "b\n")
+    registry, context = _setup(tmp_path)
+
+    found = _within(60, lambda: registry.call("search_files", {"pattern": "(a|aa)+$"}, context))
+
+    assert not found["success"], found
+    assert "data.txt:1" in found["error"] and "simplify the pattern" in found["error"]
+    context.cancel.set()  # the user's Esc, looked at before each line
+    stopped = registry.call("search_files", {"pattern": "fine"}, context)
+    assert not stopped["success"] and "cancelled by the user" in stopped["error"]
+
+
+def test_a_long_near_miss_patch_over_a_large_file_fails_soon_as_no_unique_match(
+    tmp_path: Path,
+) -> None:
+    """A4-32's addendum: 400 lines that match nowhere exactly over 20,000 similar lines took
+    the fuzzy matcher minutes, with no way to cancel; past a bound of work it fails now."""
+    line = "value_{0} = compute({1}, {2})"
+    content = "".join(line.format(i % 97, i % 13, i % 7) + "\n" for i in range(20_000))
+    old = "".join(line.format(i % 97, i % 13, i % 7) + f" # x{i}\n" for i in range(400))
+    (tmp_path / "big.py").write_text(content)
+    registry, context = _setup(tmp_path)
+
+    patched = _within(
+        60,
+        lambda: registry.call(
+            "patch", {"path": "big.py", "old_string": old, "new_string": "x = 1\n"}, context
+        ),
+    )
+
+    assert not patched["success"] and "no unique match" in patched["error"], patched
+    assert (tmp_path / "big.py").read_text() == content
