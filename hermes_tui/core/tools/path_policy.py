@@ -11,7 +11,8 @@ I/O that feeds it: `~` expansion, the working directory, `os.path.realpath` (sym
 A write to what runs later outside the sandbox asks too, the reason naming what runs it: the
 list the sandbox holds read-only for commands (run_later.py: git's hooks, config and info of
 every repository in the workspace, `.vscode`, `.idea`, `.envrc`, `.hermes`, a new top-level
-`hermes_tui` package, the home's dot entries when the working directory holds the home),
+`hermes_tui` package, the home's dot entries when the working directory holds the home, the
+folders of the user's PATH inside the writable places: an activated project's `.venv/bin`),
 anything in a git directory (`.git`, or a folder git's discovery takes for one) and the hermes
 home.
 """
@@ -320,9 +321,15 @@ def resolve_rules(
     own: frozenset[str] = frozenset()
     if write:  # the workspace's repositories are scanned for each write (a few ms)
         from hermes_tui.core.tools import gitdirs
+        from hermes_tui.core.tools.sandbox_probe import search_path_entries
 
         found = run_later.protected(work, gitdirs.repositories(work))
         later = tuple((PurePosixPath(item.path), item.reason) for item in found)
+        # The folders of PATH where writes are not asked about (an activated `.venv/bin`).
+        entries = search_path_entries(os.environ.get("PATH", ""))
+        places = [work, *(real(root) for root in allowed_roots)]
+        on_path = run_later.on_search_path(entries, places)
+        later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
         own = frozenset(path.name for path in run_later.own_name_shadows(work))
     return PathRules(
         workdir=work,
