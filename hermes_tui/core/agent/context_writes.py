@@ -11,13 +11,22 @@ reads the lines that changed, so editing an AGENTS.md the conversation has read 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_tui.core.agent.prompt import is_context_file
+from hermes_tui.core.agent.prompt import (
+    CURSOR_RULES_DIR,
+    CURSOR_RULES_FILE,
+    CURSOR_RULES_GLOB,
+    HERMES_FILE_NAMES,
+    PROJECT_FILE_NAMES,
+    is_context_file,
+)
 from hermes_tui.core.records import datarecord
+from hermes_tui.core.storage import atomic_write_bytes
 
 if TYPE_CHECKING:
     from hermes_tui.core.tools.registry import ToolContext
@@ -48,7 +57,9 @@ def planned_context_write(
     expanded = os.path.expanduser(raw)
     absolute = Path(expanded if os.path.isabs(expanded) else os.path.join(context.cwd, expanded))
     path = Path(os.path.realpath(absolute))
-    if not (is_context_file(path) or is_context_file(Path(os.path.normpath(absolute)))):
+    named = is_context_file(path) or is_context_file(Path(os.path.normpath(absolute)))
+    # README.md while AGENTS.md is a link to it: the prompt reads README.md's text.
+    if not named and path not in {Path(os.path.realpath(p)) for p in watched_paths(context)}:
         return None
     before = _current_text(path)
     if tool == "write_file":
@@ -91,3 +102,84 @@ def added_text(before: str, after: str) -> str:
         for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
         if tag in ("insert", "replace")
     )
+
+
+# A command's changes (core/agent/taint.py WriteGate.after_command): the instruction files of the
+# working directory and the conversation's current folder, before and after it runs.
+
+
+@datarecord
+class FileState:
+    """A watched path as a command found or left it: a file's bytes or a link's target, and
+    the text a prompt would read there."""
+
+    link: str | None
+    data: bytes | None
+    text: str | None
+
+
+def watched_paths(context: ToolContext) -> list[Path]:
+    """The instruction files a session started in the working directory, or in the folder the
+    conversation is in now, would load (those there and those that could be made)."""
+    names = [*HERMES_FILE_NAMES, *(n for pair in PROJECT_FILE_NAMES for n in pair)]
+    paths: list[Path] = []
+    for folder in dict.fromkeys((context.workdir, context.cwd)):
+        paths += [folder / name for name in (*names, CURSOR_RULES_FILE)]
+        rules = folder.joinpath(*CURSOR_RULES_DIR)
+        try:
+            paths += sorted(rules.glob(CURSOR_RULES_GLOB)) if rules.is_dir() else []
+        except OSError:
+            continue
+    return list(dict.fromkeys(paths))
+
+
+def snapshot(paths: list[Path]) -> dict[Path, FileState | None]:
+    return {path: _state(path) for path in paths}
+
+
+def _state(path: Path) -> FileState | None:
+    try:
+        link = os.readlink(path) if path.is_symlink() else None
+        if not path.is_file():  # absent, a folder, a pipe: the prompt loads none of them
+            return FileState(link, None, None) if link is not None else None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+    except OSError:
+        return None
+    whole = link is None and len(data) <= MAX_READ_BYTES  # what put_back can write again
+    text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+    return FileState(link, data if whole else None, text)
+
+
+def changed_by_command(
+    before: dict[Path, FileState | None], paths: list[Path]
+) -> list[ContextFileWrite]:
+    """The watched files whose text (what a prompt would read) a command changed or made;
+    removing one is not learning anything."""
+    changes = []
+    for path in dict.fromkeys([*before, *paths]):
+        old, new = before.get(path), _state(path)
+        old_text = old.text if old is not None else None
+        if new is None or new.text is None or new.text == old_text:
+            continue
+        changes.append(
+            ContextFileWrite(path, old_text, new.text, added_text(old_text or "", new.text))
+        )
+    return changes
+
+
+def put_back(path: Path, state: FileState | None) -> None:
+    """The path as it was before the command: a link, a file's bytes, or nothing."""
+    if state is None:
+        if os.path.lexists(path):
+            os.unlink(path)
+    elif state.link is not None:
+        temporary = path.with_name(f".{path.name}.hermes-put-back")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        os.symlink(state.link, temporary)
+        os.replace(temporary, path)
+    elif state.data is not None:
+        atomic_write_bytes(path, state.data)  # over a link the command made, the link goes
+    else:
+        raise OSError(f"{path} was too large to keep a copy of")

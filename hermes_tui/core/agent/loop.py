@@ -446,9 +446,13 @@ class Agent:
                 )
             )
             started = time.monotonic()
+            gate = self.gate if call.name == "terminal" else None  # it may change AGENTS.md...
+            watched = gate.before_command(self.context) if gate is not None else None
             bounded = self._execute(call, arguments)
+            self.taint.observe(call.name, arguments, bounded.result, self.context)
+            if gate is not None and watched is not None:
+                bounded = gate.after_command(watched, bounded, self.context, self.taint)
             outcome = bounded.result
-            self.taint.observe(call.name, arguments, outcome, self.context)
             tool = self.registry.get(call.name)
             ok = bool(outcome.get("success", True))
             warning = self.guard.check(call.name, arguments, outcome, bool(tool and tool.read_only))

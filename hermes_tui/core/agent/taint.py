@@ -20,12 +20,23 @@ resumed session replays its stored history.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
-from hermes_tui.core.agent.context_writes import FILE_WRITE_TOOLS, planned_context_write
+from hermes_tui.core.agent.context_writes import (
+    FILE_WRITE_TOOLS,
+    ContextFileWrite,
+    FileState,
+    changed_by_command,
+    planned_context_write,
+    put_back,
+    snapshot,
+    watched_paths,
+)
 from hermes_tui.core.agent.provenance import (
     PROJECT_FILE,
     PROJECT_FILE_MAX_CHARS,
@@ -41,10 +52,9 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.memory import refusal_payload
+from hermes_tui.core.tools.results import BoundedResult, to_json
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from hermes_tui.core.skills.library import SkillLibrary
     from hermes_tui.core.tools.registry import ToolContext
 
@@ -278,6 +288,53 @@ class WriteGate:
         planned = planned_context_write(name, arguments, context)
         if planned is None:
             return None
+        return self._judge_context_write(planned, name, context, taint)
+
+    @staticmethod
+    def before_command(context: ToolContext) -> dict[Path, FileState | None]:
+        """The instruction files a command could change, as they are before it runs."""
+        return snapshot(watched_paths(context))
+
+    def after_command(
+        self,
+        before: dict[Path, FileState | None],
+        bounded: BoundedResult,
+        context: ToolContext,
+        taint: TaintTracker,
+    ) -> BoundedResult:
+        """Judge the instruction files a command changed (`before`: `snapshot(watched_paths)`
+        taken before it ran, its own result already taken in) as a write_file of them; what
+        is held or refused is put back, and the command's result says so."""
+        notes = []
+        for change in changed_by_command(before, watched_paths(context)):
+            answer = self._judge_context_write(change, "terminal", context, taint)
+            if answer is None:
+                continue
+            try:
+                put_back(change.path, before.get(change.path))
+                undone = "it was put back as it was"
+            except OSError as exc:
+                undone = f"it could not be put back ({exc.strerror or exc})"
+            said, record = answer
+            why = (
+                f"the change waits for the user's approval (pending {record.id}); do not write "
+                "it again in other words"
+                if record is not None
+                else said["error"]
+            )
+            notes.append(
+                f"the command changed {change.path}, which later sessions load into their "
+                f"system prompt: {why}; {undone}"
+            )
+        if not notes:
+            return bounded
+        result = {**bounded.result, "success": False, "error": "; ".join(notes)}
+        full = {**bounded.full, "success": False, "error": "; ".join(notes)}
+        return dataclasses.replace(bounded, result=result, full=full, full_text=to_json(full))
+
+    def _judge_context_write(
+        self, planned: ContextFileWrite, name: str, context: ToolContext, taint: TaintTracker
+    ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         known = known_grams(planned.before or "")
         match = taint.content.match(planned.after, known)
         copied = [match] if match is not None else []

@@ -265,3 +265,55 @@ def test_an_init_answer_copying_the_readme_note_is_held_not_written(
     # Its own words go through.
     own = f"{BEGIN}\n# AGENTS.md\n\nRun pytest -q.\n{END}\n"
     assert write_agents_md(project, own, runtime.scanner, session.gate_file_write).is_file()
+
+
+def _command_copies_into(home: Path, tmp_path: Path, llm: FakeLLM, command: str, setup=None):
+    runtime = open_runtime(home, llm.openai_url)
+    project = _project(tmp_path)
+    if setup is not None:
+        setup(project)
+    llm.script(
+        Reply(tool_calls=[("read_file", {"path": "README.md"})]),
+        Reply(tool_calls=[("terminal", {"command": command})]),
+        Reply(text="done"),
+    )
+    runtime.open_session(cwd=project).submit("write AGENTS.md")
+    result = json.loads(llm.requests[2].body["messages"][-1]["content"])
+    return runtime, project, result
+
+
+def test_a_command_writing_the_note_into_agents_md_is_put_back_and_held(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    command = f"printf '# AGENTS.md\\n\\n%s\\n' '{NOTE}' > AGENTS.md"
+    runtime, project, result = _command_copies_into(home, tmp_path, llm, command)
+    assert not (project / "AGENTS.md").exists()
+    [record] = runtime.pending.list()
+    assert (record.kind, record.action) == ("file", "terminal") and NOTE in str(record.after)
+    assert result["success"] is False and record.id in result["error"]
+    assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project)
+
+
+def test_a_command_linking_agents_md_to_the_readme_is_undone(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """The prompt follows a link inside the project: AGENTS.md -> README.md carries the note."""
+
+    def agents(project: Path) -> None:
+        (project / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+
+    runtime, project, _ = _command_copies_into(
+        home, tmp_path, llm, "ln -sf README.md AGENTS.md", setup=agents
+    )
+    assert not (project / "AGENTS.md").is_symlink()
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == AGENTS
+    assert [r.kind for r in runtime.pending.list()] == ["file"]
+
+
+def test_a_command_writing_its_own_words_into_agents_md_is_kept(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    command = "printf '# AGENTS.md\\n\\nRun pytest -q before committing.\\n' > AGENTS.md"
+    runtime, project, result = _command_copies_into(home, tmp_path, llm, command)
+    assert "Run pytest -q" in (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert runtime.pending.list() == [] and "error" not in result
