@@ -30,7 +30,8 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [*(workdir / name for name in names), *own_name_shadows(workdir)]
 
 
-# What a path is: device, inode, file type, and where it leads when it is a link.
+# What a path is: device, inode, file type; a link only by where it leads (one made anew to
+# the same place is the same link).
 Identity = tuple[int, int, int, str | None]
 
 
@@ -38,10 +39,11 @@ def identity(path: Path) -> Identity | None:
     """What lies at `path` (not following a link there), None when nothing does."""
     try:
         found = os.lstat(path)
-        target = os.readlink(path) if stat.S_ISLNK(found.st_mode) else None
+        if stat.S_ISLNK(found.st_mode):
+            return 0, 0, stat.S_IFLNK, os.readlink(path)
     except OSError:
         return None
-    return found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode), target
+    return found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode), None
 
 
 def identities(paths: Iterable[Path]) -> dict[Path, Identity | None]:

@@ -102,6 +102,7 @@ def test_a_protected_link_replaced_or_removed_is_put_back_and_the_replacement_mo
     (work / ".envrc").symlink_to("conf/envrc")
     (work / ".idea").symlink_to("conf/idea")  # dangling, and removed
     (work / ".zed").mkdir()  # a real folder, left as it was
+    (work / ".devcontainer").symlink_to("conf/dc")  # made anew to the same place: the same link
     before = identities(swept_paths(work))
     (work / ".vscode").unlink()
     (work / ".vscode").mkdir()
@@ -109,6 +110,8 @@ def test_a_protected_link_replaced_or_removed_is_put_back_and_the_replacement_mo
     (work / ".envrc").unlink()
     (work / ".envrc").symlink_to("/tmp/elsewhere")
     (work / ".idea").unlink()
+    (work / ".devcontainer").unlink()
+    (work / ".devcontainer").symlink_to("conf/dc")
 
     moved = sweep_created(swept_paths(work), before, tmp_path / "q")
 
