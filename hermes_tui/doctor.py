@@ -177,10 +177,12 @@ def _sandbox_checks(runtime) -> list[Check]:
             Check(
                 "PATH",
                 True,
-                f"PATH holds folders commands may write (or relative ones): "
+                f"PATH holds folders in places commands may write (or relative ones): "
                 f"{', '.join(found.dropped)}; hermes-tui runs its own git, bwrap, socat and "
                 f"nsenter only from the other folders (git: {found.which('git') or 'none'}); "
-                "a program you run yourself from that shell may be one a command wrote",
+                "sandboxed commands find such a folder read-only, but not a relative one or "
+                "the working directory itself: a program you run yourself from that shell may "
+                "be one a command wrote there",
                 warning=True,
             )
         )

@@ -100,7 +100,8 @@ def test_doctor_names_path_folders_commands_may_write(home: Path, tmp_path: Path
     (project / ".venv" / "bin").mkdir(parents=True)
     path = f"{project}/.venv/bin{os.pathsep}{os.environ['PATH']}"
     found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=project, PATH=path)
-    assert found["PATH"].startswith("[warn] PATH holds folders commands may write")
+    assert found["PATH"].startswith("[warn] PATH holds folders in places commands may write")
+    assert "sandboxed commands find such a folder read-only" in found["PATH"]
     assert f"{project}/.venv/bin;" in found["PATH"] and "git: /" in found["PATH"]
     assert "PATH" not in doctor(home, tmp_path, {"sandbox": "off"}, cwd=tmp_path / "user")
 
