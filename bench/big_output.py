@@ -30,13 +30,17 @@ def cost(output: str, redactor: Redactor) -> float:
     return time.process_time() - started
 
 
+def fresh() -> Redactor:
+    return Redactor({"DB_TOKEN": "Vr7kumquatSecret55aa19xq"})
+
+
 def main() -> None:
-    redactor = Redactor({"DB_TOKEN": "Vr7kumquatSecret55aa19xq"})
     words = ("the build passed in 3.2 s and wrote dist/app.whl\n" * 2100)[:100_000]
     one_word = "a" * 100_000
-    cost(words, redactor)  # patterns compiled, word lists loaded
-    plain = min(cost(words, redactor) for _ in range(3))
-    long = min(cost(one_word, redactor) for _ in range(3))
+    cost(words, fresh())  # patterns compiled, word lists loaded
+    # A fresh redactor each time: one gives a long text it redacted back as it is.
+    plain = min(cost(words, fresh()) for _ in range(3))
+    long = min(cost(one_word, fresh()) for _ in range(3))
     ratio = long / plain
     print(f"100 KB of words: {plain * 1000:.0f} ms; 100 KB of one word: {long * 1000:.0f} ms")
     print(f"ratio {ratio:.2f}x (target <= {TARGET:.1f}x)")

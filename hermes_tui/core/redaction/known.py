@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -46,6 +47,12 @@ from hermes_tui.core.redaction.views import View, character_views, dump_views
 _WORD = KEY_CHARACTERS + "."  # what a key in disguise is made of (a JWT reversed has dots)
 _WORD_RUN = re.compile(r"[A-Za-z0-9+/=_.\-]*")
 _DOTTED_HEAD = re.compile(r"[A-Za-z0-9_\-]{12,}\.")
+# A text this long that `Redactor.text` gave back is remembered (the last OUTPUTS_KEPT of them):
+# handed back again, it is returned as it is. A tool's whole output is redacted as its result is
+# bounded, then again as the faces' event carries it; redacting a redacted text changes nothing
+# (tests/core/test_redaction_twice.py), but took a second or more for a 200,000-line output.
+OUTPUT_KEPT_FROM = 4096
+OUTPUTS_KEPT = 4
 
 
 def collect_secrets(
@@ -135,6 +142,10 @@ class Redactor:
             Starts([*encoded, *b64], "\r\n", fold=True),
         ]
         self._reach = max(4 * starts.longest + 4 for starts in self._starts)
+        # Long texts `text` gave back, oldest first, with the lock that guards them: one
+        # attribute, so a text redacted while `learn` replaces this state keeps its output
+        # in the old state's memory, never in the new one's.
+        self._outputs: tuple[dict[str, None], threading.Lock] = ({}, threading.Lock())
 
     def learn(self, secrets: Mapping[str, str]) -> None:
         """Know `secrets` too from now on (an ACP editor's MCP servers' tokens, known when its
@@ -150,6 +161,19 @@ class Redactor:
         return bool(self._patterns)
 
     def text(self, text: str) -> str:
+        outputs, lock = self._outputs
+        long = len(text) >= OUTPUT_KEPT_FROM
+        if long and text in outputs:
+            return text  # this redactor's own output: redacting it again changes nothing
+        redacted = self._redacted(text)
+        if len(redacted) >= OUTPUT_KEPT_FROM:
+            with lock:
+                outputs[redacted] = None
+                if len(outputs) > OUTPUTS_KEPT:
+                    del outputs[next(iter(outputs))]
+        return redacted
+
+    def _redacted(self, text: str) -> str:
         if self._patterns:
             text = self._in_views(text, character_views(text))
         if self._loose is not None:
