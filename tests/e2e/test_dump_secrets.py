@@ -75,3 +75,44 @@ def test_dumps_of_a_known_secret_reach_neither_the_provider_nor_sessions_db(
                 assert data not in sent and data not in stored, (command, data)
     whole = json.loads(tools[-1]["content"]).get("output", tools[-1]["content"])
     assert whole.strip() == printed[-1].strip()  # an ordinary dump comes through as it was
+
+
+HALVES = [
+    "head -c 12 secret.txt | xxd -p",
+    "tail -c +13 secret.txt | xxd -p",
+    "head -c 12 secret.txt | base64",
+    "tail -c +13 secret.txt | base64",
+    "head -c 12 secret.txt | base32",
+    "tail -c +13 secret.txt | base32",
+    "head -c 12 secret.txt | rev",
+    "base64 -w0 secret.txt | cut -c 1-16",
+    "base64 -w0 secret.txt | cut -c 17-32",
+]
+
+
+def test_halves_of_a_known_secret_each_encoded_reach_neither_the_provider_nor_sessions_db(
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """attack4's A4-5 addendum: two commands each print half, in hex, base64, base32 or
+    reversed; the whole value so printed was redacted, each half was not."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "secret.txt").write_text(KEY)
+    (home / ".env").write_text(f"DB_TOKEN={KEY}\n")
+    commands = [c for c in HALVES if all(installed(p.split()[0]) for p in c.split("|"))]
+    printed = [
+        subprocess.run(c, shell=True, cwd=project, capture_output=True, text=True).stdout.strip()
+        for c in commands
+    ]
+    with FakeLLM() as llm:
+        write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+        llm.script(
+            Reply(tool_calls=[("terminal", {"command": c}) for c in commands]), Reply(text="ok")
+        )
+        done = run_main(capfd, home, "chat", "-q", "print it", "--yolo", cwd=project)
+        assert done.returncode == 0, done.stderr
+        sent = json.dumps(llm.requests[1].body, ensure_ascii=False)
+    stored = "\n".join(sqlite3.connect(home / "sessions.db").iterdump())
+    assert len(commands) >= 4
+    for command, output in zip(commands, printed, strict=True):
+        assert len(output) >= 8 and output not in sent and output not in stored, (command, output)

@@ -108,7 +108,7 @@ def partial_forms(value: str) -> set[str]:
     is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
     A secret split in three (a third of it each) is found piece by piece too, a piece
     without a digit when its letters look random (`random_looking`), and so are its even and odd
-    characters apart."""
+    characters apart, and each piece reversed."""
     if len(value) < 16 or "://" in value or not random_looking(value):
         return set()
     size = max(8, len(value) // 3)
@@ -117,9 +117,10 @@ def partial_forms(value: str) -> set[str]:
     pieces += [
         value[start::step] for step in range(2, len(value) // 8 + 1) for start in range(step)
     ]
-    return {
+    kept = {
         piece for piece in pieces if len(piece) >= 8 and random_looking(piece) and piece != value
     }
+    return kept | {piece[::-1] for piece in kept}  # a half printed backwards (`rev`)
 
 
 def random_looking(text: str) -> bool:

@@ -42,7 +42,7 @@ from hermes_tui.core.redaction.shapes import (
     spelled_out,
     spelled_tail,
 )
-from hermes_tui.core.redaction.views import View, character_views, dump_views
+from hermes_tui.core.redaction.views import View, character_views, dump_views, encoded_views
 
 _WORD = KEY_CHARACTERS + "."  # what a key in disguise is made of (a JWT reversed has dots)
 _WORD_RUN = re.compile(r"[A-Za-z0-9+/=_.\-]*")
@@ -184,17 +184,27 @@ class Redactor:
                 text = WRAPPED.sub(self._unwrapped_label, text)
         if self._patterns:
             text = self._in_views(text, dump_views(text))
+        if self._encoded is not None:  # pieces and forms of a value, in decoded words
+            text = self._in_views(text, encoded_views(text), (self._encoded, self._encoded_label))
         return redact_shapes(text)
 
-    def _in_views(self, text: str, views: Iterable[View]) -> str:
-        """`text` with what decodes to a known value in one of its `views` replaced."""
+    def _in_views(
+        self, text: str, views: Iterable[View], only: tuple[Any, Any] | None = None
+    ) -> str:
+        """`text` with what decodes to a known value in one of its `views` replaced (by the
+        patterns `only` names, when it does)."""
         found: list[tuple[int, int, str]] = []
-        for view in views:
-            for pattern, label in (
+        patterns = (
+            [only]
+            if only is not None
+            else [
                 (self._encoded, self._encoded_label),
                 (self._base64, self._base64_label),
                 (self._loose, self._loose_label),
-            ):
+            ]
+        )
+        for view in views:
+            for pattern, label in patterns:
                 for match in pattern.finditer(view.text) if pattern is not None else ():
                     found.append((*view.span(*match.span()), label(match)))
         if not found:
