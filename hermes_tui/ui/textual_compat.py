@@ -35,17 +35,25 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   held the GIL for about 0.2 s against the screen. Lines of printable ASCII are as wide as they
   are long: ours finds their width at once and hands it to `Log._update_maximum_width`, as
   Textual's worker does; any other line goes to Textual's worker.
-- `Screen._on_screen_resume` (`StyledOnceScreen`, the app's first screen, through
-  `StyledOnceDefault`): a screen pushed for the first time has just styled each widget as it
-  mounted, and Textual styles them all again as it resumes (about an eighth of the app's
-  start). Ours skips that first pass; later resumes are Textual's. Textual's event has the
-  flag (`ScreenResume.refresh_styles`), but only Textual posts the event.
+- `Screen._on_screen_resume` and `Screen._screen_resized` (`StyledOnceScreen`, the app's
+  first screen, through `StyledOnceDefault`): a screen pushed for the first time has just
+  styled each widget as it mounted, and Textual styles them all again as it resumes (about an
+  eighth of the app's start). Ours skips that first pass; later resumes are Textual's.
+  Textual's event has the flag (`ScreenResume.refresh_styles`), but only Textual posts the
+  event. Textual runs the handler of every class in the MRO, so ours only sets the flag
+  before Screen's own runs. That first resume lays the screen out and draws all of it, then
+  asks (`refresh()`) to draw all of it again: ours clears that request (`_repaint_required`).
+  And a start brings two resizes to the size the screen has (the app's first size sent
+  again, the screen's own); Textual lays the whole screen out for each, ours for neither
+  (a layout a widget asked for is done by the screen's timer, as always).
 - `FooterKey`, `DOMNode._reactive_connect` and `Footer._bindings_ready` (`QuietFooter`, the
   main screen's footer): Textual composes the footer again at every focus change, and each of
   its keys starts compact, then takes the footer's `compact` through `data_bind`: two class
   changes, each restyling the key and its parts (with the recomposition, about half of what
-  a focus change cost). Ours composes only when the keys to show changed, and gives each
-  bound key the footer's value before it is mounted. Textual has no public way to build the
+  a focus change cost). Ours composes only when the keys to show changed, once however often
+  they change before it runs (Textual's `bindings_changed`, copied, schedules one
+  recomposition per change: three at the app's start), and gives each bound key the footer's
+  value before it is mounted. Textual has no public way to build the
   keys. (The skill editor keeps Textual's footer: under its diff preview that one is drawn
   empty, being composed again while covered, and the editor's snapshot shows it so.)
 
@@ -123,6 +131,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (LinuxDriver, "run_input_thread", ("self",)),
     (LinuxDriver, "_run_input_thread", ("self",)),
     (Screen, "_on_screen_resume", ("self", "event")),
+    (Screen, "_screen_resized", ("self", "size")),
     (Log, "_update_size", ("self", "updates", "lines")),
 )
 
@@ -216,11 +225,24 @@ class QuietFooter(Footer):
                 widget.set_reactive(FooterKey.compact, self.compact)
             yield widget
 
+    _recompose_due = False  # a recomposition is on its way: it reads the bindings as it runs
+
     def bindings_changed(self, screen: Any) -> None:
         attached = self._shown is not None and self.is_attached and screen is self.screen
         if attached and screen.app.app_focus and self._shows(screen) == self._shown:
             return  # what Textual would compose is what is there
-        super().bindings_changed(screen)
+        # Textual's Footer.bindings_changed, asking for one recomposition however many times
+        # the bindings change before it runs (an app's start changes them three times).
+        self._bindings_ready = True
+        if not screen.app.app_focus or self._recompose_due:
+            return
+        if self.is_attached and screen is self.screen:
+            self._recompose_due = True
+            self.call_after_refresh(self._recompose_once)
+
+    async def _recompose_once(self) -> None:
+        self._recompose_due = False
+        await self.recompose()
 
 
 _NOT_PLAIN = re.compile(r"[^\x20-\x7e\n]")  # anything but printable ASCII (and the joins)
@@ -238,16 +260,40 @@ class QuickWidthLog(Log):
 
 
 class StyledOnceScreen(Screen):
-    """Textual's Screen, not styled all over again the first time it resumes: each of its
-    widgets was styled as it mounted, a moment before."""
+    """Textual's Screen, laid out and drawn once as the app starts, where Textual does it
+    three times and draws it twice:
+
+    - not styled all over again the first time it resumes: each of its widgets was styled as
+      it mounted, a moment before;
+    - not drawn whole a second time after that first resume: its first layout drew it all;
+    - not laid out again for a resize to the size it already has (a start brings two: the
+      app's first size, sent again, and the screen's own).
+    """
 
     _resumed = False
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
-        super()._on_screen_resume(event)
+        # Textual calls Screen's own handler after this one (it runs the handler of each
+        # class in the MRO), with the event as this one leaves it.
+        if self._resumed:
+            return
+        self._resumed = True
+        event.refresh_styles = False
+        if self.is_attached and self._size != self.app.size:
+            self.call_next(self._drawn_whole)  # once Screen's handler laid out the screen
+
+    def _drawn_whole(self) -> None:
+        # Textual's resume ends with `refresh()`, a repaint of the whole screen in the next
+        # frame; its first layout marked the whole screen to be drawn already.
+        self._repaint_required = False
+
+    def _screen_resized(self, size: Any) -> None:
+        if self._resumed and self._size == size and (self.is_current or not self._layout_required):
+            # Nothing to lay out for the size; a layout some widget asked for is done in the
+            # next frame by the screen's timer, as it is for any request (not for a screen
+            # under another: that one waits until it is on top).
+            return
+        super()._screen_resized(size)
 
 
 class StyledOnceDefault:

@@ -274,6 +274,46 @@ async def test_the_quiet_footer_keeps_its_keys_while_they_stay_the_same() -> Non
     assert restyled and all(key.has_class("-command-palette") for key in restyled)
 
 
+async def test_the_quiet_footer_composes_once_however_often_the_bindings_change_first() -> None:
+    """Textual's footer asks for one recomposition per change of the bindings, all run one
+    after the other (an app's start changes them three times); ours asks once while one is
+    on its way, and it shows the keys as they are when it runs, as Textual's last one does."""
+    from textual.widgets import Footer
+
+    source = inspect.getsource(Footer.bindings_changed)  # what QuietFooter copies
+    for part in (
+        "self._bindings_ready = True",
+        "if not screen.app.app_focus:",
+        "if self.is_attached and screen is self.screen:",
+        "self.call_after_refresh(self.recompose)",
+    ):
+        assert part in source, f"Textual's Footer.bindings_changed no longer has {part!r}"
+    recomposed: dict[type, int] = {}
+    shown: dict[type, list] = {}
+    for footer_class in (Footer, textual_compat.QuietFooter):
+        app = Footed(footer_class)
+        async with app.run_test(size=(80, 6)) as pilot:
+            await pilot.pause()
+            footer = app.query_one(footer_class)
+            recompose = footer.recompose
+            count = [0]
+
+            async def counted(recompose=recompose, count=count) -> None:
+                count[0] += 1
+                await recompose()
+
+            footer.recompose = counted  # type: ignore[method-assign]
+            for target in ("#c", "#a", "#c"):
+                app.screen.set_focus(app.query_one(target))  # each publishes the bindings
+            for _ in range(4):
+                await pilot.pause()
+            recomposed[footer_class] = count[0]
+            shown[footer_class] = footer_keys(app)
+    assert recomposed[textual_compat.QuietFooter] == 1 < 3 <= recomposed[Footer]
+    assert shown[textual_compat.QuietFooter] == shown[Footer]
+    assert "Ring" in str(shown[Footer])  # the keys of #c, focused last
+
+
 class StyledOnceTall(textual_compat.StyledOnceDefault, Tall):
     TITLE = "Tall"
 
@@ -302,6 +342,52 @@ async def test_the_first_screen_is_not_styled_again_as_it_first_resumes() -> Non
                 await pilot.pause()
                 assert app.screen in seen
     assert restyled == {Tall: True, StyledOnceTall: False}
+    assert shots[0] == shots[1]
+
+
+async def test_the_first_screen_is_laid_out_and_drawn_whole_once_as_the_app_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A start brings two resizes to the size the screen already has (the app's first size
+    sent again, and the screen's own) and Textual lays the screen out for each, and it draws
+    the whole screen again after its first layout (the `refresh()` ending its resume). Ours
+    lays it out for neither and draws it whole once less; it looks the same, and a resize to
+    a new size is laid out as Textual does."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    layouts: list[Screen] = []
+    whole: list[Compositor] = []
+    refresh_layout, full_update = Screen._refresh_layout, Compositor.render_full_update
+    monkeypatch.setattr(
+        Screen,
+        "_refresh_layout",
+        lambda self, *a, **k: (layouts.append(self), refresh_layout(self, *a, **k))[-1],
+    )
+    monkeypatch.setattr(
+        Compositor,
+        "render_full_update",
+        lambda self, *a, **k: (whole.append(self), full_update(self, *a, **k))[-1],
+    )
+    counts, shots = {}, []
+    for cls in (Tall, StyledOnceTall):
+        layouts.clear()
+        whole.clear()
+        app = cls()
+        app.title = "Tall"
+        async with app.run_test(size=(40, 10)) as pilot:
+            for _ in range(3):
+                await pilot.pause()
+            counts[cls] = (len(layouts), len(whole))
+            shots.append(app.export_screenshot())
+            if cls is StyledOnceTall:
+                await pilot.resize_terminal(30, 8)
+                await pilot.pause()
+                await pilot.pause()
+                assert len(layouts) > counts[cls][0] and app.screen.size == (30, 8)
+                assert app.query_one("#scroll").size.width == 30
+    assert counts[StyledOnceTall][1] == counts[Tall][1] - 1  # the resume's whole repaint
+    assert counts[StyledOnceTall][0] < counts[Tall][0]
     assert shots[0] == shots[1]
 
 
