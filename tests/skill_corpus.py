@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import yaml
+from helpers import read_yaml
 
 DATA = Path(__file__).parent / "data" / "malicious_skills.yaml"
 
 
 def malicious_entries() -> dict[str, dict]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return read_yaml(DATA)
 
 
 def write_malicious(root: Path, name: str, entry: dict, fake_home: Path) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from fakes.llm_server import FakeLLM, Reply
-from helpers import REPO, write_skill
+from helpers import REPO, read_yaml, write_skill
 
 from hermes_tui import hermes_keys
 from hermes_tui.cli import main
@@ -32,7 +32,7 @@ def hermes_home(home: Path) -> Path:
 
 
 def test_the_shipped_key_list_covers_every_key_of_hermes_defaults() -> None:
-    data = yaml.safe_load(HERMES_CONFIG.read_text())
+    data = read_yaml(HERMES_CONFIG)
     assert len(data) == 76
     for section, body in data.items():
         assert section in hermes_keys.TOP_LEVEL, section
@@ -103,7 +103,7 @@ async def test_the_app_opens_on_a_hermes_home(hermes_home: Path) -> None:
 
 
 def test_mcp_servers_are_kept_and_the_allowlist_maps_to_terminal_allow(hermes_home: Path) -> None:
-    data = yaml.safe_load((hermes_home / "config.yaml").read_text())
+    data = read_yaml(hermes_home / "config.yaml")
     data["mcp_servers"] = {"time": {"command": "uvx", "args": ["mcp-server-time"]}}
     data["command_allowlist"] = ["podman *", "make test", "recursive delete"]
     (hermes_home / "config.yaml").write_text(yaml.safe_dump(data))

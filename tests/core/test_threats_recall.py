@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from helpers import read_yaml
 
 from hermes_tui.core.agent.taint import TaintSource, TaintTracker, WriteGate
 from hermes_tui.core.events import discard
@@ -21,7 +21,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _load(name: str) -> tuple[list[dict], list[dict]]:
-    corpus = yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
+    corpus = read_yaml(DATA / name)
     return corpus["attacks"], corpus["notes"]
 
 

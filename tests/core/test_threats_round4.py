@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
-from helpers import write_gate
+from helpers import read_yaml, write_gate
 
 from hermes_tui.core.agent.taint import TaintTracker, WriteGate
 from hermes_tui.core.memory import MemoryRefused, MemoryStore
@@ -24,7 +23,7 @@ def scanner() -> Scanner:
 
 
 def _load(name: str) -> tuple[list[dict], list[dict]]:
-    corpus = yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
+    corpus = read_yaml(DATA / name)
     return corpus["attacks"], corpus["notes"]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from helpers import read_yaml
 
 from hermes_tui.core.threats import Scanner, concepts, ideas, model
 
@@ -54,7 +54,7 @@ def test_one_pass_finds_what_each_concept_alone_finds() -> None:
     regexes = [(name, concepts.compiled(words)) for name, words in LISTS]
     texts = ["never ask", "neverask", "x never y", "stop asking now", "без да питаш", "不要询问"]
     for path in sorted(DATA.glob("injection_*.yaml")):
-        corpus = yaml.safe_load(path.read_text(encoding="utf-8"))
+        corpus = read_yaml(path)
         texts += [entry["text"] for entry in corpus["attacks"] + corpus["notes"]]
     for text in texts:
         folded = concepts.folded(text)
@@ -108,7 +108,7 @@ def test_a_prohibition_to_print_a_secret_file_passes(scanner: Scanner) -> None:
 def test_the_eighth_rounds_texts_are_caught_and_their_notes_pass(
     scanner: Scanner, name: str
 ) -> None:
-    corpus = yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
+    corpus = read_yaml(DATA / name)
     attacks, notes = corpus["attacks"], corpus["notes"]
     assert len(attacks) >= 60 and len(notes) >= len(attacks)
     tricky = [n for n in notes if n["family"] == "tricky"]

@@ -28,16 +28,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+from helpers import read_yaml
 
 from hermes_tui.core.tools.approvals import ApprovalRequest, Approvals
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.sandbox import DEFAULT_NETWORK_ALLOW, probe
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
 
-CORPUS = yaml.safe_load(
-    (Path(__file__).parents[1] / "data" / "friction_corpus.yaml").read_text(encoding="utf-8")
-)
+CORPUS = read_yaml(Path(__file__).parents[1] / "data" / "friction_corpus.yaml")
 BATCH = 12  # commands per terminal call in the sandboxed half
 TOOLS = (
     "git",

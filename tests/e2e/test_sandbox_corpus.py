@@ -28,9 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from fakes.llm_server import FakeLLM, Reply
-from helpers import REPO, cli_env
+from helpers import REPO, cli_env, read_yaml
 from sandbox_world import (
     SYSTEM_PATH,
     Capture,
@@ -43,7 +42,7 @@ from sandbox_world import (
     sandbox_works,
 )
 
-ATTACKS = yaml.safe_load((REPO / "tests/data/sandbox_attacks.yaml").read_text(encoding="utf-8"))
+ATTACKS = read_yaml(REPO / "tests/data/sandbox_attacks.yaml")
 CLASSES = sorted({attack["class"] for attack in ATTACKS})
 # In the host's /tmp: hermes-tui's own scratch, and the socket folders of the runs.
 OURS_IN_TMP = ("hermes-term-", "hermes-proxy-", "tmux-corpus-", "ssh-corpus-")

@@ -19,17 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from fakes.llm_server import FakeLLM, Reply
-from helpers import cli_env, run_main, write_config
+from helpers import cli_env, read_yaml, run_main, write_config
 
 from hermes_tui.core.messages import Message, ToolCall
 from hermes_tui.core.pending import PendingStore
 from hermes_tui.core.sessions import SessionStore
 
-CORPUS = yaml.safe_load(
-    (Path(__file__).resolve().parents[1] / "data" / "taint_corpus.yaml").read_text("utf-8")
-)["cases"]
+CORPUS = read_yaml(Path(__file__).resolve().parents[1] / "data" / "taint_corpus.yaml")["cases"]
 MCP = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
 # Cyrillic letters that look like Latin ones (а е о р с х).
 HOMOGLYPHS = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х"})

@@ -11,8 +11,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 import pytest
-import yaml
-from helpers import REPO
+from helpers import REPO, read_yaml
 
 from hermes_tui.core.tools.path_policy import (
     PathFacts,
@@ -23,7 +22,7 @@ from hermes_tui.core.tools.path_policy import (
     secret_file_ids,
 )
 
-TABLE = yaml.safe_load((REPO / "tests" / "data" / "path_policy_cases.yaml").read_text())
+TABLE = read_yaml(REPO / "tests" / "data" / "path_policy_cases.yaml")
 RAW_RULES = TABLE["rules"]
 RULES = PathRules(
     workdir=Path(RAW_RULES["workdir"]),

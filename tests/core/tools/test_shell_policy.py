@@ -5,14 +5,11 @@ from __future__ import annotations
 import collections
 
 import pytest
-import yaml
-from helpers import REPO
+from helpers import REPO, read_yaml
 
 from hermes_tui.core.tools.shell_policy import CANNOT_TELL, PolicyConfig, decide, parse_prefix
 
-CORPUS = yaml.safe_load(
-    (REPO / "tests" / "data" / "shell_policy_corpus.yaml").read_text(encoding="utf-8")
-)
+CORPUS = read_yaml(REPO / "tests" / "data" / "shell_policy_corpus.yaml")
 CONTEXT = CORPUS["context"]
 WORKDIR = CONTEXT["workdir"]
 HOME = CONTEXT["home"]
