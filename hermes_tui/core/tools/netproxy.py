@@ -3,9 +3,10 @@
 It listens on a Unix socket that the sandbox binds in (sandbox.py bridges it to
 127.0.0.1:3128 with socat, and sets HTTP(S)_PROXY). It speaks HTTP CONNECT (for HTTPS and
 anything tunnelled) and plain HTTP with an absolute URL. A host on the allowlist (exact, or a
-subdomain of an entry) goes through; any other host is put to `ask(host, command)`, which
-answers "once" (this connection), "session" (a host the conversation's approvals already
-allowed for the session: they keep that grant, approvals.py) or "deny".
+subdomain of an entry, unless it is one of the registries' publishing hosts) goes through; any
+other host is put to `ask(host, command)`, which answers "once" (this connection), "session"
+(a host the conversation's approvals already allowed for the session: they keep that grant,
+approvals.py) or "deny".
 Every connection is recorded, so the terminal tool can say what a command reached and the taint
 tracker can mark the turn. One proxy per terminal toolset, started on the first command that
 needs it, in a daemon thread; connections are bounded in time.
@@ -47,10 +48,26 @@ class Connection:
     how: str  # "allowlist", "session", "once", "refused"
 
 
+# Hosts that publish packages: a command with a token from an injected text could put the
+# workspace's files on a public registry (`twine upload`, `cargo publish`). They share a domain
+# with the registries' downloads, so they go through only when listed themselves, never as a
+# subdomain of a listed entry (`pypi.org` does not let `upload.pypi.org` through). npm
+# publishes to registry.npmjs.org, the host it downloads from: through CONNECT the proxy
+# cannot tell the two apart (README, "What the walls do not catch").
+PUBLISH_HOSTS = frozenset(
+    {"upload.pypi.org", "test.pypi.org", "test-files.pythonhosted.org", "crates.io"}
+)
+
+
 def host_allowed(host: str, allow: Iterable[str]) -> bool:
     host = host.lower().rstrip(".")
-    for entry in allow:
-        entry = entry.lower().strip().lstrip("*.").rstrip(".")
+    for written in allow:
+        written = written.lower().strip().rstrip(".")
+        if host in PUBLISH_HOSTS:  # listed as itself, not through a wildcard or a parent
+            if written == host:
+                return True
+            continue
+        entry = written.lstrip("*.")
         if entry and (host == entry or host.endswith("." + entry)):
             return True
     return False

@@ -23,17 +23,19 @@ SandboxMode = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
 NetworkMode = Literal["off", "allowlist", "on"]
 NETWORK_MODES: tuple[NetworkMode, ...] = ("off", "allowlist", "on")
-# The public package registries of Python, JavaScript, Rust and Go, and nothing else.
+# The hosts the public package registries of Python, JavaScript and Rust download from, and
+# nothing else: not crates.io itself (cargo's publishing API; it downloads from index. and
+# static.crates.io), nor PyPI's upload hosts (netproxy.PUBLISH_HOSTS). Not Go's module proxy
+# and checksum database either: they fetch from whatever origin a module path names
+# (`proxy.golang.org/<any host>/<data>/@v/list` makes Google's server request that host), so a
+# command could hand any host data through them; a Go download asks.
 DEFAULT_NETWORK_ALLOW = (
     "pypi.org",
     "files.pythonhosted.org",
     "registry.npmjs.org",
     "registry.yarnpkg.com",
-    "crates.io",
     "index.crates.io",
     "static.crates.io",
-    "proxy.golang.org",
-    "sum.golang.org",
 )
 
 

@@ -75,3 +75,42 @@ def test_the_hosts_own_loopback_is_reached_only_when_listed() -> None:
         proxy.close()
         listed.close()
         server.close()
+
+
+def _connect(proxy: FilteringProxy, host: str) -> bytes:
+    import socket
+
+    client = socket.socket(socket.AF_UNIX)
+    client.settimeout(20)
+    client.connect(str(proxy.socket_path))
+    client.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n".encode())
+    answer = client.recv(4096)
+    client.close()
+    return answer
+
+
+def test_publishing_hosts_and_gos_relays_ask_though_their_registries_are_listed() -> None:
+    """A4-19: `twine upload` / `cargo publish` with a token from an injected text would put the
+    workspace on a public registry, and Go's proxy fetches any origin a module path names (a
+    relay for data in the path). With the default list and `pypi.org` listed by the user, each
+    is put to the question (denied here: refused), while the registries' downloads go through."""
+    from hermes_tui.core.tools.netproxy import host_allowed
+    from hermes_tui.core.tools.sandbox_probe import DEFAULT_NETWORK_ALLOW
+
+    asked: list[str] = []
+    allow = [*DEFAULT_NETWORK_ALLOW, "pypi.org", "*.crates.io"]
+    proxy = FilteringProxy(allow, ask=lambda host, _cmd: asked.append(host) or "deny")
+    proxy.start()
+    try:
+        hosts = ["upload.pypi.org", "TEST.PYPI.ORG.", "crates.io", "proxy.golang.org"]
+        hosts.append("sum.golang.org")
+        for host in hosts:
+            assert _connect(proxy, host).startswith(b"HTTP/1.1 403"), host
+        assert asked == hosts
+        assert all(not c.allowed for c in proxy.state.take_log())
+    finally:
+        proxy.close()
+    downloads = ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "index.crates.io"]
+    assert all(host_allowed(host, allow) for host in [*downloads, "static.crates.io"])
+    # A user who means to publish from the sandbox lists the host itself.
+    assert host_allowed("upload.pypi.org", [*allow, "upload.pypi.org"])
