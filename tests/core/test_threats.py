@@ -319,6 +319,25 @@ def test_the_library_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
     assert out == "" and err == ""
 
 
+def test_a_scan_past_the_librarys_time_budget_prints_nothing_and_holds(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    """xaidr `print`s a warning when a scan passes its wall-clock budget (a loaded machine
+    does it): on stdout it would land in `chat -q`'s answer, its --json and the ACP protocol
+    stream. It goes to the library's logger; the text is still held."""
+    import xaidr.scanner.l1 as l1
+
+    sensor = build_sensor()
+    monkeypatch.setattr(l1, "_L1_SCAN_BUDGET_SEC", -1.0)  # every scan is past its budget
+    with caplog.at_level("WARNING", logger="xaidr"):
+        verdict = Scanner(sensor_factory=lambda: sensor).assess("User prefers pytest.")
+    sensor.close_sync()
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert any("budget exceeded" in record.getMessage() for record in caplog.records)
+    assert verdict.tier == "hold"
+
+
 def test_a_policy_file_in_the_working_directory_is_not_loaded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +32,21 @@ class _NullReporter:
         return None
 
 
+def _print_to_log(*values: object, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
+    """What xaidr `print`s (a scan past its time budget, on a loaded machine) would land in
+    `chat -q`'s answer, its `--json` document and the ACP server's protocol stream, all on
+    stdout: it goes to the library's logger instead."""
+    logging.getLogger("xaidr").warning((sep or " ").join(map(str, values)))
+
+
+def _quiet_prints() -> None:
+    """Every loaded xaidr module's `print` is `_print_to_log` (a module global shadows the
+    builtin for that module's code, in every thread, without touching sys.stdout)."""
+    for name, module in list(sys.modules.items()):
+        if (name == "xaidr" or name.startswith("xaidr.")) and module is not None:
+            module.print = _print_to_log  # type: ignore[attr-defined]
+
+
 def build_sensor() -> Any:
     from xaidr import Sensor
 
@@ -39,6 +55,7 @@ def build_sensor() -> Any:
     library_log = logging.getLogger("xaidr")
     if not library_log.handlers:
         library_log.addHandler(logging.NullHandler())
+    _quiet_prints()
     sensor = Sensor(
         agent_id="hermes-tui",
         enforcement_mode="block",
@@ -50,6 +67,7 @@ def build_sensor() -> Any:
     # It also loads ./xaidr-policy.yaml from the working directory when one exists, and the
     # working directory may be a repository the user just cloned: no policy but ours.
     sensor.set_policy(None)
+    _quiet_prints()  # and the modules the sensor imported as it started
     return sensor
 
 
