@@ -12,7 +12,6 @@ reads the lines that changed, so editing an AGENTS.md the conversation has read 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +95,8 @@ def added_text(before: str, after: str) -> str:
     scanner: what the user's file already said is theirs, not the agent's."""
     old_lines = before.splitlines(keepends=True)
     new_lines = after.splitlines(keepends=True)
+    import difflib  # only when an instruction file is written: not on every turn's path
+
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
     return "".join(
         "".join(new_lines[j1:j2])
