@@ -25,6 +25,7 @@ from hermes_tui.core.redaction.forms import (
     trie_pattern,
     unwrapped,
 )
+from hermes_tui.core.redaction.pieces import PieceLedger
 from hermes_tui.core.redaction.recognise import (
     labelled,
     looks_like_secret_value,
@@ -155,6 +156,10 @@ class Redactor:
         if merged != self._secrets:
             # One assignment: a text redacted meanwhile sees the old state or the new one.
             self.__dict__ = Redactor(merged).__dict__
+
+    def piece_ledger(self) -> PieceLedger:
+        """A new conversation's count of the small pieces of these values it was shown."""
+        return PieceLedger(self._secrets)
 
     def __bool__(self) -> bool:
         """Whether any known value is configured (key shapes are redacted either way)."""

@@ -24,7 +24,12 @@ from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.memory_budget import FailureBudget
 from hermes_tui.core.tools.plain_schema import certainly_valid
-from hermes_tui.core.tools.results import BoundedResult, ResultLimits, bound_result
+from hermes_tui.core.tools.results import (
+    BoundedResult,
+    ResultLimits,
+    bound_result,
+    withhold_pieces,
+)
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +87,9 @@ class ToolContext:
     editor: EditorFiles | None = None
     # The conversation's todo list (core/todo.TodoList), set by the Session; None in a review.
     todos: Any = None
+    # The small pieces of known secrets its results have shown (core/redaction/pieces.py):
+    # made at its first result, so a secret printed in quarters is not shown whole.
+    secret_pieces: Any = None
     # Told around every file write the files tools make (core/checkpoints.CheckpointStore:
     # `before(path)`, `after(path)`), so a turn can be rewound; None: not recorded.
     file_writes: Any = None
@@ -338,7 +346,10 @@ class ToolRegistry:
                 "success": False,
                 "error": f"{name} failed unexpectedly: {type(exc).__name__}: {exc}",
             }
-        return bound_result(name, raw, self.limits, context.session_id)
+        bounded = bound_result(name, raw, self.limits, context.session_id)
+        if context.secret_pieces is None:  # the conversation's first result
+            context.secret_pieces = self.limits.redactor.piece_ledger()
+        return withhold_pieces(bounded, context.secret_pieces)
 
     def call(
         self, name: str, arguments: dict[str, Any] | str, context: ToolContext

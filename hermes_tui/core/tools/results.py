@@ -20,6 +20,7 @@ from typing import Any
 
 from hermes_tui.core.records import datarecord
 from hermes_tui.core.redaction import Redactor, collect_secrets  # noqa: F401 - re-exported
+from hermes_tui.core.redaction.pieces import PieceLedger
 from hermes_tui.core.storage import atomic_write_text, ensure_private_dir
 
 DEFAULT_MAX_RESULT_CHARS = 30_000
@@ -95,6 +96,42 @@ def bound_result(
         where = "Read the rest with read_file and a smaller limit or a later offset. " + where
     cut = _cut_to_fit(full, path, leaf, limits.max_chars, where)
     return BoundedResult(cut, full, full_text, saved_to, display)
+
+
+def withhold_pieces(bounded: BoundedResult, ledger: PieceLedger) -> BoundedResult:
+    """`bounded` with the small pieces of known values its conversation may not be shown
+    (core/redaction/pieces.py: a value printed in quarters) replaced by a label."""
+    strings: list[str] = []
+    _walk_strings(bounded.full, strings.append)
+    _walk_strings(bounded.display, strings.append)
+    withheld = ledger.withheld(strings)
+    if not withheld:
+        return bounded
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, str):
+            return ledger.replace(value, withheld)
+        if isinstance(value, dict):
+            return {key: fix(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [fix(item) for item in value]
+        return value
+
+    full = fix(bounded.full)
+    return BoundedResult(
+        fix(bounded.result), full, to_json(full), bounded.saved_to, fix(bounded.display)
+    )
+
+
+def _walk_strings(value: Any, found: Any) -> None:
+    if isinstance(value, str):
+        found(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _walk_strings(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _walk_strings(item, found)
 
 
 def _cut_to_fit(
