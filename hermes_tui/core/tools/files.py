@@ -16,7 +16,7 @@ import dataclasses
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,10 +277,10 @@ def make_file_tools(
             return {"success": False, "denied": True, "error": str(exc)}
         glob = str(args.get("glob") or "*")
         limit = min(int(args.get("max_results") or 50), 500)
-        from hermes_tui.core.tools.bounded_regex import BoundedPattern, SearchStopped
+        from hermes_tui.core.tools.bounded_regex import BoundedSearch, SearchStopped
 
         try:
-            pattern = BoundedPattern(str(args["pattern"]), context.cancel)
+            pattern = BoundedSearch(str(args["pattern"]), context.cancel)
         except ValueError as exc:
             return {"success": False, "error": str(exc)}
         if not root.exists():
@@ -292,34 +292,40 @@ def make_file_tools(
 
         file_rules = rules_for(context, (root,))
         skipped: list[str] = []
-        files = [root] if root.is_file() else _walk(root)
-        for file in files:
-            if not fnmatch.fnmatch(file.name, glob):
-                continue
-            if file != root:
-                facts = gather(str(file), context.cwd, file_rules)
-                if facts.links > 1:
-                    file_rules = dataclasses.replace(
-                        file_rules,
-                        secret_ids=secret_file_ids(file_rules.user_home, file_rules.hermes_home),
-                    )
-                if decide("read", facts, file_rules).action != "allow":
-                    skipped.append(str(file.relative_to(root)))
+
+        def texts() -> Iterator[tuple[Path | str, str]]:
+            nonlocal file_rules
+            for file in [root] if root.is_file() else _walk(root):
+                if not fnmatch.fnmatch(file.name, glob):
                     continue
-            try:
-                text = _read_text(file)
-            except (OSError, ValueError):
-                continue
-            shown = file.relative_to(root) if file != root else file.name
-            for number, line in enumerate(text.splitlines(), 1):
+                if file != root:
+                    facts = gather(str(file), context.cwd, file_rules)
+                    if facts.links > 1:
+                        file_rules = dataclasses.replace(
+                            file_rules,
+                            secret_ids=secret_file_ids(
+                                file_rules.user_home, file_rules.hermes_home
+                            ),
+                        )
+                    if decide("read", facts, file_rules).action != "allow":
+                        skipped.append(str(file.relative_to(root)))
+                        continue
                 try:
-                    hit = pattern.search(line, shown, number)
-                except SearchStopped as exc:
-                    return {"success": False, "error": str(exc), "matches": matches}
-                if hit:
-                    matches.append(f"{shown}:{number}: {line.strip()[:200]}")
-                    if len(matches) >= limit:
-                        return _found(matches, True, skipped)
+                    text = _read_text(file)
+                except (OSError, ValueError):
+                    continue
+                yield (file.relative_to(root) if file != root else file.name), text
+
+        with pattern:
+            try:
+                for shown, text, numbers in pattern.search(texts()):
+                    lines = text.splitlines() if numbers else []
+                    for number in numbers:
+                        matches.append(f"{shown}:{number}: {lines[number - 1].strip()[:200]}")
+                        if len(matches) >= limit:
+                            return _found(matches, True, skipped)
+            except SearchStopped as exc:
+                return {"success": False, "error": str(exc), "matches": matches}
         return _found(matches, False, skipped)
 
     return [
