@@ -72,6 +72,10 @@ class FuzzyMatchError(ValueError):
         self.closest_line = closest_line
 
 
+class _OutOfWork(Exception):
+    """A strategy would pass WORK_BOUND: it gives up, the cheaper ones still run."""
+
+
 class _Search:
     """One search of `old` in `content`: the file's lines (cut once, for every strategy), and
     what is left of WORK_BOUND."""
@@ -80,6 +84,7 @@ class _Search:
         self.content = content
         self.old = old
         self.left = WORK_BOUND
+        self.gave_up = False
         self._lines: list[_Line] | None = None
 
     @property
@@ -89,15 +94,19 @@ class _Search:
         return self._lines
 
     def spend(self, work: int) -> None:
+        if work > self.left:
+            self.gave_up = True
+            raise _OutOfWork
         self.left -= work
-        if self.left < 0:
-            raise FuzzyMatchError(
-                "old_string has no unique match: it is not in the file as written, and "
-                f"comparing its {len(_old_lines(self.old)):,} lines with every place in a file "
-                "this large for a near match is too much work. Quote the text exactly (re-read "
-                "the file), or a shorter, distinctive part of it.",
-                "no_match",
-            )
+
+    def too_much(self) -> FuzzyMatchError:
+        return FuzzyMatchError(
+            "old_string has no unique match: it is not in the file as written, and comparing "
+            f"its {len(_old_lines(self.old)):,} lines with every place in a file this large for "
+            "a near match is too much work. Quote the text exactly (re-read the file), or a "
+            "shorter, distinctive part of it.",
+            "no_match",
+        )
 
 
 @dataclass(frozen=True)
@@ -270,7 +279,8 @@ def _similar_windows(search: _Search, anchored: bool) -> list[tuple[float, Span]
 
 def find(content: str, old: str) -> tuple[str, list[Span]]:
     """The first strategy that finds `old` in `content`, and where; ("", []) if none does.
-    Raises FuzzyMatchError (no_match) when that takes more than WORK_BOUND comparisons."""
+    Raises FuzzyMatchError (no_match) when none does and a strategy gave up at WORK_BOUND
+    (the cheaper ones after it still ran)."""
     search = _Search(content, old)
     finders: list[tuple[str, Callable[[], list[Span]]]] = [
         ("exact", lambda: _exact_spans(content, old)),
@@ -287,9 +297,14 @@ def find(content: str, old: str) -> tuple[str, list[Span]]:
         ("context_aware", lambda: [span for _, span in _similar_windows(search, False)]),
     ]
     for name, finder in finders:
-        spans = finder()
+        try:
+            spans = finder()
+        except _OutOfWork:
+            continue
         if spans:
             return name, spans
+    if search.gave_up:
+        raise search.too_much()
     return "", []
 
 

@@ -117,3 +117,16 @@ def test_a_search_past_the_work_bound_fails_as_no_unique_match(
 
     assert raised.value.kind == "no_match" and "no unique match" in str(raised.value)
     assert "401 lines" in str(raised.value)
+
+
+def test_a_strategy_that_gives_up_leaves_the_cheaper_ones_after_it_their_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("hermes_tui.core.skills.fuzzy.WORK_BOUND", 1_000_000)
+    content = "x = 1\n" * 3_000 + "y  =  2\n"
+    old = "x = 1\n" * 400 + "y = 2\n"  # line windows give up; collapsing spaces finds it
+
+    result = find_and_replace(content, old, "z = 3\n")
+
+    assert result.strategy == "whitespace_normalized"
+    assert result.content == "x = 1\n" * 2_600 + "z = 3\n"
