@@ -181,3 +181,36 @@ def test_a_dump_of_a_binary_without_the_secret_comes_through_unchanged(
 )
 def test_ordinary_text_with_numbers_or_other_scripts_is_left_alone(text: str) -> None:
     assert Redactor({"DB_TOKEN": KEY}).text(text) == text
+
+
+def _halves() -> dict[str, str]:
+    b64, b32, hexed = (
+        base64.b64encode(KEY.encode()).decode(),
+        base64.b32encode(KEY.encode()).decode(),
+        KEY.encode().hex(),
+    )
+    return {
+        "base64, first half": b64[:16],
+        "base64, second half": b64[16:],
+        "base64 cut mid-group": b64[5:22],
+        "base32, first half": b32[:20],
+        "base32, second half (cut mid-byte)": b32[20:],
+        "base64 of the second half alone": base64.b64encode(KEY[12:].encode()).decode(),
+        "hex of a wordy third": KEY[8:16].encode().hex(),
+        "hex cut mid-byte": hexed[3:30],
+        "a half reversed": KEY[:12][::-1],
+    }
+
+
+@pytest.mark.parametrize(("form", "text"), _halves().items())
+def test_a_piece_of_the_value_encoded_alone_is_redacted(form: str, text: str) -> None:
+    """attack4's A4-5 addendum: the whole value encoded was redacted, a half was not."""
+    redacted = Redactor({"DB_TOKEN": KEY}).text(f"out: {text} end")
+    assert text not in redacted and "[REDACTED DB_TOKEN]" in redacted, form
+
+
+def test_ordinary_encoded_words_are_left_alone() -> None:
+    text = "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 " + (
+        base64.b64encode(b"an ordinary config value, nothing secret").decode()
+    )
+    assert Redactor({"DB_TOKEN": KEY}).text(text) == text

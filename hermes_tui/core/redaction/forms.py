@@ -101,18 +101,21 @@ def loose_forms(value: str) -> set[str]:
     return {form for form in map(loose_form, texts) if form}
 
 
-def partial_forms(value: str) -> set[str]:
+def partial_forms(value: str, wordy: bool = False) -> set[str]:
     """Pieces of a value that looks random (a key, a token: 16 characters or more, letters and
     digits, no URL) long enough to tell (a third of it, 8 characters at least) and holding a
     digit and two letters: printed in two halves (two commands, two tool results), each half
     is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
     A secret split in three (a third of it each) is found piece by piece too, a piece
     without a digit when its letters look random (`random_looking`), and so are its even and odd
-    characters apart, and each piece reversed."""
+    characters apart, and each piece reversed. `wordy`: every piece of a third, random-looking
+    or not (for decoded views, where a word is no ordinary text)."""
     if len(value) < 16 or "://" in value or not random_looking(value):
         return set()
     size = max(8, len(value) // 3)
     pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
+    if wordy:
+        return {piece for piece in pieces if piece != value}
     # Its every other (every third, …) character, on lines of their own.
     pieces += [
         value[start::step] for step in range(2, len(value) // 8 + 1) for start in range(step)

@@ -126,11 +126,17 @@ class Redactor:
             for form, tail in base64_forms(value).items():
                 b64.setdefault(form, name)
                 b64_tails[form] = tail
+        decoded: dict[str, str] = {}  # every piece of a third, matched in decoded views only
         for name, value in (secrets or {}).items():  # after the whole forms: they name first
             if looks_like_secret_value(value):
                 for piece in partial_forms(value):
                     encoded.setdefault(piece.lower(), name)
                     encoded_tails.setdefault(piece.lower(), "")
+                for piece in partial_forms(value, wordy=True):
+                    decoded.setdefault(piece.lower(), name)
+        self._decoded_names = decoded
+        # (A wordy piece, `atSecret`, is ordinary text as written; hex-encoded alone it is not.)
+        self._decoded = AnyCase(dict.fromkeys(decoded, ""), "") if decoded else None
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
         self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
         # (Its keys are lower case, and its tails, base32's, take either case.)
@@ -187,27 +193,31 @@ class Redactor:
             text = self._encodings(text)
             if "\n" in text or "\\n" in text:  # real line breaks or JSON's escapes
                 text = WRAPPED.sub(self._unwrapped_label, text)
+        decoded = (self._decoded, self._decoded_label)
         if self._patterns:
-            text = self._in_views(text, dump_views(text))
+            text = self._in_views(text, dump_views(text), (*self._every(), decoded))
         if self._encoded is not None:  # pieces and forms of a value, in decoded words
-            text = self._in_views(text, encoded_views(text), (self._encoded, self._encoded_label))
+            encoded = (self._encoded, self._encoded_label)
+            text = self._in_views(text, encoded_views(text), (encoded, decoded))
         return redact_shapes(text)
 
+    def _every(self) -> tuple[tuple[Any, Any], ...]:
+        return (
+            (self._encoded, self._encoded_label),
+            (self._base64, self._base64_label),
+            (self._loose, self._loose_label),
+        )
+
+    def _decoded_label(self, match: re.Match[str]) -> str:
+        return f"[REDACTED {self._decoded_names.get(match.group(0).lower(), 'secret')}]"
+
     def _in_views(
-        self, text: str, views: Iterable[View], only: tuple[Any, Any] | None = None
+        self, text: str, views: Iterable[View], only: tuple[tuple[Any, Any], ...] = ()
     ) -> str:
         """`text` with what decodes to a known value in one of its `views` replaced (by the
         patterns `only` names, when it does)."""
         found: list[tuple[int, int, str]] = []
-        patterns = (
-            [only]
-            if only is not None
-            else [
-                (self._encoded, self._encoded_label),
-                (self._base64, self._base64_label),
-                (self._loose, self._loose_label),
-            ]
-        )
+        patterns = only or self._every()
         for view in views:
             for pattern, label in patterns:
                 for match in pattern.finditer(view.text) if pattern is not None else ():

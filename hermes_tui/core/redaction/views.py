@@ -40,7 +40,9 @@ _SHORTEST = 8
 # `+` or `/`, or a lower-case letter beside an upper-case one.
 _BASE64_WORD = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![A-Za-z0-9+/=_\-])")
 _BASE32_WORD = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9=])")
+_HEX_WORD = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
 _MIXED = re.compile(r"[0-9+/]|[a-z][A-Z]|[A-Z][a-z].*[A-Z]")
+_ASCII_ONLY = bytes(range(128)) + bytes(128)
 _MOST_WORDS = 20_000  # of a text, decoded
 
 # Three numbers in a row, on one line or not (or one long run of digits, or an offset and a
@@ -103,13 +105,14 @@ def character_views(text: str) -> Iterator[View]:
 
 
 def encoded_views(text: str) -> Iterator[View]:
-    """Each base64 (or base64url) and base32 word of `text` decoded, the words of a kind
+    """Each base64 (or base64url), base32 and hex word of `text` decoded, the words of a kind
     joined in one view (a match stands for the whole words it falls in): a secret's half
     encoded alone (`head -c 12 secret | base64`) decodes to a piece of it, which the exact
     forms of the whole value (forms.py) do not hold (attack4's A4-5 addendum)."""
     for pattern, decode, shifts in (
         (_BASE64_WORD, _from_base64, 4),
         (_BASE32_WORD, _from_base32, 8),
+        (_HEX_WORD, _from_hex, 2),
     ):
         decoded: list[str] = []
         starts: list[int] = []  # where each word's decoding begins in the view
@@ -124,12 +127,14 @@ def encoded_views(text: str) -> Iterator[View]:
             # Cut out of a longer encoding, a word may start inside a byte: each shift too.
             for shift in range(shifts):
                 try:
-                    raw = decode("A" * shift + token)
+                    raw = decode(token, shift)
                 except (ValueError, binascii.Error):
                     continue
                 if len(raw) < _SHORTEST:
                     continue
-                decoded.append(raw.decode("latin-1"))
+                # Bytes past ASCII as NUL: no known piece holds one, and an ASCII view is
+                # searched in C by the fast, lower-cased path (forms.AnyCase).
+                decoded.append(raw.translate(_ASCII_ONLY).decode("ascii"))
                 starts.append(size)
                 words.append(word.span())
                 size += len(decoded[-1]) + 1
@@ -148,16 +153,23 @@ def _word_span(
     return span
 
 
-def _from_base64(token: str) -> bytes:
-    token = token.rstrip("=")
+def _from_base64(token: str, shift: int) -> bytes:
+    """Base64 as bytes, as if `shift` characters came first (a cut inside a group)."""
+    token = "A" * shift + token.rstrip("=")
     if len(token) % 4 == 1:
         raise ValueError("not base64")
     altchars = b"-_" if "-" in token or "_" in token else None
     return base64.b64decode(token + "=" * (-len(token) % 4), altchars=altchars, validate=True)
 
 
-def _from_base32(token: str) -> bytes:
-    token = token.rstrip("=")
+def _from_hex(token: str, shift: int) -> bytes:
+    """Hex digits as bytes, from the `shift`th (a cut mid-byte)."""
+    token = token[shift:]
+    return bytes.fromhex(token[: len(token) // 2 * 2])
+
+
+def _from_base32(token: str, shift: int) -> bytes:
+    token = "A" * shift + token.rstrip("=")
     return base64.b32decode(token + "=" * (-len(token) % 8))
 
 
