@@ -317,3 +317,24 @@ def test_a_command_writing_its_own_words_into_agents_md_is_kept(
     runtime, project, result = _command_copies_into(home, tmp_path, llm, command)
     assert "Run pytest -q" in (project / "AGENTS.md").read_text(encoding="utf-8")
     assert runtime.pending.list() == [] and "error" not in result
+
+
+def test_writing_the_file_an_agents_md_link_points_to_is_gated(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """AGENTS.md -> docs/guide.md: the prompt reads the guide, so a write to it is gated."""
+
+    def link(project: Path) -> None:
+        (project / "docs").mkdir()
+        (project / "docs" / "guide.md").write_text(AGENTS, encoding="utf-8")
+        os.symlink("docs/guide.md", project / "AGENTS.md")
+
+    runtime, project, _ = _copy_readme_into(
+        home,
+        tmp_path,
+        llm,
+        ("write_file", {"path": "docs/guide.md", "content": f"{AGENTS}\n{NOTE}\n"}),
+        setup=link,
+    )
+    assert (project / "docs" / "guide.md").read_text(encoding="utf-8") == AGENTS
+    assert [r.kind for r in runtime.pending.list()] == ["file"]
