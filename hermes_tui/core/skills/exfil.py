@@ -91,6 +91,7 @@ _ASSIGNMENT = re.compile(
     re.MULTILINE,
 )
 _JOINED_LITERALS = re.compile(r"(['\"])\s*\+\s*\1")
+_PROSE_ORDER = re.compile(r"\|\s*\w|https?://|/dev/(?:tcp|udp)/")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1", re.MULTILINE | re.DOTALL)
 MAX_ASSIGNMENTS = 500  # a script with more is expanded only that far
@@ -184,7 +185,7 @@ def sends_off_machine(text: str) -> str | None:
 def units(text: str, file: str) -> Iterator[tuple[int, str]]:
     """(first line, text) of each unit judged alone: a script whole; a Markdown file's fenced
     blocks each, and outside them each line's code spans (its prose mentions ssh keys and
-    servers without sending anything)."""
+    servers without sending anything), or the whole line when it pipes or names a URL."""
     if not file.lower().endswith((".md", ".markdown", ".mdx", ".txt")):
         yield 1, text
         return
@@ -199,6 +200,9 @@ def units(text: str, file: str) -> Iterator[tuple[int, str]]:
 def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
     first = text.count("\n", 0, start) + 1
     for offset, line in enumerate(text[start:end].splitlines()):
+        if _PROSE_ORDER.search(line):  # an order in prose: `… | curl …`, `… to https://…`
+            yield first + offset, line
+            continue
         for span in _CODE_SPAN.finditer(line):
             yield first + offset, span.group(2)
 
