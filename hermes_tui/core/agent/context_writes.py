@@ -58,7 +58,8 @@ def planned_context_write(
     path = Path(os.path.realpath(absolute))
     named = is_context_file(path) or is_context_file(Path(os.path.normpath(absolute)))
     # README.md while AGENTS.md is a link to it: the prompt reads README.md's text.
-    if not named and path not in {Path(os.path.realpath(p)) for p in watched_paths(context)}:
+    linked = {Path(os.path.realpath(p)) for p in watched_paths(watched_folders(context))}
+    if not named and path not in linked:
         return None
     before = _current_text(path)
     if tool == "write_file":
@@ -119,12 +120,17 @@ class FileState:
     text: str | None
 
 
-def watched_paths(context: ToolContext) -> list[Path]:
-    """The instruction files a session started in the working directory, or in the folder the
-    conversation is in now, would load (those there and those that could be made)."""
+def watched_folders(context: ToolContext) -> tuple[Path, ...]:
+    """The working directory and the folder the conversation is in now."""
+    return tuple(dict.fromkeys((context.workdir, context.cwd)))
+
+
+def watched_paths(folders: tuple[Path, ...]) -> list[Path]:
+    """The instruction files a session started in one of `folders` would load (those there
+    and those that could be made)."""
     names = [*HERMES_FILE_NAMES, *(n for pair in PROJECT_FILE_NAMES for n in pair)]
     paths: list[Path] = []
-    for folder in dict.fromkeys((context.workdir, context.cwd)):
+    for folder in folders:
         paths += [folder / name for name in (*names, CURSOR_RULES_FILE)]
         rules = folder.joinpath(*CURSOR_RULES_DIR)
         try:
@@ -134,8 +140,16 @@ def watched_paths(context: ToolContext) -> list[Path]:
     return list(dict.fromkeys(paths))
 
 
-def snapshot(paths: list[Path]) -> dict[Path, FileState | None]:
-    return {path: _state(path) for path in paths}
+@datarecord
+class Watch:
+    """The instruction files of some folders as they were before a command ran."""
+
+    folders: tuple[Path, ...]
+    states: dict[Path, FileState | None]
+
+
+def snapshot(folders: tuple[Path, ...]) -> Watch:
+    return Watch(folders, {path: _state(path) for path in watched_paths(folders)})
 
 
 def _state(path: Path) -> FileState | None:
@@ -152,14 +166,13 @@ def _state(path: Path) -> FileState | None:
     return FileState(link, data if whole else None, text)
 
 
-def changed_by_command(
-    before: dict[Path, FileState | None], paths: list[Path]
-) -> list[ContextFileWrite]:
-    """The watched files whose text (what a prompt would read) a command changed or made;
+def changed_by_command(before: Watch) -> list[ContextFileWrite]:
+    """The watched files whose text (what a prompt would read) a command changed or made, in
+    the folders watched before it ran (one it cd'd into was not: its files' past is unknown);
     removing one is not learning anything."""
     changes = []
-    for path in dict.fromkeys([*before, *paths]):
-        old, new = before.get(path), _state(path)
+    for path in dict.fromkeys([*before.states, *watched_paths(before.folders)]):
+        old, new = before.states.get(path), _state(path)
         old_text = old.text if old is not None else None
         if new is None or new.text is None or new.text == old_text:
             continue

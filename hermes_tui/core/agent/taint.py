@@ -30,12 +30,12 @@ from hermes_tui.core import threats
 from hermes_tui.core.agent.context_writes import (
     FILE_WRITE_TOOLS,
     ContextFileWrite,
-    FileState,
+    Watch,
     changed_by_command,
     planned_context_write,
     put_back,
     snapshot,
-    watched_paths,
+    watched_folders,
 )
 from hermes_tui.core.agent.provenance import (
     PROJECT_FILE,
@@ -291,13 +291,13 @@ class WriteGate:
         return self._judge_context_write(planned, name, context, taint)
 
     @staticmethod
-    def before_command(context: ToolContext) -> dict[Path, FileState | None]:
+    def before_command(context: ToolContext) -> Watch:
         """The instruction files a command could change, as they are before it runs."""
-        return snapshot(watched_paths(context))
+        return snapshot(watched_folders(context))
 
     def after_command(
         self,
-        before: dict[Path, FileState | None],
+        before: Watch,
         bounded: BoundedResult,
         context: ToolContext,
         taint: TaintTracker,
@@ -306,12 +306,12 @@ class WriteGate:
         taken before it ran, its own result already taken in) as a write_file of them; what
         is held or refused is put back, and the command's result says so."""
         notes = []
-        for change in changed_by_command(before, watched_paths(context)):
+        for change in changed_by_command(before):
             answer = self._judge_context_write(change, "terminal", context, taint)
             if answer is None:
                 continue
             try:
-                put_back(change.path, before.get(change.path))
+                put_back(change.path, before.states.get(change.path))
                 undone = "it was put back as it was"
             except OSError as exc:
                 undone = f"it could not be put back ({exc.strerror or exc})"
