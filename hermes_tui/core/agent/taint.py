@@ -283,8 +283,8 @@ class WriteGate:
         self, name: str, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         """A write_file or patch on an instruction file the prompt loads (AGENTS.md...): held
-        when what it adds copies a tool result, follows untrusted input or the scanner holds
-        it; refused when the scanner refuses it (attack4's A4-18)."""
+        when what it adds copies a tool result or follows untrusted input; refused when the
+        scanner refuses it (attack4's A4-18)."""
         planned = planned_context_write(name, arguments, context)
         if planned is None:
             return None
@@ -351,15 +351,12 @@ class WriteGate:
                 ),
                 "pattern_ids": [finding.id for finding in refused],
             }, None
-        held = [
-            f
-            for f in findings
-            if threats.tier_of(f) == "hold" or (taint.sources and threats.tier_of(f) == "flag")
-        ]
-        if not taint.sources and not copied and not held:
+        # The scanner's hold tier does not count: an instruction file is orders by design (an
+        # install command holds a memory entry), and the prompt loads one unless it is refused.
+        if not taint.sources and not copied:
             return None
         change = {"before": planned.before, "after": planned.after}
-        reason = _reason(taint.sources, copied, held)
+        reason = _reason(taint.sources, copied, [])
         replay = {"path": str(planned.path), "content": planned.after}
         return self._stage(
             context,

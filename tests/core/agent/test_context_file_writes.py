@@ -338,3 +338,18 @@ def test_writing_the_file_an_agents_md_link_points_to_is_gated(
     )
     assert (project / "docs" / "guide.md").read_text(encoding="utf-8") == AGENTS
     assert [r.kind for r in runtime.pending.list()] == ["file"]
+
+
+def test_an_agents_md_in_its_own_words_with_install_commands_is_written(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """The scanner holds a memory entry that installs packages; an AGENTS.md says how to."""
+    agents = (
+        "# AGENTS.md\n\n## Build and test\n- Install: pip install -e .[dev]\n"
+        "- Test: pytest -q -x\n- Do not push to main; open a pull request.\n"
+    )
+    runtime, project, _ = _copy_readme_into(
+        home, tmp_path, llm, ("write_file", {"path": "AGENTS.md", "content": agents})
+    )
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == agents
+    assert runtime.pending.list() == []
