@@ -2,8 +2,8 @@
 
 Per turn: append the user message, then repeat { stream a model call (retried on 429/5xx/cut
 streams), run its tool calls in order and append their results } until a reply has no tool
-calls. Every tool result is checked for untrusted content (taint.py); every memory or skill
-write passes the write gate first, which holds tainted ones for the user. Past `agent.max_turns` model calls one grace call asks for a summary. Cancellation is
+calls. Every tool result is checked for untrusted content (taint.py); every memory, skill or AGENTS.md
+write (a command's too) passes the write gate, which holds tainted ones for the user. Past `agent.max_turns` model calls one grace call asks for a summary. Cancellation is
 checked between chunks and between tools; a cancelled turn keeps what was streamed. Every
 message is persisted as it is produced, and events go to the sink for the faces.
 """
