@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 from collections.abc import Iterator
 
@@ -62,12 +63,13 @@ _NOT_A_READ = re.compile(
     re.IGNORECASE,
 )
 _ENV_DUMP = re.compile(
-    r"(?:^|[;&|(`]|\$\()\s*(?:env|printenv|export\s+-p|declare\s+-x|set)(?:\s+-\w+)*\s*(?:\||>|\)|`)"
+    r"(?:^|[;&|(`]|\$\()\s*(?:env|printenv|export(?:\s+-p)?|declare\s+-[px]|set)(?:\s+-\w+)*\s*(?:\||>|\)|`)"
     r"|\b(?:check_output|run|Popen|getoutput)\(\s*\[?\s*['\"](?:env|printenv)['\"]"
     r"|/proc/(?:self|\d+|\$\$|\*|\$\w+)/environ"
     r"|(?:json\.dumps|str|repr|bytes|pickle\.dumps|urlencode)\(\s*(?:dict\(\s*)?(?:os\.)?environb?\b"
     r"|\b(?:data|json|params|body|files|content)\s*=\s*(?:dict\(\s*)?(?:\{\s*\*\*\s*)?(?:os\.)?environb?\b"
     r"|\b(?:os\.)?environb?\.(?:items|keys|values)\(\)"
+    r"|(?<!env=)(?<!env = )\bdict\(\s*(?:os\.)?environb?\s*\)"
     r"|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+(?:os\.)?environb?\b"
     r"|\b(?:JSON\.stringify|Object\.(?:entries|keys|values))\(\s*process\.env\s*\)"
     r"|\bGet-ChildItem\s+env:",
@@ -91,6 +93,7 @@ _ASSIGNMENT = re.compile(
     re.MULTILINE,
 )
 _JOINED_LITERALS = re.compile(r"(['\"])\s*\+\s*\1")
+_ADJACENT_LITERALS = re.compile(r"(['\"])\s+\1")  # Python's '.a' 'ws' (in shell: two words)
 _PROSE_ORDER = re.compile(r"\|\s*\w|https?://|/dev/(?:tcp|udp)/")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1", re.MULTILINE | re.DOTALL)
@@ -133,6 +136,9 @@ def _readings(text: str) -> Iterator[str]:
         if name != "text":
             yield view
     yield _decoded_tokens(text)
+    yield _ADJACENT_LITERALS.sub("", joined)
+    yield joined[::-1]  # '~/.aws'[::-1] written as 'swa./~'
+    yield codecs.encode(joined, "rot13")
 
 
 def _decoded_tokens(text: str) -> str:
