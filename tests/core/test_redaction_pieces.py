@@ -68,3 +68,28 @@ def test_ordinary_words_inside_a_secret_are_not_pieces() -> None:
 def test_values_that_are_words_or_urls_have_no_pieces() -> None:
     ledger = PieceLedger({"A": "correct-horse-battery-staple", "B": "https://u:p@h.example/x"})
     assert not ledger and ledger.withheld(["correct horse https://u"]) == {}
+
+
+def test_a_resumed_conversation_counts_the_pieces_it_was_shown_before(
+    home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "secret.txt").write_text(KEY + "\n")
+    (home / ".env").write_text(f"DB_TOKEN={KEY}\n")
+    with FakeLLM() as llm:
+        runtime = open_runtime(home, llm.openai_url, memory={"nudge_interval": 0})
+        llm.script(Reply(tool_calls=[("terminal", {"command": "cut -c1-4 secret.txt"})]))
+        llm.script(Reply(text="ok"))
+        session = runtime.open_session(cwd=project)
+        session.submit("first part")
+        llm.script(Reply(tool_calls=[("terminal", {"command": "cut -c5-8 secret.txt"})]))
+        llm.script(Reply(text="ok"))
+        runtime.open_session(session.id, cwd=project).submit("next part")
+        outputs = [
+            json.loads(m["content"])["output"]
+            for m in llm.requests[-1].body["messages"]
+            if m["role"] == "tool"
+        ]
+    assert outputs[0].strip() == KEY[:4]  # a sixth, shown before the resume
+    assert KEY[4:8] not in outputs[1] and "piece]" in outputs[1]

@@ -178,6 +178,7 @@ class TaintTracker:
                 calls[call.id] = call
             if message.role != "tool" or not message.tool_call_id:
                 continue
+            context.replayed_results.append(str(message.content))
             call = calls.get(message.tool_call_id)
             if call is None:
                 continue

@@ -90,6 +90,8 @@ class ToolContext:
     # The small pieces of known secrets its results have shown (core/redaction/pieces.py):
     # made at its first result, so a secret printed in quarters is not shown whole.
     secret_pieces: Any = None
+    # The tool results of the history it was resumed (or forked) with, for that count.
+    replayed_results: list[str] = field(default_factory=list)
     # Told around every file write the files tools make (core/checkpoints.CheckpointStore:
     # `before(path)`, `after(path)`), so a turn can be rewound; None: not recorded.
     file_writes: Any = None
@@ -349,6 +351,7 @@ class ToolRegistry:
         bounded = bound_result(name, raw, self.limits, context.session_id)
         if context.secret_pieces is None:  # the conversation's first result
             context.secret_pieces = self.limits.redactor.piece_ledger()
+            context.secret_pieces.withheld(context.replayed_results)  # a resumed one's count
         return withhold_pieces(bounded, context.secret_pieces)
 
     def call(
