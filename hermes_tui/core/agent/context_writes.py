@@ -145,17 +145,33 @@ class Watch:
     """The instruction files of some folders as they were before a command ran."""
 
     folders: tuple[Path, ...]
+    roots: list[Path]  # where a link may lead for the prompt to load what it points to
     states: dict[Path, FileState | None]
 
 
 def snapshot(folders: tuple[Path, ...]) -> Watch:
-    return Watch(folders, {path: _state(path) for path in watched_paths(folders)})
+    roots = _projects(folders)
+    return Watch(folders, roots, {path: _state(path, roots) for path in watched_paths(folders)})
 
 
-def _state(path: Path) -> FileState | None:
+def _projects(folders: tuple[Path, ...]) -> list[Path]:
+    """Where a link may lead for the prompt to load it (prompt.context_file_text's rule): the
+    folders and their git roots."""
+    from hermes_tui.core.agent.prompt import _git_root
+
+    roots = [Path(os.path.realpath(folder)) for folder in folders]
+    return [*roots, *(root for folder in roots if (root := _git_root(folder)) is not None)]
+
+
+def _state(path: Path, roots: list[Path]) -> FileState | None:
     try:
         link = os.readlink(path) if path.is_symlink() else None
-        if not path.is_file():  # absent, a folder, a pipe: the prompt loads none of them
+        target = Path(os.path.realpath(path))
+        # A link out of the project is not loaded: its target (~/.aws/…) is not read here.
+        outside = link is not None and not any(
+            root == target or root in target.parents for root in roots
+        )
+        if outside or not path.is_file():  # absent, a folder, a pipe: none is loaded
             return FileState(link, None, None) if link is not None else None
         with path.open("rb") as handle:
             data = handle.read(MAX_READ_BYTES + 1)
@@ -172,7 +188,7 @@ def changed_by_command(before: Watch) -> list[ContextFileWrite]:
     removing one is not learning anything."""
     changes = []
     for path in dict.fromkeys([*before.states, *watched_paths(before.folders)]):
-        old, new = before.states.get(path), _state(path)
+        old, new = before.states.get(path), _state(path, before.roots)
         old_text = old.text if old is not None else None
         if new is None or new.text is None or new.text == old_text:
             continue

@@ -353,3 +353,17 @@ def test_an_agents_md_in_its_own_words_with_install_commands_is_written(
     )
     assert (project / "AGENTS.md").read_text(encoding="utf-8") == agents
     assert runtime.pending.list() == []
+
+
+def test_a_command_linking_agents_md_out_of_the_project_reads_nothing_there(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """A link out of the project is not loaded by the prompt; the gate does not read (or
+    stage) what it points to either."""
+    private = tmp_path / "private.txt"
+    private.write_text(f"token {NOTE}\n", encoding="utf-8")
+    runtime, project, result = _command_copies_into(
+        home, tmp_path, llm, f"ln -s {private} AGENTS.md"
+    )
+    assert runtime.pending.list() == []
+    assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project)
