@@ -303,9 +303,9 @@ class WriteGate:
         context: ToolContext,
         taint: TaintTracker,
     ) -> BoundedResult:
-        """Judge the instruction files a command changed (`before`: `snapshot(watched_paths)`
-        taken before it ran, its own result already taken in) as a write_file of them; what
-        is held or refused is put back, and the command's result says so."""
+        """Judge the instruction files a command changed (`before`: `before_command`'s, its
+        own result already taken in) as a write_file of them; what is held or refused is put
+        back, and the command's result says so (after any error it had)."""
         notes = []
         for change in changed_by_command(before):
             answer = self._judge_context_write(change, "terminal", context, taint)
@@ -329,9 +329,15 @@ class WriteGate:
             )
         if not notes:
             return bounded
-        result = {**bounded.result, "success": False, "error": "; ".join(notes)}
-        full = {**bounded.full, "success": False, "error": "; ".join(notes)}
-        return dataclasses.replace(bounded, result=result, full=full, full_text=to_json(full))
+
+        def told(result: dict[str, Any]) -> dict[str, Any]:
+            error = "; ".join([*([str(result["error"])] if result.get("error") else []), *notes])
+            return {**result, "success": False, "error": error}
+
+        full = told(bounded.full)
+        return dataclasses.replace(
+            bounded, result=told(bounded.result), full=full, full_text=to_json(full)
+        )
 
     def _judge_context_write(
         self, planned: ContextFileWrite, name: str, context: ToolContext, taint: TaintTracker
