@@ -87,6 +87,9 @@ class Scanner:
         self._sensor = XaidrSensor(sensor_factory)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Verdict] = OrderedDict()
+        # What joins showed (assess_continuation's, assess_sequel's): by kind and text, only
+        # the findings that count there.
+        self._joins: OrderedDict[tuple[str, str], tuple[Finding, ...]] = OrderedDict()
         self._remembered = remembered
         self._batching = 0
 
@@ -140,17 +143,43 @@ class Scanner:
         for before in list(earlier)[-CONTINUATION_DEPTH:][::-1]:
             alone = {f.id for f in self.assess(before).findings} | own
             for joiner in ("\n", " "):
-                for finding in self.assess(before.rstrip() + joiner + text.lstrip()).findings:
-                    # The scorer reads the join as a whole, so the earlier half's score alone
-                    # would hold any note written after it: only phrases found whole count.
-                    if (
-                        finding.id not in alone
-                        and tier_of(finding) != "flag"
-                        and (finding.source != LEARNED_SOURCE)
-                    ):
+                joined = before.rstrip() + joiner + text.lstrip()
+                for finding in self._join_findings(
+                    "continuation", joined, _completes, self._joined
+                ):
+                    if finding.id not in alone:
                         alone.add(finding.id)
                         findings.append(_completing(finding, before))
         return Verdict(tier_over(findings), tuple(findings))
+
+    def _joined(self, joined: str) -> tuple[Finding, ...]:
+        """What `_completes` takes of a join's verdict, computed without the weak patterns and
+        the learned scorer (a quarter of a scan)."""
+        return tuple(filter(_completes, self._assess(joined, whole=False).findings))
+
+    def _join_findings(
+        self,
+        kind: str,
+        joined: str,
+        keep: Callable[[Finding], bool],
+        scan: Callable[[str], tuple[Finding, ...]],
+    ) -> tuple[Finding, ...]:
+        """The findings `keep` takes of a join's verdict, from the verdict when it is known
+        (in memory or on disk), else from `scan` (which computes only those); remembered here
+        by kind and text, apart from the verdicts, which they are not."""
+        with self._lock:
+            found = self._joins.get((kind, joined))
+            if found is not None:
+                self._joins.move_to_end((kind, joined))
+                return found
+            known = self._cache.get(joined)
+            if known is None and self._remembered is not None:
+                known = self._remembered.get(joined)
+            found = tuple(filter(keep, known.findings)) if known is not None else scan(joined)
+            self._joins[(kind, joined)] = found
+            if len(self._joins) > self.CACHE_SIZE:
+                self._joins.popitem(last=False)
+            return found
 
     def assess_sequel(
         self, stored: list[str], text: str, verdict: Verdict | None = None
@@ -169,15 +198,30 @@ class Scanner:
             return verdict
         recent = stored[-SEQUEL_DEPTH:]
         for start in range(len(recent) - 1, -1, -1):
-            joined = self.assess("\n".join([*recent[start:], text]))
-            # The library's rules read a whole text loosely: across two ordinary notes they
-            # held 1 % of them (36 of 3,689 in the corpora). Ours and the scorer held none.
-            found = [f for f in joined.findings if tier_of(f) != "flag" and f.source != "xaidr"]
+            joined = "\n".join([*recent[start:], text])
+            found = self._join_findings("sequel", joined, _holds_a_sequel, self._sequel)
             if found:
                 held = [_completing(f, recent[start], SEQUEL) for f in found]
                 return Verdict(tier_over(held), tuple(held))
         stored.append(text)
         return verdict
+
+    def _sequel(self, joined: str) -> tuple[Finding, ...]:
+        """What `_holds_a_sequel` takes of the join's verdict, the library asked only when the
+        answer depends on it: the learned scorer reads a text nothing refused (the library
+        included), so the library matters only when the scorer would hold the join."""
+        if len(joined) > MAX_SCAN_CHARS:
+            return tuple(filter(_holds_a_sequel, self._assess(joined).findings))
+        forms = views(joined)
+        ours = tuple(filter(_holds_a_sequel, found := _scan(joined, forms, weak=False)))
+        if tier_over(found) == "refuse":
+            return ours
+        learned = _learned(forms)
+        if learned is None or not _holds_a_sequel(learned):
+            return ours
+        if tier_over(self._library(forms, {f.id for f in found})) == "refuse":
+            return ours
+        return (*ours, learned)
 
     def assess_skill(self, text: str) -> Verdict:
         """The verdict on a text written to instruct the agent: a skill's description or files.
@@ -201,21 +245,43 @@ class Scanner:
             return None
         return ", ".join(f.id for f in verdict.findings if tier_of(f) == "refuse")
 
-    def _assess(self, text: str) -> Verdict:
+    def _assess(self, text: str, whole: bool = True) -> Verdict:
+        """The verdict on `text`; not `whole`: without the weak patterns and the learned
+        scorer, whose findings a join never counts (`_completes`)."""
         if len(text) > MAX_SCAN_CHARS:
             finding = Finding("too_large", "hidden_content", "high", "too large to scan", text[:60])
             return Verdict("refuse", (finding,))
         forms = views(text)
-        findings = _scan(text, forms)
-        seen = {f.id for f in findings}
+        findings = _scan(text, forms, weak=whole)
+        findings += self._library(forms, {f.id for f in findings})
+        if whole and tier_over(findings) != "refuse" and (found := _learned(forms)):
+            findings.append(found)
+        return Verdict(tier_over(findings), tuple(findings))
+
+    def _library(self, forms: list[tuple[str, str]], seen: set[str]) -> list[Finding]:
+        """The xaidr sensor's findings over the views, those whose id is not `seen` yet."""
+        found = []
         for view, shown in forms:
             for finding in self._sensor.findings(shown, view):
                 if finding.id not in seen:
                     seen.add(finding.id)
-                    findings.append(finding)
-        if tier_over(findings) != "refuse" and (found := _learned(forms)):
-            findings.append(found)
-        return Verdict(tier_over(findings), tuple(findings))
+                    found.append(finding)
+        return found
+
+
+def _holds_a_sequel(finding: Finding) -> bool:
+    """Whether a finding of a join with stored texts holds the last one (assess_sequel): the
+    library's rules read a whole text loosely (across two ordinary notes they held 1 % of them,
+    36 of 3,689 in the corpora); ours and the scorer held none."""
+    return tier_of(finding) != "flag" and finding.source != "xaidr"
+
+
+def _completes(finding: Finding) -> bool:
+    """Whether a finding of a join with an earlier refused or held text counts for the new one
+    (assess_continuation): not a weak signal, and not the scorer's (it reads the join as a
+    whole, so the earlier half's score alone would hold any note written after it: only
+    phrases found whole count)."""
+    return tier_of(finding) != "flag" and finding.source != LEARNED_SOURCE
 
 
 def _learned(forms: list[tuple[str, str]]) -> Finding | None:
