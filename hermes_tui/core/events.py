@@ -195,10 +195,11 @@ class ReviewFinished:
 
 @datarecord
 class WriteHeld:
-    """A memory or skill write staged in pending/ for the user (taint or the scanner)."""
+    """A memory, skill or instruction-file write staged in pending/ for the user (taint or
+    the scanner)."""
 
     pending_id: str
-    kind: str  # memory or skill
+    kind: str  # memory, skill or file (AGENTS.md...: `target` is its path)
     target: str
     action: str
     origin: Origin
