@@ -94,7 +94,6 @@ def _current_text(path: Path) -> str | None:
 def added_text(before: str, after: str) -> str:
     """The lines of `after` that `before` does not hold (inserted or replaced blocks), for the
     scanner: what the user's file already said is theirs, not the agent's."""
-    import difflib  # a conversation that writes no instruction file never loads it
 
     old_lines = before.splitlines(keepends=True)
     new_lines = after.splitlines(keepends=True)

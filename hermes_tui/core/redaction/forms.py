@@ -108,14 +108,14 @@ def partial_forms(value: str, wordy: bool = False) -> set[str]:
     is found on its own. Words and URLs are left out: a piece of one would be ordinary text.
     A secret split in three (a third of it each) is found piece by piece too, a piece
     without a digit when its letters look random (`random_looking`), and so are its even and odd
-    characters apart, and each piece reversed. `wordy`: every piece of a third, random-looking
-    or not (for decoded views, where a word is no ordinary text)."""
+    characters apart, and each piece reversed. `wordy`: every piece of just a third,
+    random-looking or not (for decoded views, where a word is no ordinary text)."""
     if len(value) < 16 or "://" in value or not random_looking(value):
         return set()
     size = max(8, len(value) // 3)
     pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
-    if wordy:
-        return {piece for piece in pieces if piece != value}
+    if wordy:  # the shortest pieces: a longer one holds one of them
+        return {value[i : i + size] for i in range(len(value) - size + 1)}
     # Its every other (every third, …) character, on lines of their own.
     pieces += [
         value[start::step] for step in range(2, len(value) // 8 + 1) for start in range(step)
@@ -197,6 +197,31 @@ def base64_forms(value: str) -> dict[str, str]:
     for core in _cores(value.encode("utf-8"), 5, base64.b32hexencode):
         forms[core] = forms[core.lower()] = BASE32HEX_TAIL
     return forms
+
+
+# A piece's encoding goes on to the end of its word: the rest of a half encoded alone.
+PIECE_BASE64_TAIL = "[A-Za-z0-9+/_-]*={0,2}"
+PIECE_BASE32_TAIL = "[A-Za-z2-7]*={0,6}"
+PIECE_HEX_TAIL = "[0-9A-Fa-f]*"
+
+
+def piece_encodings(value: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(base64 forms, case-blind forms) → tail, of each piece of a third of a value
+    `partial_forms` knows (wordy or not) encoded on its own: in base64 and base32 at each byte
+    offset, and in hex. A half (`head -c 12 secret | base64`), or any cut of the whole value's
+    encoding, holds one of them, and its tail takes the rest of the word (attack4's A4-5
+    addendum). Matched as forms, they cost no decoding of the text."""
+    b64: dict[str, str] = {}
+    blind: dict[str, str] = {}
+    for piece in partial_forms(value, wordy=True):
+        raw = piece.encode("utf-8")
+        for core in _cores(raw, 3, base64.b64encode):
+            b64[core] = b64[core.replace("+", "-").replace("/", "_")] = PIECE_BASE64_TAIL
+        blind.update(
+            dict.fromkeys((c.lower() for c in _cores(raw, 5, base64.b32encode)), PIECE_BASE32_TAIL)
+        )
+        blind[raw.hex()] = PIECE_HEX_TAIL
+    return b64, blind
 
 
 def _z85(raw: bytes) -> bytes:

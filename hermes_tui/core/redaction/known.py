@@ -21,6 +21,7 @@ from hermes_tui.core.redaction.forms import (
     loose_forms,
     name_of,
     partial_forms,
+    piece_encodings,
     squash,
     trie_pattern,
     unwrapped,
@@ -43,7 +44,7 @@ from hermes_tui.core.redaction.shapes import (
     spelled_out,
     spelled_tail,
 )
-from hermes_tui.core.redaction.views import View, character_views, dump_views, encoded_views
+from hermes_tui.core.redaction.views import View, character_views, dump_views
 
 _WORD = KEY_CHARACTERS + "."  # what a key in disguise is made of (a JWT reversed has dots)
 _WORD_RUN = re.compile(r"[A-Za-z0-9+/=_.\-]*")
@@ -127,6 +128,10 @@ class Redactor:
                 b64.setdefault(form, name)
                 b64_tails[form] = tail
         decoded: dict[str, str] = {}  # every piece of a third, matched in decoded views only
+        # A piece encoded alone, form → (name, tail): matched last, once the whole value's
+        # forms (a wrapped block joined) had their turn.
+        piece_b64: dict[str, tuple[str, str]] = {}
+        piece_blind: dict[str, tuple[str, str]] = {}
         for name, value in (secrets or {}).items():  # after the whole forms: they name first
             if looks_like_secret_value(value):
                 for piece in partial_forms(value):
@@ -134,7 +139,18 @@ class Redactor:
                     encoded_tails.setdefault(piece.lower(), "")
                 for piece in partial_forms(value, wordy=True):
                     decoded.setdefault(piece.lower(), name)
+                b64_pieces, blind_pieces = piece_encodings(value)
+                for form, tail in b64_pieces.items():
+                    piece_b64.setdefault(form, (name, tail))
+                for form, tail in blind_pieces.items():
+                    piece_blind.setdefault(form, (name, tail))
         self._decoded_names = decoded
+        self._piece_names = {
+            f: n for forms in (piece_b64, piece_blind) for f, (n, _) in forms.items()
+        }
+        self._piece_b64 = trie_pattern({f: t for f, (_, t) in piece_b64.items()}, "")
+        blind_tails = {f: t for f, (_, t) in piece_blind.items()}
+        self._piece_blind = AnyCase(blind_tails, "") if blind_tails else None
         # (A wordy piece, `atSecret`, is ordinary text as written; hex-encoded alone it is not.)
         self._decoded = AnyCase(dict.fromkeys(decoded, ""), "") if decoded else None
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
@@ -196,9 +212,10 @@ class Redactor:
         decoded = (self._decoded, self._decoded_label)
         if self._patterns:
             text = self._in_views(text, dump_views(text), (*self._every(), decoded))
-        if self._encoded is not None:  # pieces and forms of a value, in decoded words
-            encoded = (self._encoded, self._encoded_label)
-            text = self._in_views(text, encoded_views(text), (encoded, decoded))
+        if self._piece_b64 is not None:  # a half encoded alone (attack4's A4-5 addendum)
+            text = self._piece_b64.sub(self._piece_label, text)
+        if self._piece_blind is not None:
+            text = self._piece_blind.sub(self._piece_label, text)
         return redact_shapes(text)
 
     def _every(self) -> tuple[tuple[Any, Any], ...]:
@@ -207,6 +224,15 @@ class Redactor:
             (self._base64, self._base64_label),
             (self._loose, self._loose_label),
         )
+
+    def _piece_label(self, match: re.Match[str]) -> str:
+        """A piece's form (its case as found, or lower case for hex and base32) and its tail."""
+        found = match.group(0)
+        for text in (found, found.lower()):
+            forms = [form for form in self._piece_names if text.startswith(form)]
+            if forms:
+                return f"[REDACTED {self._piece_names[max(forms, key=len)]}]"
+        return "[REDACTED secret]"
 
     def _decoded_label(self, match: re.Match[str]) -> str:
         return f"[REDACTED {self._decoded_names.get(match.group(0).lower(), 'secret')}]"

@@ -10,7 +10,6 @@ maps to its own), the dump views last (`dump_views`: a match stands for whole nu
   order when the numbers are 2- or 4-byte words: od -x and hexdump print little-endian words),
   as decimal or octal bytes or 2-byte words (od -d, od -o), and as bits (most or least significant first, wrapped or not);
   and od -c's columns of characters, joined.
-- Words of base64 and base32 (a secret's half encoded alone), each decoded (`encoded_views`).
 - Escapes anywhere in a text (`Vr7\\x6bum`, `b'V\\x00r\\x00'`, `%71`, `&#107;`, `\\u006d`,
   `\\153`), each decoded to its character.
 - Characters: NFKC-folded (math bold, circled, full-width letters), look-alike letters folded
@@ -24,8 +23,6 @@ regular expression searches tell, in C).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import functools
 import re
@@ -36,14 +33,6 @@ from hermes_tui.core.records import datarecord
 
 # A view shorter than this holds no known value (MIN_SECRET_LENGTH).
 _SHORTEST = 8
-# A word of base64 (12 characters or more: 8 bytes decoded) or of base32; base64 holds a digit,
-# `+` or `/`, or a lower-case letter beside an upper-case one.
-_BASE64_WORD = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![A-Za-z0-9+/=_\-])")
-_BASE32_WORD = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9=])")
-_HEX_WORD = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
-_MIXED = re.compile(r"[0-9+/]|[a-z][A-Z]|[A-Z][a-z].*[A-Z]")
-_ASCII_ONLY = bytes(range(128)) + bytes(128)
-_MOST_WORDS = 20_000  # of a text, decoded
 
 # Three numbers in a row, on one line or not (or one long run of digits, or an offset and a
 # number): a dump may be here.
@@ -102,75 +91,6 @@ def character_views(text: str) -> Iterator[View]:
         yield from _folded(text)
     if _ESCAPE.search(text):
         yield from _unescaped(text)
-
-
-def encoded_views(text: str) -> Iterator[View]:
-    """Each base64 (or base64url), base32 and hex word of `text` decoded, the words of a kind
-    joined in one view (a match stands for the whole words it falls in): a secret's half
-    encoded alone (`head -c 12 secret | base64`) decodes to a piece of it, which the exact
-    forms of the whole value (forms.py) do not hold (attack4's A4-5 addendum)."""
-    for pattern, decode, shifts in (
-        (_BASE64_WORD, _from_base64, 4),
-        (_BASE32_WORD, _from_base32, 8),
-        (_HEX_WORD, _from_hex, 2),
-    ):
-        decoded: list[str] = []
-        starts: list[int] = []  # where each word's decoding begins in the view
-        words: list[tuple[int, int]] = []
-        size = 0
-        for count, word in enumerate(pattern.finditer(text)):
-            if count >= _MOST_WORDS:
-                break
-            token = word.group()
-            if pattern is _BASE64_WORD and not _MIXED.search(token):
-                continue  # an ordinary word, or a long run of one case: not base64 output
-            # Cut out of a longer encoding, a word may start inside a byte: each shift too.
-            for shift in range(shifts):
-                try:
-                    raw = decode(token, shift)
-                except (ValueError, binascii.Error):
-                    continue
-                if len(raw) < _SHORTEST:
-                    continue
-                # Bytes past ASCII as NUL: no known piece holds one, and an ASCII view is
-                # searched in C by the fast, lower-cased path (forms.AnyCase).
-                decoded.append(raw.translate(_ASCII_ONLY).decode("ascii"))
-                starts.append(size)
-                words.append(word.span())
-                size += len(decoded[-1]) + 1
-        if decoded:
-            yield View("\x00".join(decoded), _word_span(starts, words))
-
-
-def _word_span(
-    starts: list[int], words: list[tuple[int, int]]
-) -> Callable[[int, int], tuple[int, int]]:
-    def span(start: int, end: int) -> tuple[int, int]:
-        first = bisect.bisect_right(starts, start) - 1
-        last = bisect.bisect_right(starts, end - 1) - 1
-        return words[first][0], words[last][1]
-
-    return span
-
-
-def _from_base64(token: str, shift: int) -> bytes:
-    """Base64 as bytes, as if `shift` characters came first (a cut inside a group)."""
-    token = "A" * shift + token.rstrip("=")
-    if len(token) % 4 == 1:
-        raise ValueError("not base64")
-    altchars = b"-_" if "-" in token or "_" in token else None
-    return base64.b64decode(token + "=" * (-len(token) % 4), altchars=altchars, validate=True)
-
-
-def _from_hex(token: str, shift: int) -> bytes:
-    """Hex digits as bytes, from the `shift`th (a cut mid-byte)."""
-    token = token[shift:]
-    return bytes.fromhex(token[: len(token) // 2 * 2])
-
-
-def _from_base32(token: str, shift: int) -> bytes:
-    token = "A" * shift + token.rstrip("=")
-    return base64.b32decode(token + "=" * (-len(token) % 8))
 
 
 def dump_views(text: str) -> Iterator[View]:
