@@ -180,9 +180,9 @@ def _sandbox_checks(runtime) -> list[Check]:
                 f"PATH holds folders in places commands may write (or relative ones): "
                 f"{', '.join(found.dropped)}; hermes-tui runs its own git, bwrap, socat and "
                 f"nsenter only from the other folders (git: {found.which('git') or 'none'}); "
-                "sandboxed commands find such a folder read-only, but not a relative one or "
-                "the working directory itself: a program you run yourself from that shell may "
-                "be one a command wrote there",
+                "sandboxed commands find such a folder read-only, but not the project's own "
+                "venv (project code), a relative one or the working directory itself: a "
+                "program you run yourself from those may be one a command wrote there",
                 warning=True,
             )
         )

@@ -12,7 +12,7 @@ A write to what runs later outside the sandbox asks too, the reason naming what 
 list the sandbox holds read-only for commands (run_later.py: git's hooks, config and info of
 every repository in the workspace, `.vscode`, `.idea`, `.envrc`, `.hermes`, a new top-level
 `hermes_tui` package, the home's dot entries when the working directory holds the home, the
-folders of the user's PATH inside the writable places: an activated project's `.venv/bin`),
+folders of the user's PATH inside the writable places but the project's own venv),
 anything in a git directory (`.git`, or a folder git's discovery takes for one) and the hermes
 home.
 """
@@ -325,10 +325,12 @@ def resolve_rules(
 
         found = run_later.protected(work, gitdirs.repositories(work))
         later = tuple((PurePosixPath(item.path), item.reason) for item in found)
-        # The folders of PATH where writes are not asked about (an activated `.venv/bin`).
+        # The folders of PATH where writes are not asked about (a project's `tools/bin`; its
+        # own virtual environment's `bin` is project code).
         entries = search_path_entries(os.environ.get("PATH", ""))
         places = [work, *(real(root) for root in allowed_roots)]
-        on_path = run_later.on_search_path(entries, places)
+        venvs = run_later.project_venvs(work, home)
+        on_path = run_later.on_search_path(entries, places, venvs)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
         own = frozenset(path.name for path in run_later.own_name_shadows(work))
     return PathRules(

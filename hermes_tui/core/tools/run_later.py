@@ -14,8 +14,9 @@ Both sides read this module, so they cannot drift apart:
   runs it instead of the installed package);
 - `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it;
 - `on_search_path`: the folders of the user's PATH that lie inside a writable place (conda's
-  `~/miniconda3/bin` started in ~, an activated project's `.venv/bin`): the user's shell, and
-  every program that looks a name up on PATH, runs what lies there.
+  `~/miniconda3/bin` and `~/go/bin` started in ~, a project's `tools/bin` on PATH): the user's
+  shell, and every program that looks a name up on PATH, runs what lies there; but for the
+  project's own virtual environment (`project_venvs`), which is project code, like its sources.
 """
 
 from __future__ import annotations
@@ -126,23 +127,44 @@ def in_home(path: Path, home: Path) -> bool:
     return bool(rest) and (rest[0].startswith(".") or rest[0] in LOCKED_IN_HOME)
 
 
-def on_search_path(entries: Iterable[Path], places: Iterable[Path]) -> list[Path]:
+def on_search_path(
+    entries: Iterable[Path], places: Iterable[Path], project_venvs: Iterable[str] = ()
+) -> list[Path]:
     """The folders of the user's PATH (`entries`: as written, absolute, read when hermes-tui
     started) inside one of the writable `places`: each as written and where it leads now
-    (links resolved), once. A folder that is a writable place itself, or holds one, is left
-    out: it cannot be read-only without taking the whole place (started in a folder on PATH)."""
+    (links resolved), whichever lies inside, once. Left out: a folder that is a writable place
+    itself, or holds one (it cannot be read-only without taking the whole place: started in a
+    folder on PATH), and the `bin` of the project's own virtual environment (`project_venvs`):
+    that is project code like its site-packages, which `pip install` must write."""
     real_places = [os.path.realpath(place) for place in places]
+    skipped = set(project_venvs)
     found: list[Path] = []
     for entry in entries:
-        for path in (os.path.normpath(entry), os.path.realpath(entry)):
-            real = os.path.realpath(path)
-            inside = any(_inside(path, place) for place in real_places) or any(
-                _inside(real, place) for place in real_places
-            )
-            holds = any(_inside(place, real) or place == real for place in real_places)
-            if inside and not holds:
+        real = os.path.realpath(entry)
+        if real in skipped or any(_inside(place, real) or place == real for place in real_places):
+            continue
+        for path in (os.path.normpath(entry), real):
+            if any(_inside(path, place) for place in real_places):
                 found.append(Path(path))
     return list(dict.fromkeys(found))
+
+
+def project_venvs(workdir: Path, user_home: Path) -> list[str]:
+    """The `bin` folders (real paths) of the virtual environments at the top of the working
+    directory (`.venv/`, `venv/`: a folder with `pyvenv.cfg`), unless the working directory is
+    the user's home or holds it (there a folder with `pyvenv.cfg` is no one project's)."""
+    work, home = os.path.realpath(workdir), os.path.realpath(user_home)
+    if work == home or _inside(home, work):
+        return []
+    try:
+        names = sorted(os.listdir(work))
+    except OSError:
+        return []
+    return [
+        os.path.realpath(os.path.join(work, name, "bin"))
+        for name in names
+        if os.path.isfile(os.path.join(work, name, "pyvenv.cfg"))
+    ]
 
 
 def _inside(path: str, place: str) -> bool:

@@ -19,10 +19,12 @@ on) a command sees:
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - read-only too, wherever they lie in a writable place: the folders of the user's PATH as read
-  at start, links resolved (`~/miniconda3/bin` started in ~, an activated project's
-  `.venv/bin`: the user's shell runs what lies there by name); one a command creates or
-  replaces (by renaming a folder above it) is moved aside, and a protected path that was a
-  link is put back as it was (the sweep judges by identity: sweep.py);
+  at start, links resolved (`~/miniconda3/bin`, `~/go/bin` started in ~, a project's
+  `tools/bin`: the user's shell runs what lies there by name), but for the `bin` of the
+  project's own venv (`pyvenv.cfg` at the top of the working directory: project code, which
+  `pip install` writes, run_later.project_venvs); one a command creates or replaces (by
+  renaming a folder above it) is moved aside, and a protected path that was a link is put
+  back as it was (the sweep judges by identity: sweep.py);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
   hermes home `.env`, the session databases, `cache/`, `pending/`, `logs/` (an empty read-only
   tmpfs over a folder, /dev/null over a file);
@@ -270,10 +272,16 @@ class Profile:
         """Read-only inside the writable places: what runs later (run_later.protected), and
         the folders of PATH there, where they lead (a link itself is the sweep's: sweep.py)."""
         places = [self.workdir, *self.writable_roots]
-        on_path = run_later.on_search_path(self.search_path, places)
+        venvs = run_later.project_venvs(self.workdir, self.user_home)
+        on_path = run_later.on_search_path(self.search_path, places, venvs)
+        # Where each leads, when that is inside a writable place too (bound onto itself, so
+        # a link a command made cannot bring a hidden folder back into sight).
+        real_places = [os.path.realpath(place) for place in places]
+        real = [os.path.realpath(path) for path in on_path]
+        inside = [p for p in real if any(_within(p, place) for place in real_places)]
         return [
             *(item.path for item in run_later.protected(self.workdir, self.repositories)),
-            *dict.fromkeys(Path(os.path.realpath(path)) for path in on_path),
+            *dict.fromkeys(map(Path, inside)),
         ]
 
 

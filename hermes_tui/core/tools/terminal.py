@@ -353,7 +353,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.run_later import on_search_path
+        from hermes_tui.core.tools.run_later import on_search_path, project_venvs
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
         from hermes_tui.core.tools.sweep import identities, moved_to, sweep_created, swept_paths
 
@@ -392,7 +392,9 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         before = gitguard.snapshot_workspace(context.workdir)
         repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
         places = [context.workdir, *settings.writable_roots]
-        swept = [*swept_paths(context.workdir), *on_search_path(sandbox.search_path, places)]
+        venvs = project_venvs(context.workdir, Path.home())
+        on_path = on_search_path(sandbox.search_path, places, venvs)
+        swept = [*swept_paths(context.workdir), *on_path]
         before_sweep = identities(swept)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)

@@ -134,23 +134,27 @@ def test_nothing_the_model_writes_runs_at_the_users_next_git_or_python_m(
 def test_a_program_the_model_writes_into_a_folder_on_path_asks_first(
     place: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A4-28's family for the files tools: with the project's venv activated (its `.venv/bin`
-    first on PATH) a `git` written there runs at the user's next `git`, outside the sandbox."""
+    """A4-28's family for the files tools: a project's `tools/bin` on PATH (or one reached
+    through a link) runs at the user's next command of that name, outside the sandbox. The
+    project's own venv, activated, is project code: written without a question."""
     work, marks = place["work"], place["marks"]
     (work / ".venv" / "bin").mkdir(parents=True)
+    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (work / "tools" / "bin").mkdir(parents=True)
     (work / "scripts").mkdir()
     (work / "bin-link").symlink_to("scripts")
-    monkeypatch.setenv("PATH", f"{work}/.venv/bin:{work}/bin-link:{os.environ['PATH']}")
+    path = f"{work}/.venv/bin:{work}/tools/bin:{work}/bin-link:{os.environ['PATH']}"
+    monkeypatch.setenv("PATH", path)
     registry, context, asked = _tools(place)
     plant = f"#!/bin/sh\n{_touch(marks, 'PWN_path')}\n"
 
-    for path in (".venv/bin/git", "scripts/ls", "bin-link/cat"):
-        result = registry.call("write_file", {"path": path, "content": plant}, context)
+    for name in ("tools/bin/git", "scripts/ls", "bin-link/cat"):
+        result = registry.call("write_file", {"path": name, "content": plant}, context)
         assert result.get("denied") and "a folder on your PATH" in result["error"], result
-    written = registry.call("write_file", {"path": "src/app.py", "content": "x = 1\n"}, context)
+    venv = registry.call("write_file", {"path": ".venv/bin/tool", "content": plant}, context)
 
-    assert written["success"] and len(asked) == 3  # the rest of the workspace asks nothing
-    assert not (work / ".venv" / "bin" / "git").exists() and not (work / "scripts" / "ls").exists()
+    assert venv["success"] and len(asked) == 3, venv
+    assert not (work / "tools" / "bin" / "git").exists() and not (work / "scripts" / "ls").exists()
 
 
 def test_a_checkout_s_own_package_is_written_without_asking_a_new_one_asks(

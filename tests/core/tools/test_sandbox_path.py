@@ -6,8 +6,12 @@ bind itself: the sweep puts it back."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -29,10 +33,12 @@ def test_started_in_the_home_the_folders_on_path_in_it_stay_read_only(tmp_path: 
     home = tmp_path / "users" / "tester"
     for folder in ("miniconda3/bin", "go/bin", "sdk/google-cloud/bin", "real/bin", "proj"):
         (home / folder).mkdir(parents=True)
+    (home / "venv" / "bin").mkdir(parents=True)
+    (home / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")  # no one project's, in ~
     (home / "links").mkdir()
     (home / "links" / "bin").symlink_to(home / "real" / "bin")  # PATH names the link
     entries = [home / "miniconda3/bin", "/usr/bin", home / "go/bin", home / "links/bin"]
-    entries.append(home / "sdk/google-cloud/bin")
+    entries += [home / "sdk/google-cloud/bin", home / "venv/bin"]
     search_path = search_path_entries(os.pathsep.join(map(str, entries)))
     cache = tmp_path / "cache"
     profile = Profile(
@@ -54,15 +60,38 @@ def test_started_in_the_home_the_folders_on_path_in_it_stay_read_only(tmp_path: 
     assert (home / "proj" / "notes.txt").read_text() == "work\n", "projects stay writable"
 
 
-def test_an_activated_venv_s_bin_stays_read_only_and_a_replaced_one_is_moved_aside(
+def _wheel(folder: Path, name: str) -> None:
+    """A wheel of package `name` with a console script of that name (pip needs no network)."""
+    info = f"{name}-1.0.dist-info"
+    files = {
+        f"{name}/__init__.py": "def main():\n    print('ran')\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/entry_points.txt": f"[console_scripts]\n{name} = {name}:main\n",
+    }
+    record = []
+    folder.mkdir(parents=True)
+    with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest())
+            record.append(f"{path},sha256={digest.rstrip(b'=').decode()},{len(text)}")
+        wheel.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+
+
+def test_the_project_venv_stays_writable_and_other_path_folders_in_it_do_not(
     tmp_path: Path,
 ) -> None:
-    """A4-7's addendum: `source .venv/bin/activate` puts the workspace's `.venv/bin` first on
-    PATH. Writing a `git` there fails; renaming the venv away and making a new `.venv/bin`
-    (a mount point cannot be renamed, its parent can) leaves nothing the next shell runs."""
+    """The project's own venv, activated (`.venv/bin` first on PATH), is project code like its
+    site-packages: `pip install` of a package with a console script works in the sandbox. A
+    `tools/bin` of the project on PATH is read-only; renaming the folder above it and making a
+    new one (a mount point cannot be renamed, its parent can), or making one on PATH that was
+    not there yet, leaves nothing the next shell runs."""
     work = tmp_path / "work"
-    (work / ".venv" / "bin").mkdir(parents=True)
-    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(work / ".venv")], check=True, timeout=60
+    )
+    _wheel(work / "wheels", "hermestool")
     (work / "tools" / "bin").mkdir(parents=True)
     environ = {"PATH": f"{work}/.venv/bin:/usr/bin:/bin:{work}/tools/bin:{work}/later/bin"}
     settings = TerminalSettings(
@@ -72,23 +101,26 @@ def test_an_activated_venv_s_bin_stays_read_only_and_a_replaced_one_is_moved_asi
     context = ToolContext(cwd=work, workdir=work, approvals=Approvals(lambda _request: "once"))
     command = "; ".join(
         [
-            PLANT.format(".venv/bin"),
+            # Into the venv as its own pip would (this one's, for speed: the same files).
+            f"{sys.executable} -m pip install -q --no-index --no-cache-dir --no-compile "
+            "--disable-pip-version-check --isolated --prefix .venv --find-links wheels hermestool "
+            "&& echo installed",
             PLANT.format("tools/bin"),
             "mv tools old-tools && mkdir -p tools/bin",
             PLANT.format("tools/bin"),
             "mkdir -p later/bin",  # on PATH, not there yet
             PLANT.format("later/bin"),
-            "echo kept > notes.txt",
         ]
     )
 
-    result = registry.call("terminal", {"command": command, "timeout": 60}, context)
+    result = registry.call("terminal", {"command": command, "timeout": 120}, context)
 
-    assert not (work / ".venv" / "bin" / "git").exists(), result
+    assert "installed" in result["output"], result
+    assert (work / ".venv" / "bin" / "hermestool").exists()  # the console script
     assert not (work / "tools" / "bin").exists() and not (work / "later" / "bin").exists()
-    assert (work / "notes.txt").read_text() == "kept\n", "the workspace stays writable"
+    assert not (work / "old-tools" / "bin" / "git").exists(), "read-only before the rename"
     assert not result["success"] and "tools/bin" in result["error"], result
-    assert "later/bin" in result["error"], result
+    assert "later/bin" in result["error"] and ".venv" not in result["error"], result
 
 
 def test_a_protected_path_that_is_a_link_is_put_back_after_the_command(tmp_path: Path) -> None:

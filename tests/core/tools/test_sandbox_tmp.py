@@ -124,9 +124,7 @@ def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
     under_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The attack: a project under /tmp with its .venv/bin on PATH; one command turns .venv/bin
-    into a link to the user's tmux socket folder, the next connects to the socket through it.
-    (.venv/bin itself is read-only, a folder on PATH: the venv is renamed away whole, and the
-    link the command made in its place is moved aside as well.)"""
+    into a link to the user's tmux socket folder, the next connects to the socket through it."""
     work = under_tmp / "project"
     work.mkdir()
     subprocess.run(
@@ -141,13 +139,13 @@ def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
         swap = registry.call(
             "terminal",
             {
-                "command": "mv .venv .venv.real && mkdir .venv && "
+                "command": "rm .venv/pyvenv.cfg && mv .venv/bin .venv/bin.real && "
                 f"ln -s {bell.server.getsockname()[: -len('/default')]} .venv/bin",
                 "timeout": 60,
             },
             context,
         )
-        assert swap["exit_code"] == 0, swap
+        assert swap["success"], swap
         knock = (
             "import socket, sys\n"
             "for path in sys.argv[1:]:\n"
@@ -160,7 +158,7 @@ def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
         attempt = registry.call(
             "terminal",
             {
-                "command": f".venv.real/bin/python3 knock.py .venv/bin/default "
+                "command": f".venv/bin.real/python3 knock.py .venv/bin/default "
                 f"{under_tmp / 'tmux-1001' / 'default'}",
                 "timeout": 60,
             },

@@ -239,17 +239,14 @@ def test_a_git_a_sandboxed_command_writes_on_path_never_runs_outside(
     _git(work, "add", ".")
     _git(work, "commit", "-qm", "init")
     (work / ".venv" / "bin").mkdir(parents=True)
+    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")  # project code: writable
     monkeypatch.setenv("PATH", f"{work}/.venv/bin{os.pathsep}{os.environ['PATH']}")
     monkeypatch.chdir(work)
     monkeypatch.setattr(host_programs, "_settled", None)  # found anew, as at a start here
     registry, context = _terminal(work, "sandboxed")
     real = shutil.which("git", path=os.defpath)
     plant = f"printf '#!/bin/sh\\ntouch {marker}\\nexec {real} \"$@\"\\n' > .venv/bin/git"
-    # A folder on PATH is read-only to commands now (A4-28): the git is put there as one that
-    # got there otherwise (a package the user installed), for the app's own side of it.
-    assert not _run(registry, context, f"{plant} && chmod 755 .venv/bin/git")["success"]
-    assert not (work / ".venv" / "bin" / "git").exists()
-    subprocess.run(["sh", "-c", f"{plant} && chmod 755 .venv/bin/git"], cwd=work, check=True)
+    assert _run(registry, context, f"{plant} && chmod 755 .venv/bin/git")["success"]
     removal = _run(registry, context, "rm -r src")
     assert not marker.exists(), "the app ran the git a command put on PATH"
     assert not removal["success"] and "tracks" in removal["error"]  # asked: tracked work
