@@ -86,19 +86,21 @@ class OpenAICompatProvider:
             raise
 
     def _post(self, body: dict[str, Any]) -> Any:
-        """The streamed request, as `chat.completions.create` makes it, less its first step:
-        that walks the whole body through the SDK's typed-dict transform (key aliases, dates,
-        files: none of which a chat request of ours holds), which re-reads every message of
-        the conversation at every model call and was a quarter of a long turn's CPU. The body
-        is sent as it is; the SDK still authenticates, times, retries and parses the stream."""
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
+        """The streamed request, as `chat.completions.create` makes it, less two steps: the
+        body is sent as it is (that call first walks it through the SDK's typed-dict transform
+        for key aliases, dates and files, none of which a chat request of ours holds, and
+        re-reads every message of the conversation at every model call: a quarter of a long
+        turn's CPU), and each chunk comes back as the JSON object the server sent, not as a
+        `ChatCompletionChunk` (building that model's validators on the first chunk and
+        checking every chunk's optional fields against them costs memory and time for a few
+        fields `_events` reads itself). The SDK still authenticates, times, retries, reads
+        the stream's events and raises the errors the server sends in it."""
         return self._client.post(
             "/chat/completions",
             body=body,
-            cast_to=ChatCompletion,
+            cast_to=object,
             stream=True,
-            stream_cls=self._openai.Stream[ChatCompletionChunk],
+            stream_cls=self._openai.Stream[object],
             options={"security": {"bearer_auth": True}},
         )
 
@@ -133,22 +135,27 @@ class OpenAICompatProvider:
         finish: str | None = None
         model = ""
         for chunk in response:
-            model = getattr(chunk, "model", None) or model
-            usage = getattr(chunk, "usage", None)
-            if usage is not None:
-                yield UsageReport(_usage(usage))
-            for choice in getattr(chunk, "choices", None) or []:
-                delta = choice.delta
-                if delta is not None:
+            if not isinstance(chunk, dict):
+                continue  # not a chunk: nothing in it to read
+            model = _text(chunk.get("model")) or model
+            usage = chunk.get("usage")
+            if isinstance(usage, dict):
+                yield UsageReport(_usage_from_dict(usage))
+            for choice in _list(chunk.get("choices")):
+                if not isinstance(choice, dict):
+                    continue
+                delta = choice.get("delta")
+                if isinstance(delta, dict):
                     reasoning = _reasoning(delta)
                     if reasoning:
                         yield ReasoningChunk(reasoning)
-                    if getattr(delta, "content", None):
-                        yield TextChunk(delta.content)
-                    for piece in getattr(delta, "tool_calls", None) or []:
-                        _merge_tool_delta(slots, wire, piece)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
+                    if delta.get("content"):
+                        yield TextChunk(delta["content"])
+                    for piece in _list(delta.get("tool_calls")):
+                        if isinstance(piece, dict):
+                            _merge_tool_delta(slots, wire, piece)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
         if finish is None:
             raise ProviderError(
                 self.name, "the stream ended before the model finished", retryable=True
@@ -198,24 +205,34 @@ class OpenAICompatProvider:
         yield StreamEnd(stop, model=str(body.get("model") or ""), streamed=False)
 
 
-def _reasoning(delta: Any) -> str:
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _reasoning(delta: dict[str, Any]) -> str:
     """vLLM, llama.cpp and DeepSeek say `reasoning_content`; OpenRouter and Ollama `reasoning`."""
     for name in ("reasoning_content", "reasoning"):
-        value = getattr(delta, name, None)
+        value = delta.get(name)
         if isinstance(value, str) and value:
             return value
     return ""
 
 
-def _merge_tool_delta(slots: list[dict[str, Any]], wire: dict[int, int], piece: Any) -> None:
+def _merge_tool_delta(
+    slots: list[dict[str, Any]], wire: dict[int, int], piece: dict[str, Any]
+) -> None:
     """Add one tool-call delta to the call it belongs to, or start a new call.
 
     A delta carrying an id the call at its index does not have starts a new call whatever the
     index says: LitServe sends several calls in one chunk, all with `"index": 0`. Without an
     index, a known id continues its call, a new id starts one, and no id continues the last.
     """
-    index = getattr(piece, "index", None)
-    call_id = getattr(piece, "id", None)
+    index = _index(piece.get("index"))
+    call_id = piece.get("id")
     position: int | None = None
     if index is not None and index in wire:
         current = slots[wire[index]]
@@ -234,31 +251,32 @@ def _merge_tool_delta(slots: list[dict[str, Any]], wire: dict[int, int], piece: 
     slot = slots[position]
     if call_id:
         slot["id"] = call_id
-    function = getattr(piece, "function", None)
-    if function is not None:
-        if getattr(function, "name", None):
-            slot["name"] = function.name
-        arguments = getattr(function, "arguments", None)
+    function = piece.get("function")
+    if isinstance(function, dict):
+        if function.get("name"):
+            slot["name"] = function["name"]
+        arguments = function.get("arguments")
         if isinstance(arguments, (dict, list)):
             slot["arguments"] = json.dumps(arguments)
         elif arguments:
             slot["arguments"] += arguments
 
 
+def _index(value: Any) -> int | None:
+    """A tool call's index as a number, as the SDK's model read it ("0" and 0.0 are 0)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
 def _usage_from_dict(usage: dict[str, Any]) -> Usage:
-    details = usage.get("prompt_tokens_details") or {}
+    details = usage.get("prompt_tokens_details")
+    details = details if isinstance(details, dict) else {}
     return Usage(
         input_tokens=int(usage.get("prompt_tokens") or 0),
         output_tokens=int(usage.get("completion_tokens") or 0),
         cached_tokens=int(details.get("cached_tokens") or 0),
     )
 
-
-def _usage(usage: Any) -> Usage:
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    return Usage(
-        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cached_tokens=int(cached or 0),
-    )
