@@ -101,6 +101,10 @@ generated = sorted(
     and value.__eq__ is not records._eq
 )
 print(f"GENERATED={{generated}}", file=sys.stderr)
+from openai.types.chat import ChatCompletionChunk
+from pydantic._internal._mock_val_ser import MockValSer
+built = not isinstance(vars(ChatCompletionChunk)["__pydantic_validator__"], MockValSer)
+print(f"CHUNK_MODEL_BUILT={{built}}", file=sys.stderr)
 """
 
 
@@ -130,3 +134,6 @@ def test_a_one_shot_turn_imports_only_what_it_uses(home: Path, tmp_path: Path) -
         # (and a frozen one's __setattr__, __delattr__): ~6.6 KiB a class. The turn's are
         # records (core/records.py), sharing one of each; Runtime's module is at its line limit.
         assert "GENERATED=['hermes_tui.runtime.Runtime']" in done.stderr, done.stderr
+        # The stream's chunks are read as the JSON the server sent (core/llm/openai_compat.py):
+        # the SDK's chunk model, whose validators it builds on first use, is never built.
+        assert "CHUNK_MODEL_BUILT=False" in done.stderr, done.stderr

@@ -279,4 +279,3 @@ def _usage_from_dict(usage: dict[str, Any]) -> Usage:
         output_tokens=int(usage.get("completion_tokens") or 0),
         cached_tokens=int(details.get("cached_tokens") or 0),
     )
-
