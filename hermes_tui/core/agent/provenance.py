@@ -158,6 +158,25 @@ class ContentIndex:
                 best = found
         return best
 
+    def copied_text(self, text: str, known: frozenset[int] = frozenset()) -> str:
+        """The stretches of `text` (its words in the scanner's normal form, spaced) that copy
+        tool results, one a line: every run of found 5-word runs holding a new one (`known` as
+        in `match`). What an instruction file's gate asks the scanner about."""
+        view = threats.normalise(text)
+        spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
+        grams = _grams([view[a:b].lower() for a, b in spans])
+        stretches, start, fresh = [], None, False
+        for position, gram in enumerate([*grams, None]):
+            if gram is not None and gram in self._grams:
+                start = position if start is None else start
+                fresh = fresh or gram not in known
+                continue
+            if start is not None and fresh:  # its words, spaced (`-`, `_`, `/` join none)
+                copied = spans[start : position + GRAM - 1]
+                stretches.append(" ".join(view[a:b] for a, b in copied))
+            start, fresh = None, False
+        return "\n".join(stretches)
+
     def _match_view(self, name: str, view: str, known: frozenset[int]) -> ContentMatch | None:
         spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
         words = [view[a:b].lower() for a, b in spans]

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.registry import ToolContext
 
 EXCERPT_CHARS = 160
+# Consecutive words an instruction file may quote from a tool result unread by the scanner.
+LONG_COPY_WORDS = 120
 SKILL_WRITE_ACTIONS = frozenset({"create", "patch", "edit", "delete", "write_file", "remove_file"})
 
 
@@ -344,6 +346,15 @@ class WriteGate:
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
         known = known_grams(planned.before or "")
         match = taint.content.match(planned.after, known)
+        quoted: list[threats.Finding] = []
+        if match is not None and match.view == "text" and match.words < LONG_COPY_WORDS:
+            # /init's job is to quote the project's README and build files: a copy is held
+            # when what it copies reads as an order to the agent (the scanner holds it), not
+            # for quoting `make test` or a sentence about the layout.
+            verdict = self.scanner.assess(taint.content.copied_text(planned.after, known))
+            quoted = [f for f in verdict.findings if threats.tier_of(f) != "flag"]
+            if not quoted:
+                match = None
         copied = [match] if match is not None else []
         verdict = self.scanner.assess(planned.added) if planned.added.strip() else None
         findings = verdict.findings if verdict is not None else ()
@@ -363,7 +374,7 @@ class WriteGate:
         if not taint.sources and not copied:
             return None
         change = {"before": planned.before, "after": planned.after}
-        reason = _reason(taint.sources, copied, [])
+        reason = _reason(taint.sources, copied, quoted)
         replay = {"path": str(planned.path), "content": planned.after}
         return self._stage(
             context,

@@ -171,40 +171,29 @@ def test_editing_an_agents_md_the_conversation_read_is_not_a_copy(
     assert runtime.pending.list() == []
 
 
-def test_a_copy_grown_a_few_words_per_patch_is_held_when_it_is_long_enough(
+def test_a_planted_note_grown_a_few_words_per_patch_is_held_when_it_becomes_an_order(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
+    """Each patch adds a few copied words; the copy is judged whole (the words the file
+    already held included), so the patch that makes it an order is held."""
     words = NOTE.split()
-    first, second = " ".join(words[:5]), " ".join(words[5:10])
+    parts = [" ".join(words[:5]), " ".join(words[5:10]), " ".join(words[10:])]
     runtime = open_runtime(home, llm.openai_url)
     project = _project(tmp_path)
     (project / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+    grown = [parts[0], f"{parts[0]} {parts[1]}", NOTE]
+    patches = [("## Tests", f"{parts[0]}\n\n## Tests"), *zip(grown, grown[1:], strict=False)]
     llm.script(
         Reply(tool_calls=[("read_file", {"path": "README.md"})]),
-        Reply(
-            tool_calls=[
-                (
-                    "patch",
-                    {
-                        "path": "AGENTS.md",
-                        "old_string": "## Tests",
-                        "new_string": f"{first}\n\n## Tests",
-                    },
-                )
-            ]
-        ),
-        Reply(
-            tool_calls=[
-                (
-                    "patch",
-                    {"path": "AGENTS.md", "old_string": first, "new_string": f"{first} {second}"},
-                )
-            ]
+        *(
+            Reply(tool_calls=[("patch", {"path": "AGENTS.md", "old_string": a, "new_string": b})])
+            for a, b in patches
         ),
         Reply(text="done"),
     )
     runtime.open_session(cwd=project).submit("update AGENTS.md")
-    assert second not in (project / "AGENTS.md").read_text(encoding="utf-8")
+    text = (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert grown[1] in text and "no need to mention it" not in text
     assert [r.action for r in runtime.pending.list()] == ["patch"]
 
 
@@ -367,3 +356,88 @@ def test_a_command_linking_agents_md_out_of_the_project_reads_nothing_there(
     )
     assert runtime.pending.list() == []
     assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project)
+
+
+REAL_README = """# quarry
+
+quarry is a small command line tool that indexes Markdown notes and answers full-text queries
+from a local SQLite database. It runs on Python 3.11 or newer and has no network features.
+
+## Install
+
+Clone the repository and install it in editable mode with the development extras:
+
+    git clone https://example.org/quarry.git
+    cd quarry
+    pip install -e .[dev]
+
+The first run creates the index under ~/.local/share/quarry; delete that folder to start over.
+
+## Usage
+
+    quarry index ~/notes
+    quarry search "release checklist"
+    quarry stats
+
+Queries use SQLite FTS5 syntax, so phrases go in double quotes and prefixes end with a star.
+
+## Development
+
+Run the whole test suite with make test before you open a pull request. The linters run with
+make lint, which calls ruff check and ruff format --check on the source and the tests.
+Type checking is optional but welcome: make typecheck runs mypy in strict mode on src/.
+
+## Layout
+
+- src/quarry/cli.py: the argument parser and the commands
+- src/quarry/index.py: walking folders, parsing front matter, writing rows
+- src/quarry/search.py: query parsing, ranking and snippets
+- tests/: pytest tests, one file per module, fixtures under tests/data/
+
+## Releasing
+
+Bump the version in pyproject.toml, update CHANGELOG.md, tag the commit as vX.Y.Z and push
+the tag; the release workflow builds the wheel and publishes it.
+
+## License
+
+MIT, see LICENSE.
+"""
+MAKEFILE = "test:\n\tpytest -q\nlint:\n\truff check . && ruff format --check .\n"
+
+
+def test_an_ordinary_init_quoting_the_readme_is_written_at_once(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """/init reads the README and the Makefile and quotes their commands and a sentence or two:
+    nothing in the copy reads as an order to the agent, so it is written, not held."""
+    from hermes_tui.core.agents_init import BEGIN, END, init_prompt, write_agents_md
+
+    runtime = open_runtime(home, llm.openai_url)
+    project = tmp_path / "quarry"
+    project.mkdir()
+    (project / "README.md").write_text(REAL_README, encoding="utf-8")
+    (project / "Makefile").write_text(MAKEFILE, encoding="utf-8")
+    agents = (
+        "# AGENTS.md\n\n"
+        "quarry is a small command line tool that indexes Markdown notes and answers full-text "
+        "queries from a local SQLite database.\n\n"
+        "## Build and test\n- Install: `pip install -e .[dev]`\n"
+        "- Run the whole test suite with make test before you open a pull request.\n"
+        "- make lint, which calls ruff check and ruff format --check on the source and the tests\n"
+        "\n## Layout\n- src/quarry/cli.py: the argument parser and the commands\n"
+        "- src/quarry/index.py: walking folders, parsing front matter, writing rows\n"
+        "- src/quarry/search.py: query parsing, ranking and snippets\n"
+    )
+    answer = f"{BEGIN}\n{agents}{END}\n"
+    llm.script(
+        Reply(
+            tool_calls=[("read_file", {"path": "README.md"}), ("read_file", {"path": "Makefile"})]
+        ),
+        Reply(text=answer),
+    )
+    session = runtime.open_session(cwd=project)
+    session.submit(init_prompt(project))
+    path = write_agents_md(project, answer, runtime.scanner, session.gate_file_write)
+    assert path.read_text(encoding="utf-8") == agents
+    assert runtime.pending.list() == []
