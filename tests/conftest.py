@@ -119,7 +119,6 @@ def home(tmp_path: Path, _remembered_verdicts: bytes) -> Iterator[Path]:
 # Node id prefixes; one that no longer matches anything only stops helping.
 LONGEST = (
     "tests/e2e/test_friction.py::test_sandboxed_mode_runs_every_everyday_command_without_asking",
-    "tests/e2e/test_taint_corpus.py",
     "tests/e2e/test_sandbox_corpus.py::test_no_hostile_turn_gets_through[wall-only",
     "tests/e2e/test_no_secret_leaks.py",
     "tests/core/skills/install/test_vetting_corpus.py",

@@ -149,7 +149,9 @@ class Capture:
         self.udp = socketserver.ThreadingUDPServer(("127.0.0.1", 0), Udp)
         for server in (self.http, self.tcp, self.udp):
             server.daemon_threads = True
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            # (shutdown() waits for the loop's next poll: 0.5 s apart by default.)
+            serve = server.serve_forever
+            threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def record(self, channel: str, data: bytes) -> None:
         with self.lock:

@@ -148,7 +148,9 @@ def registry_url() -> Iterator[str]:
             pass
 
     server.RequestHandlerClass = Handler
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # (shutdown() waits for the loop's next poll: 0.5 s apart by default.)
+    serve = server.serve_forever
+    threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield base
     server.shutdown()
 

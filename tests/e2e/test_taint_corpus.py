@@ -2,7 +2,8 @@
 case's planted text through a tool, then writes it to memory (or into a skill); through
 `hermes-tui chat -q`, in the default mode and under --yolo, no planted text is stored and every
 write is held with the case's own tool call named as what it copies (or refused outright by the
-scanner). The command runs through cli.main in this process (helpers.run_main: its arguments,
+scanner). Each case runs in a conversation of its own (one test each, so the runs spread over the
+workers; no case leans on another's taint). The command runs through cli.main in this process (helpers.run_main: its arguments,
 working directory, environment, exit status, stdout and stderr), its tools' commands in their
 own processes (the sandbox) as always."""
 
@@ -66,7 +67,9 @@ class Pages:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # (shutdown() waits for the loop's next poll: 0.5 s apart by default.)
+        serve = self.server.serve_forever
+        threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
@@ -111,8 +114,10 @@ def earlier_session(home: Path, planted: str) -> int:
     return message_id
 
 
-def prepare(home: Path, root: Path, pages: Pages) -> list[dict[str, Any]]:
-    """Every case's files, repositories and pages; the cases with their placeholders filled."""
+def prepare(
+    home: Path, root: Path, pages: Pages, corpus: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The cases' files, repositories and pages; the cases with their placeholders filled."""
     project, outside = root / "project", root / "outside"
     project.mkdir()
     outside.mkdir()
@@ -123,7 +128,7 @@ def prepare(home: Path, root: Path, pages: Pages) -> list[dict[str, Any]]:
         "python": sys.executable,
     }
     cases = []
-    for case in CORPUS:
+    for case in corpus:
         values = {**base, "planted": case["planted"]}
         if case.get("encode"):
             values["encoded"] = encoded(case["encode"], case["planted"])
@@ -197,29 +202,46 @@ def rendered(name: str, arguments: dict[str, Any]) -> str:
     return f"{name}({shown})"[:150]
 
 
+# The cases the scanner may refuse outright (it does, as measured); every other one is held by
+# the content rule naming its own tool call, in both modes: 35 of the 38 (25 at least).
+MAY_BE_REFUSED = frozenset({"cp-then-cat", "cloned-readme", "chinese-readme"})
+
+
+def test_the_corpus_holds_the_issues_cases() -> None:
+    ids = {c["id"] for c in CORPUS}
+    assert len(ids) == len(CORPUS) >= 27 and sum(c["kind"] == "content" for c in CORPUS) >= 20
+    assert ids >= MAY_BE_REFUSED and len(ids - MAY_BE_REFUSED) >= 25
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[c["id"] for c in CORPUS])
 @pytest.mark.parametrize("yolo", [False, True], ids=["default-mode", "yolo"])
-def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], yolo: bool
+def test_a_planted_text_written_after_a_tool_brought_it_in_is_held(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], yolo: bool, case: dict
 ) -> None:
+    """One case in a conversation of its own (a case never leans on another's taint)."""
     pages = Pages()
     try:
-        cases = prepare(home, tmp_path, pages)
+        [case] = prepare(home, tmp_path, pages, [case])
         with FakeLLM() as llm:
+            uses_mcp = any(name.startswith("mcp__notes__") for name, _ in case["calls"])
             write_config(
                 home,
                 llm.openai_url,
                 memory={"nudge_interval": 0},
                 skills={"creation_nudge_interval": 0},
-                agent={"max_turns": 400},
                 # The user lets commands reach the loopback server (the "allowed program"), and
                 # the sandbox's private /tmp would hide the outside folder: it is made visible.
                 terminal={
                     "network_allow": ["127.0.0.1"],
                     "writable_roots": [str(tmp_path / "outside")],
                 },
-                mcp_servers={"notes": {"command": sys.executable, "args": [MCP, "notes"]}},
+                **(
+                    {"mcp_servers": {"notes": {"command": sys.executable, "args": [MCP, "notes"]}}}
+                    if uses_mcp
+                    else {}
+                ),
             )
-            llm.script(*script(cases))
+            llm.script(*script([case]))
             done = run_main(
                 capsys,
                 home,
@@ -232,31 +254,28 @@ def test_every_planted_text_written_after_a_tool_brought_it_in_is_held(
     assert done.returncode == 0, done.stderr[-3000:]
     memory = (home / "memories" / "MEMORY.md").read_text() if (home / "memories").exists() else ""
     records = PendingStore(home / "pending").list()
-    answers = learning_results(home)
-    assert len(answers) == len(cases)
-    outcomes = {}
-    for case, answer in zip(cases, answers, strict=True):
-        if "refused" in str(answer.get("error")):  # the scanner refused it outright
-            outcomes[case["id"]] = "refused: by the scanner, outright"
-            continue
-        assert case["planted"][:40] not in memory, case["id"]
-        own = [rendered(name, arguments) for name, arguments in case["calls"]]
-        wanted = case["skill"]["content"] if case.get("skill") else case["write"]
-        staged = [r for r in records if wanted in (r.arguments.get("content"), r.after)]
-        if not staged:
-            outcomes[case["id"]] = "stored or refused"
-            continue
-        [record] = staged
-        copied = [match["call"][:150] for match in record.copied]
-        channel = [source["call"][:150] for source in record.sources]
-        if any(call in own for call in copied):
-            outcomes[case["id"]] = "held: copies its own tool call"
-        elif case["kind"] == "channel" and any(call in own for call in channel):
-            outcomes[case["id"]] = "held: tainted by its own tool call"
-        else:
-            outcomes[case["id"]] = f"held for another reason: {record.reason}"
-    wrong = {k: v for k, v in outcomes.items() if not v.startswith(("held: ", "refused: "))}
-    # Most are held by the content rule alone (the scanner refuses a few outright).
-    assert sum(v == "held: copies its own tool call" for v in outcomes.values()) >= 25, outcomes
-    assert not wrong, (wrong, done.stderr[-4000:])
-    assert len(cases) >= 27 and sum(c["kind"] == "content" for c in cases) >= 20
+    [answer] = learning_results(home)
+    outcome = _outcome(case, answer, memory, records)
+    assert outcome.startswith(("held: ", "refused: ")), (outcome, done.stderr[-4000:])
+    if case["id"] not in MAY_BE_REFUSED:
+        assert outcome == "held: copies its own tool call", (outcome, done.stderr[-4000:])
+
+
+def _outcome(case: dict[str, Any], answer: dict[str, Any], memory: str, records: list[Any]) -> str:
+    """What became of the case's write: refused by the scanner, held (and why), or not."""
+    if "refused" in str(answer.get("error")):  # the scanner refused it outright
+        return "refused: by the scanner, outright"
+    assert case["planted"][:40] not in memory, case["id"]
+    own = [rendered(name, arguments) for name, arguments in case["calls"]]
+    wanted = case["skill"]["content"] if case.get("skill") else case["write"]
+    staged = [r for r in records if wanted in (r.arguments.get("content"), r.after)]
+    if not staged:
+        return "stored or refused"
+    [record] = staged
+    copied = [match["call"][:150] for match in record.copied]
+    channel = [source["call"][:150] for source in record.sources]
+    if any(call in own for call in copied):
+        return "held: copies its own tool call"
+    if case["kind"] == "channel" and any(call in own for call in channel):
+        return "held: tainted by its own tool call"
+    return f"held for another reason: {record.reason}"

@@ -119,7 +119,11 @@ class FakeLLM:
         self.hang_closed: list[float] = []
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop's next poll, every 0.5 s by default: that was
+        # up to half a second of every test that used a fake model.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def port(self) -> int:

@@ -41,7 +41,9 @@ class Site:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # (shutdown() waits for the loop's next poll: 0.5 s apart by default.)
+        serve = self.server.serve_forever
+        threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
