@@ -115,7 +115,10 @@ def partial_forms(value: str, wordy: bool = False) -> set[str]:
     size = max(8, len(value) // 3)
     pieces = [value[i:j] for i in range(len(value)) for j in range(i + size, len(value) + 1)]
     if wordy:  # the shortest pieces: a longer one holds one of them
-        return {value[i : i + size] for i in range(len(value) - size + 1)}
+        # With two letters at least: a run of digits is what ordinary numeric output (`seq`,
+        # ids, sizes) decodes to when read as a dump, not a piece of anything.
+        windows = (value[i : i + size] for i in range(len(value) - size + 1))
+        return {piece for piece in windows if sum(map(str.isalpha, piece)) >= 2}
     # Its every other (every third, …) character, on lines of their own.
     pieces += [
         value[start::step] for step in range(2, len(value) // 8 + 1) for start in range(step)
