@@ -31,7 +31,8 @@ from helpers import cli_env, write_config
 # text the turn judged was remembered: loaded by the first scan), shlex (no command's words
 # were read), importlib.resources' readers (the package's shipped folders lie beside it),
 # argparse and its gettext (a plainly written `chat -q` line is read by cli_quick.py), the
-# terminal, web and files tools' code (none was called: their schemas are core/tools/schemas.py).
+# terminal, web and files tools' code (none was called: their schemas are core/tools/schemas.py),
+# the idna codec and its stringprep tables (the server's name is ASCII: core/llm/transport.py).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -71,6 +72,8 @@ UNNEEDED = (
     "hermes_tui.core.tools.terminal",
     "hermes_tui.core.tools.web",
     "hermes_tui.core.tools.files",
+    "encodings.idna",
+    "stringprep",
 )
 
 PROBE = """
