@@ -134,7 +134,11 @@ SDK_MODULES = {"anthropic": "anthropic", "demo": None}
 def preload_sdk(config: Config) -> threading.Thread | None:
     """Import the chosen provider's SDK on a thread (it is the slowest import, ~0.5-1 s) while
     the caller builds stores, the skills index and the prompt; `open_provider` then finds it
-    imported, or waits on the import lock for the rest. None when there is nothing to load."""
+    imported, or waits on the import lock for the rest. None when there is nothing to load.
+
+    First the thread reads what the SDK's first request reads for its headers (both SDKs send
+    the platform: `platform.platform()` runs `uname -p` once per process, a few ms spent
+    waiting): here that wait passes while the caller works instead of in the turn."""
     try:
         spec = choose(config)
     except (ProviderNotConfigured, ProviderSettingsError):
@@ -144,6 +148,9 @@ def preload_sdk(config: Config) -> threading.Thread | None:
         return None
 
     def load() -> None:
+        import platform
+
+        platform.platform()  # remembered by the platform module (see the docstring)
         # A missing or broken SDK is reported by the real import in open_provider.
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
