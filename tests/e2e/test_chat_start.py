@@ -108,6 +108,8 @@ from openai.types.chat import ChatCompletionChunk
 from pydantic._internal._mock_val_ser import MockValSer
 built = not isinstance(vars(ChatCompletionChunk)["__pydantic_validator__"], MockValSer)
 print(f"CHUNK_MODEL_BUILT={{built}}", file=sys.stderr)
+from hermes_tui.core.agent import provenance
+print(f"WORD_PATTERN={{provenance._word.cache_info().currsize}}", file=sys.stderr)
 """
 
 
@@ -140,3 +142,6 @@ def test_a_one_shot_turn_imports_only_what_it_uses(home: Path, tmp_path: Path) -
         # The stream's chunks are read as the JSON the server sent (core/llm/openai_compat.py):
         # the SDK's chunk model, whose validators it builds on first use, is never built.
         assert "CHUNK_MODEL_BUILT=False" in done.stderr, done.stderr
+        # No tool result was indexed for taint by content (skills_list's is the home's own):
+        # provenance's word pattern, ~3 ms to compile, never was.
+        assert "WORD_PATTERN=0" in done.stderr, done.stderr

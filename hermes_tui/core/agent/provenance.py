@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections import Counter
+from functools import cache
 from typing import Any
 
 from hermes_tui.core import threats
@@ -39,7 +40,12 @@ PROJECT_FILE_MAX_CHARS = 1 << 20  # indexed of each (the prompt carries less)
 # with underscores for spaces is the same words), or one CJK character (those scripts write
 # no spaces: a character is the unit).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(f"[{_CJK}]|[^\\W\\d_{_CJK}]+")
+
+
+@cache
+def _word() -> re.Pattern[str]:
+    """Compiled when first used (~3 ms): a conversation that indexes no tool result never is."""
+    return re.compile(f"[{_CJK}]|[^\\W\\d_{_CJK}]+")
 
 
 @datarecord
@@ -119,7 +125,7 @@ def _rot13(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _word().findall(text.lower())
 
 
 def _grams(words: list[str]) -> list[int]:
@@ -178,7 +184,7 @@ class ContentIndex:
         return "\n".join(stretches)
 
     def _match_view(self, name: str, view: str, known: frozenset[int]) -> ContentMatch | None:
-        spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
+        spans = [(m.start(), m.end()) for m in _word().finditer(view)]
         words = [view[a:b].lower() for a, b in spans]
         if len(words) < GRAM:
             return None
