@@ -38,6 +38,8 @@ async def test_sending_a_message_streams_the_reply_and_shows_a_tool_row(
         )
         replies = [m.text for m in app.query(AssistantMessage)]
         assert replies == ["Checking.", "It printed **hi**."]
+        await pilot.press("f1")  # the Trace, opened after the call, lists it
+        await pilot.pause()
         table = app.query_one("#trace-table")
         assert table.row_count == 1
 
@@ -85,6 +87,8 @@ async def test_nudge_fires_a_review_and_the_ui_follows(
         assert any("Background review started" in n for n in notes)
         assert any(n == "Memory +1 (user)" for n in notes)
         assert app.query_one(NudgeBar).memory == 0 and app.query_one(NudgeBar).reviews_running == 0
+        await pilot.press("f4")  # the Reviews pane, opened after the review, lists it
+        await pilot.pause()
         items = list(app.query(ReviewItem))
         assert items and "memory +1 (user)" in items[0].record.summary
         user = app.query_one("#memory-user", MemorySection)

@@ -32,9 +32,11 @@ async def test_two_turns_whose_tool_calls_carry_the_same_id_are_both_shown(
         rows = list(app.query(ToolRow))
         assert [r.has_class("-ok") for r in rows] == [True, True]
         assert "echo one" in str(rows[0].title) and "echo two" in str(rows[1].title)
+        await pilot.press("f1")  # the Trace, opened after both calls, lists them
+        await pilot.pause()
         table = app.query_one("#trace-table")
         assert table.row_count == 2
-        results = [str(table.get_row_at(i)[4]) for i in range(2)]
+        results = [str(table.get_row_at(i)[-1]) for i in range(2)]  # the result column
         assert all(result.startswith("✓") for result in results), results
         assert [m.text for m in app.query(AssistantMessage)][-1] == "Second done."
 

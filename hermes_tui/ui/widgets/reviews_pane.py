@@ -1,4 +1,7 @@
-"""The Reviews pane: every background review with its changes as diffs, and undo."""
+"""The Reviews pane: every background review with its changes as diffs, and undo.
+
+Its widgets are made, and the reviews read, the first time the pane is shown (a hidden pane
+costs nothing at start-up); a review that finishes before then is listed when it is."""
 
 from __future__ import annotations
 
@@ -89,22 +92,39 @@ class ReviewsPane(Vertical):
         self.change_index = 0
         self.record: Any = None
         self._showing = asyncio.Lock()  # a highlight and a refresh must not interleave their mounts
+        self._built = False  # the list and the changes are made (when the pane first shows)
 
     def focus_content(self) -> None:
         """Focus the list of reviews (f4)."""
+        self.build()
         self.query_one("#review-list", ListView).focus()
 
-    def compose(self) -> ComposeResult:
-        yield ListView(id="review-list")
-        yield Static(
-            "Select a review; [ and ] pick a change, z undoes it.", classes="hint", markup=False
+    def build(self) -> None:
+        """Make the list of reviews, filled from the store, and the changes under it: the
+        first time the pane is shown or focused."""
+        if self._built:
+            return
+        self._built = True
+        hint = "Select a review; [ and ] pick a change, z undoes it."
+        self.mount_all(
+            [
+                ListView(id="review-list"),
+                Static(hint, classes="hint", markup=False),
+                VerticalScroll(id="review-changes"),
+            ]
         )
-        yield VerticalScroll(id="review-changes")
-
-    def on_mount(self) -> None:
         self.refresh_reviews()
 
+    def on_resize(self) -> None:
+        self.build()  # the pane is shown (its Show event comes after)
+
+    def on_show(self) -> None:
+        self.build()
+
     def refresh_reviews(self) -> None:
+        """List the reviews again (a pane not shown yet lists them when it is)."""
+        if not self._built:
+            return
         listing = self.query_one("#review-list", ListView)
         index = listing.index
         listing.clear()

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from rich.style import Style
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
@@ -112,23 +111,37 @@ class SkillsPane(Vertical):
         self.installer = installer  # made when the install dialog opens: it reads the trust tiers
         self.selected: str | None = None
 
-    def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter skills (fuzzy)…", id="skills-filter")
-        with Horizontal(id="skills-body"):
-            yield SkillTree("skills", id="skills-tree")
-            with VerticalScroll(id="skill-detail"):
-                yield Static("Select a skill.", id="skill-meta", markup=False)
-                yield Markdown("", id="skill-body")
+    _built = False  # the filter, tree and detail are made (when the pane first shows)
 
-    def on_mount(self) -> None:
-        self.query_one(Tree).show_root = False
-        self._built = False
+    def build(self) -> None:
+        """Made when first shown or focused, not at start-up: a library of 1,000 skills (and
+        the pane's own widgets) cost nothing until the user opens the pane."""
+        if self._built:
+            return
+        self._built = True
+        # Level by level: a widget's children given to its constructor join the DOM only
+        # once it is mounted, and the tree is filled (and may be focused) at once.
+        body = Horizontal(id="skills-body")
+        detail = VerticalScroll(id="skill-detail")
+        tree = SkillTree("skills", id="skills-tree")
+        self.mount_all([Input(placeholder="filter skills (fuzzy)…", id="skills-filter"), body])
+        body.mount_all([tree, detail])
+        detail.mount_all(
+            [
+                Static("Select a skill.", id="skill-meta", markup=False),
+                Markdown("", id="skill-body"),
+            ]
+        )
+        tree.show_root = False
+        self.rebuild()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 70, "-narrow")
+        self.build()  # the pane is shown (its Show event comes after)
 
     def on_show(self) -> None:
-        # Built when first shown, not at start-up: a library of 1,000 skills costs nothing
-        # until the user opens the pane.
         if not self._built:
-            self.rebuild()
+            self.build()
         else:
             self.refresh_detail()
 
@@ -141,15 +154,11 @@ class SkillsPane(Vertical):
 
     def focus_content(self) -> None:
         """Focus the tree (f3), on the first skill when none is chosen: p, e, h act on it."""
-        if not self._built:
-            self.rebuild()
+        self.build()
         tree = self.query_one(Tree)
         if tree.cursor_line < 0 and tree.last_line >= 0:
             tree.cursor_line = 1 if tree.last_line >= 1 else 0  # line 0 is a category
         tree.focus()
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < 70, "-narrow")
 
     @on(Input.Changed, "#skills-filter")
     def _filter(self) -> None:
@@ -170,7 +179,6 @@ class SkillsPane(Vertical):
             self.rebuild()
 
     def rebuild(self) -> None:
-        self._built = True
         tree = self.query_one(Tree)
         tree.clear()
         usage = self.library.usage.all()

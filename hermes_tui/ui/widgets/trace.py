@@ -3,6 +3,10 @@
 The detail under the table shows the selected call's arguments and its whole output in a
 virtualised log (select with the mouse, ctrl+c copies the selection; `c` copies the call with
 all of its output). It follows the call it shows: a finished call updates without a click.
+
+The table, the detail and the log are made the first time the pane is shown (a hidden pane
+costs nothing at start-up); until then each call is kept as an entry, and the table shows them
+all when it is made.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
@@ -57,19 +60,33 @@ class TracePane(Vertical):
         self._open_calls: dict[tuple[str, str], list[str]] = {}  # (source, call id) → row keys
         self._columns: dict[str, int] = {}  # the table's columns and their widths
         self._laid_out_for = 0  # the table width they were chosen for
+        self._built = False  # the table, detail and log are made (when the pane first shows)
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> None:
+        """Make the table (with a row for every call so far, the newest selected), the detail
+        and the log: the first time the pane is shown or focused."""
+        if self._built:
+            return
+        self._built = True
         table = DataTable(cursor_type="row", zebra_stripes=True, id="trace-table")
-        self._columns = self._lay_out(table, 0)
-        yield table
-        yield Static(
+        self._laid_out_for = self.content_size.width
+        self._columns = self._lay_out(table, self._laid_out_for)
+        for key, entry in self.entries.items():
+            table.add_row(*self._cells(entry), key=key)
+        detail = Static(
             "Select a call to see its arguments and output.", id="trace-call", markup=False
         )
-        yield OutputLog("", id="trace-output")
+        self.mount_all([table, detail, OutputLog("", id="trace-output")])
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1)
+
+    def on_show(self) -> None:
+        self.build()
 
     def focus_content(self) -> None:
         """Focus the list of calls (f1), so the pane's keys work at once."""
-        self.query_one(DataTable).focus()
+        self.build()
+        self.query_one(DataTable).focus()  # made a moment ago, it takes the focus as it mounts
 
     # ---- columns that fit the pane's width ------------------------------------------------
 
@@ -111,6 +128,7 @@ class TracePane(Vertical):
         return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
     def on_resize(self) -> None:
+        self.build()  # the pane is shown (its Show event comes after)
         table = self.query_one(DataTable)
         width = self.content_size.width
         if width and width != self._laid_out_for:
@@ -129,6 +147,8 @@ class TracePane(Vertical):
         key = f"call-{next(self._sequence)}"
         self._open_calls.setdefault((source, call_id), []).append(key)
         entry = self.entries[key] = TraceEntry(call_id, source, name, arguments, time.time())
+        if not self._built:
+            return  # its row is made with the table
         table = self.query_one(DataTable)
         table.add_row(*self._cells(entry), key=key)
         table.move_cursor(row=table.row_count - 1)
@@ -148,6 +168,8 @@ class TracePane(Vertical):
         key = open_keys.pop(0)  # the oldest call still running under that id
         entry = self.entries[key]
         entry.ok, entry.duration, entry.preview, entry.output = ok, duration, preview, output
+        if not self._built:
+            return
         table = self.query_one(DataTable)
         for name, value in zip(self._columns, self._cells(entry), strict=True):
             if name in ("secs", "result"):
