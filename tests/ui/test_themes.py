@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from hermes_tui.resources import themes_dir
-from hermes_tui.ui.themes import load_themes
+from hermes_tui.ui.themes import SAFE_LOADER, load_theme, load_themes
 
 
 def test_bundled_dark_light_and_high_contrast_themes_load() -> None:
@@ -13,6 +15,24 @@ def test_bundled_dark_light_and_high_contrast_themes_load() -> None:
     assert problems == []
     assert {t.name for t in themes} >= {"hermes-dark", "hermes-light", "hermes-high-contrast"}
     assert {t.name: t.dark for t in themes}["hermes-light"] is False
+
+
+def test_themes_are_read_as_yaml_safe_load_reads_them(tmp_path: Path) -> None:
+    """Themes are parsed with libyaml where PyYAML has it (every start reads them): the same
+    data and the same themes as the pure-Python safe loader gives."""
+    assert SAFE_LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for path in sorted(themes_dir().glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=SAFE_LOADER) == yaml.safe_load(text), path.name  # noqa: S506
+        assert load_theme(path).name == yaml.safe_load(text)["name"]
+    odd = tmp_path / "odd.yaml"  # quoting, anchors, an explicit tag, a bool spelled yes
+    odd.write_text(
+        "name: 'odd'\ndark: yes\nprimary: &p '#102030'\naccent: *p\n"
+        "variables: {footer-key-foreground: !!str '#aabbcc'}\n"
+    )
+    theme = load_theme(odd)
+    assert (theme.name, theme.dark, theme.accent) == ("odd", True, "#102030")
+    assert theme.variables == {"footer-key-foreground": "#aabbcc"}
 
 
 def test_broken_files_are_reported_with_the_reason(tmp_path: Path) -> None:
