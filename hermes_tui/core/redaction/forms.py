@@ -260,24 +260,35 @@ class AnyCase:
     ASCII, an ASCII text is searched lower-cased, case and all: an ASCII character matches a
     form's character in any case exactly when its lower case matches it as written, so the
     matches are the same, at the same places (each index unchanged), in a twentieth of the time.
-    A match found so holds the text lower-cased.
+    A match found so holds the text lower-cased. The case-blind pattern is compiled when a text
+    first needs it (a third of a Redactor's construction, which most runs never use).
     """
 
     def __init__(self, forms: Mapping[str, str], gap: str) -> None:
-        self.pattern = trie_pattern(forms, gap, re.IGNORECASE)
+        self._forms, self._gap = dict(forms), gap
+        self._blind: re.Pattern[str] | None = None
         ascii_lower = all(form.isascii() and form == form.lower() for form in forms)
         self._cased = trie_pattern(forms, gap) if ascii_lower else None
+
+    @property
+    def pattern(self) -> re.Pattern[str] | None:
+        """The case-blind pattern (built on first use; two threads may both build it)."""
+        if self._blind is None:
+            self._blind = trie_pattern(self._forms, self._gap, re.IGNORECASE)
+        return self._blind
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if self._cased is not None and text.isascii():
             return self._cased.finditer(text.lower())
-        assert self.pattern is not None
-        return self.pattern.finditer(text)
+        pattern = self.pattern
+        assert pattern is not None
+        return pattern.finditer(text)
 
     def sub(self, label: Callable[[re.Match[str]], str], text: str) -> str:
         if self._cased is None or not text.isascii():
-            assert self.pattern is not None
-            return self.pattern.sub(label, text)
+            pattern = self.pattern
+            assert pattern is not None
+            return pattern.sub(label, text)
         pieces, at = [], 0
         for match in self._cased.finditer(text.lower()):
             pieces += (text[at : match.start()], label(match))
