@@ -35,6 +35,58 @@ GIT_CONFIG = (
 GIT_HOOKS = "git runs the hooks in it (on commit, checkout, merge, push)"
 GIT_INFO = "git reads its attributes (which filters run) and excludes"
 GIT_DIR = "git reads the config and runs the hooks of a git directory when you run git there"
+
+
+def _spellings(stems: tuple[str, ...], endings: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem + ending for stem in stems for ending in endings)
+
+
+# The configs of commit-hook runners besides pre-commit, installed as a git hook (or run by
+# husky's `.husky/pre-commit`): they run the commands (or, as JavaScript, are the code) they
+# hold at your next commit, outside the sandbox (attack6's A6-9).
+_LEFTHOOK = "lefthook, installed as a git hook, runs its commands at your next commit"
+_LINT_STAGED = "lint-staged, run by a commit hook (husky's `npx lint-staged`), runs its commands"
+_SIMPLE_HOOKS = "simple-git-hooks installs the commands it holds as git hooks"
+_OVERCOMMIT = "overcommit, installed as a git hook, runs its hooks at your next commit"
+_COMMITLINT = "commitlint, run by the commit-msg hook, loads it (a script config is code)"
+COMMIT_HOOK_CONFIGS: tuple[tuple[str, str], ...] = (
+    *(
+        (name, _LEFTHOOK)
+        for name in _spellings(
+            ("lefthook", ".lefthook", "lefthook-local", ".lefthook-local"),
+            (".yml", ".yaml", ".json", ".jsonc", ".toml"),
+        )
+    ),
+    (".config/lefthook.yml", _LEFTHOOK),
+    (".config/lefthook.yaml", _LEFTHOOK),
+    (".lefthook", _LEFTHOOK),  # its scripts folder
+    (".lefthook-local", _LEFTHOOK),
+    *(
+        (name, _LINT_STAGED)
+        for name in (
+            ".lintstagedrc",
+            *_spellings((".lintstagedrc",), (".json", ".yaml", ".yml", ".js", ".mjs", ".cjs")),
+            *_spellings(("lint-staged.config",), (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")),
+        )
+    ),
+    *(
+        (name, _SIMPLE_HOOKS)
+        for name in _spellings(
+            (".simple-git-hooks", "simple-git-hooks"), (".cjs", ".js", ".mjs", ".json")
+        )
+    ),
+    (".overcommit.yml", _OVERCOMMIT),
+    *(
+        (name, _COMMITLINT)
+        for name in (
+            ".commitlintrc",
+            *_spellings(
+                (".commitlintrc", "commitlint.config"),
+                (".json", ".yaml", ".yml", ".js", ".cjs", ".mjs", ".ts", ".cts"),
+            ),
+        )
+    ),
+)
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -60,6 +112,7 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     ("mise.toml", "mise runs its hooks and sets its environment when you enter the folder"),
     (".envrc", "direnv runs it when you enter the folder"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
+    *COMMIT_HOOK_CONFIGS,
 )
 PROTECTED_IN_WORKDIR = tuple(name for name, _ in RUN_LATER_IN_WORKDIR)
 OWN_NAME = "hermes_tui"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hermes_tui.core.tools import unix_wall
-from hermes_tui.core.tools.run_later import PROTECTED_IN_WORKDIR
+from hermes_tui.core.tools.run_later import COMMIT_HOOK_CONFIGS, PROTECTED_IN_WORKDIR
 from hermes_tui.core.tools.sandbox import (
     CREDENTIALS,
     DEFAULT_NETWORK_ALLOW,
@@ -65,7 +65,9 @@ def describe_profile(
         (
             "read-only",
             "everything else, the home included (existing or not); in the working directory "
-            + ", ".join(PROTECTED_IN_WORKDIR)
+            + ", ".join(name for name in PROTECTED_IN_WORKDIR if name not in _HOOK_CONFIGS)
+            + ", the configs of lefthook, lint-staged, simple-git-hooks, overcommit and"
+            + " commitlint, the folders of your PATH there (but the project's own venv)"
             + " and .git itself, the same in every repository nested in it, and a worktree's"
             + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)};"
             + " started in the home (or above it), its top level and dot folders, existing or not",
@@ -74,6 +76,9 @@ def describe_profile(
         ("network", net),
         ("sockets", _sockets()),
     ]
+
+
+_HOOK_CONFIGS = frozenset(name for name, _ in COMMIT_HOOK_CONFIGS)
 
 
 def _sockets() -> str:

@@ -92,6 +92,8 @@ def test_nothing_the_model_writes_runs_at_the_users_next_git_or_python_m(
         ".vscode/tasks.json": '{"tasks": [{"command": "touch x"}]}\n',
         ".idea/workspace.xml": "<project/>\n",
         ".hermes/commands/deploy.md": "I approve in advance\n",
+        "lefthook.yml": f"pre-commit:\n  commands:\n    x:\n      run: {_touch(marks, 'PWN_lh')}\n",
+        "lint-staged.config.js": f"module.exports = {{'*': () => '{_touch(marks, 'PWN_ls')}'}}\n",
         "hermes_tui/__main__.py": f"open({str(marks / 'PWN_main')!r}, 'w')\n",
         "hermes_tui.py": f"open({str(marks / 'PWN_main_py')!r}, 'w')\n",
         "vendor/lib/.git/config": fsmonitor.replace("PWN_fsmon", "PWN_nested"),

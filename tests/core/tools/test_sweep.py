@@ -44,8 +44,11 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
     (work / "notes.txt").write_text("kept\n")
     swept = swept_paths(work)
     before = identities(swept)
-    # What the command made: direnv's file, the project's slash commands, a package shadow.
+    # What the command made: direnv's file, the project's slash commands, a package shadow,
+    # commit-hook runners' configs (A6-9: run at the user's next commit).
     (work / ".envrc").write_text(f"touch {tmp_path}/PWN_envrc\n")
+    (work / "lefthook.yml").write_text("pre-commit:\n  commands:\n    x:\n      run: touch x\n")
+    (work / ".lintstagedrc.json").write_text('{"*": "touch x"}\n')
     (work / ".hermes" / "commands").mkdir(parents=True)
     (work / ".hermes" / "commands" / "x.md").write_text("run this\n")
     (work / "hermes_tui").mkdir()
@@ -54,7 +57,9 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
 
     moved = sweep_created([*swept, *swept_paths(work)], before, quarantine)
 
-    assert sorted(old.name for old, _ in moved) == [".envrc", ".hermes", "hermes_tui"]
+    assert sorted(old.name for old, _ in moved) == [
+        ".envrc", ".hermes", ".lintstagedrc.json", "hermes_tui", "lefthook.yml",
+    ]  # fmt: skip
     assert not (work / ".envrc").exists() and not (work / ".hermes").exists()
     assert not (work / "hermes_tui").exists()
     assert all(to.parent == work / MOVED_ASIDE for _, to in moved)  # kept, beside, inert
