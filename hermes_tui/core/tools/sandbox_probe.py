@@ -118,11 +118,13 @@ def interpreter_paths(
 def search_path_entries(search_path: str) -> tuple[Path, ...]:
     """The absolute folders of PATH as written, and where each leads (links resolved), read
     once, at start: a command cannot change what the sandbox keeps read-only by changing a
-    link later (run_later.on_search_path picks those inside writable places). Relative
-    entries (`.`, `./node_modules/.bin`) name no one place; the app never looks a program up
-    through them (host_programs)."""
+    link later (run_later.on_search_path picks those inside writable places). An entry
+    starting with `~` is the home's (bash expands it when it looks a program up: the classic
+    `export PATH="~/bin:$PATH"`, A6-6). Relative entries (`.`, `./node_modules/.bin`) name no
+    one place; the app never looks a program up through them (host_programs)."""
     found: list[Path] = []
     for folder in search_path.split(os.pathsep):
+        folder = os.path.expanduser(folder) if folder.startswith("~") else folder
         if os.path.isabs(folder):
             found += [Path(os.path.normpath(folder)), Path(os.path.realpath(folder))]
     return tuple(dict.fromkeys(found))

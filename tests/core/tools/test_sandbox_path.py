@@ -80,7 +80,7 @@ def _wheel(folder: Path, name: str) -> None:
 
 
 def test_the_project_venv_stays_writable_and_other_path_folders_in_it_do_not(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The project's own venv, activated (`.venv/bin` first on PATH), is project code like its
     site-packages: `pip install` of a package with a console script works in the sandbox. A
@@ -93,7 +93,8 @@ def test_the_project_venv_stays_writable_and_other_path_folders_in_it_do_not(
     )
     _wheel(work / "wheels", "hermestool")
     (work / "tools" / "bin").mkdir(parents=True)
-    environ = {"PATH": f"{work}/.venv/bin:/usr/bin:/bin:{work}/tools/bin:{work}/later/bin"}
+    monkeypatch.setenv("HOME", str(tmp_path))  # `~/work/tools/bin`: bash expands it (A6-6)
+    environ = {"PATH": f"{work}/.venv/bin:/usr/bin:/bin:~/work/tools/bin:{work}/later/bin"}
     settings = TerminalSettings(
         sandbox="on", network="off", hermes_home=tmp_path / "hermes", environ=environ
     )
