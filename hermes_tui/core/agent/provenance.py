@@ -169,7 +169,7 @@ class ContentIndex:
         tool results, one a line: every run of found 5-word runs holding a new one (`known` as
         in `match`). What an instruction file's gate asks the scanner about."""
         view = threats.normalise(text)
-        spans = [(m.start(), m.end()) for m in _WORD.finditer(view)]
+        spans = [(m.start(), m.end()) for m in _word().finditer(view)]
         grams = _grams([view[a:b].lower() for a, b in spans])
         stretches, start, fresh = [], None, False
         for position, gram in enumerate([*grams, None]):
