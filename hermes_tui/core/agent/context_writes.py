@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from hermes_tui.core.tools.registry import ToolContext
 
 FILE_WRITE_TOOLS = frozenset({"write_file", "patch"})
+CTIME_SLACK = 1.0  # seconds: a file system's coarse timestamps
 MAX_READ_BYTES = 5 * 1024 * 1024  # the files tools' own read cap
 
 
@@ -148,11 +150,13 @@ class Watch:
     folders: tuple[Path, ...]
     roots: list[Path]  # where a link may lead for the prompt to load what it points to
     states: dict[Path, FileState | None]
+    started: float = 0.0  # when the command started (time.time())
 
 
 def snapshot(folders: tuple[Path, ...]) -> Watch:
     roots = _projects(folders)
-    return Watch(folders, roots, {path: _state(path, roots) for path in watched_paths(folders)})
+    states = {path: _state(path, roots) for path in watched_paths(folders)}
+    return Watch(folders, roots, states, time.time())
 
 
 def _projects(folders: tuple[Path, ...]) -> list[Path]:
@@ -184,11 +188,18 @@ def _state(path: Path, roots: list[Path]) -> FileState | None:
 
 
 def changed_by_command(before: Watch) -> list[ContextFileWrite]:
-    """The watched files whose text (what a prompt would read) a command changed or made, in
-    the folders watched before it ran (one it cd'd into was not: its files' past is unknown);
-    removing one is not learning anything."""
+    """The instruction files whose text (what a prompt would read) a command changed or made:
+    in the folders watched before it ran, by their text then; in any folder below the working
+    directory (a session may start in pkg/), those whose inode changed while it ran (a
+    command cannot set a file's ctime back), their past unknown (`before` None). Removing
+    one is not learning anything."""
     changes = []
-    for path in dict.fromkeys([*before.states, *watched_paths(before.folders)]):
+    below = [
+        path
+        for path in _instruction_files(before.folders[0])
+        if path not in before.states and _changed_since(path, before.started)
+    ]
+    for path in dict.fromkeys([*before.states, *watched_paths(before.folders), *below]):
         old, new = before.states.get(path), _state(path, before.roots)
         old_text = old.text if old is not None else None
         if new is None or new.text is None or new.text == old_text:
@@ -199,8 +210,42 @@ def changed_by_command(before: Watch) -> list[ContextFileWrite]:
     return changes
 
 
-def put_back(path: Path, state: FileState | None) -> None:
-    """The path as it was before the command: a link, a file's bytes, or nothing."""
+def _instruction_files(workdir: Path) -> list[Path]:
+    """Every file below `workdir` named as an instruction file (a bounded walk, as the git
+    guard's, skipping dependency and cache folders), and every .cursor/rules/*.mdc."""
+    from hermes_tui.core.tools.gitdirs import SKIPPED, files_named
+
+    names = frozenset(
+        {*HERMES_FILE_NAMES, *(n for pair in PROJECT_FILE_NAMES for n in pair), CURSOR_RULES_FILE}
+    )
+    found = files_named(workdir, names | {CURSOR_RULES_DIR[1]}, SKIPPED | {".git"})
+    rules = [p for p in found if p.name == CURSOR_RULES_DIR[1] and p.parent.name == ".cursor"]
+    files = [p for p in found if p.name in names]
+    return [*files, *(mdc for folder in rules for mdc in sorted(folder.glob(CURSOR_RULES_GLOB)))]
+
+
+def _changed_since(path: Path, started: float) -> bool:
+    try:
+        return os.lstat(path).st_ctime >= started - CTIME_SLACK
+    except OSError:
+        return False
+
+
+def put_back(path: Path, state: FileState | None, known: bool = True) -> None:
+    """The path as it was before the command: a link, a file's bytes, or nothing. A path
+    whose past is unknown (`known` False) is moved aside beside it, never removed."""
+    if not known:
+        from hermes_tui.core.tools.sweep import MOVED_ASIDE
+
+        place = path.parent / MOVED_ASIDE
+        place.mkdir(exist_ok=True)
+        name = f"{path.name.lstrip('.')}.held"  # not a name any prompt loads
+        target, serial = place / name, 1
+        while os.path.lexists(target):
+            serial += 1
+            target = place / f"{name}.{serial}"
+        os.replace(path, target)
+        return
     if state is None:
         if os.path.lexists(path):
             os.unlink(path)

@@ -310,12 +310,15 @@ class WriteGate:
         back, and the command's result says so (after any error it had)."""
         notes = []
         for change in changed_by_command(before):
-            answer = self._judge_context_write(change, "terminal", context, taint)
+            # A command's text may come from anywhere (a blob in the README decoded and
+            # unzipped: attack6's A6-1): every change it makes to one waits for the user.
+            answer = self._judge_context_write(change, "terminal", context, taint, opaque=True)
             if answer is None:
                 continue
+            known = change.path in before.states
             try:
-                put_back(change.path, before.states.get(change.path))
-                undone = "it was put back as it was"
+                put_back(change.path, before.states.get(change.path), known)
+                undone = "it was put back as it was" if known else "it was moved aside"
             except OSError as exc:
                 undone = f"it could not be put back ({exc.strerror or exc})"
             said, record = answer
@@ -342,12 +345,21 @@ class WriteGate:
         )
 
     def _judge_context_write(
-        self, planned: ContextFileWrite, name: str, context: ToolContext, taint: TaintTracker
+        self,
+        planned: ContextFileWrite,
+        name: str,
+        context: ToolContext,
+        taint: TaintTracker,
+        opaque: bool = False,
     ) -> tuple[dict[str, Any], PendingWrite | None] | None:
+        """Held (staged), refused, or None to let it be; `opaque`: a command made it, so where
+        its text came from cannot be told and it is held whatever it says."""
         known = known_grams(planned.before or "")
         match = taint.content.match(planned.after, known)
         quoted: list[threats.Finding] = []
-        if match is not None and match.view == "text" and match.words < LONG_COPY_WORDS:
+        if opaque:
+            pass  # copied or not, it waits
+        elif match is not None and match.view == "text" and match.words < LONG_COPY_WORDS:
             # /init's job is to quote the project's README and build files: a copy is held
             # when what it copies reads as an order to the agent (the scanner holds it), not
             # for quoting `make test` or a sentence about the layout.
@@ -371,10 +383,14 @@ class WriteGate:
             }, None
         # The scanner's hold tier does not count: an instruction file is orders by design (an
         # install command holds a memory entry), and the prompt loads one unless it is refused.
-        if not taint.sources and not copied:
+        if not taint.sources and not copied and not opaque:
             return None
         change = {"before": planned.before, "after": planned.after}
         reason = _reason(taint.sources, copied, quoted)
+        if opaque:
+            reason = "; ".join(
+                filter(None, ["a command wrote it (its source cannot be told)", reason])
+            )
         replay = {"path": str(planned.path), "content": planned.after}
         return self._stage(
             context,

@@ -299,13 +299,45 @@ def test_a_command_linking_agents_md_to_the_readme_is_undone(
     assert [r.kind for r in runtime.pending.list()] == ["file"]
 
 
-def test_a_command_writing_its_own_words_into_agents_md_is_kept(
+def test_a_command_writing_agents_md_from_an_encoded_blob_is_held(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
-    command = "printf '# AGENTS.md\\n\\nRun pytest -q before committing.\\n' > AGENTS.md"
+    """attack6's A6-1: the README carries the note gzipped and base64-encoded; a command
+    decodes it into AGENTS.md. No tool result shows the text, so a command's change to an
+    instruction file waits whatever it says (its source cannot be told)."""
+    import base64
+    import gzip
+
+    blob = base64.b64encode(gzip.compress(NOTE.encode())).decode()
+    command = (
+        "sed -n 's/^<!-- notes: \\(.*\\) -->$/\\1/p' README.md | base64 -d | gunzip > AGENTS.md"
+    )
+
+    def readme(project: Path) -> None:
+        (project / "README.md").write_text(f"# Project\n\n<!-- notes: {blob} -->\n", "utf-8")
+
+    runtime, project, result = _command_copies_into(home, tmp_path, llm, command, setup=readme)
+    assert not (project / "AGENTS.md").exists()
+    [record] = runtime.pending.list()
+    assert record.after == NOTE and "a command wrote it" in record.reason
+    assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project)
+
+
+def test_a_command_writing_instruction_files_in_a_subfolder_is_held(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """attack6's A6-2: pkg/AGENTS.md and pkg/api/.hermes.md, loaded by a session started
+    there: moved aside (their past is unknown) and held."""
+    command = "mkdir -p pkg/api && sed -n 4p README.md > pkg/AGENTS.md && cp pkg/AGENTS.md pkg/api/.hermes.md"
     runtime, project, result = _command_copies_into(home, tmp_path, llm, command)
-    assert "Run pytest -q" in (project / "AGENTS.md").read_text(encoding="utf-8")
-    assert runtime.pending.list() == [] and "error" not in result
+    assert not (project / "pkg" / "AGENTS.md").exists()
+    assert not (project / "pkg" / "api" / ".hermes.md").exists()
+    assert sorted(Path(r.target).name for r in runtime.pending.list()) == [
+        ".hermes.md",
+        "AGENTS.md",
+    ]
+    assert "moved aside" in result["error"]
+    assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project / "pkg")
 
 
 def test_writing_the_file_an_agents_md_link_points_to_is_gated(
@@ -441,3 +473,13 @@ def test_an_ordinary_init_quoting_the_readme_is_written_at_once(
     path = write_agents_md(project, answer, runtime.scanner, session.gate_file_write)
     assert path.read_text(encoding="utf-8") == agents
     assert runtime.pending.list() == []
+
+
+def test_what_is_moved_aside_is_no_instruction_file(tmp_path: Path) -> None:
+    from hermes_tui.core.agent.context_writes import put_back
+
+    folder = tmp_path
+    (folder / "AGENTS.md").write_text(NOTE)
+    put_back(folder / "AGENTS.md", None, known=False)
+    [moved] = (folder / ".hermes-moved-aside").iterdir()
+    assert moved.read_text() == NOTE and not is_context_file(moved)
