@@ -451,7 +451,7 @@ class Agent:
             bounded = self._execute(call, arguments)
             self.taint.observe(call.name, arguments, bounded.result, self.context)
             if gate is not None and watched is not None:
-                bounded = gate.after_command(watched, bounded, self.context, self.taint)
+                bounded = gate.after_command(watched, bounded, self.context, self.taint, arguments)
             outcome = bounded.result
             tool = self.registry.get(call.name)
             ok = bool(outcome.get("success", True))

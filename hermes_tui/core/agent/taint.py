@@ -20,29 +20,20 @@ resumed session replays its stored history.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.core import threats
-from hermes_tui.core.agent.context_writes import (
-    FILE_WRITE_TOOLS,
-    ContextFileWrite,
-    Watch,
-    changed_by_command,
-    planned_context_write,
-    put_back,
-    snapshot,
-    watched_folders,
-)
+from hermes_tui.core.agent.context_gate import ContextFileGate
+from hermes_tui.core.agent.context_gate import held_reason as _reason
+from hermes_tui.core.agent.context_writes import FILE_WRITE_TOOLS
 from hermes_tui.core.agent.provenance import (
     PROJECT_FILE,
     PROJECT_FILE_MAX_CHARS,
     ContentIndex,
     ContentMatch,
-    known_grams,
     result_text,
 )
 from hermes_tui.core.agent.untrusted import indexes_content, inside, untrusted_reason
@@ -52,15 +43,12 @@ from hermes_tui.core.messages import Message
 from hermes_tui.core.pending import PendingStore, PendingWrite
 from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.memory import refusal_payload
-from hermes_tui.core.tools.results import BoundedResult, to_json
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
     from hermes_tui.core.tools.registry import ToolContext
 
 EXCERPT_CHARS = 160
-# Consecutive words an instruction file may quote from a tool result unread by the scanner.
-LONG_COPY_WORDS = 120
 SKILL_WRITE_ACTIONS = frozenset({"create", "patch", "edit", "delete", "write_file", "remove_file"})
 
 
@@ -247,7 +235,7 @@ def _memory_operations(arguments: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-class WriteGate:
+class WriteGate(ContextFileGate):
     """Stages memory and skill writes that a person must approve: tainted ones, and ones the
     scanner holds. Everything else goes through to the tool (which refuses what it must)."""
 
@@ -278,133 +266,9 @@ class WriteGate:
             return self._memory(arguments, context, taint)
         if name == "skill_manage" and arguments.get("action") in SKILL_WRITE_ACTIONS:
             return self._skill(arguments, context, taint)
-        if name in FILE_WRITE_TOOLS and context.approval_mode != "plan":
+        if name in FILE_WRITE_TOOLS and context.approval_mode != "plan":  # AGENTS.md...
             return self.check_file_write(name, arguments, context, taint)
         return None
-
-    def check_file_write(
-        self, name: str, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
-    ) -> tuple[dict[str, Any], PendingWrite | None] | None:
-        """A write_file or patch on an instruction file the prompt loads (AGENTS.md...): held
-        when what it adds copies a tool result or follows untrusted input; refused when the
-        scanner refuses it (attack4's A4-18)."""
-        planned = planned_context_write(name, arguments, context)
-        if planned is None:
-            return None
-        return self._judge_context_write(planned, name, context, taint)
-
-    @staticmethod
-    def before_command(context: ToolContext) -> Watch:
-        """The instruction files a command could change, as they are before it runs."""
-        return snapshot(watched_folders(context))
-
-    def after_command(
-        self,
-        before: Watch,
-        bounded: BoundedResult,
-        context: ToolContext,
-        taint: TaintTracker,
-    ) -> BoundedResult:
-        """Judge the instruction files a command changed (`before`: `before_command`'s, its
-        own result already taken in) as a write_file of them; what is held or refused is put
-        back, and the command's result says so (after any error it had)."""
-        notes = []
-        for change in changed_by_command(before):
-            # A command's text may come from anywhere (a blob in the README decoded and
-            # unzipped: attack6's A6-1): every change it makes to one waits for the user.
-            answer = self._judge_context_write(change, "terminal", context, taint, opaque=True)
-            if answer is None:
-                continue
-            known = change.path in before.states
-            try:
-                put_back(change.path, before.states.get(change.path), known)
-                undone = "it was put back as it was" if known else "it was moved aside"
-            except OSError as exc:
-                undone = f"it could not be put back ({exc.strerror or exc})"
-            said, record = answer
-            why = (
-                f"the change waits for the user's approval (pending {record.id}); do not write "
-                "it again in other words"
-                if record is not None
-                else said["error"]
-            )
-            notes.append(
-                f"the command changed {change.path}, which later sessions load into their "
-                f"system prompt: {why}; {undone}"
-            )
-        if not notes:
-            return bounded
-
-        def told(result: dict[str, Any]) -> dict[str, Any]:
-            error = "; ".join([*([str(result["error"])] if result.get("error") else []), *notes])
-            return {**result, "success": False, "error": error}
-
-        full = told(bounded.full)
-        return dataclasses.replace(
-            bounded, result=told(bounded.result), full=full, full_text=to_json(full)
-        )
-
-    def _judge_context_write(
-        self,
-        planned: ContextFileWrite,
-        name: str,
-        context: ToolContext,
-        taint: TaintTracker,
-        opaque: bool = False,
-    ) -> tuple[dict[str, Any], PendingWrite | None] | None:
-        """Held (staged), refused, or None to let it be; `opaque`: a command made it, so where
-        its text came from cannot be told and it is held whatever it says."""
-        known = known_grams(planned.before or "")
-        match = taint.content.match(planned.after, known)
-        quoted: list[threats.Finding] = []
-        if opaque:
-            pass  # copied or not, it waits
-        elif match is not None and match.view == "text" and match.words < LONG_COPY_WORDS:
-            # /init's job is to quote the project's README and build files: a copy is held
-            # when what it copies reads as an order to the agent (the scanner holds it), not
-            # for quoting `make test` or a sentence about the layout.
-            verdict = self.scanner.assess(taint.content.copied_text(planned.after, known))
-            quoted = [f for f in verdict.findings if threats.tier_of(f) != "flag"]
-            if not quoted:
-                match = None
-        copied = [match] if match is not None else []
-        verdict = self.scanner.assess(planned.added) if planned.added.strip() else None
-        findings = verdict.findings if verdict is not None else ()
-        refused = [f for f in findings if threats.tier_of(f) == "refuse"]
-        if refused:
-            return {
-                "success": False,
-                "error": (
-                    f"not done: {planned.path} is loaded into every later session's system "
-                    f"prompt, and the text added matches {threats.describe(refused)}. It may not "
-                    "hold instructions that override the user, secrets or hidden text."
-                ),
-                "pattern_ids": [finding.id for finding in refused],
-            }, None
-        # The scanner's hold tier does not count: an instruction file is orders by design (an
-        # install command holds a memory entry), and the prompt loads one unless it is refused.
-        if not taint.sources and not copied and not opaque:
-            return None
-        change = {"before": planned.before, "after": planned.after}
-        reason = _reason(taint.sources, copied, quoted)
-        if opaque:
-            reason = "; ".join(
-                filter(None, ["a command wrote it (its source cannot be told)", reason])
-            )
-        replay = {"path": str(planned.path), "content": planned.after}
-        return self._stage(
-            context,
-            "file",
-            str(planned.path),
-            name,
-            "write_file",
-            replay,
-            change,
-            reason,
-            taint,
-            copied,
-            workdir=str(context.workdir),
-        )
 
     def _memory(
         self, arguments: dict[str, Any], context: ToolContext, taint: TaintTracker
@@ -593,16 +457,3 @@ class WriteGate:
 
 def _copies(taint: TaintTracker, texts: list[str]) -> list[ContentMatch]:
     return [match for text in texts if (match := taint.content.match(text)) is not None]
-
-
-def _reason(
-    sources: list[TaintSource], copied: list[ContentMatch], held: list[threats.Finding]
-) -> str:
-    """Why a write is held, the most specific first: what it copies, then the channel, then the
-    scanner."""
-    parts = [copied[0].describe()] if copied else []
-    if sources:
-        parts.append("tainted: the conversation read untrusted content")
-    if held:
-        parts.append(f"the scanner holds it: {threats.describe(held)}")
-    return "; ".join(parts)

@@ -483,3 +483,13 @@ def test_what_is_moved_aside_is_no_instruction_file(tmp_path: Path) -> None:
     put_back(folder / "AGENTS.md", None, known=False)
     [moved] = (folder / ".hermes-moved-aside").iterdir()
     assert moved.read_text() == NOTE and not is_context_file(moved)
+
+
+def test_a_command_writing_agents_md_in_its_own_typed_words_is_kept(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """Every line it adds is in the command as typed (a here-doc): judged as a write_file."""
+    command = "cat > AGENTS.md <<'EOF'\n# AGENTS.md\n\nRun pytest -q before committing.\nEOF"
+    runtime, project, result = _command_copies_into(home, tmp_path, llm, command)
+    assert "Run pytest -q" in (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert runtime.pending.list() == [] and "error" not in result
