@@ -20,6 +20,7 @@ resumed session replays its stored history.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -338,14 +339,15 @@ class WriteGate(ContextFileGate):
             # A4-12: a text memory held went into a new skill of the agent's as it was).
             alone = [f for f in verdict.findings if f not in joined]
             held.extend(f for f in joined + alone if threats.tier_of(f) == "hold")
-        if not taint.sources and not copied and not held:
+        split = self._split_exfiltration(arguments, texts)
+        if not taint.sources and not copied and not held and not split:
             return None
         name = str(arguments.get("name") or "")
         action = str(arguments.get("action"))
         planned = self._planned_skill(arguments)
         if "error" in planned:
             return {"success": False, "error": planned["error"]}, None
-        reason = _reason(taint.sources, copied, held)
+        reason = "; ".join(filter(None, [_reason(taint.sources, copied, held), split]))
         return self._stage(
             context,
             "skill",
@@ -358,6 +360,28 @@ class WriteGate(ContextFileGate):
             taint,
             copied,
         )
+
+    def _split_exfiltration(self, arguments: dict[str, Any], texts: list[str]) -> str | None:
+        """The skill's files with this write, read together (skills/exfil.py): credentials
+        read in one and data sent in another waits for the user."""
+        from hermes_tui.core.skills.exfil import split_exfiltration
+
+        action = arguments.get("action")
+        if action in ("delete", "remove_file") or not texts:
+            return None
+        written = (
+            str(arguments.get("file_path") or "SKILL.md") if action != "create" else "SKILL.md"
+        )
+        files: dict[str, str] = {}
+        skill = self.skills.get(str(arguments.get("name") or ""))
+        if skill is not None and action != "create":
+            for path in sorted(skill.directory.rglob("*"))[:100]:
+                relative = path.relative_to(skill.directory).as_posix()
+                if path.is_file() and not path.is_symlink() and relative != written:
+                    with contextlib.suppress(OSError, UnicodeDecodeError):
+                        files[relative] = path.read_bytes()[: 1 << 20].decode("utf-8")
+        files[written] = "\n".join(texts)
+        return split_exfiltration(files)
 
     def _planned_skill(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """{before, after} of the skill file the call would change, or {error}."""

@@ -35,8 +35,10 @@ from hermes_tui.core import threats
 
 # A credential location as a path component: the folder or file itself, not `foo.ssh`.
 _CRED_NAMES = (
-    r"ssh|aws|gnupg|azure|password-store|netrc|git-credentials|pypirc|npmrc|pgpass|vault-token"
-    r"|kube/config|docker/config\.json|gem/credentials|config/(?:gh|gcloud|hub)\b"
+    r"ssh|aws(?!/config\b)|gnupg|azure|password-store|netrc|git-credentials|pypirc|npmrc|pgpass"
+    r"|vault-token|kube/config|docker/config\.json|gem/credentials|config/(?:gh|gcloud|hub|rclone)\b"
+    r"|cargo/credentials|terraform\.d/credentials|boto|s3cfg|m2/settings\.xml|\w+_history"
+    r"|hermes/\.env"
 )
 _CREDENTIAL = re.compile(
     rf"(?<![\w.\-])\.(?:{_CRED_NAMES})(?![\w\-])"
@@ -46,7 +48,14 @@ _CREDENTIAL = re.compile(
     r"|\b(?:tar|zip|7z|rsync|scp)\b[^\n|;&]*?\s[\"']?(?:~|\$\{?HOME\}?)/?[\"']?(?=\s|$|[|;&)])"
     r"|-C\s*[\"']?(?:~|\$\{?HOME\}?)/?[\"']?\s+\.(?=\s|$|[|;&)])"
     r"|\bfind\s+[\"']?(?:~|\$\{?HOME\}?)[^\n|;]*-i?(?:name|path)\s+[\"']?\S*"
-    r"(?:id_|credentials|netrc|\.pem|\.key)",
+    r"(?:id_|credentials|netrc|\.pem|\.key)"
+    # The home's own .env, and the programs that print a stored credential.
+    r"|(?:~|\$\{?HOME\}?|homedir\(\)|home\(\))/\.env\b"
+    r"|\bgh\s+auth\s+token\b|\bgit\s+(?:config\b[^\n|;]*credential|credential\s+fill)"
+    r"|\baws\s+configure\s+(?:export-credentials|get)\b|\bgcloud\s+auth\s+print-\w+-token"
+    r"|\baz\s+account\s+get-access-token|\bkubectl\s+config\s+view\b[^\n|;]*--raw"
+    r"|\bsecurity\s+find-\w+-password|\bsecret-tool\s+lookup|\bpass\s+show\b|\bop\s+read\b"
+    r"|\bdocker-credential-\w+|\bvault\s+(?:read|kv\s+get)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # A home path whose first component is a glob (`~/.a*s/…`, `$HOME/.[s]sh`): matched against
@@ -59,7 +68,10 @@ _NOT_A_READ = re.compile(
     r"\S*\.ssh/(?:known_hosts|authorized_keys|config)\b\S*|\S+\.pub\b\S*"
     r"|(?:\s-i|IdentityFile[= ]|ssh-add\b)\s*\S+"
     r"|\b(?:chmod|chown)\s+(?:-R\s+)?\S+\s+\S+|\bmkdir\s+(?:-p\s+)?\S+|\bssh-keygen\b[^\n]*"
-    r"|(?:\btest|\[\[?)\s+-[edfrsw]\s+\S+|>>?\s*\S+",
+    r"|(?:\btest|\[\[?)\s+-[edfrsw]\s+\S+|>>?\s*\S+|\becho\s+'[^'\n]*'"
+    # A credential file handed to the tool that uses it is a use, not a read for sending.
+    r"|--(?:kubeconfig|homedir|config-file|credentials-file|profile)[= ]\s*\S+"
+    r"|\b(?:KUBECONFIG|AWS_CONFIG_FILE|AWS_SHARED_CREDENTIALS_FILE|GNUPGHOME)=\S+",
     re.IGNORECASE,
 )
 _ENV_DUMP = re.compile(
@@ -84,7 +96,12 @@ _SENDS = re.compile(
     r"|smtplib|ftplib|paramiko|socket|pycurl|websockets?)\b|\burlopen\(|\brequests\.\w+\("
     r"|\burllib\.request\b|\bhttp\.client\b|\bsocket\.(?:socket|create_connection)\b"
     r"|\brequire\(\s*['\"](?:https?|net|tls|dgram|axios|node-fetch)['\"]\s*\)"
-    r"|\bfetch\(|\baxios\.\w+\(|\bXMLHttpRequest\b|\bInvoke-(?:WebRequest|RestMethod)\b",
+    r"|\bfetch\(|\baxios\.\w+\(|\bXMLHttpRequest\b|\bInvoke-(?:WebRequest|RestMethod)\b"
+    # httpie, DNS and ICMP, publishing, and other languages' clients.
+    r"|(?:^|[;&|(`]|\$\(|\bdo\b|\bthen\b)\s*(?:https?|host|getent\s+hosts)\s+\S|\bping\b[^\n|;]*\s-p\b"
+    r"|\bgh\s+(?:gist|api|release\s+upload|issue\s+create)\b|\b(?:npm|cargo)\s+publish\b"
+    r"|\btwine\s+upload\b|\b(?:LWP|HTTP::Tiny|IO::Socket|Net::HTTP)\b|\bNet\.WebClient\b"
+    r"|\brequire\(\s*['\"]http2['\"]\s*\)|\bfile_get_contents\(\s*['\"]https?:|\bfsockopen\(",
     re.IGNORECASE | re.MULTILINE,
 )
 _ASSIGNMENT = re.compile(
@@ -92,6 +109,7 @@ _ASSIGNMENT = re.compile(
     r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)",
     re.MULTILINE,
 )
+_CHR = re.compile(r"\bchr\((\d{1,7})\)")
 _JOINED_LITERALS = re.compile(r"(['\"])\s*\+\s*\1")
 _ADJACENT_LITERALS = re.compile(r"(['\"])\s+\1")  # Python's '.a' 'ws' (in shell: two words)
 _PROSE_ORDER = re.compile(r"\|\s*\w|https?://|/dev/(?:tcp|udp)/")
@@ -124,6 +142,7 @@ def expand_shell_variables(text: str) -> str:
 def _readings(text: str) -> Iterator[str]:
     """The unit as written, with shell variables expanded and string literals joined, then in
     the scanner's decodings."""
+    text = _CHR.sub(lambda m: repr(chr(int(m.group(1)) % 0x110000)), text)  # chr(46) → '.'
     joined = _JOINED_LITERALS.sub("", text)
     yield joined
     yield expand_shell_variables(joined)
@@ -238,3 +257,26 @@ def exfiltration(text: str, file: str) -> list[tuple[int, str, str]]:
                 )
             )
     return found
+
+
+def split_exfiltration(files: dict[str, str]) -> str | None:
+    """When a skill's files, each harmless alone, together read credentials (or dump the
+    environment) in one place and send data off the machine in another (`a.sh` tars ~/.ssh to
+    /tmp, `b.sh` curls it; two fenced blocks of SKILL.md: attack6's A6-4): what and where, for
+    the write gate to hold (a split is ordinary in real skills too, so the user decides)."""
+    reads: tuple[str, str] | None = None
+    sends: tuple[str, str] | None = None
+    for file, text in files.items():
+        for _line, unit in units(text, file):
+            what = reads_credentials(unit) or dumps_environment(unit)
+            how = sends_off_machine(unit)
+            if what and how:
+                return None  # one unit does both: the guard refuses it (dangerous)
+            reads = reads or ((file, what) if what else None)
+            sends = sends or ((file, how) if how else None)
+    if reads and sends:
+        return (
+            f"the skill's files read {reads[1]} ({reads[0]}) and send data off the "
+            f"machine ({sends[1]}, {sends[0]})"
+        )
+    return None
