@@ -214,3 +214,11 @@ def test_ordinary_encoded_words_are_left_alone() -> None:
         base64.b64encode(b"an ordinary config value, nothing secret").decode()
     )
     assert Redactor({"DB_TOKEN": KEY}).text(text) == text
+
+
+def test_numbers_in_a_row_are_not_a_wordy_piece_of_a_value() -> None:
+    """`seq 1 200000` decodes, as decimal bytes, to "0123456789" at 48..57: a piece of digits
+    alone is no piece (a value ending in 0123456789 blanked those lines of the output)."""
+    token = "ghp_e2eSecretValue0123456789"
+    text = "\n".join(str(n) for n in range(1, 2001))
+    assert Redactor({"GITHUB_TOKEN": token}).text(text) == text
