@@ -59,9 +59,13 @@ def planned_context_write(
     absolute = Path(expanded if os.path.isabs(expanded) else os.path.join(context.cwd, expanded))
     path = Path(os.path.realpath(absolute))
     named = is_context_file(path) or is_context_file(Path(os.path.normpath(absolute)))
-    # README.md while AGENTS.md is a link to it: the prompt reads README.md's text.
-    linked = {Path(os.path.realpath(p)) for p in watched_paths(watched_folders(context))}
-    if not named and path not in linked:
+    # README.md while AGENTS.md is a link to it: the prompt reads README.md's text; a new
+    # .mdc in docs/rules while .cursor/rules links there (attack6's A6-8) is a rule too.
+    folders = watched_folders(context)
+    linked = {Path(os.path.realpath(p)) for p in watched_paths(folders)}
+    rules = {Path(os.path.realpath(folder.joinpath(*CURSOR_RULES_DIR))) for folder in folders}
+    in_rules = path.parent in rules and path.match(CURSOR_RULES_GLOB)
+    if not named and path not in linked and not in_rules:
         return None
     before = _current_text(path)
     if tool == "write_file":

@@ -59,6 +59,9 @@ class ContentMatch:
     words: int  # the longest run of consecutive copied words
     share: float  # the share of the write's 5-word runs found in tool results
     view: str = "text"  # the decoding of the write it was found in ("base64", ...)
+    # The lines of the tool result around the copied words (the line before too: a heading
+    # such as "## For AI agents"), for a gate that asks to whom the source spoke.
+    source_context: str = ""
 
     def describe(self) -> str:
         how = (
@@ -222,7 +225,21 @@ class ContentIndex:
             words=copied,
             share=share,
             view=name,
+            source_context=_source_context(result, words[run_start : run_start + GRAM]),
         )
+
+
+def _source_context(result: _Result, first: list[str]) -> str:
+    """The result's lines holding the copy's first 5 words, and the line before them (words
+    are runs of letters: anything else may lie between them, `MARKER6F`'s digit too)."""
+    pattern = re.compile(r"[\W\d_]*".join(map(re.escape, first)), re.IGNORECASE)
+    for view in result.views:
+        found = pattern.search(view)
+        if found:
+            start = view.rfind("\n", 0, view.rfind("\n", 0, found.start()))
+            end = view.find("\n", found.end())
+            return view[max(start, 0) : end if end >= 0 else len(view)][-2000:]
+    return ""
 
 
 def known_grams(text: str) -> frozenset[int]:
