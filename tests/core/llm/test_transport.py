@@ -154,8 +154,9 @@ def _ca_count(context: ssl.SSLContext) -> int:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_a_plain_http_server_loads_no_trust_store_until_an_https_request(kind: str) -> None:
-    """A local model server speaks http: its client verifies https like any other, but loads
-    the system's CA bundle (megabytes, tens of milliseconds) only when an https URL comes."""
+    """A local model server speaks http: its client verifies https like any other, but makes
+    an SSL context, and loads the system's CA bundle (megabytes, tens of milliseconds), only
+    when an https URL comes."""
     import httpcore2
     import httpx2
 
@@ -163,7 +164,7 @@ def test_a_plain_http_server_loads_no_trust_store_until_an_https_request(kind: s
     with FakeLLM(default=Reply(text="over http")) as llm:
         provider = _provider(kind, llm)
         http_client = provider._client._client
-        assert _ca_count(http_client._transport._pool._ssl_context) == 0
+        assert http_client._transport._pool._ssl_context is None  # no TLS: no SSL context
         (deferred,) = [t for t in http_client._mounts.values() if t is not None]
         assert Call(provider).ended.wait(BOUND)
         assert deferred.inner is None, "a plain-http turn made the https transport"
