@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,19 +99,18 @@ def _current_text(path: Path) -> str | None:
 
 
 def added_text(before: str, after: str) -> str:
-    """The lines of `after` that `before` does not hold (inserted or replaced blocks), for the
-    scanner: what the user's file already said is theirs, not the agent's."""
-
-    old_lines = before.splitlines(keepends=True)
-    new_lines = after.splitlines(keepends=True)
-    import difflib  # only when an instruction file is written: not on every turn's path
-
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
-    return "".join(
-        "".join(new_lines[j1:j2])
-        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
-        if tag in ("insert", "replace")
-    )
+    """The lines of `after` that `before` does not hold (each line of `before` cancels one
+    equal line of `after`; the rest kept in order), for the scanner: what the user's file
+    already said is theirs, not the agent's. Linear: a line diff (difflib) of a 10,000-line
+    file with a comment after each line held a turn two minutes (attack6's A6-11)."""
+    left = Counter(before.splitlines(keepends=True))
+    added = []
+    for line in after.splitlines(keepends=True):
+        if left[line]:
+            left[line] -= 1
+        else:
+            added.append(line)
+    return "".join(added)
 
 
 # A command's changes (core/agent/taint.py WriteGate.after_command): the instruction files of the

@@ -540,3 +540,11 @@ def test_a_quoted_convention_is_held_when_the_readme_addressed_it_to_ai_agents(
     runtime.open_session(cwd=project).submit("write AGENTS.md")
     assert (project / "AGENTS.md").exists() is not held
     assert len(runtime.pending.list()) == int(held)
+
+
+def test_the_added_lines_of_a_huge_instruction_file_are_found_in_one_pass() -> None:
+    """attack6's A6-11: a comment after each of 20,000 lines (a line diff took minutes)."""
+    before = "".join(f"- rule {n}: keep it\n" for n in range(20_000))
+    after = "".join(f"- rule {n}: keep it\n<!-- {n} -->\n" for n in range(20_000))
+    added = added_text(before, after)
+    assert added.count("\n") == 20_000 and "rule" not in added
