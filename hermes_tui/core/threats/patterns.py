@@ -200,7 +200,8 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
         r"(?:system|developers?|admin(?:istrator)?s?|anthropic|openai|nous|hermes\s+team|operator)"
         r"(?=[^\n]{0,80}\b(?:disabled|suspended|unrestricted|no\s+longer|skip|off\b|approval|bypass"
         r"|ignore|without))"
-        r"|^\s*\[?\s*(?:system|admin|developer)\s+(?:message|notice|override|instruction)\s*\]?\s*:"
+        r"|^[^\S\n]*+(?:\[\s*+)?(?:system|admin|developer)\s+(?:message|notice|override|instruction)"
+        r"\s*+(?:\]\s*+)?:"
         r"|\bdeveloper\s+override\s*:"
         r"|\b(?:the\s+)?(?:user|operator)\s+(?:has\s+)?(?:pre-?approved|authori[sz]ed|agreed\s+to)\s+"
         r"(?:all\b|this\b|unrestricted)",
@@ -259,7 +260,7 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
     # Markdown image exfiltration: the client fetches the URL and its query carries data.
     (
         r"!?\[[^\]\n]{0,200}\]\(\s*<?(?:[a-z][\w+.-]*:)?//[^)\s]*(?:\?|\{|\$|%7b|<)"
-        r"|^\s*\[[^\]\n]+\]:\s*(?:[a-z][\w+.-]*:)?//\S*\?"
+        r"|^[^\S\n]*+\[[^\]\n]+\]:\s*(?:[a-z][\w+.-]*:)?//\S*\?"
         r"|\b(?:https?|ftp)://[^\s)]*(?:\{\{?\s*[\w.]+\s*\}?\}|\$\{?[a-z_]+\}?|%7b[\w.]+%7d)",
         "markdown_exfiltration",
         "exfiltration",
@@ -373,15 +374,14 @@ TABLE: tuple[tuple[str, str, str, Severity, str], ...] = (
         r"|<\|start_header_id\|>\s*(?:system|developer)|\[/?INST\]|<</?SYS>>"
         r"|<\s*/?\s*(?:system|system[_-]?(?:instructions?|prompt|message|override)|developer"
         r"|sys|admin|instructions)\s*>"
-        r"|^\s*#{2,}\s*(?:system|instructions?|developer|new\s+instructions|система|sistema|système"
-        r"|systeme|systeem|systemu|anweisungen|instrucciones|инструкции|系统|システム|시스템)\s*"
-        r"(?:prompt|message)?"
-        r"\s*:"
+        r"|^[^\S\n]*+#{2,}\s*(?:system|instructions?|developer|new\s+instructions|система|sistema"
+        r"|système|systeme|systeem|systemu|anweisungen|instrucciones|инструкции|系统|システム|시스템)"
+        r"\s*+(?:(?:prompt|message)\s*+)?:"
         r"|[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']"
-        r"|^\s*(?:human|user)\s*:[^\n]*\n+\s*assistant\s*:"
+        r"|^[^\S\n]*+(?:human|user)\s*:[^\n]*\n\s*+assistant\s*:"
         r"|\[(?:system|developer|admin)\]\(#[^)]*\)"
         r"|\bBEGIN\s+(?:SYSTEM\s+PROMPT|SYSTEM\s+INSTRUCTIONS|ADMIN\s+INSTRUCTIONS)\b"
-        r"|^\W*(?:system|admin|root|developer|operator)\s+(?:override|command|directive"
+        r"|^[^\w\n]*+(?:system|admin|root|developer|operator)\s+(?:override|command|directive"
         r"|instruction)s?\s*(?:>+|:|-+|\]|!)"
         r"|<\s*/\s*(?:user_?(?:memory|input|message|data|content)|untrusted[\w-]*|document"
         r"|tool_?(?:output|result))\s*>",
