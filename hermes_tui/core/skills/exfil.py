@@ -74,9 +74,12 @@ _NOT_A_READ = re.compile(
     r"|\b(?:KUBECONFIG|AWS_CONFIG_FILE|AWS_SHARED_CREDENTIALS_FILE|GNUPGHOME)=\S+",
     re.IGNORECASE,
 )
+# (A line start reads only its own line's blanks, and no blank run is split between two
+# quantifiers: a skill with thousands of blank lines was read again from each; test_linear_patterns.)
 _ENV_DUMP = re.compile(
-    r"(?:^|[;&|(`]|\$\()\s*(?:env|printenv|export(?:\s+-p)?|declare\s+-[px]|set)(?:\s+-\w+)*\s*(?:\||>|\)|`)"
-    r"|\b(?:check_output|run|Popen|getoutput)\(\s*\[?\s*['\"](?:env|printenv)['\"]"
+    r"(?:^[^\S\n]*+|(?:[;&|(`]|\$\()\s*)(?:env|printenv|export(?:\s+-p)?|declare\s+-[px]|set)"
+    r"(?:\s+-\w+)*\s*+(?:\||>|\)|`)"
+    r"|\b(?:check_output|run|Popen|getoutput)\(\s*+(?:\[\s*+)?['\"](?:env|printenv)['\"]"
     r"|/proc/(?:self|\d+|\$\$|\*|\$\w+)/environ"
     r"|(?:json\.dumps|str|repr|bytes|pickle\.dumps|urlencode)\(\s*(?:dict\(\s*)?(?:os\.)?environb?\b"
     r"|\b(?:data|json|params|body|files|content)\s*=\s*(?:dict\(\s*)?(?:\{\s*\*\*\s*)?(?:os\.)?environb?\b"
