@@ -64,8 +64,10 @@ _HOME_GLOB = re.compile(r"(?:~|\$\{?HOME\}?)/([^/\s\"']*[*?\[][^/\s\"']*)")
 _CRED_DIRS = (".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".netrc", ".git-credentials")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\([0-7]{3})")
 # Uses of a key or of a harmless file beside the keys, taken out before looking for a read.
+# (Its first two start only where a word starts: the same matches, since each would match from
+# there too, but a long word is read once, not from each of its characters.)
 _NOT_A_READ = re.compile(
-    r"\S*\.ssh/(?:known_hosts|authorized_keys|config)\b\S*|\S+\.pub\b\S*"
+    r"(?<!\S)\S*\.ssh/(?:known_hosts|authorized_keys|config)\b\S*|(?<!\S)\S+\.pub\b\S*"
     r"|(?:\s-i|IdentityFile[= ]|ssh-add\b)\s*\S+"
     r"|\b(?:chmod|chown)\s+(?:-R\s+)?\S+\s+\S+|\bmkdir\s+(?:-p\s+)?\S+|\bssh-keygen\b[^\n]*"
     r"|(?:\btest|\[\[?)\s+-[edfrsw]\s+\S+|>>?\s*\S+|\becho\s+'[^'\n]*'"
