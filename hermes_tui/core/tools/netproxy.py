@@ -3,7 +3,8 @@
 It listens on a Unix socket that the sandbox binds in (sandbox.py bridges it to
 127.0.0.1:3128 with socat, and sets HTTP(S)_PROXY). It speaks HTTP CONNECT (for HTTPS and
 anything tunnelled) and plain HTTP with an absolute URL. A host on the allowlist (exact, or a
-subdomain of an entry, unless it is one of the registries' publishing hosts) goes through; any
+subdomain of an entry, unless it is one of the registries' publishing hosts) goes through; in a
+tunnel, so does the name its TLS hello asks for, when it is another (tls_hello.py); any
 other host is put to `ask(host, command)`, which answers "once" (this connection), "session"
 (a host the conversation's approvals already allowed for the session: they keep that grant,
 approvals.py) or "deny".
@@ -22,11 +23,14 @@ import socket
 import socketserver
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from hermes_tui.core.tools import tls_hello
 
 Decision = Literal["once", "session", "deny"]
 Ask = Callable[[str, str], Decision]
@@ -185,9 +189,56 @@ class _Handler(socketserver.StreamRequestHandler):
             upstream.settimeout(IDLE_TIMEOUT)
             if connect:
                 self.connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                hello = self._hello(host, port, upstream)
+                if hello is None:
+                    return  # a TLS session for another host, not allowed: closed
+                first = hello
             if first:
                 upstream.sendall(first)
             _pipe(self.connection, upstream)
+
+    def _hello(self, host: str, port: int, upstream: socket.socket) -> bytes | None:
+        """The client's first bytes in a tunnel, or None when they open a TLS session for a
+        host other than `host` that is not allowed (or asked and refused), or a malformed or
+        nameless one to a named host (A6-7: a CDN's address serves every site by that name).
+        A protocol where the server speaks first is left alone."""
+        data = b""
+        deadline = time.monotonic() + HELLO_SECONDS
+        while len(data) <= MAX_HELLO:
+            left = deadline - time.monotonic()
+            ready = select.select([self.connection, upstream], [], [], max(left, 0))[0]
+            if self.connection not in ready:
+                break  # the server speaks first, or the client is silent: nothing to judge
+            chunk = self.connection.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+            kind, name = tls_hello.hello_name(data)
+            if kind == "other":
+                return data
+            if kind == "hello":
+                wanted = host.lower().rstrip(".")
+                if name is None:
+                    return data if _is_address(wanted) else None
+                if name == wanted or self.server.state.decide(name, port).allowed:
+                    return data
+                return None
+        kind, _ = tls_hello.hello_name(data)
+        return None if data and kind == "more" else data  # a hello cut short: not judged
+
+
+HELLO_SECONDS = 5.0  # for the client's first bytes in a tunnel
+MAX_HELLO = 32 * 1024  # a ClientHello with post-quantum key shares is about 2 KB
+
+
+def _is_address(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
 
 
 LOCAL = "a private or local address; commands reach those only when terminal.network_allow lists it"

@@ -3,6 +3,7 @@ next poll."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from hermes_tui.core.tools.netproxy import FilteringProxy
@@ -114,3 +115,67 @@ def test_publishing_hosts_and_gos_relays_ask_though_their_registries_are_listed(
     assert all(host_allowed(host, allow) for host in [*downloads, "static.crates.io"])
     # A user who means to publish from the sandbox lists the host itself.
     assert host_allowed("upload.pypi.org", [*allow, "upload.pypi.org"])
+
+
+def _client_hello(name: str) -> bytes:
+    """The first bytes Python's TLS client sends asking for `name` (no socket needed)."""
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing, server_hostname=name)
+    with contextlib.suppress(ssl.SSLWantReadError):  # no server: the hello is all it sends
+        tls.do_handshake()
+    return outgoing.read()
+
+
+def test_a_tunnel_carries_tls_only_for_the_host_it_was_allowed_for() -> None:
+    """A6-7: `CONNECT <listed>:443` then a TLS hello asking for upload.pypi.org (or anyone's
+    site on the same CDN, whose addresses serve every customer by that name): the name in the
+    hello is judged like the CONNECT name, asked (denied here) and the tunnel closed; a hello
+    for the listed host itself goes through whole."""
+    import socket
+
+    upstream = socket.socket()
+    upstream.bind(("127.0.0.1", 0))
+    upstream.listen(4)
+    received: list[bytes] = []
+
+    def serve() -> None:
+        for _ in range(2):
+            peer, _ = upstream.accept()
+            peer.settimeout(10)
+            data = b""
+            with contextlib.suppress(OSError):
+                while chunk := peer.recv(65536):
+                    data += chunk
+            received.append(data)
+            peer.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    asked: list[str] = []
+    proxy = FilteringProxy(["localhost"], ask=lambda host, _cmd: asked.append(host) or "deny")
+    proxy.start()
+    try:
+        for name in ("upload.pypi.org", "localhost"):
+            client = socket.socket(socket.AF_UNIX)
+            client.settimeout(20)
+            client.connect(str(proxy.socket_path))
+            port = upstream.getsockname()[1]
+            client.sendall(f"CONNECT localhost:{port} HTTP/1.1\r\n\r\n".encode())
+            assert client.recv(4096).startswith(b"HTTP/1.1 200")
+            client.sendall(_client_hello(name))
+            client.shutdown(socket.SHUT_WR)
+            with contextlib.suppress(OSError):
+                while client.recv(4096):
+                    pass
+            client.close()
+        server.join(20)
+    finally:
+        proxy.close()
+        upstream.close()
+    assert asked == ["upload.pypi.org"]
+    assert received[0] == b""  # the tunnel closed before a byte of that session went up
+    assert received[1].startswith(b"\x16\x03") and b"localhost" in received[1]  # the hello
+    assert b"upload.pypi.org" not in b"".join(received)
