@@ -26,16 +26,21 @@ def test_close_stops_the_serving_thread_at_once_however_rarely_it_polls() -> Non
     assert not proxy.socket_path.exists() and not proxy.socket_path.parent.exists()
 
 
-def _through(proxy: FilteringProxy, target: str) -> bytes:
+def _ask(proxy: FilteringProxy, request: str) -> bytes:
+    """The proxy's first answer to `request`, sent as a sandboxed command's client would."""
     import socket
 
     client = socket.socket(socket.AF_UNIX)
     client.settimeout(20)
     client.connect(str(proxy.socket_path))
-    client.sendall(f"GET http://{target}/ HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+    client.sendall(request.encode())
     answer = client.recv(4096)
     client.close()
     return answer
+
+
+def _through(proxy: FilteringProxy, target: str) -> bytes:
+    return _ask(proxy, f"GET http://{target}/ HTTP/1.1\r\nHost: {target}\r\n\r\n")
 
 
 def test_the_hosts_own_loopback_is_reached_only_when_listed() -> None:
@@ -79,15 +84,7 @@ def test_the_hosts_own_loopback_is_reached_only_when_listed() -> None:
 
 
 def _connect(proxy: FilteringProxy, host: str) -> bytes:
-    import socket
-
-    client = socket.socket(socket.AF_UNIX)
-    client.settimeout(20)
-    client.connect(str(proxy.socket_path))
-    client.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n".encode())
-    answer = client.recv(4096)
-    client.close()
-    return answer
+    return _ask(proxy, f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n")
 
 
 def test_publishing_hosts_and_gos_relays_ask_though_their_registries_are_listed() -> None:
