@@ -148,11 +148,16 @@ class _Handler(socketserver.StreamRequestHandler):
         host, _, port = authority.rpartition(":") if ":" in authority else (authority, "", "80")
         if not port.isdigit():
             return self._reply(400, "bad port")
+        # The Host header is the URL's authority, the host judged (RFC 9112 3.2.2: a proxy
+        # replaces it): a client's own `Host: other.example` would have a CDN in front of an
+        # allowed host serve, or relay to, another site (attack6's A6-7 addendum).
         kept = [
-            line for line in lines[1:] if not line.lower().startswith(("proxy-", "connection:"))
+            line
+            for line in lines[1:]
+            if line and not line.lower().startswith(("proxy-", "connection:", "host:"))
         ]
-        request = f"{method} /{path if slash else ''} {version}\r\n" + "\r\n".join(kept)
-        request += "\r\nConnection: close\r\n\r\n"
+        head_lines = [f"{method} /{path if slash else ''} {version}", f"Host: {authority}", *kept]
+        request = "\r\n".join([*head_lines, "Connection: close"]) + "\r\n\r\n"
         return self._tunnel(host, int(port), request.encode("latin-1") + rest, connect=False)
 
     def _reply(self, status: int, text: str) -> None:

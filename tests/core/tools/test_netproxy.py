@@ -176,3 +176,46 @@ def test_a_tunnel_carries_tls_only_for_the_host_it_was_allowed_for() -> None:
     assert received[0] == b""  # the tunnel closed before a byte of that session went up
     assert received[1].startswith(b"\x16\x03") and b"localhost" in received[1]  # the hello
     assert b"upload.pypi.org" not in b"".join(received)
+
+
+def test_plain_http_carries_the_host_it_was_judged_for_not_the_clients_host_header() -> None:
+    """A6-7's plain-HTTP half: `GET http://<allowed host>/` with `Host: other.example` would
+    have a CDN in front of the allowed host serve (or relay to) another site. The request that
+    leaves the proxy names the URL's host, once."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received: list[bytes] = []
+
+    def serve() -> None:
+        connection, _ = server.accept()
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+        received.append(head)
+        connection.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+        connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    proxy = FilteringProxy(["127.0.0.1"])
+    proxy.start()
+    try:
+        request = (
+            f"GET http://127.0.0.1:{port}/simple/ HTTP/1.1\r\nHost: evil.example\r\n"
+            "Accept: */*\r\nProxy-Authorization: x\r\n\r\n"
+        )
+        assert _ask(proxy, request).startswith(b"HTTP/1.1 204")
+    finally:
+        proxy.close()
+        server.close()
+    lines = received[0].decode("latin-1").split("\r\n")
+    assert lines[0] == "GET /simple/ HTTP/1.1"
+    assert [line for line in lines if line.lower().startswith("host:")] == [
+        f"Host: 127.0.0.1:{port}"
+    ]
+    assert "Accept: */*" in lines and "Connection: close" in lines
+    assert not any(line.lower().startswith("proxy-") for line in lines)
