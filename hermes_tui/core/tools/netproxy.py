@@ -151,10 +151,16 @@ class _Handler(socketserver.StreamRequestHandler):
         # The Host header is the URL's authority, the host judged (RFC 9112 3.2.2: a proxy
         # replaces it): a client's own `Host: other.example` would have a CDN in front of an
         # allowed host serve, or relay to, another site (attack6's A6-7 addendum).
+        # A header folded onto the next line (obs-fold) or spelled `Host :` could carry a name
+        # past that test: refused (RFC 9112 5.2 lets a proxy reject a folded header).
+        if any(line[:1] in (" ", "\t") for line in lines[1:]):
+            return self._reply(400, "folded header lines are not accepted")
         kept = [
             line
             for line in lines[1:]
-            if line and not line.lower().startswith(("proxy-", "connection:", "host:"))
+            if line
+            and line.partition(":")[0].strip().lower() not in ("host", "connection")
+            and not line.lower().startswith("proxy-")
         ]
         head_lines = [f"{method} /{path if slash else ''} {version}", f"Host: {authority}", *kept]
         request = "\r\n".join([*head_lines, "Connection: close"]) + "\r\n\r\n"

@@ -181,41 +181,51 @@ def test_a_tunnel_carries_tls_only_for_the_host_it_was_allowed_for() -> None:
 def test_plain_http_carries_the_host_it_was_judged_for_not_the_clients_host_header() -> None:
     """A6-7's plain-HTTP half: `GET http://<allowed host>/` with `Host: other.example` would
     have a CDN in front of the allowed host serve (or relay to) another site. The request that
-    leaves the proxy names the URL's host, once."""
+    leaves the proxy names the URL's host, once; a `Host :` spelling is dropped too, and a
+    header folded onto the next line is refused."""
     import socket
 
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
-    received: list[bytes] = []
+    received: list[list[str]] = []
 
     def serve() -> None:
-        connection, _ = server.accept()
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = connection.recv(4096)
-            if not chunk:
-                break
-            head += chunk
-        received.append(head)
-        connection.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
-        connection.close()
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            received.append(head.decode("latin-1").split("\r\n"))
+            connection.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+            connection.close()
 
     threading.Thread(target=serve, daemon=True).start()
     proxy = FilteringProxy(["127.0.0.1"])
     proxy.start()
+    url = f"http://127.0.0.1:{port}/simple/"
     try:
-        request = (
-            f"GET http://127.0.0.1:{port}/simple/ HTTP/1.1\r\nHost: evil.example\r\n"
-            "Accept: */*\r\nProxy-Authorization: x\r\n\r\n"
-        )
-        assert _ask(proxy, request).startswith(b"HTTP/1.1 204")
+        for trick in ("Host: evil.example", "Host : evil.example"):
+            request = (
+                f"GET {url} HTTP/1.1\r\n{trick}\r\nAccept: */*\r\nProxy-Authorization: x\r\n\r\n"
+            )
+            assert _ask(proxy, request).startswith(b"HTTP/1.1 204"), trick
+        folded = f"GET {url} HTTP/1.1\r\nAccept: */*\r\n Host: evil.example\r\n\r\n"
+        assert _ask(proxy, folded).startswith(b"HTTP/1.1 400")
     finally:
         proxy.close()
         server.close()
-    lines = received[0].decode("latin-1").split("\r\n")
-    assert lines[0] == "GET /simple/ HTTP/1.1"
-    assert [line for line in lines if line.lower().startswith("host:")] == [
-        f"Host: 127.0.0.1:{port}"
-    ]
-    assert "Accept: */*" in lines and "Connection: close" in lines
-    assert not any(line.lower().startswith("proxy-") for line in lines)
+    assert len(received) == 2
+    for lines in received:
+        assert lines[0] == "GET /simple/ HTTP/1.1"
+        hosts = [line for line in lines if line.partition(":")[0].strip().lower() == "host"]
+        assert hosts == [f"Host: 127.0.0.1:{port}"]
+        assert "Accept: */*" in lines and "Connection: close" in lines
+        assert not any(
+            "evil.example" in line or line.lower().startswith("proxy-") for line in lines
+        )
