@@ -140,13 +140,25 @@ def test_a_link_to_agents_md_under_another_name_is_gated(
     assert record.target == str((project / "AGENTS.md").resolve())
 
 
-def test_the_same_copy_into_an_ordinary_file_is_written(
-    home: Path, tmp_path: Path, llm: FakeLLM
+# The note copied into an ordinary file (the gate is for instruction files only), and an
+# AGENTS.md in the agent's own words that says how to install (the scanner holds a memory
+# entry that installs packages; an AGENTS.md says how to): both written, nothing held.
+OWN_WORDS_AGENTS = (
+    "# AGENTS.md\n\n## Build and test\n- Install: pip install -e .[dev]\n"
+    "- Test: pytest -q -x\n- Do not push to main; open a pull request.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "content"), [("docs.md", NOTE), ("AGENTS.md", OWN_WORDS_AGENTS)], ids=["copy", "own"]
+)
+def test_a_write_that_is_no_instruction_copy_is_written(
+    home: Path, tmp_path: Path, llm: FakeLLM, path: str, content: str
 ) -> None:
     runtime, project, _ = _copy_readme_into(
-        home, tmp_path, llm, ("write_file", {"path": "docs.md", "content": NOTE})
+        home, tmp_path, llm, ("write_file", {"path": path, "content": content})
     )
-    assert (project / "docs.md").read_text(encoding="utf-8") == NOTE
+    assert (project / path).read_text(encoding="utf-8") == content
     assert runtime.pending.list() == []
 
 
@@ -360,21 +372,6 @@ def test_writing_the_file_an_agents_md_link_points_to_is_gated(
     )
     assert (project / "docs" / "guide.md").read_text(encoding="utf-8") == AGENTS
     assert [r.kind for r in runtime.pending.list()] == ["file"]
-
-
-def test_an_agents_md_in_its_own_words_with_install_commands_is_written(
-    home: Path, tmp_path: Path, llm: FakeLLM
-) -> None:
-    """The scanner holds a memory entry that installs packages; an AGENTS.md says how to."""
-    agents = (
-        "# AGENTS.md\n\n## Build and test\n- Install: pip install -e .[dev]\n"
-        "- Test: pytest -q -x\n- Do not push to main; open a pull request.\n"
-    )
-    runtime, project, _ = _copy_readme_into(
-        home, tmp_path, llm, ("write_file", {"path": "AGENTS.md", "content": agents})
-    )
-    assert (project / "AGENTS.md").read_text(encoding="utf-8") == agents
-    assert runtime.pending.list() == []
 
 
 def test_a_command_linking_agents_md_out_of_the_project_reads_nothing_there(
