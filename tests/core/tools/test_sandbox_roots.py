@@ -113,14 +113,14 @@ def test_started_in_the_root_a_command_reaches_no_socket_of_the_user(in_real_tmp
             env=env,
             timeout=30,
         ).stdout
-        (in_real_tmp / "PWNED").unlink(missing_ok=True)
+        assert "CONNECTED" in outside and bell.wait_rung()  # the detector: the user reaches it
+        (in_real_tmp / "PWNED").unlink()
         output = _run(
             Path("/"),
             f"ls {in_real_tmp}; python3 - {bell_path(in_real_tmp)} <<'EOF'\n{KNOCK}EOF",
         )
     finally:
         bell.close()
-    assert "CONNECTED" in outside  # the detector: the user reaches it outside the sandbox
     assert not (in_real_tmp / "PWNED").exists(), output
     assert "CONNECTED" not in output and "refused" in output, output
     assert "notes.txt" not in output  # the sandbox's private /tmp, not the user's

@@ -113,7 +113,7 @@ def _bell_in(folder: Path) -> Iterator[tuple[Bell, Path, Path]]:
         bell.close()
 
 
-def _reaches_outside(socket_path: Path, marker: Path, workdir: Path) -> None:
+def _reaches_outside(bell: Bell, socket_path: Path, workdir: Path) -> None:
     """The detector: the user reaches the bell outside the sandbox."""
     prefix, _home, _uid = _user()
     outside = subprocess.run(
@@ -123,7 +123,8 @@ def _reaches_outside(socket_path: Path, marker: Path, workdir: Path) -> None:
         timeout=30,
     ).stdout
     assert "CONNECTED" in outside, outside
-    marker.unlink()
+    assert bell.wait_rung(), "the bell never answered the user's own connection"
+    bell.marker.unlink()
 
 
 @pytest.fixture
@@ -159,8 +160,8 @@ def in_home() -> Iterator[Path]:
 def test_a_tmux_socket_under_the_home_is_not_reached(
     in_home: Path, workdir: Path, network: str
 ) -> None:
-    with _bell_in(in_home) as (_bell, socket_path, marker):
-        _reaches_outside(socket_path, marker, workdir)
+    with _bell_in(in_home) as (bell, socket_path, marker):
+        _reaches_outside(bell, socket_path, workdir)
         output = _run(workdir, f"python3 knock.py {socket_path}; python3 proxy.py", network=network)
     assert not marker.exists(), output
     assert "CONNECTED" not in output and "Operation not permitted" in output, output
@@ -201,8 +202,8 @@ def test_the_bridge_inside_the_sandbox_cannot_be_made_to_open_a_socket(workdir: 
 def test_the_bridge_cannot_be_re_pointed_at_another_socket(in_home: Path, workdir: Path) -> None:
     """Per command, the proxy's socket is bound into the command's own /tmp: renaming its
     folder and linking the path to the user's tmux must leave the bridge on the proxy (A5-6)."""
-    with _bell_in(in_home) as (_bell, socket_path, marker):
-        _reaches_outside(socket_path, marker, workdir)
+    with _bell_in(in_home) as (bell, socket_path, marker):
+        _reaches_outside(bell, socket_path, workdir)
         output = _run(
             workdir,
             "mv /tmp/.hermes-proxy /tmp/.moved && mkdir /tmp/.hermes-proxy && "
@@ -285,8 +286,8 @@ def test_the_runtime_folder_is_hidden_without_xdg_runtime_dir(workdir: Path) -> 
     try:
         _own(folder)
         (folder / "note.txt").write_text("the user's runtime file\n")
-        with _bell_in(folder) as (_bell, socket_path, marker):
-            _reaches_outside(socket_path, marker, workdir)
+        with _bell_in(folder) as (bell, socket_path, marker):
+            _reaches_outside(bell, socket_path, workdir)
             output = _run(
                 workdir,
                 f"python3 knock.py {socket_path}; cat {folder}/note.txt; "

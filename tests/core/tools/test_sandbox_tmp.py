@@ -165,6 +165,6 @@ def test_a_venv_swapped_for_a_link_to_a_socket_folder_is_not_mounted_back(
             context,
         )
         assert "CONNECTED" not in attempt.get("output", ""), attempt
-        assert not marker.exists()
     finally:
         bell.close()
+    assert not marker.exists()
