@@ -124,7 +124,10 @@ HERMES_HOME = (
     "it is in the hermes home, which hermes-tui reads (its commands/ are slash commands sent as "
     "yours, its checkpoints/ what /rewind writes back)"
 )
-ON_PATH = "a folder on your PATH: your shell runs the programs in it by name"
+ON_PATH = (
+    "a folder on your PATH (or the library beside one, of an interpreter's prefix): your shell "
+    "runs the programs in it by name"
+)
 IN_HOME = "your shell, login or tools read or run it (a startup file, a tool's settings, ~/bin)"
 
 
@@ -188,7 +191,8 @@ def on_search_path(
     (links resolved), whichever lies inside, once. Left out: a folder that is a writable place
     itself, or holds one (it cannot be read-only without taking the whole place: started in a
     folder on PATH), and the `bin` of the project's own virtual environment (`project_venvs`):
-    that is project code like its site-packages, which `pip install` must write."""
+    that is project code like its site-packages, which `pip install` must write. With a `bin/`
+    of an interpreter's prefix comes its library (`_prefix_libraries`)."""
     real_places = [os.path.realpath(place) for place in places]
     skipped = set(project_venvs)
     found: list[Path] = []
@@ -199,7 +203,34 @@ def on_search_path(
         for path in (os.path.normpath(entry), real):
             if any(_inside(path, place) for place in real_places):
                 found.append(Path(path))
+                found += _prefix_libraries(Path(path), real_places)
     return list(dict.fromkeys(found))
+
+
+# What an interpreter's prefix keeps beside its `bin/`: the library its programs import
+# (python's site-packages, where a `.pth` file runs at every start; node's global modules,
+# which `bin/npm` leads into; ruby's and perl's), and conda's marker of a prefix.
+INTERPRETER_LIBRARIES = ("python*", "node_modules", "ruby", "perl5")
+
+
+def _prefix_libraries(folder: Path, real_places: list[str]) -> list[Path]:
+    """The `lib/` (and `lib64/`) beside a PATH folder `bin/` whose parent is an interpreter's
+    prefix (conda's `~/miniconda3`, a node or python unpacked in the home: started in ~,
+    their `bin/` is read-only and their library was not). A project's own `bin/` + `lib/`
+    (Ruby's, Perl's layout) holds no interpreter's library and stays writable."""
+    if folder.name != "bin":
+        return []
+    prefix = folder.parent
+    libraries = [prefix / name for name in ("lib", "lib64") if (prefix / name).is_dir()]
+    if not (prefix / "conda-meta").is_dir() and not any(
+        any(lib.glob(pattern)) for lib in libraries for pattern in INTERPRETER_LIBRARIES
+    ):
+        return []
+    return [
+        lib
+        for lib in libraries
+        if not any(_inside(place, str(lib)) or place == str(lib) for place in real_places)
+    ]
 
 
 def project_venvs(workdir: Path, user_home: Path) -> list[str]:

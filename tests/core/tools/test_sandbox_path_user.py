@@ -1,0 +1,125 @@
+"""What the user's shell or interpreter runs later from PATH, judged by outcome as the user
+would meet it: a command plants a program (or a library module) where the user's PATH leads,
+then the user's own shell or python runs outside the sandbox, and its marker must not appear.
+
+Run as the unprivileged user (`sandbox_world.runner`) when the suite runs as root, as the
+sandbox's other outcome tests are (root reaches everything outside the sandbox)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_world import REPO, SYSTEM_PATH, runner, sandbox_works
+
+pytestmark = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+
+# One terminal call by the user the commands run as, started in the working directory (as the
+# user starts hermes-tui) with the PATH and HOME given; prints the result as JSON.
+CALL = """
+import json, os, sys
+from pathlib import Path
+from hermes_tui.core.tools.approvals import Approvals
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+workdir, commands = Path(sys.argv[1]), json.loads(sys.argv[2])
+os.chdir(workdir)
+settings = TerminalSettings(sandbox="on", network="off", hermes_home=workdir / ".hermes-home")
+registry = ToolRegistry(make_terminal_tools(settings))
+context = ToolContext(cwd=workdir, workdir=workdir, approvals=Approvals(lambda _request: "once"))
+results = [registry.call("terminal", {"command": c, "timeout": 60}, context) for c in commands]
+print(json.dumps(results))
+"""
+
+
+def _account() -> tuple[list[str], int | None]:
+    prefix, user, _why = runner()
+    return prefix, pwd.getpwnam(user).pw_uid if user else None
+
+
+@pytest.fixture
+def place() -> Iterator[Path]:
+    """A folder the user the commands run as owns (outside pytest's root-only tmp)."""
+    folder = Path(tempfile.mkdtemp(prefix="hermes-pathuser-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _own(folder: Path) -> None:
+    _prefix, uid = _account()
+    if uid is None:
+        return
+    os.chmod(folder, 0o755)
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def _env(home: Path, path: str) -> dict[str, str]:
+    return {"PYTHONPATH": str(REPO), "PATH": path, "HOME": str(home)}
+
+
+def _terminal(workdir: Path, env: dict[str, str], *commands: str) -> list[dict]:
+    prefix, _uid = _account()
+    found = subprocess.run(
+        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=workdir,
+        timeout=110,
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    return json.loads(found.stdout)
+
+
+def _as_user(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """What the user runs afterwards, outside the sandbox."""
+    prefix, _uid = _account()
+    return subprocess.run(
+        [*prefix, *argv], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
+
+
+def test_started_in_the_home_an_interpreter_prefix_library_on_path_stays_read_only(
+    place: Path,
+) -> None:
+    """Started in ~ with a python prefix's `bin/` on PATH (conda's `~/miniconda3/bin`): the
+    `bin/` was read-only, its `lib/` was not, and a `.pth` file in site-packages runs at the
+    user's next python start. Also when the prefix is renamed and made anew around it."""
+    home = place / "home"
+    prefix = home / "py"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True, timeout=60
+    )
+    (home / "proj").mkdir()
+    (home / "app" / "bin").mkdir(parents=True)  # a project's bin/ + lib/ on PATH: no prefix
+    (home / "app" / "lib").mkdir()
+    _own(place)
+    site = next(prefix.glob("lib/python3*/site-packages")).relative_to(home)
+    marker = home / "PWNED"
+    plant = f"echo 'import os; open({json.dumps(str(marker))}, \"w\")' > {{0}}/evil.pth"
+    env = _env(home, f"{prefix}/bin:{home}/app/bin:{SYSTEM_PATH}")
+
+    results = _terminal(
+        home,
+        env,
+        plant.format(site) + "; echo app > app/lib/mine.rb; echo work > proj/notes.txt",
+        f"mv py/lib py/lib-old; mv py py-old; mkdir -p {site}; " + plant.format(site),
+    )
+
+    ran = _as_user([str(prefix / "bin" / "python"), "-c", "print('ran')"], env, home)
+    assert ran.stdout == "ran\n", ran.stderr
+    assert not marker.exists(), results
+    assert list(home.rglob("evil.pth")) == [], results
+    assert (home / "proj" / "notes.txt").read_text() == "work\n", "projects stay writable"
+    assert (home / "app" / "lib" / "mine.rb").read_text() == "app\n", "not an interpreter's"
