@@ -180,8 +180,10 @@ def _sandbox_checks(runtime) -> list[Check]:
                 f"PATH holds folders in places commands may write (or relative ones): "
                 f"{', '.join(found.dropped)}; hermes-tui runs its own git, bwrap, socat and "
                 f"nsenter only from the other folders (git: {found.which('git') or 'none'}); "
-                "sandboxed commands find such a folder read-only, but not the project's own "
-                "venv (project code), a relative one or the working directory itself: a "
+                "sandboxed commands find such a folder read-only (a relative one as seen from "
+                "the working directory), but not the project's own venv (project code); "
+                "in the working directory itself and node_modules/.bin only a program named "
+                "like a system one (git, ls) that a command leaves is moved aside: another "
                 "program you run yourself from those may be one a command wrote there",
                 warning=True,
             )

@@ -73,6 +73,9 @@ class PathRules:
     run_later: tuple[tuple[PurePosixPath, str], ...] = ()
     # hermes_tui entries at the top of the working directory before the write (a checkout's).
     own_package: frozenset[str] = frozenset()
+    # The folders of PATH that stay writable, with the system programs' names they come ahead
+    # of (run_later.shadowing_folders): `git` written there is run by the user's shell.
+    shadowing: tuple[tuple[PurePosixPath, frozenset[str]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,9 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
             return why
     if facts.git_dir is not None or any(".git" in _fold(c) for c in candidates):
         return run_later.GIT_DIR
+    for folder, names in rules.shadowing:
+        if any(c.parent == folder and c.name in names for c in candidates):
+            return run_later.SHADOWS_PROGRAM
     workdir = PurePosixPath(rules.workdir)
     for candidate in candidates:
         if _within(candidate, workdir) and candidate != workdir:
@@ -319,6 +325,7 @@ def resolve_rules(
     work = real(workdir)
     later: tuple[tuple[PurePosixPath, str], ...] = ()
     own: frozenset[str] = frozenset()
+    shadowing: tuple[tuple[PurePosixPath, frozenset[str]], ...] = ()
     if write:  # the workspace's repositories are scanned for each write (a few ms)
         from hermes_tui.core.tools import gitdirs
         from hermes_tui.core.tools.sandbox_probe import search_path_entries
@@ -329,9 +336,13 @@ def resolve_rules(
         # own virtual environment's `bin` is project code).
         entries = search_path_entries(os.environ.get("PATH", ""))
         places = [work, *(real(root) for root in allowed_roots)]
-        venvs = run_later.project_venvs(work, home)
-        on_path = run_later.on_search_path(entries, places, venvs)
+        bins = run_later.project_bins(work, home)
+        on_path = run_later.on_search_path(entries, places, bins, work)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
+        shadowing = tuple(
+            (PurePosixPath(folder), names)
+            for folder, names in run_later.shadowing_folders(entries, places, bins, work)
+        )
         own = frozenset(path.name for path in run_later.own_name_shadows(work))
     return PathRules(
         workdir=work,
@@ -342,4 +353,5 @@ def resolve_rules(
         secret_ids=secret_file_ids(home, hermes) if with_secret_ids else frozenset(),
         run_later=later,
         own_package=own,
+        shadowing=shadowing,
     )

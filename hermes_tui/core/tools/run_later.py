@@ -15,8 +15,13 @@ Both sides read this module, so they cannot drift apart:
 - `LOCKED_IN_HOME` and every dot entry of the user's home, when a writable place holds it;
 - `on_search_path`: the folders of the user's PATH that lie inside a writable place (conda's
   `~/miniconda3/bin` and `~/go/bin` started in ~, a project's `tools/bin` on PATH): the user's
-  shell, and every program that looks a name up on PATH, runs what lies there; but for the
-  project's own virtual environment (`project_venvs`), which is project code, like its sources.
+  shell, and every program that looks a name up on PATH, runs what lies there (a relative
+  entry, `bin` or `.`, resolved against the working directory); but for the project's own
+  installed programs (`project_bins`: its virtual environment's, `node_modules/.bin`), which
+  are project code, like its sources;
+- `shadowing_folders`: the folders of PATH that stay writable (`.` on PATH, the working
+  directory itself, `node_modules/.bin`): a program left there under the name of a system
+  program it comes ahead of (`git`, `ls`) is moved aside after the command.
 """
 
 from __future__ import annotations
@@ -128,6 +133,10 @@ ON_PATH = (
     "a folder on your PATH (or the library beside one, of an interpreter's prefix): your shell "
     "runs the programs in it by name"
 )
+SHADOWS_PROGRAM = (
+    "a folder on your PATH ahead of the system's programs: your shell would run it instead of "
+    "the program of that name"
+)
 IN_HOME = "your shell, login or tools read or run it (a startup file, a tool's settings, ~/bin)"
 
 
@@ -183,20 +192,37 @@ def in_home(path: Path, home: Path) -> bool:
     return bool(rest) and (rest[0].startswith(".") or rest[0] in LOCKED_IN_HOME)
 
 
+def _resolved(entry: Path, workdir: Path | None) -> Path | None:
+    """A PATH entry as a folder: an absolute one as it is, a relative one (`.`, `bin`,
+    `./node_modules/.bin`; an empty one is `.`) against the working directory, where the user's
+    shell is when it looks a program up there (in a subfolder it is another place: not
+    covered); None without one."""
+    if entry.is_absolute():
+        return entry
+    return Path(os.path.normpath(workdir / entry)) if workdir is not None else None
+
+
 def on_search_path(
-    entries: Iterable[Path], places: Iterable[Path], project_venvs: Iterable[str] = ()
+    entries: Iterable[Path],
+    places: Iterable[Path],
+    project_bins: Iterable[str] = (),
+    workdir: Path | None = None,
 ) -> list[Path]:
-    """The folders of the user's PATH (`entries`: as written, absolute, read when hermes-tui
-    started) inside one of the writable `places`: each as written and where it leads now
-    (links resolved), whichever lies inside, once. Left out: a folder that is a writable place
-    itself, or holds one (it cannot be read-only without taking the whole place: started in a
-    folder on PATH), and the `bin` of the project's own virtual environment (`project_venvs`):
-    that is project code like its site-packages, which `pip install` must write. With a `bin/`
-    of an interpreter's prefix comes its library (`_prefix_libraries`)."""
+    """The folders of the user's PATH (`entries`: as written, read when hermes-tui started;
+    relative ones resolved against `workdir`) inside one of the writable `places`: each as
+    written and where it leads now (links resolved), whichever lies inside, once. Left out: a
+    folder that is a writable place itself, or holds one (it cannot be read-only without taking
+    the whole place: started in a folder on PATH, or `.` on PATH; `shadowing_folders` guards
+    those), and the project's own installed programs (`project_bins`: its virtual
+    environment's `bin`, `node_modules/.bin`), which `pip install` and `npm install` must
+    write. With a `bin/` of an interpreter's prefix comes its library (`_prefix_libraries`)."""
     real_places = [os.path.realpath(place) for place in places]
-    skipped = set(project_venvs)
+    skipped = set(project_bins)
     found: list[Path] = []
-    for entry in entries:
+    for written in entries:
+        entry = _resolved(written, workdir)
+        if entry is None:
+            continue
         real = os.path.realpath(entry)
         if real in skipped or any(_inside(place, real) or place == real for place in real_places):
             continue
@@ -205,6 +231,59 @@ def on_search_path(
                 found.append(Path(path))
                 found += _prefix_libraries(Path(path), real_places)
     return list(dict.fromkeys(found))
+
+
+# The folders of the system's own programs: a program a command puts in a writable folder
+# ahead of them on PATH runs instead of git, ls, ssh, sudo when the user types that name.
+SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+def shadowing_folders(
+    entries: Iterable[Path],
+    places: Iterable[Path],
+    project_bins: Iterable[str] = (),
+    workdir: Path | None = None,
+) -> list[tuple[Path, frozenset[str]]]:
+    """The folders of PATH that commands may write and that stay writable (a writable place
+    itself: `.` on PATH, started in `~/bin`; the project's installed programs: `.venv/bin`
+    aside, `node_modules/.bin`), each with the names of the system's programs it comes ahead
+    of on PATH (`SYSTEM_FOLDERS`, as PATH orders them; a globally installed npm tool, a link
+    into node_modules, left out: a project's own copy is meant to win). A program a command
+    leaves there under one of those names is moved aside after it (sweep.sweep_shadows): the
+    user's shell would run it for `git`. The project venv's own names stay as they are (the
+    venv rule: its `python` and `pip` are meant to come first)."""
+    real_places = [os.path.realpath(place) for place in places]
+    venvs = {bin_ for bin_ in project_bins if not bin_.endswith(PACKAGE_BINS)}
+    order: list[str] = []
+    for written in entries:
+        entry = _resolved(written, workdir)
+        if entry is not None:
+            order.append(os.path.realpath(entry))
+    found: list[tuple[Path, frozenset[str]]] = []
+    for index, real in enumerate(order):
+        writable = real in real_places or (real in set(project_bins) and real not in venvs)
+        if not writable or any(real == folder for folder, _ in found):
+            continue
+        later = [f for f in order[index + 1 :] if f in SYSTEM_FOLDERS and f != real]
+        names = frozenset(name for folder in dict.fromkeys(later) for name in _programs(folder))
+        if names:
+            found.append((Path(real), names))
+    return found
+
+
+def _programs(folder: str) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [name for name in names if "node_modules" not in _link_text(os.path.join(folder, name))]
+
+
+def _link_text(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
 
 
 # What an interpreter's prefix keeps beside its `bin/`: the library its programs import
@@ -233,10 +312,17 @@ def _prefix_libraries(folder: Path, real_places: list[str]) -> list[Path]:
     ]
 
 
-def project_venvs(workdir: Path, user_home: Path) -> list[str]:
-    """The `bin` folders (real paths) of the virtual environments at the top of the working
-    directory (`.venv/`, `venv/`: a folder with `pyvenv.cfg`), unless the working directory is
-    the user's home or holds it (there a folder with `pyvenv.cfg` is no one project's)."""
+# The folders a project's package manager writes its programs into (npm's, composer's), at the
+# top of the working directory: project code like a virtual environment's `bin`.
+PACKAGE_BINS = ("node_modules/.bin", "vendor/bin")
+
+
+def project_bins(workdir: Path, user_home: Path) -> list[str]:
+    """The real paths of the folders of the project's own installed programs: the `bin` of each
+    virtual environment at the top of the working directory (`.venv/`, `venv/`: a folder with
+    `pyvenv.cfg`), its `node_modules/.bin` and `vendor/bin` (`PACKAGE_BINS`, there or not yet);
+    none when the working directory is the user's home or holds it (there they are no one
+    project's)."""
     work, home = os.path.realpath(workdir), os.path.realpath(user_home)
     if work == home or _inside(home, work):
         return []
@@ -244,11 +330,12 @@ def project_venvs(workdir: Path, user_home: Path) -> list[str]:
         names = sorted(os.listdir(work))
     except OSError:
         return []
-    return [
+    venvs = [
         os.path.realpath(os.path.join(work, name, "bin"))
         for name in names
         if os.path.isfile(os.path.join(work, name, "pyvenv.cfg"))
     ]
+    return [*venvs, *(os.path.realpath(os.path.join(work, name)) for name in PACKAGE_BINS)]
 
 
 def _inside(path: str, place: str) -> bool:

@@ -22,7 +22,8 @@ on) a command sees:
   at start, links resolved (`~/miniconda3/bin`, `~/go/bin` started in ~, a project's
   `tools/bin`: the user's shell runs what lies there by name), but for the `bin` of the
   project's own venv (`pyvenv.cfg` at the top of the working directory: project code, which
-  `pip install` writes, run_later.project_venvs); one a command creates or replaces (by
+  `pip install` writes) and `node_modules/.bin` (run_later.project_bins; relative entries
+  resolved against the working directory); one a command creates or replaces (by
   renaming a folder above it) is moved aside, and a protected path that was a link is put
   back as it was (the sweep judges by identity: sweep.py);
 - unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
@@ -272,8 +273,8 @@ class Profile:
         """Read-only inside the writable places: what runs later (run_later.protected), and
         the folders of PATH there, where they lead (a link itself is the sweep's: sweep.py)."""
         places = [self.workdir, *self.writable_roots]
-        venvs = run_later.project_venvs(self.workdir, self.user_home)
-        on_path = run_later.on_search_path(self.search_path, places, venvs)
+        bins = run_later.project_bins(self.workdir, self.user_home)
+        on_path = run_later.on_search_path(self.search_path, places, bins, self.workdir)
         # Where each leads, when that is inside a writable place too (bound onto itself, so
         # a link a command made cannot bring a hidden folder back into sight).
         real_places = [os.path.realpath(place) for place in places]

@@ -116,17 +116,21 @@ def interpreter_paths(
 
 
 def search_path_entries(search_path: str) -> tuple[Path, ...]:
-    """The absolute folders of PATH as written, and where each leads (links resolved), read
-    once, at start: a command cannot change what the sandbox keeps read-only by changing a
-    link later (run_later.on_search_path picks those inside writable places). An entry
-    starting with `~` is the home's (bash expands it when it looks a program up: the classic
-    `export PATH="~/bin:$PATH"`, A6-6). Relative entries (`.`, `./node_modules/.bin`) name no
-    one place; the app never looks a program up through them (host_programs)."""
+    """The folders of PATH in its order: an absolute one as written and where it leads (links
+    resolved), read once, at start: a command cannot change what the sandbox keeps read-only
+    by changing a link later (run_later.on_search_path picks those inside writable places). An
+    entry starting with `~` is the home's (bash expands it when it looks a program up: the
+    classic `export PATH="~/bin:$PATH"`, A6-6). A relative one (`.`, `bin`,
+    `./node_modules/.bin`; an empty one is `.`) stays relative: the shell looks it up from
+    where it is, which run_later takes as the working directory (the app itself never looks a
+    program up through one: host_programs)."""
     found: list[Path] = []
-    for folder in search_path.split(os.pathsep):
+    for folder in search_path.split(os.pathsep) if search_path else ():
         folder = os.path.expanduser(folder) if folder.startswith("~") else folder
         if os.path.isabs(folder):
             found += [Path(os.path.normpath(folder)), Path(os.path.realpath(folder))]
+        else:
+            found.append(Path(os.path.normpath(folder or ".")))
     return tuple(dict.fromkeys(found))
 
 

@@ -134,3 +134,42 @@ def moved_to(moved: list[tuple[Path, Path]], quarantine: Path) -> str:
         were = "the links {} put back as they were" if len(links) > 1 else "the link {} put back"
         said += ("; " if said else "") + were.format(", ".join(links))
     return said or f"moved aside to {quarantine}"
+
+
+# What lies under a shadowed name: its identity and whether it may run (a `chmod +x` of a file
+# that was there makes it a program).
+Program = tuple[Identity | None, bool]
+
+
+def _program(path: Path) -> Program:
+    try:
+        runnable = bool(os.stat(path).st_mode & 0o111)
+    except OSError:
+        runnable = False
+    return identity(path), runnable
+
+
+def shadow_programs(folders: Iterable[tuple[Path, frozenset[str]]]) -> dict[Path, Program]:
+    """Before a command: what lies in each folder of `run_later.shadowing_folders` under one of
+    the names it shadows."""
+    found: dict[Path, Program] = {}
+    for folder, names in folders:
+        with contextlib.suppress(OSError):
+            for name in names.intersection(os.listdir(folder)):
+                found[folder / name] = _program(folder / name)
+    return found
+
+
+def sweep_shadows(
+    folders: Iterable[tuple[Path, frozenset[str]]],
+    before: Mapping[Path, Program],
+    quarantine: Path,
+) -> list[tuple[Path, Path]]:
+    """After a command: each program it left under a shadowed name (created, replaced, or made
+    runnable), moved into `quarantine`: `git` in a working directory that is on PATH ahead of
+    /usr/bin. One that was there and is unchanged stays (the user's own)."""
+    moved: list[tuple[Path, Path]] = []
+    for path, now in shadow_programs(folders).items():
+        if now != before.get(path) and now[1]:
+            moved.append((path, _move_aside(path, quarantine)))
+    return moved

@@ -353,9 +353,16 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard
-        from hermes_tui.core.tools.run_later import on_search_path, project_venvs
+        from hermes_tui.core.tools.run_later import on_search_path, project_bins, shadowing_folders
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
-        from hermes_tui.core.tools.sweep import identities, moved_to, sweep_created, swept_paths
+        from hermes_tui.core.tools.sweep import (
+            identities,
+            moved_to,
+            shadow_programs,
+            sweep_created,
+            sweep_shadows,
+            swept_paths,
+        )
 
         command = str(args["command"])
         # A session's own working directory (an ACP editor's) is avoided too, from its start.
@@ -392,16 +399,21 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         before = gitguard.snapshot_workspace(context.workdir)
         repositories = tuple(gitdirs.repositories(context.workdir, [*before.nested]))
         places = [context.workdir, *settings.writable_roots]
-        venvs = project_venvs(context.workdir, Path.home())
-        on_path = on_search_path(sandbox.search_path, places, venvs)
+        bins = project_bins(context.workdir, Path.home())
+        on_path = on_search_path(sandbox.search_path, places, bins, context.workdir)
+        shadowing = shadowing_folders(sandbox.search_path, places, bins, context.workdir)
         swept = [*swept_paths(context.workdir), *on_path]
         before_sweep = identities(swept)
+        before_shadows = shadow_programs(shadowing)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
         quarantine = _quarantine_dir(settings, context)
         swept += swept_paths(context.workdir)  # a new hermes_tui.py is one too
-        moved = sweep_created(swept, before_sweep, quarantine) if sandbox.status.active else []
+        moved = []
+        if sandbox.status.active:
+            moved = sweep_created(swept, before_sweep, quarantine)
+            moved += sweep_shadows(shadowing, before_shadows, quarantine)
         connections = sandbox.connections()
         if connections:
             result["network"] = [

@@ -327,3 +327,28 @@ def test_a_forged_rewind_record_cannot_put_a_file_where_the_agent_could_not(
     assert refused.path == str(memory) and "memory tool" in refused.refused
     assert store.restore(plan, overwrite_changed=True) == []
     assert profile.read_text() == "ORIGINAL\n" and memory.read_text() == "mine\n"
+
+
+def test_a_relative_path_entry_and_the_working_directory_on_path_ask_first(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`export PATH=bin:.:./node_modules/.bin:$PATH` as in a shell rc: `bin` (the working
+    directory's, where the user's shell is) asks like `tools/bin`; the working directory itself
+    and `node_modules/.bin` stay writable (npm writes the latter) except under the name of a
+    system program they come ahead of: `git` there is what the user's shell runs for git."""
+    work = place["work"]
+    (work / "bin").mkdir()
+    monkeypatch.setenv("PATH", f"bin:.:./node_modules/.bin:{os.environ['PATH']}")
+    registry, context, asked = _tools(place)
+    plant = "#!/bin/sh\necho planted\n"
+
+    for name in ("bin/jest", "git", "node_modules/.bin/ls"):
+        result = registry.call("write_file", {"path": name, "content": plant}, context)
+        assert result.get("denied"), (name, result)
+    for name in ("mytool", "node_modules/.bin/jest", "src/git"):
+        result = registry.call("write_file", {"path": name, "content": plant}, context)
+        assert result["success"], (name, result)
+
+    assert len(asked) == 3 and "ahead of the system's programs" in asked[1], asked
+    assert not (work / "git").exists() and not (work / "node_modules" / ".bin" / "ls").exists()
+    assert not (work / "bin" / "jest").exists()

@@ -123,3 +123,52 @@ def test_started_in_the_home_an_interpreter_prefix_library_on_path_stays_read_on
     assert list(home.rglob("evil.pth")) == [], results
     assert (home / "proj" / "notes.txt").read_text() == "work\n", "projects stay writable"
     assert (home / "app" / "lib" / "mine.rb").read_text() == "app\n", "not an interpreter's"
+
+
+def _plant(folder: str, name: str, marker: Path) -> str:
+    return (
+        f"mkdir -p {folder} && printf '#!/bin/sh\\ntouch {marker}\\n' > {folder}/{name} "
+        f"&& chmod +x {folder}/{name}"
+    )
+
+
+def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_planted(
+    place: Path,
+) -> None:
+    """`export PATH=bin:.:./node_modules/.bin:$PATH` (a JS developer's rc, direnv's `PATH_add`
+    spelled relative): the user's shell in the project runs `bin/git`, `./ls` or
+    `node_modules/.bin/git` for git and ls. `bin` is read-only like an absolute entry; the
+    working directory and `node_modules/.bin` stay writable (npm install writes the latter)
+    and a program left there under a system program's name is moved aside after the command,
+    also a file that was there made runnable; other programs stay."""
+    home = place / "home"
+    work = home / "proj"
+    (work / "bin").mkdir(parents=True)
+    (work / "ssh").write_text("notes about ssh\n")  # the user's, not a program
+    _own(place)
+    marks = {name: home / f"PWNED-{name}" for name in ("bin", "top", "nm", "ssh")}
+    path = f"bin:.:./node_modules/.bin:{SYSTEM_PATH}"
+    env = _env(home, path)
+
+    results = _terminal(
+        work,
+        env,
+        "; ".join(
+            [
+                _plant("bin", "git", marks["bin"]),
+                _plant(".", "ls", marks["top"]),
+                _plant("node_modules/.bin", "git", marks["nm"]),
+                _plant("node_modules/.bin", "my-linter", home / "linted"),
+                "echo work > notes.txt",
+            ]
+        ),
+        f"printf '#!/bin/sh\\ntouch {marks['ssh']}\\n' > ssh; chmod +x ssh",
+    )
+
+    ran = _as_user(["bash", "-c", "git --version; ls; ssh -V; my-linter; echo done"], env, work)
+    assert ran.stdout.endswith("done\n"), ran.stderr
+    assert [m.name for m in marks.values() if m.exists()] == [], results
+    assert (home / "linted").exists(), "the project's own program runs"
+    assert (work / "notes.txt").read_text() == "work\n"
+    assert not results[0]["success"] and "node_modules/.bin/git" in results[0]["error"], results
+    assert "moved aside" in results[1]["error"], results
