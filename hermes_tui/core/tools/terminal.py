@@ -352,7 +352,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         ), None
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        from hermes_tui.core.tools import gitdirs, gitguard
+        from hermes_tui.core.tools import gitdirs, gitguard, package_hooks
         from hermes_tui.core.tools.run_later import on_search_path, project_bins, shadowing_folders
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
         from hermes_tui.core.tools.sweep import (
@@ -405,6 +405,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         swept = [*swept_paths(context.workdir), *on_path]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
+        before_package = package_hooks.snapshot(context.workdir)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
@@ -414,6 +415,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         if sandbox.status.active:
             moved = sweep_created(swept, before_sweep, quarantine)
             moved += sweep_shadows(shadowing, before_shadows, quarantine)
+            if hooks := package_hooks.restore(before_package, context.workdir, quarantine):
+                undone.append(hooks)
         connections = sandbox.connections()
         if connections:
             result["network"] = [

@@ -8,86 +8,17 @@ sandbox's other outcome tests are (root reaches everything outside the sandbox).
 from __future__ import annotations
 
 import json
-import os
-import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_world import REPO, SYSTEM_PATH, runner, sandbox_works
+from sandbox_user import as_user, env_of, own, place, terminal
+from sandbox_world import SYSTEM_PATH, sandbox_works
+
+__all__ = ["place"]  # the fixture
 
 pytestmark = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
-
-# One terminal call by the user the commands run as, started in the working directory (as the
-# user starts hermes-tui) with the PATH and HOME given; prints the result as JSON.
-CALL = """
-import json, os, sys
-from pathlib import Path
-from hermes_tui.core.tools.approvals import Approvals
-from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
-from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
-workdir, commands = Path(sys.argv[1]), json.loads(sys.argv[2])
-os.chdir(workdir)
-settings = TerminalSettings(sandbox="on", network="off", hermes_home=workdir / ".hermes-home")
-registry = ToolRegistry(make_terminal_tools(settings))
-context = ToolContext(cwd=workdir, workdir=workdir, approvals=Approvals(lambda _request: "once"))
-results = [registry.call("terminal", {"command": c, "timeout": 60}, context) for c in commands]
-print(json.dumps(results))
-"""
-
-
-def _account() -> tuple[list[str], int | None]:
-    prefix, user, _why = runner()
-    return prefix, pwd.getpwnam(user).pw_uid if user else None
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder the user the commands run as owns (outside pytest's root-only tmp)."""
-    folder = Path(tempfile.mkdtemp(prefix="hermes-pathuser-", dir="/tmp"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _own(folder: Path) -> None:
-    _prefix, uid = _account()
-    if uid is None:
-        return
-    os.chmod(folder, 0o755)
-    for path in [folder, *folder.rglob("*")]:
-        os.lchown(path, uid, uid)
-
-
-def _env(home: Path, path: str) -> dict[str, str]:
-    return {"PYTHONPATH": str(REPO), "PATH": path, "HOME": str(home)}
-
-
-def _terminal(workdir: Path, env: dict[str, str], *commands: str) -> list[dict]:
-    prefix, _uid = _account()
-    found = subprocess.run(
-        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=workdir,
-        timeout=110,
-    )
-    assert found.returncode == 0, found.stderr[-2000:]
-    return json.loads(found.stdout)
-
-
-def _as_user(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    """What the user runs afterwards, outside the sandbox."""
-    prefix, _uid = _account()
-    return subprocess.run(
-        [*prefix, *argv], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
-    )
 
 
 def test_started_in_the_home_an_interpreter_prefix_library_on_path_stays_read_only(
@@ -104,20 +35,20 @@ def test_started_in_the_home_an_interpreter_prefix_library_on_path_stays_read_on
     (home / "proj").mkdir()
     (home / "app" / "bin").mkdir(parents=True)  # a project's bin/ + lib/ on PATH: no prefix
     (home / "app" / "lib").mkdir()
-    _own(place)
+    own(place)
     site = next(prefix.glob("lib/python3*/site-packages")).relative_to(home)
     marker = home / "PWNED"
     plant = f"echo 'import os; open({json.dumps(str(marker))}, \"w\")' > {{0}}/evil.pth"
-    env = _env(home, f"{prefix}/bin:{home}/app/bin:{SYSTEM_PATH}")
+    env = env_of(home, f"{prefix}/bin:{home}/app/bin:{SYSTEM_PATH}")
 
-    results = _terminal(
+    results = terminal(
         home,
         env,
         plant.format(site) + "; echo app > app/lib/mine.rb; echo work > proj/notes.txt",
         f"mv py/lib py/lib-old; mv py py-old; mkdir -p {site}; " + plant.format(site),
     )
 
-    ran = _as_user([str(prefix / "bin" / "python"), "-c", "print('ran')"], env, home)
+    ran = as_user([str(prefix / "bin" / "python"), "-c", "print('ran')"], env, home)
     assert ran.stdout == "ran\n", ran.stderr
     assert not marker.exists(), results
     assert list(home.rglob("evil.pth")) == [], results
@@ -145,12 +76,12 @@ def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_p
     work = home / "proj"
     (work / "bin").mkdir(parents=True)
     (work / "ssh").write_text("notes about ssh\n")  # the user's, not a program
-    _own(place)
+    own(place)
     marks = {name: home / f"PWNED-{name}" for name in ("bin", "top", "nm", "ssh")}
     path = f"bin:.:./node_modules/.bin:{SYSTEM_PATH}"
-    env = _env(home, path)
+    env = env_of(home, path)
 
-    results = _terminal(
+    results = terminal(
         work,
         env,
         "; ".join(
@@ -165,7 +96,7 @@ def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_p
         f"printf '#!/bin/sh\\ntouch {marks['ssh']}\\n' > ssh; chmod +x ssh",
     )
 
-    ran = _as_user(["bash", "-c", "git --version; ls; ssh -V; my-linter; echo done"], env, work)
+    ran = as_user(["bash", "-c", "git --version; ls; ssh -V; my-linter; echo done"], env, work)
     assert ran.stdout.endswith("done\n"), ran.stderr
     assert [m.name for m in marks.values() if m.exists()] == [], results
     assert (home / "linted").exists(), "the project's own program runs"

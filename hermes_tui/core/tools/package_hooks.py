@@ -1,0 +1,141 @@
+"""The commit-hook keys of the working directory's package.json, put back after a command.
+
+lint-staged, simple-git-hooks, husky (v4) and yorkie read their commands from keys of
+package.json as well as from their own files (run_later.COMMIT_HOOK_CONFIGS, read-only to
+commands): husky's `npx lint-staged` runs `"lint-staged": {"*": "touch ~/x"}` at the user's
+next `git commit`, outside the sandbox. The file itself cannot be read-only (`npm install`
+writes it), so the keys are judged after each command:
+
+1. before it, the keys' values are read (`snapshot`: at most `MAX_BYTES` of the file, as JSON);
+2. after it, a key the command added or changed gets its old value back (an added one is
+   removed; a removed one stays removed: nothing runs from it), the rest of the command's
+   package.json kept, written atomically with the file's indentation;
+3. a package.json that no longer reads as a JSON object (or is too big to read) while it names
+   one of the keys is put back whole;
+and the command's own version is kept in the quarantine beside what the sweep moved aside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes_tui.core.storage import atomic_write_bytes
+
+NAME = "package.json"
+# Keys whose values are commands run at a commit (lint-staged's, simple-git-hooks', husky
+# v4's `husky.hooks`, yorkie's `gitHooks`, ghooks' and pre-commit's lists of scripts).
+HOOK_KEYS = ("lint-staged", "simple-git-hooks", "husky", "gitHooks", "ghooks", "pre-commit")
+WHY = "run by a commit hook at your next git commit (lint-staged, simple-git-hooks, husky)"
+MAX_BYTES = 4_000_000
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """package.json before a command: its bytes (None: absent or unreadable) and, when it read
+    as a JSON object, its hook keys' values (a key absent: not in the dict)."""
+
+    existed: bool
+    data: bytes | None
+    keys: dict[str, object] | None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    return data if len(data) <= MAX_BYTES else None
+
+
+def _object(data: bytes | None) -> dict[str, object] | None:
+    if data is None:
+        return None
+    try:
+        found = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _hook_keys(found: dict[str, object]) -> dict[str, object]:
+    return {key: found[key] for key in HOOK_KEYS if key in found}
+
+
+def snapshot(workdir: Path) -> Snapshot:
+    path = workdir / NAME
+    if not os.path.lexists(path):
+        return Snapshot(False, None, {})
+    data = _read(path) if path.is_file() and not path.is_symlink() else None
+    found = _object(data)
+    return Snapshot(True, data, _hook_keys(found) if found is not None else None)
+
+
+def _indent(text: str) -> str | int:
+    found = re.search(r"^[{\[][^\n]*\n([ \t]+)\S", text, re.MULTILINE)
+    return (
+        found.group(1) if found and "\t" in found.group(1) else len(found.group(1)) if found else 2
+    )
+
+
+def restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
+    """After a command: put back the hook keys it added or changed (module docstring); what was
+    done, for the tool result, or None when nothing was."""
+    path = workdir / NAME
+    if not os.path.lexists(path):
+        return None
+    after_data = _read(path) if path.is_file() and not path.is_symlink() else None
+    if after_data is not None and after_data == before.data:
+        return None
+    after = _object(after_data)
+    if after is not None and before.keys is not None:
+        changed = [
+            key
+            for key in HOOK_KEYS
+            if key in after and after[key] != before.keys.get(key, _MISSING)
+        ]
+        if not changed:
+            return None
+        kept = _keep(path, after_data, quarantine)
+        for key in changed:
+            if key in before.keys:
+                after[key] = before.keys[key]
+            else:
+                del after[key]
+        text = after_data.decode("utf-8-sig") if after_data else ""
+        out = json.dumps(after, indent=_indent(text), ensure_ascii=False)
+        atomic_write_bytes(path, (out + "\n" if text.endswith("\n") else out).encode())
+        return f"changed {NAME}'s {', '.join(changed)} ({WHY}): put back; {kept}"
+    # Not a JSON object now (or before): judged whole, when it may name a key (or is a link,
+    # or too big to read). One that was there and could not be read is left as it is.
+    if after_data is not None and not any(key.encode() in after_data for key in HOOK_KEYS):
+        return None
+    if before.existed and before.data is None:
+        return None
+    kept = _keep(path, after_data, quarantine)
+    if not before.existed:
+        os.unlink(path)
+        return f"made a {NAME} that may name commit hooks ({WHY}): removed; {kept}"
+    atomic_write_bytes(path, before.data or b"")
+    return f"changed {NAME} so that it may name commit hooks ({WHY}): put back whole; {kept}"
+
+
+def _keep(path: Path, data: bytes | None, quarantine: Path) -> str:
+    """The command's package.json, copied into the quarantine for the user to look at."""
+    try:
+        quarantine.mkdir(parents=True, exist_ok=True)
+        target, serial = quarantine / NAME, 1
+        while os.path.lexists(target):
+            serial += 1
+            target = quarantine / f"{NAME}.{serial}"
+        if data is None:
+            return "its version could not be read"
+        target.write_bytes(data)
+    except OSError as exc:
+        return f"its version could not be kept ({exc.strerror})"
+    return f"its version kept at {target}"

@@ -1,0 +1,76 @@
+"""package.json's commit-hook keys (lint-staged, simple-git-hooks, husky v4): a sandboxed
+command that adds or changes one has it put back after it ends, the rest of its package.json
+kept (npm install writes the file), its own version kept in the quarantine; judged by what
+the file holds afterwards, with the command run as the unprivileged user."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from sandbox_user import env_of, own, place, terminal
+from sandbox_world import SYSTEM_PATH, sandbox_works
+
+__all__ = ["place"]  # the fixture
+pytestmark = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+
+EVIL = {"*": "touch ~/PWNED"}
+ORIGINAL = {
+    "name": "app",
+    "scripts": {"test": "jest"},
+    "lint-staged": {"*.js": "eslint --fix"},
+    "dependencies": {"left-pad": "1.0.0"},
+}
+EDIT = """
+import json, sys
+data = json.load(open("package.json"))
+data["dependencies"]["chalk"] = "5.0.0"
+for key, value in json.loads(sys.argv[1]).items():
+    data[key] = value
+open("package.json", "w").write(json.dumps(data, indent=2) + "\\n")
+"""
+
+
+def test_a_command_s_commit_hook_keys_in_package_json_are_put_back(place: Path) -> None:
+    work = place / "work"
+    work.mkdir()
+    (work / "package.json").write_text(json.dumps(ORIGINAL, indent=2) + "\n")
+    (work / "edit.py").write_text(EDIT)
+    own(place)
+    hooks = {"lint-staged": EVIL, "simple-git-hooks": {"pre-commit": "touch ~/PWNED"}}
+
+    results = terminal(
+        work,
+        env_of(place, SYSTEM_PATH),
+        f"python3 edit.py '{json.dumps(hooks)}' && echo edited",
+        "python3 edit.py '{}' && echo ordinary",
+        'printf \'{"lint-staged": {"*": "touch x"},}\' > package.json',  # not JSON
+    )
+
+    after = json.loads((work / "package.json").read_text())
+    assert after["lint-staged"] == ORIGINAL["lint-staged"] and "simple-git-hooks" not in after
+    assert after["dependencies"] == {"left-pad": "1.0.0", "chalk": "5.0.0"}, "the rest kept"
+    assert (work / "package.json").read_text().startswith('{\n  "name": "app",\n')
+    first, second, third = results
+    assert "edited" in first["output"] and not first["success"], first
+    assert "lint-staged, simple-git-hooks" in first["error"] and "put back" in first["error"]
+    kept = Path(re.search(r"kept at (\S+package\.json)", first["error"]).group(1))
+    assert json.loads(kept.read_text())["simple-git-hooks"] == hooks["simple-git-hooks"]
+    assert second["success"] and "ordinary" in second["output"], second
+    assert "put back whole" in third["error"], third
+
+
+def test_a_new_package_json_keeps_everything_but_the_hook_keys(place: Path) -> None:
+    work = place / "work"
+    work.mkdir()
+    own(place)
+    made = {"name": "x", "husky": {"hooks": {"pre-commit": "touch ~/PWNED"}}, "version": "1.0.0"}
+
+    (result,) = terminal(
+        work, env_of(place, SYSTEM_PATH), f"echo '{json.dumps(made)}' > package.json"
+    )
+
+    assert json.loads((work / "package.json").read_text()) == {"name": "x", "version": "1.0.0"}
+    assert "husky" in result["error"], result
