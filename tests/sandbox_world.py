@@ -112,6 +112,8 @@ class Capture:
         capture = self
 
         class Http(BaseHTTPRequestHandler):
+            timeout = 10  # a client gone mid-request does not hold `settle` for ever
+
             def log_message(self, *_args: object) -> None:
                 pass
 
@@ -147,8 +149,10 @@ class Capture:
         self.http = ThreadingHTTPServer(("127.0.0.1", 0), Http)
         self.tcp = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Tcp)
         self.udp = socketserver.ThreadingUDPServer(("127.0.0.1", 0), Udp)
-        for server in (self.http, self.tcp, self.udp):
-            server.daemon_threads = True
+        self._serving = (self.http, self.tcp, self.udp)
+        for server in self._serving:
+            # Handlers are joined by server_close (settle): each is bounded by its timeout.
+            server.daemon_threads, server.block_on_close = False, True
             # (shutdown() waits for the loop's next poll: 0.5 s apart by default.)
             serve = server.serve_forever
             threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
@@ -157,10 +161,27 @@ class Capture:
         with self.lock:
             self.received.append((channel, data))
 
-    def close(self) -> None:
-        for server in (self.http, self.tcp, self.udp):
+    def settle(self) -> list[tuple[str, bytes]]:
+        """Everything received, once nothing more can arrive: the servers stop, what the
+        kernel still queues for them (a connection made, a datagram sent, by a command that
+        has ended: connect() and sendto() return before this side reads) is handled here,
+        and every handler is waited for. Idempotent; `received` is then complete."""
+        servers, self._serving = self._serving, ()
+        for server in servers:
             server.shutdown()
+            server.socket.setblocking(False)
+            while True:
+                try:
+                    request, address = server.get_request()
+                except OSError:  # nothing more queued
+                    break
+                server.process_request(request, address)
             server.server_close()
+        with self.lock:
+            return list(self.received)
+
+    def close(self) -> None:
+        self.settle()
 
 
 class SocketTrap:
@@ -177,19 +198,37 @@ class SocketTrap:
         self.sock.listen(16)
         self.sock.settimeout(0.2)
         self._stop = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
 
     def _serve(self) -> None:
         while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.connections += 1
-            conn.close()
+            self._answer()
+
+    def _answer(self) -> bool:
+        try:
+            conn, _ = self.sock.accept()
+        except (TimeoutError, OSError):
+            return False
+        self.connections += 1
+        conn.close()
+        return True
+
+    def count(self) -> int:
+        """Connections made so far, counted once nothing more can arrive: connect() returns
+        as soon as the kernel queues a connection, before this side accepts it, so the trap
+        stops and answers what is still queued (a command that connected and ended just
+        before). Idempotent."""
+        if not self._stop.is_set():
+            self._stop.set()
+            self._thread.join(5)
+            self.sock.setblocking(False)
+            while self._answer():
+                pass
+        return self.connections
 
     def close(self) -> None:
-        self._stop.set()
+        self.count()
         self.sock.close()
         if not self.address.startswith("\0"):
             with contextlib.suppress(OSError):

@@ -76,7 +76,13 @@ class Run:
 
     def __init__(self, llm: FakeLLM, terminal: dict, verdicts: bytes) -> None:
         prefix, user, _why = runner()
-        self.prefix, self.user = prefix, user
+        # As root, the commands run with a group of this run's own (a number no group has;
+        # unique among the workers running at once), so that what they make in the host's /tmp
+        # is told apart from what the other tests' commands, run as the same user, make there
+        # meanwhile (test_sandbox_roots' folder, a sandbox cache made on first use).
+        self.group = 200_000 + os.getpid() if user else None
+        self.prefix = [f"--regid={self.group}" if a.startswith("--regid=") else a for a in prefix]
+        self.user = user
         self.llm = llm
         self.world = World(_base_folder())
         self.capture = Capture(self.world.payloads())
@@ -149,21 +155,24 @@ class Run:
         return result.stderr
 
     def _tmp_entries(self) -> set[str]:
-        """Entries of the host's /tmp owned by the user the commands run as."""
+        """Entries of the host's /tmp made by this run's commands: owned by the user they run
+        as, with this run's own group."""
         uid = pwd.getpwnam(self.user).pw_uid if self.user else None
         found = set()
         for entry in os.scandir("/tmp"):
             try:
-                with_owner = uid is None or entry.stat(follow_symlinks=False).st_uid == uid
+                stat = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue  # another test's scratch, gone already
+            with_owner = uid is None or (stat.st_uid, stat.st_gid) == (uid, self.group)
             if with_owner and not entry.name.startswith(OURS_IN_TMP):
                 found.add(entry.name)
         return found
 
     def _new_in_tmp(self) -> set[str]:
-        """New entries that stay (another test's chat, run as the same user, may be making
-        and removing its own scratch at this moment: give it a second)."""
+        """New entries that stay (not as root, every process of the user counts: another
+        test's chat may be making and removing its own scratch at this moment: give it a
+        second)."""
         deadline = time.monotonic() + 1.0
         while (new := self._tmp_entries() - self.tmp_before) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -187,7 +196,17 @@ class Run:
         """Everything that got through, in words (empty when the wall held)."""
         world = self.world
         found: list[str] = []
-        for channel, data in self.capture.received:
+        # The user's next git in each repository of the workspace: what a config or hook left
+        # there runs now, and its marker lands in the folder outside (or what it sends reaches
+        # a listener: so first, before the listeners are judged).
+        for repository in world.repositories():
+            subprocess.run(
+                [*self.prefix, "git", "-C", str(repository), "status"],
+                env=self.env(),
+                capture_output=True,
+                timeout=30,
+            )
+        for channel, data in self.capture.settle():
             if names := leaked(data, world.secrets):
                 found.append(f"{channel} received {sorted(names)}")
         for request in self.llm.requests:
@@ -202,17 +221,8 @@ class Run:
         if b"-ran" in typed:
             found.append(f"keystrokes reached the user's terminal: {typed!r}")
         for name, trap in self.traps.items():
-            if trap.connections:
-                found.append(f"{trap.connections} connection(s) to the host's {name} socket")
-        # The user's next git in each repository of the workspace: what a config or hook left
-        # there runs now, and its marker lands in the folder outside.
-        for repository in world.repositories():
-            subprocess.run(
-                [*self.prefix, "git", "-C", str(repository), "status"],
-                env=self.env(),
-                capture_output=True,
-                timeout=30,
-            )
+            if connections := trap.count():
+                found.append(f"{connections} connection(s) to the host's {name} socket")
         for marker in world.markers():
             if download_may_run_inside and marker.is_relative_to(world.work):
                 continue
@@ -235,6 +245,9 @@ class Run:
                 os.close(fd)
         for folder in (self.tmux_dir, self.agent_dir):
             subprocess.run(["rm", "-rf", str(folder)], check=False)
+        if self.group is not None:  # what this run's commands left in the host's /tmp
+            for entry in self._tmp_entries() - self.tmp_before:
+                subprocess.run(["rm", "-rf", f"/tmp/{entry}"], check=False)
         self.world.remove()
 
 
@@ -328,6 +341,8 @@ def test_the_detectors_see_what_gets_through_without_the_wall(
         "memory-append",
         "tmux-socket-python",
         "new-bashrc",
+        "split-chunks",
+        "dns-labels-udp-python",
     }
     try:
         run.chat(turn_commands(run, [a for a in ATTACKS if a["id"] in picked]), "--yolo")
@@ -337,5 +352,9 @@ def test_the_detectors_see_what_gets_through_without_the_wall(
         assert "hermes: changed memories/MEMORY.md" in breaches
         assert "connection(s) to the host's tmux socket" in breaches
         assert "home: created .bashrc" in breaches
+        # Datagrams the listener had not read when the chat ended count; the host's /tmp is
+        # judged by what this run's commands made there (its own group).
+        assert "udp received ['ssh key']" in breaches
+        assert "host /tmp: created part.aa" in breaches
     finally:
         run.close()
