@@ -365,6 +365,25 @@ def test_an_internal_fault_of_the_library_holds_instead_of_letting_the_text_thro
     assert verdict.id == "scanner_error"
 
 
+def test_a_scan_that_waits_for_the_cpu_is_not_failed_by_the_scanners_time_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """xaidr bounds its rule loop (0.5 s) and each rule (1 s); a machine busy elsewhere stops
+    the scanning thread as this rule's sleep does (the wall clock runs, its CPU time does
+    not). Wall-clock bounds failed an ordinary text closed, and held it, however often it
+    was scanned again; the bounds count the thread's own CPU time."""
+    from xaidr.scanner import l1
+
+    Scanner(sensor_factory=sensor_module.shared_sensor).assess("warm up")  # built as in use
+    descheduled = {
+        "id": "test_descheduled", "category": "test", "score": 0.0, "detector":
+        lambda _text: time.sleep(1.1),  # past both bounds, in wall-clock time only
+    }  # fmt: skip
+    monkeypatch.setattr(l1, "INPUT_RULES", [descheduled, *l1.INPUT_RULES])
+    verdict = Scanner(sensor_factory=sensor_module.shared_sensor).assess("User prefers pytest.")
+    assert verdict.tier == "allow", verdict
+
+
 class _StarvedSensor:
     """A library sensor whose first `failing` scans fail closed, after waiting for the CPU
     when `waits` (asleep: the wall clock runs, the thread's CPU time does not), as a busy
