@@ -207,6 +207,118 @@ def dumps_environment(text: str) -> str | None:
     return found.group().strip() if found else None
 
 
+# An environment variable named as a credential (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD),
+# read in shell, Python, node, PowerShell or Ruby: sent in a request's data, URL or body, it
+# is the credential sent (other layers redact it from what the model sees; a skill's script
+# runs later, where none does).
+_KEY_NAME = (
+    r"[A-Z_][A-Z0-9_]*?(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY"
+    r"|CREDENTIALS?)[A-Z0-9_]*"
+)
+_KEY_REFERENCE = re.compile(
+    rf"\$\{{?({_KEY_NAME})\b\}}?"
+    rf"|\benvironb?(?:\.get\(|\[)\s*['\"]({_KEY_NAME})['\"]"
+    rf"|\bgetenv\(\s*['\"]({_KEY_NAME})['\"]"
+    rf"|\bprocess\.env(?:\.({_KEY_NAME})\b|\[\s*['\"]({_KEY_NAME})['\"])"
+    rf"|\$env:({_KEY_NAME})\b|\bENV\[\s*['\"]({_KEY_NAME})['\"]"
+)
+_KEY_ASSIGNED = re.compile(
+    r"(?:^|[\s;(,])(?:const\s+|let\s+|var\s+|local\s+|export\s+)?(\w+)\s*=\s*(?:\w+\.)*$",
+    re.MULTILINE,
+)
+# Handing a key to the service it is for, as an auth header (`-H "Authorization: Bearer $K"`,
+# `headers={"x-api-key": key}`, `curl -u user:$K`): a use, as `ssh -i KEY` is.
+_HEADER_BEFORE = re.compile(
+    r"(?:authorization|x-api-key|\bapi-key|x-auth-token|private-token|x-goog-api-key"
+    r"|--oauth2-bearer)[\"'\s:=]*(?:f?[\"'`])?\s*(?:bearer\s+|token\s+|basic\s+)?[\"'{(\s$]*(?:\w+\.)*$"
+    r"|(?:^|\s)(?:-u|--user)\s*[\"']?[^\s\"':]*:?$",
+    re.IGNORECASE,
+)
+# A provider's key in its auth header goes to its own hosts; to another literal host it is sent.
+_KEY_HOSTS = {
+    "OPENAI_API_KEY": ("openai.com",),
+    "ANTHROPIC_API_KEY": ("anthropic.com",),
+    "OPENROUTER_API_KEY": ("openrouter.ai",),
+    "GITHUB_TOKEN": ("github.com", "githubusercontent.com"),
+    "GH_TOKEN": ("github.com", "githubusercontent.com"),
+    "GITLAB_TOKEN": ("gitlab.com",),
+    "HF_TOKEN": ("huggingface.co",),
+    "GEMINI_API_KEY": ("googleapis.com",),
+    "GOOGLE_API_KEY": ("googleapis.com",),
+    "MISTRAL_API_KEY": ("mistral.ai",),
+    "GROQ_API_KEY": ("groq.com",),
+    "NPM_TOKEN": ("npmjs.org", "npmjs.com"),
+}
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_URL_HOST = re.compile(r"\bhttps?://([^/\s'\"`?#:]+)")
+MAX_REGION = 2_000  # characters of one sending statement read for keys
+
+
+def _sending_regions(text: str) -> Iterator[str]:
+    """Each statement that sends (from the start of a line `_SENDS` matches in, to the end of
+    the statement: brackets closed, a line not continued with a backslash)."""
+    covered = 0  # regions do not overlap: each character is read once
+    for found in _SENDS.finditer(text):
+        if found.end() <= covered:
+            continue
+        back = max(covered, found.end() - 1 - MAX_REGION)
+        start = max(text.rfind("\n", back, found.end() - 1) + 1, back)  # may begin at a newline
+        depth, end = 0, start
+        while end < len(text) and end - start < MAX_REGION:
+            char = text[end]
+            depth += char in "([{"
+            depth -= char in ")]}"
+            if char == "\n" and depth <= 0 and text[end - 1] != "\\":
+                break
+            end += 1
+        covered = end
+        yield text[start:end]
+
+
+def _key_uses(text: str) -> dict[str, str]:
+    """A pattern for each credential variable read (`$OPENAI_API_KEY`, `os.environ["GH_TOKEN"]`)
+    and each plain variable assigned one (`key = os.environ["OPENAI_API_KEY"]`), with the
+    credential's name."""
+    found: dict[str, str] = {}
+    for match in _KEY_REFERENCE.finditer(text):
+        name = next(group for group in match.groups() if group)
+        found[re.escape(match.group())] = name
+        back = max(0, match.start() - 80)
+        line_start = max(text.rfind("\n", back, match.start()) + 1, back)
+        if (assigned := _KEY_ASSIGNED.search(text, line_start, match.start())) is not None:
+            found.setdefault(rf"(?<![\w.$]){assigned.group(1)}\b(?!\s*=[^=])", name)
+    return found
+
+
+def sends_key_variable(text: str) -> str | None:
+    """The credential variable a statement that sends carries in its data, URL or body (or, for
+    a provider's key, in an auth header to a host not the provider's), or None."""
+    for reading in (text, expand_shell_variables(text)):
+        uses = _key_uses(reading)
+        if not uses:
+            continue
+        for region in _sending_regions(reading):
+            hosts = [h.lower() for h in _URL_HOST.findall(region)]
+            for pattern, name in uses.items():
+                for use in re.finditer(pattern, region):
+                    line_start = region.rfind("\n", 0, use.start()) + 1
+                    before = region[max(line_start, use.start() - 80) : use.start()]
+                    if _HEADER_BEFORE.search(before) and not _foreign(name, hosts):
+                        continue
+                    return f"${name}"
+    return None
+
+
+def _foreign(name: str, hosts: list[str]) -> bool:
+    own = _KEY_HOSTS.get(name)
+    if own is None:
+        return False
+    return any(
+        host not in _LOCAL_HOSTS and not any(host == d or host.endswith("." + d) for d in own)
+        for host in hosts
+    )
+
+
 def sends_off_machine(text: str) -> str | None:
     found = _SENDS.search(text) or _SENDS.search(expand_shell_variables(text))
     return found.group().strip(" \t\n;&|(`$\"'") if found else None
@@ -259,6 +371,14 @@ def exfiltration(text: str, file: str) -> list[tuple[int, str, str]]:
                     line,
                     "environment_exfil",
                     f"dumps the environment ({dump}) and sends it ({sender})",
+                )
+            )
+        elif (key := sends_key_variable(unit)) is not None:
+            found.append(
+                (
+                    line,
+                    "credentials_exfil",
+                    f"sends {key} (a credential from the environment) off the machine ({sender})",
                 )
             )
     return found
