@@ -29,6 +29,8 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
     terminal = runtime.config.terminal
     writable_roots = tuple(Path(p).expanduser() for p in terminal.writable_roots)
     programs = runtime.programs()
+    # Where the skill library reads them from (relative ones from the working directory).
+    skill_dirs = tuple(Path(p).expanduser().absolute() for p in runtime.config.skills.external_dirs)
     # The programs the app runs outside the sandbox are found now, before any tool ran (as the
     # terminal's sandbox would when made): the terminal module itself loads on its first call.
     host_programs.settle(writable_roots)
@@ -49,6 +51,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                 hermes_home=runtime.home,
                 cache_dir=runtime.sandbox_cache_dir,
                 programs=programs,
+                skill_dirs=skill_dirs,
             )
         )
 
@@ -59,6 +62,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
             allowed_roots=runtime.config.files.allowed_roots,
             hermes_home=runtime.home,
             limits=limits,
+            skill_dirs=skill_dirs,
         )
 
     registry = ToolRegistry(

@@ -26,9 +26,12 @@ from pathlib import Path
 from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
-workdir, commands = Path(sys.argv[1]), json.loads(sys.argv[2])
+workdir, commands, skill_dirs = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
 os.chdir(workdir)
-settings = TerminalSettings(sandbox="on", network="off", hermes_home=workdir / ".hermes-home")
+settings = TerminalSettings(
+    sandbox="on", network="off", hermes_home=workdir / ".hermes-home",
+    skill_dirs=tuple(Path(d) for d in skill_dirs),
+)
 registry = ToolRegistry(make_terminal_tools(settings))
 context = ToolContext(cwd=workdir, workdir=workdir, approvals=Approvals(lambda _request: "once"))
 results = [registry.call("terminal", {"command": c, "timeout": 60}, context) for c in commands]
@@ -64,10 +67,14 @@ def env_of(home: Path, path: str) -> dict[str, str]:
     return {"PYTHONPATH": str(REPO), "PATH": path, "HOME": str(home)}
 
 
-def terminal(workdir: Path, env: dict[str, str], *commands: str) -> list[dict]:
+def terminal(
+    workdir: Path, env: dict[str, str], *commands: str, skill_dirs: tuple[Path, ...] = ()
+) -> list[dict]:
+    """The results of `commands`, each one terminal call of one conversation, in order."""
     prefix, _uid = account()
+    dirs = json.dumps([str(d) for d in skill_dirs])
     found = subprocess.run(
-        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands)],
+        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands), dirs],
         capture_output=True,
         text=True,
         env=env,

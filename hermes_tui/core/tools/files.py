@@ -132,9 +132,13 @@ def make_file_tools(
     allowed_roots: Iterable[str | Path] = (),
     hermes_home: Path | None = None,
     limits: ResultLimits | None = None,
+    skill_dirs: Iterable[Path] = (),
 ) -> list[Tool]:
-    """The files tools; `allowed_roots` and `hermes_home` feed the path policy, `limits` the
-    size a read stops at (and the session's scratch folder, readable without asking)."""
+    """The files tools; `allowed_roots`, `hermes_home` and `skill_dirs` (the user's external
+    skills folders: asked about where a writable place holds them) feed the path policy,
+    `limits` the size a read stops at (and the session's scratch folder, readable without
+    asking)."""
+    skill_dirs = tuple(skill_dirs)
     limits = limits or ResultLimits()
     roots = tuple(allowed_roots)
 
@@ -150,6 +154,7 @@ def make_file_tools(
             read_roots=(*((scratch,) if scratch is not None else ()), *extra_read_roots),
             hermes_home=hermes_home,
             write=write,
+            skill_dirs=skill_dirs,
         )
 
     def checked(tool: str, access: Access, raw: str, context: ToolContext) -> Path:

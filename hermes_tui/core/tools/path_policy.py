@@ -316,6 +316,7 @@ def resolve_rules(
     user_home: Path | None = None,
     with_secret_ids: bool = False,
     write: bool = False,
+    skill_dirs: Iterable[Path] = (),
 ) -> PathRules:
     def real(path: str | Path) -> Path:
         return Path(os.path.realpath(os.path.expanduser(str(path))))
@@ -339,6 +340,8 @@ def resolve_rules(
         bins = run_later.project_bins(work, home)
         on_path = run_later.on_search_path(entries, places, bins, work)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
+        skills = run_later.inside_places([real(d) for d in skill_dirs], places)
+        later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)
         shadowing = tuple(
             (PurePosixPath(folder), names)
             for folder, names in run_later.shadowing_folders(entries, places, bins, work)

@@ -129,6 +129,10 @@ HERMES_HOME = (
     "it is in the hermes home, which hermes-tui reads (its commands/ are slash commands sent as "
     "yours, its checkpoints/ what /rewind writes back)"
 )
+SKILL_FOLDER = (
+    "a skills folder of yours (skills.external_dirs): its skills are in every session's skills "
+    "index and load as instructions"
+)
 ON_PATH = (
     "a folder on your PATH (or the library beside one, of an interpreter's prefix): your shell "
     "runs the programs in it by name"
@@ -336,6 +340,23 @@ def project_bins(workdir: Path, user_home: Path) -> list[str]:
         if os.path.isfile(os.path.join(work, name, "pyvenv.cfg"))
     ]
     return [*venvs, *(os.path.realpath(os.path.join(work, name)) for name in PACKAGE_BINS)]
+
+
+def inside_places(folders: Iterable[Path], places: Iterable[Path]) -> list[Path]:
+    """Of `folders` that must stay read-only wherever they lie (the user's external skills
+    folders), those inside one of the writable `places`: as written and where each leads now,
+    whichever lies inside. One that is a writable place itself, or holds one, is left out: the
+    user works on those skills there (commands and the files tools write them)."""
+    real_places = [os.path.realpath(place) for place in places]
+    found: list[Path] = []
+    for folder in folders:
+        real = os.path.realpath(folder)
+        if any(_inside(place, real) or place == real for place in real_places):
+            continue
+        for path in (os.path.normpath(folder), real):
+            if any(_inside(path, place) for place in real_places):
+                found.append(Path(path))
+    return list(dict.fromkeys(found))
 
 
 def _inside(path: str, place: str) -> bool:

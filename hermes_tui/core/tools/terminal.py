@@ -79,6 +79,9 @@ class TerminalSettings:
     # Where the interpreter and PATH's programs live, read when hermes-tui started
     # (`current_programs`); None: read when the tools are made.
     programs: tuple[Path, ...] | None = None
+    # The user's external skills folders (skills.external_dirs, absolute): read-only to
+    # commands where a writable place holds them (run_later.inside_places).
+    skill_dirs: tuple[Path, ...] = ()
 
 
 class Sandbox:
@@ -192,6 +195,7 @@ class Sandbox:
             repositories=repositories,
             programs=self.programs,
             search_path=self.search_path,
+            skill_dirs=self.settings.skill_dirs,
             socket_filter=True,
             python=self.host.which("python3"),  # the filter's installer behind a bridge
         )
@@ -353,7 +357,12 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         from hermes_tui.core.tools import gitdirs, gitguard, package_hooks
-        from hermes_tui.core.tools.run_later import on_search_path, project_bins, shadowing_folders
+        from hermes_tui.core.tools.run_later import (
+            inside_places,
+            on_search_path,
+            project_bins,
+            shadowing_folders,
+        )
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
         from hermes_tui.core.tools.sweep import (
             identities,
@@ -402,7 +411,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         bins = project_bins(context.workdir, Path.home())
         on_path = on_search_path(sandbox.search_path, places, bins, context.workdir)
         shadowing = shadowing_folders(sandbox.search_path, places, bins, context.workdir)
-        swept = [*swept_paths(context.workdir), *on_path]
+        skill_dirs = inside_places(settings.skill_dirs, places)
+        swept = [*swept_paths(context.workdir), *on_path, *skill_dirs]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
         before_package = package_hooks.snapshot(context.workdir)
