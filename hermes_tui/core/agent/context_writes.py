@@ -158,8 +158,13 @@ class Watch:
 
 
 def snapshot(folders: tuple[Path, ...]) -> Watch:
+    """The instruction files of `folders` (those there and those that could be made) and those
+    below the working directory (the bounded walk of `_instruction_files`), as they are: an
+    existing pkg/AGENTS.md a command rewrites is put back with its own text, not only moved
+    aside."""
     roots = _projects(folders)
-    states = {path: _state(path, roots) for path in watched_paths(folders)}
+    paths = [*watched_paths(folders), *_instruction_files(folders[0])]
+    states = {path: _state(path, roots) for path in dict.fromkeys(paths)}
     return Watch(folders, roots, states, time.time())
 
 
@@ -193,10 +198,10 @@ def _state(path: Path, roots: list[Path]) -> FileState | None:
 
 def changed_by_command(before: Watch) -> list[ContextFileWrite]:
     """The instruction files whose text (what a prompt would read) a command changed or made:
-    in the folders watched before it ran, by their text then; in any folder below the working
-    directory (a session may start in pkg/), those whose inode changed while it ran (a
-    command cannot set a file's ctime back), their past unknown (`before` None). Removing
-    one is not learning anything."""
+    those there before it ran (in the watched folders and below the working directory, where
+    a session may start in pkg/), by their text then; a new one below, found as a file whose
+    inode changed while it ran (a command cannot set a file's ctime back), its past unknown
+    (`before` None). Removing one is not learning anything."""
     changes = []
     below = [
         path

@@ -353,6 +353,29 @@ def test_a_command_writing_instruction_files_in_a_subfolder_is_held(
     assert "bootstrap.sh" not in _next_system_prompt(runtime, llm, project / "pkg")
 
 
+def test_a_command_rewriting_an_existing_instruction_file_in_a_subfolder_puts_it_back(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    """An existing pkg/AGENTS.md a command rewrites: the user's text is back (it was only
+    moved aside, its content gone from the folder), the command's held; a new one beside it is
+    still moved aside."""
+
+    def pkg(project: Path) -> None:
+        (project / "pkg").mkdir()
+        (project / "pkg" / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+
+    command = "sed -n 4p README.md > pkg/AGENTS.md && mkdir -p pkg/api && cp pkg/AGENTS.md pkg/api/"
+    runtime, project, result = _command_copies_into(home, tmp_path, llm, command, setup=pkg)
+    assert (project / "pkg" / "AGENTS.md").read_text(encoding="utf-8") == AGENTS
+    assert not (project / "pkg" / "api" / "AGENTS.md").exists()
+    records = {str(Path(r.target).relative_to(project)): r for r in runtime.pending.list()}
+    assert sorted(records) == ["pkg/AGENTS.md", "pkg/api/AGENTS.md"]
+    assert NOTE in str(records["pkg/AGENTS.md"].after)
+    assert "put back as it was" in result["error"] and "moved aside" in result["error"]
+    prompt = _next_system_prompt(runtime, llm, project / "pkg")
+    assert "bootstrap.sh" not in prompt and "Run `pytest -q` before every commit." in prompt
+
+
 def test_writing_the_file_an_agents_md_link_points_to_is_gated(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
