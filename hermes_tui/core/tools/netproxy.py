@@ -4,7 +4,9 @@ It listens on a Unix socket that the sandbox binds in (sandbox.py bridges it to
 127.0.0.1:3128 with socat, and sets HTTP(S)_PROXY). It speaks HTTP CONNECT (for HTTPS and
 anything tunnelled) and plain HTTP with an absolute URL. A host on the allowlist (exact, or a
 subdomain of an entry, unless it is one of the registries' publishing hosts) goes through; in a
-tunnel, so does the name its TLS hello asks for, when it is another (tls_hello.py); any
+tunnel, so does the name its TLS hello asks for, or its one HTTP request's Host, when it is
+another (tls_hello.py, http_relay.py): a tunnel carries TLS or HTTP judged that way, nothing
+else; a plain-HTTP request or a tunnelled one is carried alone (http_relay.py); any
 other host is put to `ask(host, command)`, which answers "once" (this connection), "session"
 (a host the conversation's approvals already allowed for the session: they keep that grant,
 approvals.py) or "deny".
@@ -26,16 +28,18 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from hermes_tui.core.tools import tls_hello
+from hermes_tui.core.tools import http_relay, tls_hello
 
 Decision = Literal["once", "session", "deny"]
 Ask = Callable[[str, str], Decision]
 IDLE_TIMEOUT = 120.0
-MAX_HEADER = 64 * 1024
+MAX_HEADER = 64 * 1024  # a request head, or a tunnel's first flight (a TLS hello is ~2 KB)
+# A plain-HTTP request as forwarded: its head rebuilt, its body's framing.
+Forwarded = tuple[bytes, http_relay.Body]
 
 
 # Where the proxy's socket folder is made (FilteringProxy.start).
@@ -130,41 +134,23 @@ class _Handler(socketserver.StreamRequestHandler):
             if len(head) > MAX_HEADER:
                 return self._reply(431, "request header too large")
         header, _, rest = head.partition(b"\r\n\r\n")
-        lines = header.decode("latin-1").split("\r\n")
         try:
-            method, target, version = lines[0].split(" ", 2)
-        except ValueError:
-            return self._reply(400, "bad request line")
-        if method.upper() == "CONNECT":
-            host, _, port = target.rpartition(":")
-            host = host.strip("[]")
-            if not host or not port.isdigit():
-                return self._reply(400, "CONNECT needs host:port")
-            return self._tunnel(host, int(port), b"", connect=True)
-        if not target.lower().startswith("http://"):
-            return self._reply(400, "only absolute http:// URLs or CONNECT")
-        rest_of_url = target[len("http://") :]
-        authority, slash, path = rest_of_url.partition("/")
-        host, _, port = authority.rpartition(":") if ":" in authority else (authority, "", "80")
-        if not port.isdigit():
-            return self._reply(400, "bad port")
-        # The Host header is the URL's authority, the host judged (RFC 9112 3.2.2: a proxy
-        # replaces it): a client's own `Host: other.example` would have a CDN in front of an
-        # allowed host serve, or relay to, another site (attack6's A6-7 addendum).
-        # A header folded onto the next line (obs-fold) or spelled `Host :` could carry a name
-        # past that test: refused (RFC 9112 5.2 lets a proxy reject a folded header).
-        if any(line[:1] in (" ", "\t") for line in lines[1:]):
-            return self._reply(400, "folded header lines are not accepted")
-        kept = [
-            line
-            for line in lines[1:]
-            if line
-            and line.partition(":")[0].strip().lower() not in ("host", "connection")
-            and not line.lower().startswith("proxy-")
-        ]
-        head_lines = [f"{method} /{path if slash else ''} {version}", f"Host: {authority}", *kept]
-        request = "\r\n".join([*head_lines, "Connection: close"]) + "\r\n\r\n"
-        return self._tunnel(host, int(port), request.encode("latin-1") + rest, connect=False)
+            request = http_relay.parse_head(header)
+            if request.method.upper() == "CONNECT":
+                host, port = _authority(request.target)
+                return self._tunnel(host, port, rest, None)
+            if not request.target.lower().startswith("http://"):
+                raise http_relay.BadRequest(400, "only absolute http:// URLs or CONNECT")
+            authority, slash, path = request.target[len("http://") :].partition("/")
+            host, port = _authority(authority, 80)
+            # The Host header is the URL's authority, the host judged (RFC 9112 3.2.2: a
+            # proxy replaces it): a client's own `Host: other.example` would have a CDN in
+            # front of an allowed host serve, or relay to, another site (attack6's A6-7).
+            origin = replace(request, target="/" + path if slash else "/")
+            forwarded = (origin.render(authority), http_relay.body_of(request))
+        except http_relay.BadRequest as refused:
+            return self._reply(refused.status, refused.reason)
+        return self._tunnel(host, port, rest, forwarded)
 
     def _reply(self, status: int, text: str) -> None:
         body = f"hermes-tui sandbox proxy: {text}\n".encode()
@@ -175,7 +161,9 @@ class _Handler(socketserver.StreamRequestHandler):
                 + body
             )
 
-    def _tunnel(self, host: str, port: int, first: bytes, *, connect: bool) -> None:
+    def _tunnel(self, host: str, port: int, rest: bytes, forwarded: Forwarded | None) -> None:
+        """Connect to `host` if allowed; then carry one plain-HTTP request (`forwarded`: its
+        head as rebuilt and its body's framing), or a CONNECT tunnel's first flight judged."""
         state = self.server.state
         if _local_name(host) and not host_allowed(host, state.allow):
             # Refused before any question (nothing to approve), and logged as refused.
@@ -196,50 +184,85 @@ class _Handler(socketserver.StreamRequestHandler):
             upstream = socket.create_connection((addresses[0], port), timeout=30)
         except OSError as exc:
             return self._reply(502, f"cannot reach {host}:{port}: {exc}")
-        with upstream:
+        with upstream, contextlib.suppress(OSError):
             upstream.settimeout(IDLE_TIMEOUT)
-            if connect:
+            if forwarded is None:
                 self.connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                hello = self._hello(host, port, upstream)
-                if hello is None:
-                    return  # a TLS session for another host, not allowed: closed
-                first = hello
-            if first:
-                upstream.sendall(first)
-            _pipe(self.connection, upstream)
+                forwarded, rest = self._first_flight(host, port, upstream, rest)
+            if forwarded == "tls":
+                upstream.sendall(rest)
+                _pipe(self.connection, upstream)
+            elif forwarded is not None:
+                head, body = forwarded
+                http_relay.relay(self.connection, upstream, head, body, rest, IDLE_TIMEOUT)
 
-    def _hello(self, host: str, port: int, upstream: socket.socket) -> bytes | None:
-        """The client's first bytes in a tunnel, or None when they open a TLS session for a
-        host other than `host` that is not allowed (or asked and refused), or a malformed or
-        nameless one to a named host (A6-7: a CDN's address serves every site by that name).
-        A protocol where the server speaks first is left alone."""
-        data = b""
-        deadline = time.monotonic() + HELLO_SECONDS
-        while len(data) <= MAX_HELLO:
+    def _first_flight(
+        self, host: str, port: int, upstream: socket.socket, data: bytes
+    ) -> tuple[Forwarded | Literal["tls"] | None, bytes]:
+        """What a tunnel may carry, judged from the client's first bytes before any is sent
+        on: a TLS hello for `host` or another allowed name ("tls"; A6-7: a CDN's address serves
+        every site by the name in the hello), or one HTTP request whose Host is such a name
+        (its head rebuilt, its body framed: A7-2). Anything else is not carried (None): a
+        client that stays silent (A7-1: judged only within 5 s, a pause carried any hello
+        unjudged), a server that speaks first, another protocol, a malformed hello."""
+        deadline = time.monotonic() + FIRST_FLIGHT_SECONDS
+        wanted = host.lower().rstrip(".")
+        while len(data) <= MAX_HEADER:
+            kind, name = tls_hello.hello_name(data)
+            if data and kind == "hello":
+                if name is None:
+                    return ("tls" if _is_address(wanted) else None), data
+                allowed = name == wanted or self.server.state.decide(name, port).allowed
+                return ("tls" if allowed else None), data
+            if kind == "other":
+                if not http_relay.may_be_request(data):
+                    return None, data
+                if b"\r\n\r\n" in data:
+                    return self._tunnelled_request(wanted, port, data)
             left = deadline - time.monotonic()
             ready = select.select([self.connection, upstream], [], [], max(left, 0))[0]
-            if self.connection not in ready:
-                break  # the server speaks first, or the client is silent: nothing to judge
+            if self.connection not in ready or upstream in ready:
+                return None, data  # silent for too long, or the server spoke first
             chunk = self.connection.recv(4096)
             if not chunk:
-                break
+                return None, data
             data += chunk
-            kind, name = tls_hello.hello_name(data)
-            if kind == "other":
-                return data
-            if kind == "hello":
-                wanted = host.lower().rstrip(".")
-                if name is None:
-                    return data if _is_address(wanted) else None
-                if name == wanted or self.server.state.decide(name, port).allowed:
-                    return data
-                return None
-        kind, _ = tls_hello.hello_name(data)
-        return None if data and kind == "more" else data  # a hello cut short: not judged
+        return None, data
+
+    def _tunnelled_request(
+        self, wanted: str, port: int, data: bytes
+    ) -> tuple[Forwarded | None, bytes]:
+        header, _, rest = data.partition(b"\r\n\r\n")
+        try:
+            request = http_relay.parse_head(header)
+            hosts = request.values("host")
+            if len(hosts) > 1 or not request.target.startswith("/"):
+                raise http_relay.BadRequest(400, "one Host and an origin-form target")
+            given = hosts[0] if hosts else wanted
+            name, _port = _authority(given, port)
+            name = name.lower().rstrip(".")
+            if name != wanted and not self.server.state.decide(name, port).allowed:
+                raise http_relay.BadRequest(403, f"{name} is not the host this tunnel is for")
+            return (request.render(given), http_relay.body_of(request)), rest
+        except http_relay.BadRequest as refused:
+            self._reply(refused.status, refused.reason)
+            return None, rest
 
 
-HELLO_SECONDS = 5.0  # for the client's first bytes in a tunnel
-MAX_HELLO = 32 * 1024  # a ClientHello with post-quantum key shares is about 2 KB
+FIRST_FLIGHT_SECONDS = IDLE_TIMEOUT  # however long it takes: the bytes are judged, never timed
+
+
+def _authority(authority: str, default_port: int | None = None) -> tuple[str, int]:
+    """(host, port) of `host:port`, `[v6]:port` or, with a default port, a bare host."""
+    if "@" in authority:
+        raise http_relay.BadRequest(400, "no user information in the authority")
+    host, colon, port = authority.rpartition(":")
+    if not colon or host.startswith("[") != host.endswith("]") or "]" in port:
+        host, port = authority, "" if default_port is None else str(default_port)
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise http_relay.BadRequest(400, "a host:port is needed")
+    return host, int(port)
 
 
 def _is_address(host: str) -> bool:

@@ -210,13 +210,20 @@ def test_plain_http_carries_the_host_it_was_judged_for_not_the_clients_host_head
     proxy.start()
     url = f"http://127.0.0.1:{port}/simple/"
     try:
-        for trick in ("Host: evil.example", "Host : evil.example"):
+        for trick in ("Host: evil.example", "host:evil.example"):
             request = (
                 f"GET {url} HTTP/1.1\r\n{trick}\r\nAccept: */*\r\nProxy-Authorization: x\r\n\r\n"
             )
             assert _ask(proxy, request).startswith(b"HTTP/1.1 204"), trick
-        folded = f"GET {url} HTTP/1.1\r\nAccept: */*\r\n Host: evil.example\r\n\r\n"
-        assert _ask(proxy, folded).startswith(b"HTTP/1.1 400")
+        for refused in (
+            f"GET {url} HTTP/1.1\r\nAccept: */*\r\n Host: evil.example\r\n\r\n",  # folded
+            f"GET {url} HTTP/1.1\r\nHost : evil.example\r\n\r\n",  # space before the colon
+            f"GET {url} HTTP/1.1\nHost: evil.example\r\n\r\n",  # a bare LF (A7-2)
+            f"GET {url} HTTP/1.1\r\nAccept: */*\rHost: evil.example\r\n\r\n",  # a bare CR
+            f"GET {url} HTTP/1.1 x\r\n\r\n",
+            f"GET http://127.0.0.1@evil.example:{port}/ HTTP/1.1\r\n\r\n",
+        ):
+            assert _ask(proxy, refused).startswith(b"HTTP/1.1 400"), refused
     finally:
         proxy.close()
         server.close()
