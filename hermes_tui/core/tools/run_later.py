@@ -92,6 +92,28 @@ COMMIT_HOOK_CONFIGS: tuple[tuple[str, str], ...] = (
         )
     ),
 )
+# Other coding agents' project settings that run commands when that agent starts or acts in the
+# folder, with your rights (attack7's A7-8): hooks, MCP servers started by command, lint
+# commands. (.cursor/rules is an instruction folder: the write gate holds changes to it.)
+_MCP = "starts the MCP servers it names (commands) when that agent opens the folder"
+OTHER_AGENTS: tuple[tuple[str, str], ...] = (
+    (
+        ".claude",
+        "Claude Code runs its hooks and the commands its settings name when it starts here",
+    ),
+    (".mcp.json", f"Claude Code {_MCP}"),
+    (".gemini", f"Gemini CLI {_MCP}, and runs its commands"),
+    (".cursor/mcp.json", f"Cursor {_MCP}"),
+    (".cursor/environment.json", "Cursor's background agents run its install and start commands"),
+    (".kiro", "Kiro runs its hooks' commands on file events"),
+    (".windsurf", "Windsurf runs its workflows and the MCP servers it names"),
+    (".continue", f"Continue {_MCP}"),
+    (".amazonq", f"Amazon Q {_MCP}"),
+    (".codex", "Codex reads its config (MCP servers started by command) when it starts here"),
+    (".opencode", f"opencode {_MCP}, and runs its commands"),
+    ("opencode.json", f"opencode {_MCP}"),
+    (".aider.conf.yml", "aider runs its lint and test commands after each edit"),
+)
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -118,6 +140,7 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".envrc", "direnv runs it when you enter the folder"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
     *COMMIT_HOOK_CONFIGS,
+    *OTHER_AGENTS,
 )
 PROTECTED_IN_WORKDIR = tuple(name for name, _ in RUN_LATER_IN_WORKDIR)
 OWN_NAME = "hermes_tui"
