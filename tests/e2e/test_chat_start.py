@@ -32,7 +32,9 @@ from helpers import cli_env, write_config
 # were read), importlib.resources' readers (the package's shipped folders lie beside it),
 # argparse and its gettext (a plainly written `chat -q` line is read by cli_quick.py), the
 # terminal, web and files tools' code (none was called: their schemas are core/tools/schemas.py),
-# the idna codec and its stringprep tables (the server's name is ASCII: core/llm/transport.py).
+# the idna codec and its stringprep tables (the server's name is ASCII: core/llm/plain_http.py),
+# httpcore2 and the trust store it imports (a plain-http server is reached by our own transport
+# on h11: core/llm/plain_http.py).
 UNNEEDED = (
     "tarfile",
     "difflib",
@@ -74,6 +76,8 @@ UNNEEDED = (
     "hermes_tui.core.tools.files",
     "encodings.idna",
     "stringprep",
+    "httpcore2",
+    "truststore",
 )
 
 PROBE = """

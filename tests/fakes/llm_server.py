@@ -68,6 +68,7 @@ class Request:
     body: dict[str, Any]
     raw: bytes
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
+    peer: tuple[Any, ...] = ()  # the client's address: which connection the request came on
 
     @property
     def system(self) -> str:
@@ -201,7 +202,7 @@ class FakeLLM:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 body = json.loads(raw)
                 headers = {name.lower(): value for name, value in self.headers.items()}
-                request = Request(self.path, body, raw, headers)
+                request = Request(self.path, body, raw, headers, peer=self.client_address)
                 reply = fake._next(request)
                 # An error body may quote the key that was sent (`{key}`), as providers do.
                 sent = self.headers.get("x-api-key") or self.headers.get("authorization") or ""

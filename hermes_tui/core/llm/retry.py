@@ -2,7 +2,7 @@
 
 Backoff is capped exponential with a little jitter. When a stream was cut after it had
 produced output, a StreamRestart event tells the consumer to drop that partial output before
-the retry's stream begins. The provider's code runs inside a `call_scope` (core/llm/transport.py)
+the retry's stream begins. The provider's code runs inside a `call_scope` (core/llm/scope.py)
 so that setting `cancel` stops a blocked read at once; a failure after a cancel is the cancel
 (Cancelled), never a reason to retry.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from hermes_tui.core.llm.base import Provider, ProviderError, StreamEvent, StreamRestart
-from hermes_tui.core.llm.transport import CallScope, call_scope
+from hermes_tui.core.llm.scope import CallScope, call_scope
 from hermes_tui.core.messages import Message
 from hermes_tui.core.records import datarecord
 

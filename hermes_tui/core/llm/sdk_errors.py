@@ -240,6 +240,12 @@ def translated(
             raise ProviderError(
                 provider, f"the stream stalled: {exc}", retryable=True, hint=TIMEOUT_HINT
             ) from exc
-        if type(exc).__module__.split(".")[0] in TRANSPORT_MODULES:
+        if _transport_error(exc):
             raise ProviderError(provider, f"the stream was cut: {exc}", retryable=True) from exc
         raise
+
+
+def _transport_error(exc: BaseException) -> bool:
+    """An HTTP library's exception, or one of ours made from it (core/llm/watch.py's
+    CancelledRead is an httpx2.ReadError)."""
+    return any(kind.__module__.split(".")[0] in TRANSPORT_MODULES for kind in type(exc).__mro__)

@@ -1,5 +1,7 @@
 """Cancelling a blocked read, the first-byte limit and the silence reports, through the real SDKs
-against the loopback server (core/llm/transport.py)."""
+against the loopback server (core/llm/transport.py, watch.py), on both ways a server is
+reached: our plain-http transport (core/llm/plain_http.py) and, through a proxy in the
+environment, the SDK's own client on httpcore2."""
 
 from __future__ import annotations
 
@@ -14,12 +16,22 @@ from fakes.llm_server import FakeLLM, Reply
 from hermes_tui.core.llm.anthropic import AnthropicProvider
 from hermes_tui.core.llm.base import ProviderError, TextChunk
 from hermes_tui.core.llm.openai_compat import OpenAICompatProvider
+from hermes_tui.core.llm.plain_http import PlainHTTPTransport
 from hermes_tui.core.llm.retry import Cancelled, RetryPolicy, stream_with_retries
-from hermes_tui.core.llm.transport import WatchedBackend
+from hermes_tui.core.llm.watch import WatchedBackend
 from hermes_tui.core.messages import Message
 
 POLICY = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
 BOUND = 10.0  # seconds: every wait here is bounded; this is far above what any step needs
+
+
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+def no_proxies(monkeypatch) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
 
 
 def _provider(kind: str, llm: FakeLLM, **settings: Any):
@@ -68,20 +80,47 @@ class Call:
         return "".join(e.text for e in self.events if isinstance(e, TextChunk))
 
 
-def test_the_sdk_clients_connections_are_watched() -> None:
+def proxied(kind: str, llm: FakeLLM, monkeypatch, **settings: Any):
+    """A provider whose client is the SDK's own on httpcore2: the loopback server, which
+    answers a proxy's absolute-form requests as any other, is its HTTP proxy."""
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{llm.port}")
+    provider = _provider(kind, llm, **settings)
+    monkeypatch.delenv("HTTP_PROXY")
+    mounted = [t for t in provider._client._client._mounts.values() if t is not None]
+    assert any(isinstance(t._pool._network_backend, WatchedBackend) for t in mounted)
+    return provider
+
+
+PATHS = [("openai", "plain"), ("anthropic", "plain"), ("openai", "proxied")]
+
+
+def _reached(kind: str, path: str, llm: FakeLLM, monkeypatch, **settings: Any):
+    no_proxies(monkeypatch)
+    if path == "proxied":
+        return proxied(kind, llm, monkeypatch, **settings)
+    provider = _provider(kind, llm, **settings)
+    assert isinstance(provider._client._client._transport, PlainHTTPTransport)
+    return provider
+
+
+def test_the_sdk_clients_connections_are_watched(monkeypatch) -> None:
     """The one reach under the SDKs: if httpx2 changes, this fails before users' cancels do."""
-    with FakeLLM() as llm:
-        for kind in ("openai", "anthropic"):
-            provider = _provider(kind, llm)
-            http_client = provider._client._client
-            assert isinstance(http_client._transport._pool._network_backend, WatchedBackend)
+    no_proxies(monkeypatch)
+    for kind in ("openai", "anthropic"):
+        provider = OpenAICompatProvider(api_key="k", model="m", base_url="https://api.example/v1")
+        if kind == "anthropic":
+            provider = AnthropicProvider(api_key="k", model="m", base_url="https://api.example")
+        http_client = provider._client._client
+        assert isinstance(http_client._transport._pool._network_backend, WatchedBackend)
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_cancel_closes_a_connection_hung_before_the_headers_and_does_not_retry(kind: str) -> None:
+@pytest.mark.parametrize(("kind", "path"), PATHS)
+def test_cancel_closes_a_connection_hung_before_the_headers_and_does_not_retry(
+    kind: str, path: str, monkeypatch
+) -> None:
     with FakeLLM() as llm:
         llm.script(Reply(fault="hang"))
-        call = Call(_provider(kind, llm))
+        call = Call(_reached(kind, path, llm, monkeypatch))
         assert llm.hanging.wait(BOUND)
         cancelled_at = time.monotonic()
         call.cancel.set()
@@ -97,8 +136,10 @@ def test_cancel_closes_a_connection_hung_before_the_headers_and_does_not_retry(k
     assert ended_at - cancelled_at < BOUND and llm.hang_closed[0] - cancelled_at < BOUND
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_cancel_mid_stream_keeps_what_streamed_and_closes_the_connection(kind: str) -> None:
+@pytest.mark.parametrize(("kind", "path"), PATHS)
+def test_cancel_mid_stream_keeps_what_streamed_and_closes_the_connection(
+    kind: str, path: str, monkeypatch
+) -> None:
     with FakeLLM() as llm:
         llm.script(
             Reply(
@@ -106,7 +147,7 @@ def test_cancel_mid_stream_keeps_what_streamed_and_closes_the_connection(kind: s
                 fault="hang_mid_stream",
             )
         )
-        call = Call(_provider(kind, llm))
+        call = Call(_reached(kind, path, llm, monkeypatch))
         assert llm.hanging.wait(BOUND)
         deadline = time.monotonic() + BOUND
         while not call.text and time.monotonic() < deadline:
@@ -122,10 +163,13 @@ def test_cancel_mid_stream_keeps_what_streamed_and_closes_the_connection(kind: s
     assert llm.hang_closed
 
 
-def test_a_server_silent_past_the_first_byte_limit_is_retried_and_reported_while_waiting() -> None:
+@pytest.mark.parametrize("path", ["plain", "proxied"])
+def test_a_server_silent_past_the_first_byte_limit_is_retried_and_reported_while_waiting(
+    path: str, monkeypatch
+) -> None:
     with FakeLLM() as llm:
         llm.script(Reply(fault="hang"), Reply(text="second try"))
-        call = Call(_provider("openai", llm, first_byte_timeout=1.3))
+        call = Call(_reached("openai", path, llm, monkeypatch, first_byte_timeout=1.3))
         assert call.ended.wait(BOUND)
     assert call.error is None and call.text == "second try"
     ((error, attempt, _),) = call.retries
@@ -134,10 +178,11 @@ def test_a_server_silent_past_the_first_byte_limit_is_retried_and_reported_while
     assert call.waits == [1.0, 0.0]  # a second of silence reported, then its end
 
 
-def test_a_stream_silent_past_model_timeout_fails_after_the_retries() -> None:
+@pytest.mark.parametrize("path", ["plain", "proxied"])
+def test_a_stream_silent_past_model_timeout_fails_after_the_retries(path: str, monkeypatch) -> None:
     with FakeLLM() as llm:
         llm.script(*[Reply(text="some text, then silence", fault="hang_mid_stream")] * 2)
-        provider = _provider("openai", llm, timeout=0.4)
+        provider = _reached("openai", path, llm, monkeypatch, timeout=0.4)
         events: list = []
         with pytest.raises(ProviderError) as caught:
             for event in stream_with_retries(
@@ -153,18 +198,21 @@ def _ca_count(context: ssl.SSLContext) -> int:
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_a_plain_http_server_loads_no_trust_store_until_an_https_request(kind: str) -> None:
+def test_a_plain_http_server_loads_no_trust_store_until_an_https_request(
+    kind: str, monkeypatch
+) -> None:
     """A local model server speaks http: its client verifies https like any other, but makes
     an SSL context, and loads the system's CA bundle (megabytes, tens of milliseconds), only
     when an https URL comes."""
     import httpcore2
     import httpx2
 
+    no_proxies(monkeypatch)
     system = _ca_count(httpcore2.default_ssl_context())
     with FakeLLM(default=Reply(text="over http")) as llm:
         provider = _provider(kind, llm)
         http_client = provider._client._client
-        assert http_client._transport._pool._ssl_context is None  # no TLS: no SSL context
+        assert isinstance(http_client._transport, PlainHTTPTransport)  # no TLS, no SSL context
         (deferred,) = [t for t in http_client._mounts.values() if t is not None]
         assert Call(provider).ended.wait(BOUND)
         assert deferred.inner is None, "a plain-http turn made the https transport"
@@ -181,6 +229,7 @@ def test_an_https_server_or_a_proxy_keeps_the_sdks_own_client(monkeypatch) -> No
     plain-http server's client is the SDK's own, as is every https server's."""
     import httpcore2
 
+    no_proxies(monkeypatch)
     system = _ca_count(httpcore2.default_ssl_context())
     https = OpenAICompatProvider(api_key="k", model="m", base_url="https://api.example/v1")
     assert _ca_count(https._client._client._transport._pool._ssl_context) == system
