@@ -628,3 +628,57 @@ def test_an_encoded_form_in_any_letter_case_is_found_where_a_case_blind_search_f
             assert found == [m.span() for m in encoded.pattern.finditer(text)]
             assert found and value not in redactor.text(text)
             assert flipped not in redactor.text(text)
+
+
+def test_a_form_written_with_the_letters_case_folding_adds_is_found_as_case_blind_finds_it() -> (
+    None
+):
+    """In a text not all ASCII, the encoded forms are searched in its ASCII fold
+    (forms.ascii_folded), not by compiling a case-blind pattern: a hex or base32 form written
+    with the four characters a case-blind search reads as ASCII letters (İ ı for i, ſ for s,
+    the Kelvin sign for k), or next to other letters (é, Σ), is found at the places the
+    case-blind pattern finds it, and redacted."""
+    from hermes_tui.core.redaction.forms import encoded_forms
+
+    value = "sk-ikis-Secret-0123456789kiss"
+    redactor = Redactor({"TOKEN": value})
+    encoded = redactor._encoded
+    assert encoded is not None
+    # A dump read as bytes past ASCII (dates, sizes) compiles no case-blind pattern.
+    assert redactor.text("é 2026-11-27 12:34:56 ff fe fd") == "é 2026-11-27 12:34:56 ff fe fd"
+    assert encoded._blind is None
+    swaps = (str.maketrans("iIsSkK", "İıſſ\u212a\u212a"), str.maketrans("iskISK", "ıſKİſK"))
+    tried = 0
+    for form in encoded_forms(value):
+        for swap in swaps:
+            odd = form.translate(swap)
+            if odd == form:
+                continue
+            tried += 1
+            for text in (f"x {odd} y", f"É Σ {odd}\n{form.upper()} ñ"):
+                found = [m.span() for m in encoded.finditer(text)]
+                assert found == [m.span() for m in encoded.pattern.finditer(text)]
+                assert found and odd not in redactor.text(text)
+    assert tried > 10
+
+
+def test_the_ascii_fold_matches_python_s_case_blind_matching_for_every_character() -> None:
+    """forms.ascii_folded turns a character into an ASCII letter exactly when a case-blind
+    pattern matches it as that letter, keeps every length, and str.lower() (its fast path)
+    makes no other character ASCII."""
+    import re
+
+    from hermes_tui.core.redaction.forms import _NOT_LOWERED, ascii_folded
+
+    every = "".join(map(chr, range(0x80, 0x110000)))
+    blind = {m.group(): m.group().lower() for m in re.finditer("[a-z]", every, re.IGNORECASE)}
+    folded = ascii_folded(every)
+    assert len(folded) == len(every)
+    made_ascii = {every[m.start()] for m in re.finditer("[\\x00-\\x7f]", folded)}
+    assert made_ascii == set(blind)
+    for char in blind:
+        assert re.fullmatch(ascii_folded(char), char, re.IGNORECASE)
+    rest = _NOT_LOWERED.sub("", every)
+    lowered = rest.lower()
+    assert len(lowered) == len(rest)
+    assert {rest[m.start()] for m in re.finditer("[\\x00-\\x7f]", lowered)} == {"\u212a"}

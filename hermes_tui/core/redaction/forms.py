@@ -256,18 +256,23 @@ class AnyCase:
 
     The forms are lower case, and `gap` and their tails match a letter in either case alike.
     A case-blind pattern's branches cannot be skipped in C by their first character, so it
-    tries every branch at every position (1.3 s for a 4 MB tool output). When every form is
-    ASCII, an ASCII text is searched lower-cased, case and all: an ASCII character matches a
-    form's character in any case exactly when its lower case matches it as written, so the
-    matches are the same, at the same places (each index unchanged), in a twentieth of the time.
-    A match found so holds the text lower-cased. The case-blind pattern is compiled when a text
-    first needs it (a third of a Redactor's construction, which most runs never use).
+    tries every branch at every position (1.3 s for a 4 MB tool output). When every form, the
+    gap and the tails are ASCII, a text is searched case-folded by `ascii_folded`, case and
+    all: one of its characters matches a form's character in any case exactly when its folded
+    form matches it as written, so the matches are the same, at the same places (each index
+    unchanged), in a twentieth of the time. A match found so holds the text folded. The
+    case-blind pattern is compiled only for forms that are not all ASCII (or when a test asks
+    for it): compiling it cost a third of a Redactor's construction, and every session whose
+    tool output held a byte dump read as non-ASCII text (a date, a size) paid it again.
     """
 
     def __init__(self, forms: Mapping[str, str], gap: str) -> None:
         self._forms, self._gap = dict(forms), gap
         self._blind: re.Pattern[str] | None = None
-        ascii_lower = all(form.isascii() and form == form.lower() for form in forms)
+        ascii_lower = _ascii_only(gap) and all(
+            form.isascii() and form == form.lower() and _ascii_only(tail)
+            for form, tail in forms.items()
+        )
         self._cased = trie_pattern(forms, gap) if ascii_lower else None
 
     @property
@@ -278,22 +283,55 @@ class AnyCase:
         return self._blind
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self._cased is not None and text.isascii():
-            return self._cased.finditer(text.lower())
+        if self._cased is not None:
+            return self._cased.finditer(ascii_folded(text))
         pattern = self.pattern
         assert pattern is not None
         return pattern.finditer(text)
 
     def sub(self, label: Callable[[re.Match[str]], str], text: str) -> str:
-        if self._cased is None or not text.isascii():
+        if self._cased is None:
             pattern = self.pattern
             assert pattern is not None
             return pattern.sub(label, text)
         pieces, at = [], 0
-        for match in self._cased.finditer(text.lower()):
+        for match in self._cased.finditer(ascii_folded(text)):
             pieces += (text[at : match.start()], label(match))
             at = match.end()
         return "".join(pieces) + text[at:] if pieces else text
+
+
+# Under re.IGNORECASE an ASCII letter matches its other case and, of all other characters,
+# only these four (Python's case folding: dotted and dotless i, long s, the Kelvin sign).
+_ASCII_FOLD = {
+    **{code: code + 32 for code in range(ord("A"), ord("Z") + 1)},
+    0x130: "i",
+    0x131: "i",
+    0x17F: "s",
+    0x212A: "k",
+}
+# Those str.lower() leaves alone, or makes two characters of (İ).
+_NOT_LOWERED = re.compile("[\u0130\u0131\u017f]")
+
+
+def _ascii_only(regex: str) -> bool:
+    """Whether a gap's or a tail's pattern matches ASCII characters only, as far as its text
+    tells: written in ASCII, no `.`, no escape of a letter or digit (\\s, \\w, \\u0300)."""
+    return regex.isascii() and _WIDE_REGEX.search(regex) is None
+
+
+_WIDE_REGEX = re.compile(r"\.|\\[A-Za-z0-9]")
+
+
+def ascii_folded(text: str) -> str:
+    """`text` with every character a case-blind pattern matches to an ASCII letter written as
+    that letter in lower case, and no other character made ASCII: the same length, each index
+    the same. str.lower() does that (a fifth of the time of a translation) unless the text
+    holds one of _NOT_LOWERED: it turns no other character into an ASCII one, and only İ into
+    two characters."""
+    if text.isascii() or not _NOT_LOWERED.search(text):
+        return text.lower()
+    return text.translate(_ASCII_FOLD)
 
 
 def _branches(node: dict, gap: str, lead: str = "") -> str:
