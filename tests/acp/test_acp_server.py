@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import socket
@@ -24,8 +25,10 @@ import pytest
 from fakes.llm_server import FakeLLM, Reply
 from helpers import cli_env, script_a_memory_review, write_config
 
-acp = pytest.importorskip("acp")
-from acp import schema, stdio  # noqa: E402
+# The SDK is imported by the code that uses it, not here: every worker collects this module,
+# one runs it, and its import costs 0.6 s of CPU.
+if importlib.util.find_spec("acp") is None:
+    pytest.skip("the acp SDK is not installed", allow_module_level=True)
 
 
 @pytest.fixture
@@ -44,6 +47,7 @@ def work(tmp_path: Path) -> Path:
 
 def one_prompt(work: Path, text: str, servers: list[Any] | None = None):
     """A client's script: one session in `work`, one prompt."""
+    import acp
 
     async def script(conn):
         session = await conn.new_session(cwd=str(work), mcp_servers=servers or [])
@@ -61,6 +65,8 @@ class Editor:
         self.asked: list[Any] = []
 
     async def request_permission(self, session_id, tool_call, options, **_):
+        from acp import schema
+
         self.asked.append((tool_call, options))
         if self.answer == "cancelled":
             return schema.RequestPermissionResponse(
@@ -77,11 +83,16 @@ class Editor:
     buffers: dict[str, str] | None = None
 
     async def write_text_file(self, session_id, path, content, **_):
+        from acp import schema
+
         assert self.buffers is not None, "the agent wrote through an fs it was not offered"
         self.buffers[path] = content
         return schema.WriteTextFileResponse()
 
     async def read_text_file(self, session_id, path, **_):
+        import acp
+        from acp import schema
+
         assert self.buffers is not None, "the agent read through an fs it was not offered"
         if path not in self.buffers:
             raise acp.RequestError.resource_not_found(path)
@@ -102,6 +113,9 @@ async def agent_in_process(editor: Editor, home: Path, work: Path) -> AsyncItera
     """`hermes-tui --home HOME acp` run by cli.main on a thread of this process, in `work`
     with a key in the environment, as an editor starts it; the client's connection to it.
     The agent's end of a socket pair stands in for its stdin and stdout."""
+    import acp
+    from acp import stdio
+
     from hermes_tui.cli import main
 
     ours, theirs = socket.socketpair()
@@ -140,6 +154,9 @@ async def agent_in_process(editor: Editor, home: Path, work: Path) -> AsyncItera
 
 
 async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
+    import acp
+    from acp import schema
+
     async with agent_in_process(editor, home, work) as conn:
         capabilities = None
         if editor.buffers is not None:
@@ -157,6 +174,8 @@ async def _drive(home: Path, work: Path, editor: Editor, script) -> Any:
 def test_a_prompt_streams_text_thought_tool_calls_and_a_diff(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     (work / "app.py").write_text("print('old')\n")
     write_config(home, llm.openai_url)
     llm.script(
@@ -213,6 +232,8 @@ def test_a_command_that_needs_approval_is_a_permission_request(
 def test_modes_switch_from_the_client_and_plan_refuses_writes(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     write_config(home, llm.openai_url)
     llm.script(
         Reply(tool_calls=[("write_file", {"path": "x.txt", "content": "x"})]),
@@ -234,6 +255,8 @@ def test_modes_switch_from_the_client_and_plan_refuses_writes(
 def test_a_stored_session_loads_with_its_history_replayed(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     write_config(home, llm.openai_url)
     llm.script(Reply(text="First answer."))
     first = Editor("once")
@@ -304,6 +327,8 @@ def test_an_editor_with_files_is_read_and_written_through_its_buffers(
 def test_mcp_servers_the_client_passes_join_the_session(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    from acp import schema
+
     pytest.importorskip("mcp_server_time")
     write_config(home, llm.openai_url)
     llm.script(
@@ -325,6 +350,8 @@ def test_mcp_servers_the_client_passes_join_the_session(
 def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     write_config(home, llm.openai_url)
     llm.script(Reply(text="Streaming a long answer", fault="hang_mid_stream"))
     editor = Editor("once")
@@ -349,6 +376,8 @@ def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
 def test_a_background_review_is_reported_after_the_turn(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     script_a_memory_review(llm, home, "Noted.", "Uses fish shell.")
     editor = Editor("once")
 
@@ -379,6 +408,8 @@ def test_a_background_review_is_reported_after_the_turn(
 def test_stdout_carries_nothing_but_json_rpc(home: Path, work: Path, llm: FakeLLM) -> None:
     """Raw lines on the wire, as a client that trusts stdout sees them (no SDK to hide noise)."""
     import subprocess
+
+    import acp
 
     write_config(home, llm.openai_url)
     llm.script(Reply(reasoning="Thinking aloud.", text="Hello from the agent."))
@@ -460,6 +491,8 @@ def test_the_memory_command_shows_an_entry_holding_a_secret_redacted(
 def test_a_session_is_titled_by_the_typed_words_not_the_attached_file(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
+    import acp
+
     from hermes_tui.core.sessions import SessionStore
 
     write_config(home, llm.openai_url)
@@ -485,6 +518,8 @@ def test_tokens_of_the_mcp_servers_the_client_passes_are_known_secrets(
     """ATTACK.md A4-25: the editor gives its server a token (env under a secret name, the value
     after --api-key in its args, a password in a DATABASE_URL); the server's result echoes
     them, as servers' error messages do. The provider and sessions.db get the labels only."""
+    from acp import schema
+
     token, arg_key, password = "Tq8wLm3ZxR7vPk2sNy5Bc9Hd", "Bx9qLm2ZtR7wPk4s", "Pq7wRt2xLm9zKs4v"
     note = work / "whoami.txt"
     note.write_text(f"connected with token {token}, key {arg_key}, db password {password}\n")
