@@ -83,10 +83,11 @@ async def test_nudge_fires_a_review_and_the_ui_follows(
         app.notify = lambda message, **kw: notes.append(str(message)) or original(message, **kw)
         await send(app, pilot, "I use fish shell")
         assert app.runtime.wait_for_reviews(20)
-        await pilot.pause(0.2)
+        bar = app.query_one(NudgeBar)
+        # The review's last events reach the app as messages, in the app's own time.
+        await wait_until(lambda: "Memory +1 (user)" in notes and bar.reviews_running == 0, 20)
         assert any("Background review started" in n for n in notes)
-        assert any(n == "Memory +1 (user)" for n in notes)
-        assert app.query_one(NudgeBar).memory == 0 and app.query_one(NudgeBar).reviews_running == 0
+        assert bar.memory == 0
         await pilot.press("f4")  # the Reviews pane, opened after the review, lists it
         await pilot.pause()
         items = list(app.query(ReviewItem))
@@ -216,13 +217,20 @@ async def test_memory_edited_outside_the_app_shows_up(home: Path) -> None:
     app.watch_files_enabled = True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
-        await pilot.pause(0.3)
-        (home / "memories" / "MEMORY.md").write_text("Edited in vim.", encoding="utf-8")
+        memory = home / "memories" / "MEMORY.md"
         section = app.query_one("#memory-memory", MemorySection)
-        await wait_until(
-            lambda: [item.entry for item in section.query("EntryItem")] == ["Edited in vim."],
-            timeout=5,
-        )
+
+        def shown() -> bool:
+            """The edit is on screen; until then the user saves it again: the watcher starts
+            on a worker of its own, and an edit made before it watches is not seen (a fixed
+            0.3 s was not enough on a loaded machine)."""
+            if [item.entry for item in section.query("EntryItem")] == ["Edited in vim."]:
+                return True
+            memory.parent.mkdir(exist_ok=True)
+            memory.write_text("Edited in vim.", encoding="utf-8")
+            return False
+
+        await wait_until(shown, timeout=30, step=0.5)
 
 
 async def test_theme_choice_persists_and_a_broken_theme_is_reported(home: Path) -> None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fakes.llm_server import FakeLLM, Reply
-from helpers import make_app
+from helpers import make_app, wait_until
 from textual.widgets import Button
 
 from hermes_tui.ui.screens.modals import ApprovalScreen
@@ -15,12 +15,15 @@ SIZE = (130, 40)
 
 
 async def _next_dialog(app, pilot, after: ApprovalScreen | None = None) -> ApprovalScreen:
-    while (
-        not isinstance(app.screen, ApprovalScreen)
-        or app.screen is after
-        or not app.screen.query(".reason")
-    ):
-        await pilot.pause(0.05)
+    await wait_until(
+        lambda: (
+            isinstance(app.screen, ApprovalScreen)
+            and app.screen is not after
+            and bool(app.screen.query(".reason"))
+        ),
+        timeout=30,
+    )
+    await pilot.pause()
     return app.screen
 
 
