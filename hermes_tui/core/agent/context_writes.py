@@ -12,6 +12,7 @@ reads the lines that changed, so editing an AGENTS.md the conversation has read 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections import Counter
@@ -155,6 +156,9 @@ class Watch:
     roots: list[Path]  # where a link may lead for the prompt to load what it points to
     states: dict[Path, FileState | None]
     started: float = 0.0  # when the command started (time.time())
+    # Where the folders of the watched files (and each folder's .cursor/rules) led before the
+    # command, links on the way resolved.
+    places: dict[Path, str] = dataclasses.field(default_factory=dict)
 
 
 def snapshot(folders: tuple[Path, ...]) -> Watch:
@@ -165,7 +169,29 @@ def snapshot(folders: tuple[Path, ...]) -> Watch:
     roots = _projects(folders)
     paths = [*watched_paths(folders), *_instruction_files(folders[0])]
     states = {path: _state(path, roots) for path in dict.fromkeys(paths)}
-    return Watch(folders, roots, states, time.time())
+    parents = [
+        *folders,
+        *(f.joinpath(*CURSOR_RULES_DIR) for f in folders),
+        *(p.parent for p in states),
+    ]
+    places = {parent: os.path.realpath(parent) for parent in dict.fromkeys(parents)}
+    return Watch(folders, roots, states, time.time(), places)
+
+
+def in_place(watch: Watch, path: Path) -> bool:
+    """Whether `path`'s folder is still where it lay before the command: no folder between a
+    watched folder and the file was swapped for a link (`mv pkg pkg.old && ln -s ~/.claude
+    pkg`: reading or putting back through it would read or overwrite the user's files
+    elsewhere, attack7's A7-14). A folder made anew in its place is in place; a folder the
+    command made is judged from the nearest folder known before."""
+    now = os.path.realpath(path.parent)
+    if path.parent in watch.places:
+        return now == watch.places[path.parent]
+    for known in sorted(watch.places, key=lambda p: len(p.parts), reverse=True):
+        if known in path.parent.parents:
+            rest = path.parent.relative_to(known)
+            return now == os.path.normpath(os.path.join(watch.places[known], rest))
+    return False
 
 
 def _projects(folders: tuple[Path, ...]) -> list[Path]:
@@ -209,6 +235,8 @@ def changed_by_command(before: Watch) -> list[ContextFileWrite]:
         if path not in before.states and _changed_since(path, before.started)
     ]
     for path in dict.fromkeys([*before.states, *watched_paths(before.folders), *below]):
+        if not in_place(before, path):
+            continue  # neither read nor written through a swapped folder: its past is elsewhere
         old, new = before.states.get(path), _state(path, before.roots)
         old_text = old.text if old is not None else None
         if new is None or new.text is None or new.text == old_text:

@@ -376,6 +376,40 @@ def test_a_command_rewriting_an_existing_instruction_file_in_a_subfolder_puts_it
     assert "bootstrap.sh" not in prompt and "Run `pytest -q` before every commit." in prompt
 
 
+USERS_OWN = "# My global preferences\n\nAnswer briefly.\n"
+
+
+@pytest.mark.parametrize(
+    ("cd_first", "repo_has_one"),
+    [(True, True), (True, False), (False, True)],
+    ids=["cd-then-swap", "cd-then-swap-none-in-repo", "swap-below"],
+)
+def test_a_folder_swapped_for_a_link_is_neither_read_nor_written_through(
+    home: Path, tmp_path: Path, llm: FakeLLM, cd_first: bool, repo_has_one: bool
+) -> None:
+    """attack7's A7-14: `mv pkg pkg.old && ln -s ~/.claude pkg` after the conversation entered
+    pkg/ (or with pkg/CLAUDE.md below the working directory): putting pkg/CLAUDE.md back wrote
+    the repository's text over the user's ~/.claude/CLAUDE.md, or deleted it."""
+    runtime = open_runtime(home, llm.openai_url)
+    project = _project(tmp_path)
+    (project / "pkg").mkdir()
+    if repo_has_one:
+        (project / "pkg" / "CLAUDE.md").write_text(f"# pkg\n\n{NOTE}\n", encoding="utf-8")
+    users = tmp_path / "user-claude"  # ~/.claude stand-in
+    users.mkdir()
+    (users / "CLAUDE.md").write_text(USERS_OWN, encoding="utf-8")
+    swap = f"mv pkg pkg.old && ln -s {users} pkg && echo swapped"
+    calls = [("terminal", {"command": "cd pkg"})] if cd_first else []
+    calls.append(("terminal", {"command": ("cd .. && " if cd_first else "") + swap}))
+    llm.script(*(Reply(tool_calls=[call]) for call in calls), Reply(text="done"))
+
+    runtime.open_session(cwd=project).submit("tidy the folders")
+
+    assert (users / "CLAUDE.md").read_text(encoding="utf-8") == USERS_OWN
+    assert [r for r in runtime.pending.list() if "My global" in str(r.after)] == []
+    assert os.readlink(project / "pkg") == str(users)  # the link itself is the command's
+
+
 def test_writing_the_file_an_agents_md_link_points_to_is_gated(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
