@@ -28,13 +28,16 @@ SEARCH_SECONDS = 5.0  # matching, every file of one search together: far more th
 POLL_SECONDS = 0.05  # how soon the user's cancel is seen
 BATCH_BYTES = 1 << 20  # files go to the child in batches: a round trip per file cost more
 BATCH_FILES = 200  # than matching a small file
-# The child: the pattern as a JSON line, then per batch the number of files and per file its
-# length in bytes and its UTF-8 text; per batch it answers one JSON line: for each file, the
-# numbers of the lines the pattern occurs in.
+START_SECONDS = 60.0  # for the child to start: a loaded machine's, not the pattern's, time
+# The child: the pattern as a JSON line (it answers "ready" once it has compiled it), then per
+# batch the number of files and per file its length in bytes and its UTF-8 text; per batch it
+# answers one JSON line: for each file, the numbers of the lines the pattern occurs in.
 _CHILD = """
 import json, re, sys
 given, told = sys.stdin.buffer, sys.stdout
 pattern = re.compile(json.loads(given.readline()))
+told.write("ready\\n")
+told.flush()
 while header := given.readline():
     found = []
     for _ in range(int(header)):
@@ -149,6 +152,24 @@ class BoundedSearch:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
             )
-            assert self._child.stdin is not None
-            self._child.stdin.write(json.dumps(self._pattern).encode() + b"\n")
+            assert self._child.stdin is not None and self._child.stdout is not None
+            try:
+                self._child.stdin.write(json.dumps(self._pattern).encode() + b"\n")
+                self._child.stdin.flush()
+            except OSError as exc:
+                self.close()
+                raise SearchStopped(f"search_files could not start its search: {exc}") from None
+            # Its start (an interpreter, json, re) is not matching: on a loaded machine it took
+            # a good part of SEARCH_SECONDS, so only what follows counts against that bound.
+            started = self._clock()
+            while not select.select([self._child.stdout], [], [], POLL_SECONDS)[0]:
+                if self._cancel.is_set():
+                    self.close()
+                    raise SearchStopped("search_files was cancelled by the user")
+                if self._clock() - started > START_SECONDS:
+                    self.close()
+                    raise SearchStopped("search_files could not start its search in time")
+            if self._child.stdout.readline().strip() != b"ready":  # (a dead child: EOF)
+                self.close()
+                raise SearchStopped("search_files could not start its search")
         return self._child

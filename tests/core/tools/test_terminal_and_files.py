@@ -114,6 +114,25 @@ def test_a_pattern_that_backtracks_without_end_stops_with_an_error(
     assert not stopped["success"] and "cancelled by the user" in stopped["error"]
 
 
+def test_a_search_whose_child_starts_slowly_is_not_stopped_by_the_patterns_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound is on matching: a child Python that takes long to start (a loaded machine:
+    here it sleeps first) does not make an ordinary pattern 'take more than' the bound."""
+    from hermes_tui.core.tools import bounded_regex
+
+    monkeypatch.setattr(bounded_regex, "SEARCH_SECONDS", 0.5)
+    monkeypatch.setattr(
+        bounded_regex, "_CHILD", "import time; time.sleep(1)\n" + bounded_regex._CHILD
+    )
+    (tmp_path / "notes.txt").write_text("fine\n")
+    registry, context = _setup(tmp_path)
+
+    found = _within(60, lambda: registry.call("search_files", {"pattern": "fi(n)e$"}, context))
+
+    assert found.get("matches") == ["notes.txt:1: fine"], found
+
+
 def test_a_long_near_miss_patch_over_a_large_file_fails_soon_as_no_unique_match(
     tmp_path: Path,
 ) -> None:
