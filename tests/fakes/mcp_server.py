@@ -3,6 +3,7 @@
 python mcp_server.py stdio            tools: echo, boom (raises), die (exits mid-call),
                                       sleepy (sleeps), links (image + resource link)
 python mcp_server.py notes            stdio, plus read_note (a file's text, as a notes server)
+python mcp_server.py where ARGS...    stdio, plus where (its folder, its arguments after "where")
 python mcp_server.py slow-start       sleeps 30 s before it answers anything
 python mcp_server.py garbage          prints non-protocol lines on stdout, then serves
 python mcp_server.py http PORT        the same tools over streamable HTTP on 127.0.0.1
@@ -33,6 +34,14 @@ server = MCPServer("fake-tools")
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text
+
+
+if MODE == "where":
+
+    @server.tool()
+    def where() -> str:
+        """Where the server started and with what arguments."""
+        return repr((os.getcwd(), sys.argv[2:]))
 
 
 if MODE == "notes":  # stdio, with one more tool: what a notes or filesystem server returns

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 import re
 import tempfile
 import threading
@@ -28,6 +29,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from hermes_tui.core import host_programs
@@ -98,6 +100,25 @@ class ServerState:
             "stderr": self.stderr_tail(redact),
             "restarts": self.restarts,
         }
+
+
+def launch_args(config: McpServerConfig, workdir: Path) -> list[str]:
+    """The server's arguments as started. A stdio server without `cwd` starts in `/`, never in
+    the working directory: `npx -y <server>` runs a package a command planted in the project's
+    node_modules, and `python -m <server>` a module, outside the sandbox (attack7's A7-10).
+    So an argument that is a relative path (`.`, `./data`, `../x`) names the place it named
+    before, the working directory: it is made absolute against it."""
+    if config.cwd:
+        return list(config.args)
+    return [
+        str(workdir / arg) if arg in (".", "..") or arg.startswith(("./", "../")) else arg
+        for arg in config.args
+    ]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
 
 
 class McpError(Exception):
@@ -294,11 +315,23 @@ class McpManager:
         found = host_programs.programs()
         params = StdioServerParameters(
             command=found.command(config.command or ""),
-            args=list(config.args),
-            env={"PATH": found.env_path(), **config.env},
-            cwd=config.cwd,
+            args=launch_args(config, Path.cwd()),
+            # python -m puts the start folder first on sys.path; never the script's folder
+            # either, unless the server's env says otherwise.
+            env={"PATH": found.env_path(), "PYTHONSAFEPATH": "1", **config.env},
+            cwd=config.cwd or os.sep,
             encoding_error_handler="replace",
         )
+        if config.cwd and _inside(Path(config.cwd), Path.cwd()):
+            self.sink(
+                Notice(
+                    "warning",
+                    f"MCP server {state.name!r} starts in {config.cwd}, inside the working "
+                    "directory, which the agent's commands write: what it loads from there "
+                    "(node_modules, a python module, uv.toml) a command can change.",
+                    key=f"mcp-cwd:{state.name}",
+                )
+            )
         return stdio_client(params, errlog=state.stderr)
 
     @staticmethod

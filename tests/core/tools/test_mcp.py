@@ -287,3 +287,45 @@ def test_a_hostile_server_cannot_clash_names_or_flood_the_prompt_or_the_result()
         assert "structured" not in result
     finally:
         manager.stop()
+
+
+# ---- where a stdio server starts (attack7's A7-10) ---------------------------------------------
+
+
+def test_a_server_never_runs_code_a_command_planted_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notices: list[str]
+) -> None:
+    """`python -m <server>` (and `npx -y <server>`) started in the working directory ran a
+    module (a package) a sandboxed command planted there, outside the sandbox. A server without
+    `cwd` starts in `/` with PYTHONSAFEPATH; its relative path arguments still name the
+    working directory; a `cwd` set inside the working directory is warned about."""
+    work = tmp_path / "ws"
+    work.mkdir()
+    marker = tmp_path / "PWNED"
+    planted = f"open({str(marker)!r}, 'w').write('ran outside the sandbox')\n"
+    (work / "planted.py").write_text(planted)
+    (work / "mcp_types.py").write_text(planted)  # a module the SDK's server imports
+    monkeypatch.chdir(work)
+    own = str(tmp_path / "own")
+    Path(own).mkdir()
+    manager = started(
+        {
+            "planted": {"command": sys.executable, "args": ["-m", "planted"]},
+            "where": fake("where", args=[FAKE, "where", ".", "./data", "-v", "../x", ".hidden"]),
+            "set": {**fake("where"), "cwd": str(work)},
+            "own": {**fake("where"), "cwd": own, "args": [FAKE, "where", "./data"]},
+        },
+        sink=lambda e: notices.append(e.text) if isinstance(e, Notice) else None,
+    )
+    try:
+        tools = {tool.name: tool for tool in manager.freeze()}
+        where = tools["mcp__where__where"].handler({}, ToolContext())["content"]
+        own_where = tools["mcp__own__where"].handler({}, ToolContext())["content"]
+    finally:
+        manager.stop()
+    assert not marker.exists()
+    assert where == repr(("/", [str(work), str(work / "data"), "-v", f"{work}/../x", ".hidden"]))
+    assert own_where == repr((own, ["./data"]))  # its own folder: its arguments as written
+    assert manager.states["planted"].status == "failed"
+    assert any("'set' starts in" in n and "inside the working directory" in n for n in notices)
+    assert not any("'own' starts in" in n for n in notices)
