@@ -28,6 +28,11 @@ def screen_text(app) -> str:
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
 
+async def _shown(app, *texts: str) -> None:
+    """Until the screen shows every one of `texts` (bounded)."""
+    await wait_until(lambda: all(text in screen_text(app) for text in texts), 20)
+
+
 def assert_safe(app, where: str) -> str:
     text = screen_text(app)
     bad = sorted(
@@ -64,32 +69,30 @@ async def test_hostile_text_from_every_source_is_shown_not_obeyed(home: Path, ll
         await pilot.pause()
         app.query_one(ToolRow).collapsed = False
         app.forwarder(ev.Notice("warning", f"notice {HOSTILE}"))
-        await pilot.pause()
-        await pilot.pause()
-        text = assert_safe(app, "chat with a tool row and a toast")
-        assert f"reply {SHOWN}" in text and f"notice {SHOWN}" in text
+        # The reply is drawn in steps and the notice delivered once a frame: on timers, which a
+        # loaded machine runs late (a fixed two pauses were not always enough).
+        await _shown(app, f"reply {SHOWN}", f"notice {SHOWN}")
+        assert_safe(app, "chat with a tool row and a toast")
 
         app.action_pane("trace")
-        await pilot.pause()
-        text = assert_safe(app, "trace")
-        assert "printf 'out" in text and "out ␛]0;owned␇␛[2J" in text
+        await _shown(app, "printf 'out", "out ␛]0;owned␇␛[2J")
+        assert_safe(app, "trace")
 
         app.action_pane("memory")
         app.query_one("#archive").collapsed = False
-        await pilot.pause()
-        text = assert_safe(app, "memory")
-        assert "␛[31mred" in text and "second" in text
+        await _shown(app, "␛[31mred", "second")
+        assert_safe(app, "memory")
 
         app.action_pane("skills")
         await pilot.pause()
         app.query_one(SkillsPane).show("tricky")
-        await pilot.pause()
-        assert "␛[2J" in assert_safe(app, "skills")
+        await _shown(app, "␛[2J")
+        assert_safe(app, "skills")
 
         app.action_sessions()
-        await pilot.pause()
-        assert isinstance(app.screen, SessionsScreen)
-        assert "title ␛]0;pwned" in assert_safe(app, "sessions")
+        await wait_until(lambda: isinstance(app.screen, SessionsScreen), 20)
+        await _shown(app, "title ␛]0;pwned")
+        assert_safe(app, "sessions")
         app.screen.query_one("#session-query").value = "pwned"
         await pilot.pause()
         assert_safe(app, "session search")
