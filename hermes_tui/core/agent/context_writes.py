@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import stat
 import time
 from collections import Counter
 from pathlib import Path
@@ -272,16 +273,17 @@ def put_back(path: Path, state: FileState | None, known: bool = True) -> None:
     """The path as it was before the command: a link, a file's bytes, or nothing. A path
     whose past is unknown (`known` False) is moved aside beside it, never removed."""
     if not known:
-        from hermes_tui.core.tools.sweep import MOVED_ASIDE
+        from hermes_tui.core.tools.sweep import aside_folder
 
-        place = path.parent / MOVED_ASIDE
-        place.mkdir(exist_ok=True)
+        place = aside_folder(path.parent)  # never through a link the command put there
         name = f"{path.name.lstrip('.')}.held"  # not a name any prompt loads
         target, serial = place / name, 1
         while os.path.lexists(target):
             serial += 1
             target = place / f"{name}.{serial}"
         os.replace(path, target)
+        if stat.S_ISREG(os.lstat(target).st_mode):
+            os.chmod(target, 0o600)  # held text, never a program
         return
     if state is None:
         if os.path.lexists(path):

@@ -93,9 +93,9 @@ def sweep_created(
 
 
 def _move_aside(path: Path, quarantine: Path) -> Path:
-    for place in (quarantine, path.parent / MOVED_ASIDE):
+    for place in (quarantine, None):
         try:
-            target = _free_name(place, path.name.lstrip("."))
+            target = _free_name(place or aside_folder(path.parent), path.name.lstrip("."))
             os.replace(path, target)
         except OSError:
             continue
@@ -103,6 +103,23 @@ def _move_aside(path: Path, quarantine: Path) -> Path:
     with contextlib.suppress(OSError):
         _remove(path)
     return Path(os.devnull)
+
+
+def aside_folder(parent: Path) -> Path:
+    """`.hermes-moved-aside` in `parent`, a real folder of its own. A command may have put a
+    link there (or a file): followed, the app would move what it holds aside into any folder
+    the user can write, ~/.bashrc.d say, where it runs (attack7's A7-13). A link there is
+    removed first (it is the command's, and holds nothing); anything else that is not a
+    folder is an OSError, as is a folder that is not one once made."""
+    place = parent / MOVED_ASIDE
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISLNK(os.lstat(place).st_mode):
+            os.unlink(place)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(place, 0o700)
+    if not stat.S_ISDIR(os.lstat(place).st_mode):
+        raise OSError(f"{place} is not a folder")
+    return place
 
 
 def _free_name(place: Path, name: str) -> Path:

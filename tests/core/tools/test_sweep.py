@@ -152,3 +152,33 @@ def test_a_protected_link_whose_target_was_made_anew_leads_nowhere_after(tmp_pat
     assert not os.path.lexists(work / ".vscode") and not os.path.lexists(work / ".envrc")
     assert sorted({old.name for old, _ in moved}) == [".envrc", ".vscode"]
     assert (work / "conf-old" / "envrc").read_text() == "export A=1\n"  # the user's, kept
+
+
+def test_a_link_where_the_folder_beside_goes_is_never_followed(tmp_path: Path) -> None:
+    """A7-13: a command put `pkg/.hermes-moved-aside` as a link to ~/.bashrc.d and wrote
+    pkg/AGENTS.md (0755); the app moved it aside through the link, into a folder the user's
+    bash sources. Both movers (the sweep's fallback, the instruction-file gate's) make a real
+    folder beside the path instead, and what they hold there is no program."""
+    from hermes_tui.core.agent.context_writes import put_back
+
+    outside = tmp_path / "bashrc.d"
+    outside.mkdir()
+    work = tmp_path / "work"
+    (work / "pkg").mkdir(parents=True)
+    for folder in (work, work / "pkg"):
+        (folder / MOVED_ASIDE).symlink_to(outside)
+    (work / "pkg" / "AGENTS.md").write_text("touch ~/PWNED\n")
+    (work / "pkg" / "AGENTS.md").chmod(0o755)
+    (work / ".envrc").write_text("touch ~/PWNED\n")
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("the quarantine cannot be made here\n")
+
+    put_back(work / "pkg" / "AGENTS.md", None, known=False)
+    moved = sweep_created([work / ".envrc"], {}, blocked / "q")
+
+    assert list(outside.iterdir()) == []
+    held = work / "pkg" / MOVED_ASIDE / "AGENTS.md.held"
+    assert not (work / "pkg" / MOVED_ASIDE).is_symlink() and held.read_text() == "touch ~/PWNED\n"
+    assert held.stat().st_mode & 0o777 == 0o600
+    assert moved == [(work / ".envrc", work / MOVED_ASIDE / "envrc")]
+    assert not (work / MOVED_ASIDE).is_symlink()
