@@ -45,6 +45,11 @@ REVIEW_WAIT = 120.0
 # What a scratch home takes from the user's home: always the provider's settings; with
 # --from-home also what the agent has learned.
 PROVIDER_FILES = ("config.yaml", ".env")
+# And always the scanner's remembered verdicts (kept under the scanner's identity, so a stale
+# file is discarded whole): an arm's first session then scans only what the user's own
+# sessions never showed the scanner, not the whole skills index again (the xaidr import and
+# about 0.3 s per arm).
+REMEMBERED_VERDICTS = "cache/scan_verdicts.json"
 LEARNED = ("SOUL.md", "memories", "skills")
 NOT_COPIED = shutil.ignore_patterns("*.lock", ".locks", ".archive", ".history")
 # --dry-run's assumptions: a review's model calls, and tokens per call (the system prompt with
@@ -138,6 +143,10 @@ def prepare_home(destination: Path, options: EvalOptions, arm: str) -> None:
             shutil.copytree(source, building / name, ignore=NOT_COPIED, symlinks=True)
         elif source.is_file():
             shutil.copy2(source, building / name)
+    verdicts = options.user_home / REMEMBERED_VERDICTS
+    if verdicts.is_file() and not verdicts.is_symlink():
+        (building / REMEMBERED_VERDICTS).parent.mkdir(mode=0o700)
+        shutil.copyfile(verdicts, building / REMEMBERED_VERDICTS)
     config_path = building / "config.yaml"
     try:
         config = (

@@ -17,6 +17,16 @@ from hermes_tui.resources import bundled_evals_dir
 BUNDLED = bundled_evals_dir() / "default"
 
 
+@pytest.fixture(autouse=True)
+def _user_home(tmp_path: Path, _remembered_verdicts: bytes) -> None:
+    """The user's hermes home each eval reads (tmp_path/user), with the scanner's verdicts
+    remembered as after the user's first session: its arms' scratch homes start from them, as
+    they would on the user's machine (runner.REMEMBERED_VERDICTS)."""
+    cache = tmp_path / "user" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "scan_verdicts.json").write_bytes(_remembered_verdicts)
+
+
 def _run(tmp_path: Path, suite, *, reads_prompt: bool = True, **options) -> dict:
     user = tmp_path / "user"
     user.mkdir(exist_ok=True)
@@ -85,6 +95,23 @@ def _budget_suite(tmp_path: Path, command: str, **budget: str) -> Path:
     return tmp_path / "suite"
 
 
+def test_an_arm_s_home_starts_with_the_users_remembered_scan_verdicts(tmp_path: Path) -> None:
+    """The scanner's verdicts the user's sessions reached are copied into each arm's scratch
+    home (the user's file is only read), so its first session scans only what is new."""
+    import json
+
+    user_file = tmp_path / "user" / "cache" / "scan_verdicts.json"
+    document = json.loads(user_file.read_bytes())
+    some_verdict = next(iter(document["verdicts"].values()))
+    document["verdicts"]["0" * 64] = some_verdict  # a text no session here scans
+    user_file.write_text(json.dumps(document))
+    before = user_file.read_bytes()
+    _run(tmp_path, load_suite(BUNDLED).select(["env-var"]), arms=("control",), repeat=1)
+    arm_file = tmp_path / "out" / "homes" / "control" / "cache" / "scan_verdicts.json"
+    assert "0" * 64 in json.loads(arm_file.read_bytes())["verdicts"]
+    assert user_file.read_bytes() == before
+
+
 def test_a_run_that_hits_its_iteration_budget_counts_as_a_failure(tmp_path: Path) -> None:
     suite = load_suite(_budget_suite(tmp_path, "ls", iterations="2"))
     report = _run(tmp_path, suite, arms=("control",), repeat=1)
@@ -144,7 +171,6 @@ class _Stop(Exception):
 def test_a_cut_off_eval_resumes_where_it_stopped(tmp_path: Path) -> None:
     suite = load_suite(BUNDLED).select(["env-var", "flaky-test"])
     user = tmp_path / "user"
-    user.mkdir()
     options = EvalOptions(suite=suite, out=tmp_path / "out", user_home=user, repeat=2)
 
     def stop_after_three(done, total, run, record) -> None:
@@ -178,7 +204,6 @@ def test_an_out_folder_of_another_eval_is_refused(tmp_path: Path) -> None:
 def test_a_resumed_eval_must_keep_its_model(tmp_path: Path) -> None:
     suite = load_suite(BUNDLED).select(["env-var"])
     user = tmp_path / "user"
-    user.mkdir()
     options = EvalOptions(suite=suite, out=tmp_path / "out", user_home=user, repeat=2)
 
     def stop(done, total, run, record) -> None:
