@@ -410,6 +410,30 @@ def test_a_folder_swapped_for_a_link_is_neither_read_nor_written_through(
     assert os.readlink(project / "pkg") == str(users)  # the link itself is the command's
 
 
+@pytest.mark.parametrize("had_rules", [False, True])
+def test_a_cursor_folder_swapped_for_another_project_s_leaves_its_rules_alone(
+    home: Path, tmp_path: Path, llm: FakeLLM, had_rules: bool
+) -> None:
+    """A7-14's addendum: `.cursor` made a link to another project's: that project's rules were
+    moved aside as if the command had made them."""
+    runtime = open_runtime(home, llm.openai_url)
+    project = _project(tmp_path)
+    other = tmp_path / "other" / ".cursor" / "rules"
+    other.mkdir(parents=True)
+    (other / "style.mdc").write_text("Use tabs.\n", encoding="utf-8")
+    if had_rules:
+        (project / ".cursor" / "rules").mkdir(parents=True)
+        (project / ".cursor" / "rules" / "own.mdc").write_text("Be brief.\n", encoding="utf-8")
+    swap = ("mv .cursor .cursor.old && " if had_rules else "") + f"ln -s {other.parent} .cursor"
+    llm.script(Reply(tool_calls=[("terminal", {"command": swap})]), Reply(text="done"))
+
+    runtime.open_session(cwd=project).submit("tidy the folders")
+
+    assert [p.name for p in other.iterdir()] == ["style.mdc"]
+    assert (other / "style.mdc").read_text(encoding="utf-8") == "Use tabs.\n"
+    assert runtime.pending.list() == []
+
+
 def test_writing_the_file_an_agents_md_link_points_to_is_gated(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
