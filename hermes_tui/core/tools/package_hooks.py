@@ -86,6 +86,13 @@ def _indent(text: str) -> str | int:
 def restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
     """After a command: put back the hook keys it added or changed (module docstring); what was
     done, for the tool result, or None when nothing was."""
+    try:
+        return _restore(before, workdir, quarantine)
+    except OSError as exc:  # a folder named package.json, a full disk: said, never raised
+        return f"changed {NAME} ({WHY}), which could not be put back: {exc.strerror or exc}"
+
+
+def _restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
     path = workdir / NAME
     if not os.path.lexists(path):
         return None
