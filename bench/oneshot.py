@@ -19,8 +19,9 @@ full-text index, as sessions.db is (the SQLite library's pages alone are ~1.3 Mi
 hermes-tui adds is read against those, not against the bare import, and split in two: its
 code (the same floor, then importing every module a `chat -q` turn loads, as listed by one
 such turn in this run) and the rest, the turn's own data (skills, remembered verdicts,
-sessions.db's pages) less the TLS trust store the floor's client loads and a plain-http
-server spares ours (~1.6 MiB, core/llm/transport.py). Run: `.venv/bin/python bench/oneshot.py`.
+sessions.db's pages) less what the floor's client loads and ours, for a plain-http server,
+does not: the TLS trust store (~1.6 MiB, core/llm/transport.py) and httpcore2 (~1.4 MiB,
+core/llm/plain_http.py). Run: `.venv/bin/python bench/oneshot.py`.
 """
 
 from __future__ import annotations
@@ -190,7 +191,8 @@ def main() -> None:
         print(
             f"of which its code (the {len(modules)} hermes_tui modules the turn loads, imported"
             f" after the floor's turn) {code / 1024:.1f} MiB, the turn's own data less the TLS"
-            f" trust store the floor loads and it does not {(chat_peak - floor_db - code) / 1024:.1f} MiB"
+            f" trust store and httpcore2 the floor loads and it does not"
+            f" {(chat_peak - floor_db - code) / 1024:.1f} MiB"
         )
 
 
