@@ -345,3 +345,31 @@ def test_a_stale_idle_connection_is_passed_over_for_a_live_one() -> None:
         assert closed.wait(BOUND)
         assert client.get(server.url).text == "ok"
     assert server.connections == [1, 2, 2]
+
+
+def test_calls_on_several_threads_share_one_client(monkeypatch) -> None:
+    """A background review and the turn call the model at once on one client: each gets its
+    own reply, and the connections they leave (whole JSON replies, read to their end) are
+    shared out again."""
+    no_proxies(monkeypatch)
+    results: dict[int, str] = {}
+    with FakeLLM() as llm:
+        llm.responder = lambda request: Reply(
+            text=f"reply to {request.last_user_text}", quirks=frozenset({"json_body"})
+        )
+        provider = _provider("openai", llm)
+
+        def call(index: int) -> None:
+            for _ in range(5):
+                turn = stream_with_retries(provider, "s", [Message("user", str(index))], [], ONCE)
+                results[index] = _text(list(turn))
+
+        threads = [threading.Thread(target=call, args=(index,)) for index in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(BOUND)
+        assert len(llm.requests) == 20
+    assert results == {index: f"reply to {index}" for index in range(4)}
+    # a connection is made only while every other one is busy: four at most
+    assert len({request.peer for request in llm.requests}) <= 4
