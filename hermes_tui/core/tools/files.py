@@ -225,18 +225,41 @@ def make_file_tools(
             )
         return result
 
+    def hooks_checked(
+        tool: str, path: Path, before: str | None, after: str, context: ToolContext
+    ) -> None:
+        """The working directory's package.json: a change to its commit-hook keys (run at the
+        user's next commit, outside the sandbox) asks, as the hook runners' own files do."""
+        from hermes_tui.core.tools import package_hooks
+
+        if path != Path(os.path.realpath(context.workdir)) / package_hooks.NAME:
+            return
+        change = package_hooks.hook_change(before, after)
+        if change is None:
+            return
+        reason = f"changes {path}'s {change}, which runs later outside the sandbox: " + (
+            package_hooks.WHY
+        )
+        request = ApprovalRequest(f"{tool} {path}", "files", (reason,), PathGrant(tool, str(path)))
+        if not context.approvals.ask(request):
+            raise PathRefused(
+                f"not done: {tool} {reason}, and the user did not approve it. Tell the user "
+                "what the file should say; they can make the change themselves."
+            )
+
     def write_file(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         content = str(args.get("content", ""))
         try:
             path = checked("write_file", "write", str(args["path"]), context)
-        except PathRefused as exc:
-            return {"success": False, "denied": True, "error": str(exc)}
-        try:
             existed = path.exists()
             try:
                 before = _read(context, path) if existed else ""
             except (OSError, ValueError):
                 before = ""  # binary or unreadable: the diff shows the new text whole
+            hooks_checked("write_file", path, before if existed else None, content, context)
+        except PathRefused as exc:
+            return {"success": False, "denied": True, "error": str(exc)}
+        try:
             _write(context, path, content)
         except OSError as exc:
             return {"success": False, "error": f"cannot write {path}: {exc.strerror or exc}"}
@@ -260,6 +283,7 @@ def make_file_tools(
                 str(args.get("new_string", "")),
                 replace_all=bool(args.get("replace_all")),
             )
+            hooks_checked("patch", path, text, replaced.content, context)
             _write(context, path, replaced.content)
         except PathRefused as exc:
             return {"success": False, "denied": True, "error": str(exc)}

@@ -13,6 +13,7 @@ writes it), so the keys are judged after each command:
 3. a package.json that no longer reads as a JSON object (or is too big to read) while it names
    one of the keys is put back whole;
 and the command's own version is kept in the quarantine beside what the sweep moved aside.
+The files tools ask before a write that changes one of those keys (`hook_change`).
 """
 
 from __future__ import annotations
@@ -130,6 +131,20 @@ def _restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
         return f"made a {NAME} that may name commit hooks ({WHY}): removed; {kept}"
     atomic_write_bytes(path, before.data or b"")
     return f"changed {NAME} so that it may name commit hooks ({WHY}): put back whole; {kept}"
+
+
+def hook_change(before: str | None, after: str) -> str | None:
+    """What a files-tool write of `after` over `before` (None: no file) would change of the
+    commit-hook keys, for the question the files tools ask; None when it changes none."""
+    new = _object(after.encode("utf-8", errors="replace"))
+    if new is None:
+        if any(key in after for key in HOOK_KEYS):
+            return f"a {NAME} that does not read as JSON and names a commit-hook key"
+        return None
+    old = _object(before.encode("utf-8", errors="replace")) if before is not None else {}
+    keys = _hook_keys(old) if old is not None else {}
+    changed = [k for k in HOOK_KEYS if k in new and new[k] != keys.get(k, _MISSING)]
+    return f"its {', '.join(changed)}" if changed else None
 
 
 def _keep(path: Path, data: bytes | None, quarantine: Path) -> str:

@@ -13,8 +13,12 @@ import pytest
 from sandbox_user import env_of, own, place, terminal
 from sandbox_world import SYSTEM_PATH, sandbox_works
 
+from hermes_tui.core.tools.approvals import Approvals
+from hermes_tui.core.tools.files import make_file_tools
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+
 __all__ = ["place"]  # the fixture
-pytestmark = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+sandboxed = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
 
 EVIL = {"*": "touch ~/PWNED"}
 ORIGINAL = {
@@ -33,6 +37,7 @@ open("package.json", "w").write(json.dumps(data, indent=2) + "\\n")
 """
 
 
+@sandboxed
 def test_a_command_s_commit_hook_keys_in_package_json_are_put_back(place: Path) -> None:
     work = place / "work"
     work.mkdir()
@@ -62,6 +67,7 @@ def test_a_command_s_commit_hook_keys_in_package_json_are_put_back(place: Path) 
     assert "put back whole" in third["error"], third
 
 
+@sandboxed
 def test_a_new_package_json_keeps_everything_but_the_hook_keys(place: Path) -> None:
     work = place / "work"
     work.mkdir()
@@ -74,3 +80,36 @@ def test_a_new_package_json_keeps_everything_but_the_hook_keys(place: Path) -> N
 
     assert json.loads((work / "package.json").read_text()) == {"name": "x", "version": "1.0.0"}
     assert "husky" in result["error"], result
+
+
+def test_the_files_tools_ask_before_changing_the_commit_hook_keys(tmp_path: Path) -> None:
+    """write_file and patch of package.json: an ordinary change is written; one that adds or
+    changes a commit-hook key asks (denied here: the file keeps its keys)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "package.json").write_text(json.dumps(ORIGINAL, indent=2) + "\n")
+    asked: list[str] = []
+    registry = ToolRegistry(make_file_tools(hermes_home=tmp_path / "hermes"))
+    context = ToolContext(
+        cwd=work, workdir=work, approvals=Approvals(lambda r: asked.append(r.reason) or "deny")
+    )
+    ordinary = {**ORIGINAL, "version": "1.0.1"}
+    planted = {**ORIGINAL, "lint-staged": EVIL}
+
+    wrote = registry.call(
+        "write_file", {"path": "package.json", "content": json.dumps(ordinary)}, context
+    )
+    denied = registry.call(
+        "write_file", {"path": "package.json", "content": json.dumps(planted)}, context
+    )
+    patched = registry.call(
+        "patch",
+        {"path": "package.json", "old_string": '"name": "app"', "new_string": '"name": "app", '
+         '"simple-git-hooks": {"pre-commit": "touch ~/PWNED"}'},
+        context,
+    )  # fmt: skip
+
+    assert wrote["success"] and denied.get("denied") and patched.get("denied"), (denied, patched)
+    assert len(asked) == 2 and "lint-staged" in asked[0] and "simple-git-hooks" in asked[1]
+    after = json.loads((work / "package.json").read_text())
+    assert after == ordinary
