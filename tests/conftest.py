@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import compileall
-import fcntl
 import gc
 import importlib.util
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import LEAKY_VARIABLES, close_opened_apps, spec_problems_of_created_skills
+from helpers import (
+    LEAKY_VARIABLES,
+    close_opened_apps,
+    once_per_run,
+    spec_problems_of_created_skills,
+)
 
 # The test run writes bytecode even where the environment says not to (PYTHONDONTWRITEBYTECODE,
 # as on the development machine): otherwise each worker compiles and assertion-rewrites every
@@ -80,20 +83,13 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def _remembered_verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The scanner's verdicts on what a fresh home's system prompt holds (the bundled skills'
-    index, the default files), reached once per run: the first worker to need them scans
-    (0.6 s of CPU) and leaves them in the run's own temporary folder, shared by its workers
-    and made anew by every run; the others wait for it and read them."""
-    from hermes_tui.core.threats.cache import cache_path
-    from hermes_tui.runtime import Runtime
+    index, the default files), reached once per run (helpers.once_per_run): the first worker
+    to need them scans (0.6 s of CPU), the others read them."""
 
-    shared = tmp_path_factory.getbasetemp()
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        shared = shared.parent  # the run's pytest-N/, above each worker's popen-gwN/
-    kept = shared / "remembered_verdicts.json"
-    with open(shared / "remembered_verdicts.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if kept.exists():
-            return kept.read_bytes()
+    def scan() -> bytes:
+        from hermes_tui.core.threats.cache import cache_path
+        from hermes_tui.runtime import Runtime
+
         home = tmp_path_factory.mktemp("remembered") / "home"
         home.mkdir()
         runtime = Runtime.open(home, environ={"OPENAI_API_KEY": "test-key"})
@@ -101,11 +97,9 @@ def _remembered_verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
             runtime.build_system_prompt(home)
         finally:
             runtime.close()
-        verdicts = cache_path(home).read_bytes()
-        partial = kept.with_suffix(".partial")
-        partial.write_bytes(verdicts)
-        os.replace(partial, kept)
-        return verdicts
+        return cache_path(home).read_bytes()
+
+    return once_per_run(tmp_path_factory, "remembered_verdicts", scan)
 
 
 @pytest.fixture

@@ -83,6 +83,28 @@ def run_main(
     return subprocess.CompletedProcess(argv, code, out, err)
 
 
+def once_per_run(tmp_path_factory: Any, name: str, make: Any) -> bytes:
+    """`make()`'s bytes, made by the first of the run's workers that asks and kept in the run's
+    own temporary folder (pytest-N/, above each worker's popen-gwN/) for the others, which
+    wait for it under a lock and read them. A new run makes them anew: nothing is kept
+    between runs."""
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent
+    kept = shared / f"{name}.once"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if kept.exists():
+            return kept.read_bytes()
+        data = make()
+        partial = shared / f"{name}.partial"
+        partial.write_bytes(data)
+        os.replace(partial, kept)
+        return data
+
+
 def skill_text(
     name: str, description: str = "Does a thing well.", body: str = "# Steps\n\n1. Do it.\n"
 ) -> str:

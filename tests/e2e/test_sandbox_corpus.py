@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from fakes.llm_server import FakeLLM, Reply
-from helpers import REPO, cli_env, read_yaml
+from helpers import REPO, cli_env, once_per_run, read_yaml
 from sandbox_world import (
     SYSTEM_PATH,
     Capture,
@@ -260,8 +260,13 @@ def llm() -> Iterator[FakeLLM]:
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """What each world's hermes home starts with remembered (sandbox_world.remembered_verdicts),
-    reached once for the module."""
-    return remembered_verdicts(tmp_path_factory.mktemp("verdicts"))
+    reached once for the run (helpers.once_per_run: the module's tests are spread over the
+    workers, and each scan costs about a second of CPU)."""
+    return once_per_run(
+        tmp_path_factory,
+        "corpus_verdicts",
+        lambda: remembered_verdicts(tmp_path_factory.mktemp("verdicts")),
+    )
 
 
 def _skip_unless_runnable(mode: str) -> None:
