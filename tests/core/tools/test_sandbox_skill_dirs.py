@@ -36,8 +36,9 @@ def _names(*dirs: Path, home: Path) -> list[str]:
 @sandboxed
 def test_a_command_cannot_put_a_skill_into_an_external_skills_folder(place: Path) -> None:
     work = place / "ws"
-    team, claude = work / "team-skills", work / ".claude" / "skills"
-    for folder in (team / "lint", claude / "fmt"):
+    # (`tools/skills`: a `.claude/` is read-only to commands as a whole, another agent's settings)
+    team, nested = work / "team-skills", work / "tools" / "skills"
+    for folder in (team / "lint", nested / "fmt"):
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(skill_text(folder.name))
     (work / "src").mkdir()
@@ -48,16 +49,16 @@ def test_a_command_cannot_put_a_skill_into_an_external_skills_folder(place: Path
         work,
         env_of(place, SYSTEM_PATH),
         write.format("team-skills", _skill_md("ship")) + "; echo evil >> team-skills/lint/SKILL.md",
-        "mv .claude .claude-old && " + write.format(".claude/skills", _skill_md("ship")),
+        "mv tools tools-old && " + write.format("tools/skills", _skill_md("ship")),
         "echo code > src/app.py && echo ok",
-        skill_dirs=(team, claude),
+        skill_dirs=(team, nested),
     )
 
-    # (the renamed .claude stays renamed, as a renamed folder above a PATH folder does)
-    assert _names(team, claude, home=place / "hermes") == ["lint"], results
-    assert (work / ".claude-old" / "skills" / "fmt" / "SKILL.md").exists()
+    # (the renamed tools/ stays renamed, as a renamed folder above a PATH folder does)
+    assert _names(team, nested, home=place / "hermes") == ["lint"], results
+    assert (work / "tools-old" / "skills" / "fmt" / "SKILL.md").exists()
     assert (team / "lint" / "SKILL.md").read_text() == skill_text("lint")
-    assert not results[1]["success"] and ".claude/skills" in results[1]["error"], results[1]
+    assert not results[1]["success"] and "tools/skills" in results[1]["error"], results[1]
     assert "ok" in results[2]["output"] and (work / "src" / "app.py").read_text() == "code\n"
 
 
