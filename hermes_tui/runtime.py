@@ -360,8 +360,7 @@ class Runtime(LearningParts, SkillParts):
         return self._catalog
 
     def _fork_hermes_session(self, session_id: str, spec: ProviderSpec, cwd: Path):
-        """Resuming a Hermes session continues it as a new session of ours holding its
-        messages, titled with the Hermes id it came from: state.db is never written."""
+        """Resume a Hermes session as a new one of ours (state.db is never written), titled so."""
         entry = self.catalog.get(session_id)
         messages = [stored.message for stored in self.catalog.messages(entry.info.id)]
         info = self.sessions.create(
@@ -371,6 +370,10 @@ class Runtime(LearningParts, SkillParts):
         )
         for message in messages:
             self.sessions.append(info.id, message)
+        from hermes_tui.core.agent.taint import foreign_channel
+
+        if (channel := foreign_channel(entry.info.id, entry.source, messages)) is not None:
+            self.sessions.set_taint(info.id, channel)  # a gateway's session: others' words
         self.sessions.rename(info.id, f"{entry.info.title} (from {entry.info.id})")
         return self.sessions.get(info.id), messages
 

@@ -9,7 +9,7 @@ import sqlite3
 
 from hermes_tui.core.session_records import sql_statements
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 _FTS_PARTS = frozenset({"messages_fts", "messages_ai", "messages_ad", "messages_au"})
 
 _SCHEMA = """
@@ -80,6 +80,13 @@ _MIGRATIONS: dict[int, list[str]] = {
     # Version 6 keeps the agent's todo list with its session (core/todo.py's JSON), so a
     # resumed conversation shows it again.
     6: ["ALTER TABLE sessions ADD COLUMN todos TEXT NOT NULL DEFAULT ''"],
+    # Version 7 keeps what a session took in before its history was cut (a compression's
+    # child, a Hermes session's channel): taint.TaintTracker.export as JSON, read on resume.
+    # A table of its own, so listing sessions never reads it.
+    7: [
+        "CREATE TABLE IF NOT EXISTS session_taint ("
+        "session_id TEXT PRIMARY KEY REFERENCES sessions(id), state TEXT NOT NULL)"
+    ],
 }
 
 

@@ -288,6 +288,29 @@ class SessionStore:
                 (*fields.values(), time.time(), session_id),
             )
 
+    def set_taint(self, session_id: str, state: dict[str, Any]) -> None:
+        """Keep what the session took in before its history was cut (taint.TaintTracker
+        .export); every text redacted as messages are."""
+        text = json.dumps(_redacted(state, self.redact), ensure_ascii=False)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO session_taint(session_id, state) VALUES (?, ?) "
+                "ON CONFLICT(session_id) DO UPDATE SET state=excluded.state",
+                (session_id, text),
+            )
+
+    def taint(self, session_id: str) -> dict[str, Any] | None:
+        """What `set_taint` kept for the session, or None."""
+        with self._using() as db:
+            row = db.execute(
+                "SELECT state FROM session_taint WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        try:
+            state = json.loads(row["state"]) if row else None
+        except (ValueError, RecursionError):
+            return None
+        return state if isinstance(state, dict) else None
+
     def add_usage(
         self,
         session_id: str,
@@ -479,8 +502,19 @@ class SessionStore:
         info = self.get(session_id)
         with self._transaction() as db:
             db.execute("DELETE FROM messages WHERE session_id = ?", (info.id,))
+            db.execute("DELETE FROM session_taint WHERE session_id = ?", (info.id,))
             db.execute("UPDATE sessions SET parent_id = NULL WHERE parent_id = ?", (info.id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (info.id,))
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item, redact) for item in value]
+    return value
 
 
 def _create_private(path: Path) -> None:

@@ -193,6 +193,7 @@ def refine(app: Any, focus: str | None) -> None:
             agent.context.cwd,
             "combined",
             focus,
+            taint=agent.taint.export(),
         )
 
     _worker(app, run, "refine")

@@ -154,6 +154,24 @@ class ContentIndex:
         for view in views:
             self._grams.update(dict.fromkeys(_grams(_words(view)), index))
 
+    def entries(self) -> list[dict[str, Any]]:
+        """Every indexed result as plain data ({tool, call, views}), for `absorb` elsewhere: a
+        conversation compressed or forked carries what it took in (taint.TaintTracker.export)."""
+        return [{"tool": r.tool, "call": r.call, "views": list(r.views)} for r in self._results]
+
+    def absorb(self, entries: list[Any]) -> None:
+        """Index results another index exported (`entries`), their views as they were."""
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("views"), list):
+                continue
+            views = [str(view) for view in entry["views"] if isinstance(view, str) and view]
+            if not views:
+                continue
+            index = len(self._results)
+            self._results.append(_Result(str(entry.get("tool")), str(entry.get("call")), views))
+            for view in views:
+                self._grams.update(dict.fromkeys(_grams(_words(view)), index))
+
     def match(self, text: str, known: frozenset[int] = frozenset()) -> ContentMatch | None:
         """The tool result `text` copies (by the rules above), or None. With `known` (the
         `known_grams` of what a file held before the write), only what is new counts: a copied

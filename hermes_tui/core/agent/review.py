@@ -218,7 +218,8 @@ class ReviewManager:
         thread = threading.Thread(
             target=self.run,
             args=(*snapshot, due.kind),
-            kwargs={"record_usage": session.record_review_usage},
+            # The live taint: what compressed turns read is no longer in the history (A7-6).
+            kwargs={"record_usage": session.record_review_usage, "taint": agent.taint.export()},
             name=f"review-{session.id}",
             daemon=True,
         )
@@ -244,7 +245,10 @@ class ReviewManager:
         kind: str,
         focus: str | None = None,
         record_usage: Callable[[Usage], None] | None = None,
+        taint: dict[str, Any] | None = None,
     ) -> ReviewRecord:
+        """Review `history`; `taint` is what the conversation took in (TaintTracker.export),
+        by default what sessions.db kept of it beyond the history."""
         record = ReviewRecord(uuid.uuid4().hex[:10], session_id, kind, time.time())
         self.store.save(record)
         self.sink(ReviewStarted(record.id, session_id, kind))
@@ -263,6 +267,9 @@ class ReviewManager:
                 allowed_tools=REVIEW_TOOLS,
                 gate=self.gate,
             )
+            if taint is None and self.sessions is not None:
+                taint = self.sessions.taint(session_id)
+            agent.taint.absorb(taint)
             result = agent.run_turn(review_prompt(kind, focus, self._poor_skills()))
             for held in agent.held:
                 record.changes.append(

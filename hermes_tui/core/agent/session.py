@@ -102,6 +102,9 @@ class Session:
         self.agent = agent
         agent.context.todos = self.todos
         agent.context.file_writes = self.checkpoints
+        # What the session took in before its history was cut (a compression, a Hermes
+        # session's channel): kept with it, so a resumed session is as tainted as it was.
+        agent.taint.absorb(self.sessions.taint(self.info.id))
         if self.checkpoints is not None:  # a rewind judges what it writes back against it
             self.checkpoints.workdir = agent.context.workdir
 
@@ -210,6 +213,8 @@ class Session:
         )
         for message in messages:
             self.sessions.append(child.id, message)
+        # The summary replaces the turns that read a README or a page, not what they read.
+        self.sessions.set_taint(child.id, self.agent.taint.export())
         self.info = self.sessions.get(child.id)
         self.agent.context.session_id = child.id
         self._save_counters()
@@ -267,6 +272,10 @@ class Session:
             # What the dropped turns read is no longer in the conversation: taint anew.
             self.agent.taint = TaintTracker(untrusted_tool_names(self.agent.registry))
             self.agent.taint.replay(self.agent.history, self.agent.context)
+            inherited = self.sessions.taint(self.info.parent_id or "")  # before a compression
+            if inherited is not None:
+                self.agent.taint.absorb(inherited)
+                self.sessions.set_taint(child.id, inherited)
             self._save_counters()
             return turn.text
 

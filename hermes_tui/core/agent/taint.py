@@ -14,14 +14,18 @@ scanner says; `--yolo` is about commands, not memory), naming the tool call:
   outside, any session_search), every later write is held, even in its own words.
 
 The scanner's hold tier goes the same way. A review forks the conversation: its agent replays
-the history it is given, so it inherits the taint and the content of the turns it reviews. A
-resumed session replays its stored history.
+the history it is given and takes in the live tracker's export, so it inherits the taint and the
+content of the turns it reviews, compressed ones too. A resumed session replays its stored
+history plus what sessions.db kept beyond it (a compression's dropped results, a Hermes
+gateway session's channel: `export`/`absorb`); a Hermes session's plain-text tool results and
+the user's own `!command` output in their messages are replayed as tool results.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +41,12 @@ from hermes_tui.core.agent.provenance import (
     ContentMatch,
     result_text,
 )
-from hermes_tui.core.agent.untrusted import indexes_content, inside, untrusted_reason
+from hermes_tui.core.agent.untrusted import (
+    OWN_TEXT_TOOLS,
+    indexes_content,
+    inside,
+    untrusted_reason,
+)
 from hermes_tui.core.events import Sink, WriteHeld
 from hermes_tui.core.memory import MemoryRefused, MemoryStore
 from hermes_tui.core.messages import Message
@@ -85,6 +94,10 @@ def _excerpt(result: dict[str, Any]) -> str:
 
 
 ATTACHED_FILE = "attached file"  # the "tool" of a file the user attached to a message
+# How the output of the user's own `!command` starts inside their next message (loop.py).
+USER_COMMAND_BLOCK = "[Before this message I ran a shell command myself"
+# Hermes Agent's tools whose results come from the network or an MCP server.
+FOREIGN_NETWORK_TOOLS = re.compile(r"(web_|browser_|mcp_|vision_|fetch|http)", re.IGNORECASE)
 
 
 class TaintTracker:
@@ -123,6 +136,24 @@ class TaintTracker:
         source = TaintSource(name, _render_call(name, arguments), reason, _excerpt(result))
         self.sources.append(source)
         return source
+
+    def export(self) -> dict[str, Any]:
+        """What this conversation has taken in, as plain data: a compressed conversation's child
+        session keeps it (sessions.db's session_taint), so dropping the turns that read a
+        README from the history never lowers the taint (attack7's A7-6)."""
+        return {"sources": [asdict(s) for s in self.sources], "content": self.content.entries()}
+
+    def absorb(self, state: dict[str, Any] | None) -> None:
+        """Take in what another tracker exported (the parent of a compressed conversation, a
+        Hermes session's channel): its sources taint this one, its results are indexed."""
+        if not isinstance(state, dict):
+            return
+        fields = ("tool", "call", "reason", "excerpt")
+        for source in state.get("sources") or ():
+            if isinstance(source, dict) and all(isinstance(source.get(f), str) for f in fields):
+                self.sources.append(TaintSource(*(source[f] for f in fields)))
+        content = state.get("content")
+        self.content.absorb(content if isinstance(content, list) else [])
 
     def observe_project_files(self, cwd: Path) -> None:
         """Index the project's instruction files the system prompt carries (AGENTS.md, CLAUDE.md,
@@ -165,6 +196,7 @@ class TaintTracker:
         for message in history:
             if message.role == "user" and isinstance(message.content, str):
                 self.observe_attachments(message.content)
+                self._observe_user_commands(message.content, context)
             for call in message.tool_calls or ():
                 calls[call.id] = call
             if message.role != "tool" or not message.tool_call_id:
@@ -176,8 +208,11 @@ class TaintTracker:
             try:
                 result = json.loads(message.content)
             except (ValueError, RecursionError, TypeError):  # not ours, or deeper than Python reads
-                continue
+                result = None
             if not isinstance(result, dict):
+                # Not ours: a Hermes session's tool result is its plain text (a page, a README,
+                # a command's output), indexed as such and judged by its tool (A7-4).
+                self._observe_foreign(call.name, call.parsed_arguments(), message, context)
                 continue
             self.observe(call.name, call.parsed_arguments(), result, context)
             arguments = call.parsed_arguments()
@@ -191,6 +226,51 @@ class TaintTracker:
                 stored.extend(_memory_contents(arguments))
         # The kept history decides (a rewind replays what is left of it): not appended to.
         context.stored_writes[:] = stored
+
+    def _observe_user_commands(self, text: str, context: ToolContext) -> None:
+        """The output of the user's own `!commands`, sent inside their next message
+        (loop.run_user_command): a terminal result as it was live, not the user's words."""
+        if USER_COMMAND_BLOCK not in text:
+            return
+        for block in text.split(USER_COMMAND_BLOCK)[1:]:
+            _, _, rest = block.partition("\n$ ")
+            command, _, output = rest.partition("\n")
+            self.observe("terminal", {"command": command}, {"output": output}, context)
+
+    def _observe_foreign(
+        self, name: str, arguments: Any, message: Message, context: ToolContext
+    ) -> None:
+        """A tool result that is not our JSON (Hermes Agent's): its text indexed; a tool that
+        reads the network or an MCP server taints the conversation, as ours do."""
+        text = str(message.content)
+        if not text.strip() or name in OWN_TEXT_TOOLS:
+            return
+        arguments = arguments if isinstance(arguments, dict) else {}
+        if FOREIGN_NETWORK_TOOLS.match(name):
+            call = _render_call(name, arguments)
+            self.content.add(name, call, text)
+            reason = f"a Hermes Agent tool that reads the network or an MCP server ({name})"
+            self.sources.append(TaintSource(name, call, reason, _excerpt({"output": text})))
+            return
+        self.observe(name, arguments, {"output": text}, context)
+
+
+def foreign_channel(session_id: str, source: str, history: list[Message]) -> dict[str, Any] | None:
+    """The taint a Hermes Agent session brings beyond its tool results (TaintTracker.export),
+    or None: one from a messaging gateway (telegram, discord, …: anything but `cli`) holds other
+    people's messages in the user's place, so it taints the conversation and its user messages
+    are indexed as a tool result's text would be (attack7's A7-4)."""
+    if source in ("", "cli"):
+        return None
+    tracker = TaintTracker()
+    call = f"{source} messages of {session_id}"
+    users = [m.content for m in history if m.role == "user" and isinstance(m.content, str)]
+    for text in users:
+        tracker.content.add(f"hermes {source}", call, text)
+    reason = f"a Hermes Agent session from {source}: messages from other people"
+    excerpt = _excerpt({"output": users[0] if users else ""})
+    tracker.sources.append(TaintSource(f"hermes {source}", call, reason, excerpt))
+    return tracker.export()
 
 
 def _memory_contents(arguments: dict[str, Any]) -> list[str]:
