@@ -5,6 +5,7 @@ from __future__ import annotations
 import compileall
 import gc
 import importlib.util
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,36 @@ def pytest_configure(config: pytest.Config) -> None:
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
             compileall.compile_dir(folder, quiet=2)
+    _rewrite_test_modules(config, Path(__file__).parent)
+
+
+def _rewrite_test_modules(config: pytest.Config, tests: Path) -> None:
+    """Rewrite the asserts of every test module here once, before any worker starts, into
+    the cache pytest keeps beside each (__pycache__/*-pytest-*.pyc): in a fresh clone each of
+    the four workers otherwise rewrote and compiled all of them itself (5-6 s of CPU each,
+    more than the rest of its collection). A module whose cache is current is left as it
+    is (its header read); the helpers the tests import are compiled as usual. Written with
+    pytest's own functions, which are not public: should they change, the workers rewrite as
+    before, just not once."""
+    compileall.compile_dir(tests, quiet=2, rx=re.compile(r"(?:^|/)(?:test_[^/]*|conftest)\.py$"))
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+        for source in sorted(tests.rglob("*.py")):
+            if not (source.name.startswith("test_") or source.name == "conftest.py"):
+                continue
+            cache = rewrite.get_cache_dir(source)
+            pyc = cache / (source.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(source, pyc) is not None or not rewrite.try_makedirs(cache):
+                continue
+            try:
+                stat, code = rewrite._rewrite_test(source, config)
+            except (SyntaxError, ValueError, OSError):
+                continue  # its collection reports it, as it would have
+            rewrite._write_pyc(state, code, stat, pyc)
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return  # assertion rewriting off (--assert=plain), or pytest changed them
 
 
 # sys.modules' size when the collector last froze what was alive (below), and whether anything
