@@ -17,6 +17,7 @@ from secret_forms import forms
 from hermes_tui.core.events import ToolCallFinished
 from hermes_tui.core.redaction import Redactor, redacting_sink
 from hermes_tui.core.redaction.known import OUTPUT_KEPT_FROM
+from hermes_tui.core.tools.results import ResultLimits, bound_result
 
 KEY = "Vr7kumquatSecret55aa19xq"  # no well-known shape: only knowing it finds it
 SHAPED = [
@@ -136,4 +137,74 @@ def test_the_sink_does_not_redact_a_long_output_the_result_already_redacted() ->
     redacting_sink(lambda _event: None, redactor)(
         ToolCallFinished("c1", "terminal", True, 0.1, "", output=output)
     )
+    assert sum(size >= OUTPUT_KEPT_FROM for size in redactor.read) == 1
+
+
+def _results(text: str) -> list[dict]:
+    """Tool results holding `text` as their items do: alone, cut in two items at each third,
+    as a key, as items of their own one character each."""
+    third = max(1, len(text) // 3)
+    return [
+        {"success": True, "output": text, "exit_code": 0},
+        {"output": text[:third], "error": text[third:]},
+        {"content": text[: 2 * third], "path": text[2 * third :], "size": len(text)},
+        {text: None, "ok": True},
+        {str(n): c for n, c in enumerate(text[:60])},
+    ]
+
+
+@pytest.mark.parametrize("configured", [True, False], ids=["known value", "shapes only"])
+def test_the_json_of_a_redacted_result_of_scalars_is_redacted(
+    configured: bool, tmp_path: Path
+) -> None:
+    """What lets `json_of` hand a result's JSON back unredacted again: it is a fixpoint."""
+    secrets = {"DB_TOKEN": KEY} if configured else {}
+    changed = []
+    for text in [*_hostile(), *_dumped(tmp_path)]:
+        for result in _results(text):
+            _, once = Redactor(secrets).json_of(result)
+            if Redactor(secrets).text(once) != once:
+                changed.append((result, once))
+    assert changed == []
+
+
+def test_a_secret_as_a_list_of_its_characters_is_redacted_as_the_faces_get_it() -> None:
+    """A list's strings read together can spell a value none of them is: that JSON is
+    redacted again in the sink (it is no fixpoint)."""
+    redactor = Redactor({"DB_TOKEN": KEY})
+    padding = "".join(f"line {n}\n" for n in range(800))
+    bounded = bound_result(
+        "mcp_tool", {"output": padding, "chars": list(KEY)}, ResultLimits(10**6, redactor), None
+    )
+    assert json.dumps(list(KEY)) in bounded.full_text  # each character alone is no secret
+    seen: list = []
+    redacting_sink(seen.append, redactor)(
+        ToolCallFinished("c1", "mcp_tool", True, 0.1, "", result=bounded.full_text)
+    )
+    assert json.dumps(list(KEY)) not in seen[0].result
+    assert '"chars": ["[REDACTED DB_TOKEN]"]' in seen[0].result
+
+
+def test_the_sink_does_not_redact_a_long_result_bound_result_redacted() -> None:
+    class Counted(Redactor):
+        read: list[int] = []
+
+        def _redacted(self, text: str) -> str:
+            self.read.append(len(text))
+            return super()._redacted(text)
+
+    redactor = Counted({"DB_TOKEN": KEY})
+    output = "".join(f"{n}\n" for n in range(1, 5000)) + f"token {KEY}\n"
+    bounded = bound_result(
+        "terminal",
+        {"success": True, "output": output, "exit_code": 0},
+        ResultLimits(10**6, redactor),
+        None,
+    )
+    seen: list = []
+    redacting_sink(seen.append, redactor)(
+        ToolCallFinished("c1", "terminal", True, 0.1, "", result=bounded.full_text)
+    )
+    assert seen[0].result == bounded.full_text and KEY not in seen[0].result
+    assert seen[0].result.endswith('token [REDACTED DB_TOKEN]\\n", "exit_code": 0}')
     assert sum(size >= OUTPUT_KEPT_FROM for size in redactor.read) == 1

@@ -57,6 +57,16 @@ OUTPUT_KEPT_FROM = 4096
 OUTPUTS_KEPT = 4
 
 
+def _remember(memory: tuple[dict[str, None], threading.Lock], output: str) -> None:
+    """Remember a long output of `Redactor.text` (the last OUTPUTS_KEPT of them)."""
+    if len(output) >= OUTPUT_KEPT_FROM:
+        outputs, lock = memory
+        with lock:
+            outputs[output] = None
+            if len(outputs) > OUTPUTS_KEPT:
+                del outputs[next(iter(outputs))]
+
+
 def collect_secrets(
     dotenv: Mapping[str, str],
     environ: Mapping[str, str],
@@ -193,12 +203,23 @@ class Redactor:
         if long and text in outputs:
             return text  # this redactor's own output: redacting it again changes nothing
         redacted = self._redacted(text)
-        if len(redacted) >= OUTPUT_KEPT_FROM:
-            with lock:
-                outputs[redacted] = None
-                if len(outputs) > OUTPUTS_KEPT:
-                    del outputs[next(iter(outputs))]
+        _remember((outputs, lock), redacted)
         return redacted
+
+    def json_of(self, value: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """`value(value)` and its JSON text (a tool's result, tools/results.py). When every item
+        of the value is a scalar, its JSON is its strings side by side, each redacted, and
+        redacting it again changes nothing (tests/core/test_redaction_twice.py: hostile texts
+        alone, split across items, as keys): this JSON is handed back as it is when the faces'
+        event brings it. In a list, strings read together can make a value no one of them
+        showed (a secret as a list of its characters): that JSON is redacted again there. (The
+        model gets this same JSON, never redacted twice.)"""
+        memory = self._outputs  # this state's: a secret learned meanwhile is looked for again
+        redacted = self.value(value)
+        text = json.dumps(redacted, ensure_ascii=False, default=str)
+        if all(item is None or isinstance(item, (str, int, float)) for item in redacted.values()):
+            _remember(memory, text)
+        return redacted, text
 
     def _redacted(self, text: str) -> str:
         if self._patterns:

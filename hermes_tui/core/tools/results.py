@@ -73,8 +73,8 @@ def bound_result(
     if DISPLAY_KEY in raw:
         raw = dict(raw)
         display = limits.redactor.value(raw.pop(DISPLAY_KEY)) or {}
-    full = limits.redactor.value(raw)
-    full_text = to_json(full)
+    # (Its JSON, when long, is not redacted again as the faces' event carries it: json_of.)
+    full, full_text = limits.redactor.json_of(raw)
     if len(full_text) <= limits.max_chars:
         return BoundedResult(full, full, full_text, display=display)
     path, leaf = _largest_leaf(full)
