@@ -4,6 +4,7 @@ python mcp_server.py stdio            tools: echo, boom (raises), die (exits mid
                                       sleepy (sleeps), links (image + resource link)
 python mcp_server.py notes            stdio, plus read_note (a file's text, as a notes server)
 python mcp_server.py where ARGS...    stdio, plus where (its folder, its arguments after "where")
+python mcp_server.py files            stdio, plus write_file (a filesystem server's, outside any sandbox)
 python mcp_server.py slow-start       sleeps 30 s before it answers anything
 python mcp_server.py garbage          prints non-protocol lines on stdout, then serves
 python mcp_server.py http PORT        the same tools over streamable HTTP on 127.0.0.1
@@ -42,6 +43,18 @@ if MODE == "where":
     def where() -> str:
         """Where the server started and with what arguments."""
         return repr((os.getcwd(), sys.argv[2:]))
+
+
+if MODE == "files":
+
+    @server.tool()
+    def write_file(path: str, content: str) -> str:
+        """Write a file, as a filesystem server does (atomically: temp file, then rename)."""
+        temporary = path + ".tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(content)
+        os.replace(temporary, path)
+        return f"Successfully wrote {path}"
 
 
 if MODE == "notes":  # stdio, with one more tool: what a notes or filesystem server returns

@@ -446,7 +446,10 @@ class Agent:
                 )
             )
             started = time.monotonic()
-            gate = self.gate if call.name == "terminal" else None  # it may change AGENTS.md...
+            # A command, or an MCP server (outside the sandbox), may change AGENTS.md...
+            called = self.registry.get(call.name)
+            writes = call.name == "terminal" or (called is not None and called.toolset == "mcp")
+            gate = self.gate if writes else None
             watched = gate.before_command(self.context) if gate is not None else None
             bounded = self._execute(call, arguments)
             self.taint.observe(call.name, arguments, bounded.result, self.context)

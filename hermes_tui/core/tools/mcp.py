@@ -36,6 +36,7 @@ from hermes_tui.core import host_programs
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
 from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
+from hermes_tui.core.tools.outside_writes import OutsideWrites
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
 Status = Literal["disabled", "starting", "ready", "failed", "stopped"]
@@ -452,10 +453,20 @@ class McpManager:
             self.sink(Notice("info", f"MCP server {server!r} died; restarting it once"))
             self._launch(state)
             state.ready.wait(state.config.connect_timeout_s + 1.0)
+        watch = OutsideWrites.take(context.workdir)
         try:
-            return self._call_once(state, tool, args)
+            result = self._call_once(state, tool, args)
         except McpError as exc:
-            return {"success": False, "error": str(exc)}
+            result = {"success": False, "error": str(exc)}
+        if undone := watch.undo():
+            result = {
+                **result,
+                "success": False,
+                "error": "the MCP call " + "; and ".join(undone) + ", which run later outside "
+                "the sandbox: it was undone. Do not change what runs later; ask the user to do "
+                "it themselves.",
+            }
+        return result
 
     def _call_once(self, state: ServerState, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         loop, client = self._loop, state.client

@@ -329,3 +329,39 @@ def test_a_server_never_runs_code_a_command_planted_in_the_working_directory(
     assert manager.states["planted"].status == "failed"
     assert any("'set' starts in" in n and "inside the working directory" in n for n in notices)
     assert not any("'own' starts in" in n for n in notices)
+
+
+def test_a_file_writing_server_leaves_nothing_that_runs_later(tmp_path: Path) -> None:
+    """A7-16: the user's filesystem server, a process outside the sandbox, wrote .git/config's
+    core.fsmonitor on the model's call, and the user's next `git status` ran it. Each call is
+    watched as a sandboxed command is: what runs later is put back or moved aside (and said),
+    an ordinary file is written."""
+    work = tmp_path / "ws"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=60)
+    config = (work / ".git" / "config").read_bytes()
+    marker = tmp_path / "PWNED"
+    manager = started({"fs": fake("files")})
+    context = ToolContext(cwd=work, workdir=work)
+    try:
+        (write,) = [t for t in manager.freeze() if t.name == "mcp__fs__write_file"]
+        planted = config.decode() + f'[core]\n\tfsmonitor = "touch {marker}; false"\n'
+        results = [
+            write.handler({"path": str(work / name), "content": text}, context)
+            for name, text in [
+                (".git/config", planted),
+                (".envrc", f"touch {marker}\n"),
+                ("package.json", '{"lint-staged": {"*": "touch PWNED"}}\n'),
+                ("notes.md", "an ordinary file\n"),
+            ]
+        ]
+    finally:
+        manager.stop()
+    subprocess.run(["git", "status"], cwd=work, capture_output=True, timeout=60)
+    assert not marker.exists()
+    assert (work / ".git" / "config").read_bytes() == config
+    assert not (work / ".envrc").exists() and (work / ".hermes-moved-aside" / "envrc").exists()
+    assert "lint-staged" not in (work / "package.json").read_text()
+    assert (work / "notes.md").read_text() == "an ordinary file\n"
+    assert [r["success"] for r in results] == [False, False, False, True]
+    assert all("the MCP call" in r["error"] and "undone" in r["error"] for r in results[:3])
