@@ -462,9 +462,8 @@ class McpManager:
             result = {
                 **result,
                 "success": False,
-                "error": "the MCP call " + "; and ".join(undone) + ", which run later outside "
-                "the sandbox: it was undone. Do not change what runs later; ask the user to do "
-                "it themselves.",
+                "error": "the MCP call " + "; and ".join(undone) + ". Do not change what runs "
+                "later (outside the sandbox); ask the user to do it themselves.",
             }
         return result
 

@@ -55,7 +55,9 @@ class OutsideWrites:
         swept = [*self.swept, *swept_paths(self.workdir)]
         if moved := sweep_created(swept, self.identities, quarantine):
             names = ", ".join(dict.fromkeys(str(old.relative_to(self.workdir)) for old, _ in moved))
-            undone.append(f"created or replaced {names}; {moved_to(moved, quarantine)}")
+            undone.append(
+                f"created or replaced {names}, which run later; {moved_to(moved, quarantine)}"
+            )
         if hooks := package_hooks.restore(self.package, self.workdir, quarantine):
             undone.append(hooks)
         return undone

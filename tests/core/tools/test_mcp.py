@@ -364,4 +364,4 @@ def test_a_file_writing_server_leaves_nothing_that_runs_later(tmp_path: Path) ->
     assert "lint-staged" not in (work / "package.json").read_text()
     assert (work / "notes.md").read_text() == "an ordinary file\n"
     assert [r["success"] for r in results] == [False, False, False, True]
-    assert all("the MCP call" in r["error"] and "undone" in r["error"] for r in results[:3])
+    assert all("the MCP call" in r["error"] and "runs later" in r["error"] for r in results[:3])
