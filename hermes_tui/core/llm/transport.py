@@ -4,8 +4,8 @@ slices that a cancel stops at once, under the first-byte limit (core/llm/watch.p
 `sdk_http_client` builds the SDK's client. For a server that speaks plain http (a local model
 server: Ollama, llama.cpp, vLLM, the loopback test server) with no proxy in the environment,
 its http:// transport is our own HTTP/1.1 one on h11 (core/llm/plain_http.py) instead of
-httpcore2's connection pool, whose import (51 modules, ~1.4 MiB above h11's own) a one-shot
-turn then never pays; its https:// transport, the SDK's usual verifying one, and the system
+httpcore2's connection pool, whose import (51 modules, ~1.4 MiB and ~20 ms above h11's own)
+a one-shot turn then never pays; its https:// transport, the SDK's usual verifying one, and the system
 trust store it loads (1.6 MiB of peak memory, about 30 ms), are made on the first https
 request (a redirect), never otherwise. Every other client (an https server, a proxy) is the
 SDK's own, its connection pools' network backends swapped for watched ones (`install`): the
