@@ -384,3 +384,28 @@ def test_calls_on_several_threads_share_one_client(monkeypatch) -> None:
     assert results == {index: f"reply to {index}" for index in range(4)}
     # a connection is made only while every other one is busy: four at most
     assert len({request.peer for request in llm.requests}) <= 4
+
+
+def test_a_server_at_an_ipv6_address_is_reached() -> None:
+    import httpx2
+
+    from hermes_tui.core.llm.plain_http import PlainHTTPTransport
+
+    try:
+        listener = socket.create_server(("::1", 0), family=socket.AF_INET6)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    heads: list[bytes] = []
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            heads.append(connection.recv(65536))
+            connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = listener.getsockname()[1]
+    transport = PlainHTTPTransport(httpx2.Limits(), first_byte_timeout=None)
+    with listener, httpx2.Client(transport=transport) as client:
+        assert client.get(f"http://[::1]:{port}/v1/models", timeout=BOUND).text == "ok"
+    assert f"host: [::1]:{port}".encode() in heads[0].lower()
