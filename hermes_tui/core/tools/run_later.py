@@ -114,6 +114,19 @@ OTHER_AGENTS: tuple[tuple[str, str], ...] = (
     ("opencode.json", f"opencode {_MCP}"),
     (".aider.conf.yml", "aider runs its lint and test commands after each edit"),
 )
+# mise's configs of a folder (each read when you enter it: hooks, tasks, environment).
+_MISE = "mise runs its hooks and sets its environment when you enter the folder"
+MISE_CONFIGS = (
+    ".mise.toml",
+    "mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".config/mise.toml",
+    ".config/mise",  # config.toml and conf.d/
+    ".mise",  # config.toml
+    "mise/config.toml",
+    ".rtx.toml",
+)
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -135,8 +148,8 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
         "pre-commit, installed as a git hook, runs its hooks at your next commit (a local one: "
         "any command)",
     ),
-    (".mise.toml", "mise runs its hooks and sets its environment when you enter the folder"),
-    ("mise.toml", "mise runs its hooks and sets its environment when you enter the folder"),
+    *((name, _MISE) for name in MISE_CONFIGS),
+    (".helix", "Helix starts the language servers its languages.toml names when it opens a file"),
     (".envrc", "direnv runs it when you enter the folder"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
     *COMMIT_HOOK_CONFIGS,

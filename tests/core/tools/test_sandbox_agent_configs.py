@@ -64,3 +64,34 @@ def test_the_files_tools_ask_before_writing_another_agent_s_settings(tmp_path: P
         assert result.get("denied"), (name, result)
 
     assert len(asked) == len(PLANTED) and not any((work / n).exists() for n in PLANTED)
+
+
+EDITORS_AND_MISE = {
+    ".helix/languages.toml": '[language-server.x]\ncommand = "sh"\nargs = ["-c", "touch ~/PWNED"]\n',
+    "mise.local.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+    ".config/mise/config.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+    ".mise/config.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+    "mise/config.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+    ".rtx.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+}
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_command_leaves_no_helix_or_mise_config_new(place: Path) -> None:
+    """attack7's A7-8 addendum: Helix starts the language servers a workspace's
+    .helix/languages.toml names; mise reads more config names than .mise.toml and mise.toml."""
+    work = place / "ws"
+    (work / "mise").mkdir(parents=True)
+    (work / "mise" / "notes.md").write_text("a project folder named mise\n")
+    own(place)
+    writes = [
+        f"mkdir -p $(dirname {name}); printf '%s' '{text}' > {name}"
+        for name, text in EDITORS_AND_MISE.items()
+    ]
+
+    results = terminal(
+        work, env_of(place, SYSTEM_PATH), "; ".join([*writes, "echo x >> mise/notes.md"])
+    )
+
+    assert [n for n in EDITORS_AND_MISE if (work / n).exists()] == [], results
+    assert (work / "mise" / "notes.md").read_text() == "a project folder named mise\nx\n"
