@@ -301,33 +301,31 @@ class SkillEditor(Screen):
         self.dismiss(None)
 
     def action_external(self) -> None:
-        """Edit the buffer in $EDITOR (the app is suspended meanwhile)."""
-        import os
+        """Edit the buffer in $EDITOR (the app is suspended meanwhile), started in a folder of
+        its own, not the working directory (core/external_edit.py)."""
         import subprocess
-        import tempfile
 
         from hermes_tui.core import host_programs
+        from hermes_tui.core.external_edit import edit_text, editor_words
 
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        words = editor.split() or ["vi"]
+        words = editor_words()
+        editor = " ".join(words)
         try:  # never a `vi` a command put in the project's `.venv/bin` (host_programs)
             words[0] = host_programs.programs().command(words[0])
         except host_programs.ProgramRefused as exc:
             self.app.notify(f"could not run {editor}: {exc}", severity="error")
             return
-        with tempfile.NamedTemporaryFile(
-            "w+", suffix=".md", delete=False, encoding="utf-8"
-        ) as handle:
-            handle.write(self.query_one(TextArea).text)
-        try:
+
+        def suspended(*args: object, **kwargs: object) -> object:
             with self.app.suspend():
-                subprocess.run([*words, handle.name], check=False)
-            with open(handle.name, encoding="utf-8") as edited:
-                self.query_one(TextArea).text = edited.read()
+                return subprocess.run(*args, **kwargs)  # type: ignore[call-overload]
+
+        try:
+            self.query_one(TextArea).text = edit_text(
+                words, self.query_one(TextArea).text, suspended
+            )
         except OSError as exc:
             self.app.notify(f"could not run {editor}: {exc}", severity="error")
-        finally:
-            os.unlink(handle.name)
 
 
 def when(version: Version) -> str:
