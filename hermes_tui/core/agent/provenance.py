@@ -154,6 +154,10 @@ class ContentIndex:
         for view in views:
             self._grams.update(dict.fromkeys(_grams(_words(view)), index))
 
+    def read_results(self) -> bool:
+        """Whether a tool result (not only the project's instruction files) is indexed."""
+        return any(result.tool != PROJECT_FILE for result in self._results)
+
     def entries(self) -> list[dict[str, Any]]:
         """Every indexed result as plain data ({tool, call, views}), for `absorb` elsewhere: a
         conversation compressed or forked carries what it took in (taint.TaintTracker.export)."""

@@ -41,6 +41,7 @@ from hermes_tui.core.agent.provenance import (
     ContentMatch,
     result_text,
 )
+from hermes_tui.core.agent.removals import lost_entries, lost_lines, lost_reason
 from hermes_tui.core.agent.untrusted import (
     OWN_TEXT_TOOLS,
     indexes_content,
@@ -375,15 +376,21 @@ class WriteGate(ContextFileGate):
                 if threats.tier_of(f) == "hold" or (taint.sources and threats.tier_of(f) == "flag")
             )
         copied = _copies(taint, contents)
-        if not taint.sources and not held and not copied:
-            return None
         operations = _memory_operations(arguments)
+        drops = taint.content.read_results() and any(
+            isinstance(op, dict) and op.get("action") in ("remove", "replace") for op in operations
+        )
+        if not taint.sources and not held and not copied and not drops:
+            return None
         try:
             preview = asdict(self.memory.preview(target, operations))  # before, after
         except MemoryRefused as refused:
             return context.memory_budget.apply(refusal_payload(refused.refusal)), None
+        lost = lost_entries(preview["before"], preview["after"]) if drops else []
+        if not taint.sources and not held and not copied and not lost:
+            return None
         action = "batch" if arguments.get("operations") else str(arguments.get("action"))
-        reason = _reason(taint.sources, copied, held)
+        reason = "; ".join(filter(None, [_reason(taint.sources, copied, held), lost_reason(lost)]))
         return self._stage(
             context, "memory", target, action, "memory", arguments, preview, reason, taint, copied
         )
@@ -420,14 +427,21 @@ class WriteGate(ContextFileGate):
             alone = [f for f in verdict.findings if f not in joined]
             held.extend(f for f in joined + alone if threats.tier_of(f) == "hold")
         split = self._split_exfiltration(arguments, texts)
-        if not taint.sources and not copied and not held and not split:
+        drops = taint.content.read_results()  # a step deleted on a README's say-so (A7-12)
+        if not taint.sources and not copied and not held and not split and not drops:
             return None
         name = str(arguments.get("name") or "")
         action = str(arguments.get("action"))
         planned = self._planned_skill(arguments)
         if "error" in planned:
+            if not taint.sources and not copied and not held and not split:
+                return None  # the tool gives the error
             return {"success": False, "error": planned["error"]}, None
-        reason = "; ".join(filter(None, [_reason(taint.sources, copied, held), split]))
+        lost = lost_lines(planned.get("before"), planned.get("after")) if drops else []
+        if not taint.sources and not copied and not held and not split and not lost:
+            return None
+        reasons = [_reason(taint.sources, copied, held), split, lost_reason(lost, "skill")]
+        reason = "; ".join(filter(None, reasons))
         return self._stage(
             context,
             "skill",
