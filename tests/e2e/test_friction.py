@@ -258,6 +258,13 @@ def _tool(work: Path, home: Path, mode: str, approver: Approver, registry_url: s
             # No update checks: this machine has no internet, and they are not the work.
             "npm_config_update_notifier": "false",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            # The project's pytest loads its own plugins only: the python on PATH is the test
+            # run's venv, whose plugins (textual's snapshots, xdist, asyncio…) are not the demo
+            # project's; loading them made each of its pytest runs cost 0.8 s of CPU, not 0.2.
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            # The JVM's quick compiler and one garbage-collector thread: javac and java on a
+            # one-class program cost half the CPU (these machines have two cores).
+            "JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
         },
     )
     tools = ToolRegistry(make_terminal_tools(settings))
