@@ -662,6 +662,61 @@ def test_a_form_written_with_the_letters_case_folding_adds_is_found_as_case_blin
     assert tried > 10
 
 
+def test_the_loose_text_matches_python_s_case_blind_gap_for_every_character() -> None:
+    """forms.loose_text writes a character as a space exactly when the case-blind GAP matches
+    it, as an ASCII letter exactly when a case-blind pattern reads it as that letter, and
+    changes no other character: the loose forms matched in it match where the case-blind
+    pattern does (forms.LooseForms)."""
+    import re
+
+    from hermes_tui.core.redaction.forms import _LOOSE_TEXT, GAP, loose_text
+
+    every = "".join(map(chr, range(0x110000)))
+    written = loose_text(every)
+    assert len(written) == len(every)
+    gap = re.compile(GAP[3 : GAP.index("]|") + 1], re.IGNORECASE)
+    separators = {m.start() for m in gap.finditer(every)}
+    assert {m.start() for m in re.finditer(" ", written)} == separators
+    letters = {m.start() for m in re.finditer("[a-z]", every, re.IGNORECASE)}
+    changed = set(_LOOSE_TEXT) - {ord(" ")}
+    assert changed == (separators | letters) - {ord(" "), *range(ord("a"), ord("z") + 1)}
+    for code in letters:
+        assert re.fullmatch(written[code], every[code], re.IGNORECASE), hex(code)
+
+
+@pytest.mark.parametrize("value", ["Vr7-kumquat-Secret-55aa19", "Äpfel-Geheim-99xQ"])
+def test_a_value_written_out_loosely_is_found_where_the_case_blind_pattern_finds_it(
+    value: str,
+) -> None:
+    """The loose forms (forms.LooseForms) match, at the same places, what their case-blind
+    pattern matches: separators of every kind between the characters (zero-width, combining
+    marks, ι, full-width punctuation, JSON's \\n), letters in either case or as İ ı ſ K,
+    full-width letters, too many separators (no match), and redact it."""
+    import re
+
+    from hermes_tui.core.redaction.forms import GAP, LooseForms, loose_forms, trie_pattern
+
+    forms = loose_forms(value)
+    blind = trie_pattern(dict.fromkeys(forms, ""), GAP, re.IGNORECASE)
+    assert blind is not None
+    loose = LooseForms(forms)
+    swaps = str.maketrans({"i": "İ", "s": "ſ", "k": "\u212a", "e": "E", "a": "A"})
+    texts = []
+    for form in sorted(forms):
+        for gap in (" ", "-\u200b", "\u0301", "\u03b9", "\uff0e", "\\n", " \t\n", "    "):
+            spaced = gap.join(form)
+            texts += [f"x {spaced} y", spaced.translate(swaps), f"é{spaced.upper()}ñ"]
+    texts.append("ＶＲ７ＫＵＭＱＵＡＴＳＥＣＲＥＴ５５ＡＡ１９ and ÄPFELGEHEIM99XQ")
+    found = 0
+    for text in texts:
+        spans = [m.span() for m in loose.finditer(text)]
+        assert spans == [m.span() for m in blind.finditer(text)], repr(text)
+        found += bool(spans)
+    assert found > len(texts) // 2
+    redactor = Redactor({"TOKEN": value})
+    assert "[REDACTED TOKEN]" in redactor.text(f"it is {' '.join(value.upper())}.")
+
+
 def test_the_ascii_fold_matches_python_s_case_blind_matching_for_every_character() -> None:
     """forms.ascii_folded turns a character into an ASCII letter exactly when a case-blind
     pattern matches it as that letter, keeps every length, and str.lower() (its fast path)

@@ -314,6 +314,70 @@ _ASCII_FOLD = {
 _NOT_LOWERED = re.compile("[\u0130\u0131\u017f]")
 
 
+# What a case-blind GAP matches as one character, each written as a space by `loose_text`:
+# \s (str.isspace), the other separators it lists, and the three characters case folding
+# makes equal to U+0345 (a combining mark): ι, Ι and U+1FBE.
+_GAP_CHARACTERS = (
+    "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "-_.,:;|/*+\uff0d\uff3f\uff0e\uff0c\uff1a\x00\u200b\u200c\u200d\u2060\ufeff"
+    + "".join(map(chr, range(0x300, 0x370)))
+    + "\u03b9\u0399\u1fbe"
+)
+_LOOSE_TEXT = {**_ASCII_FOLD, **dict.fromkeys(map(ord, _GAP_CHARACTERS), " ")}
+# GAP in `loose_text`: a space stands for any separator.
+_LOOSE_GAP = r"(?: |\\[nrt]){0,3}"
+
+
+def loose_text(text: str) -> str:
+    """`text` as the loose forms are searched in it: each character a case-blind GAP matches
+    written as a space, each one a case-blind letter matches written as that ASCII letter in
+    lower case (`ascii_folded`), nothing else changed: the same length, each index the same."""
+    return text.translate(_LOOSE_TEXT)
+
+
+class LooseForms:
+    """`trie_pattern(forms, GAP, re.IGNORECASE)` (values written out loosely: up to three
+    separators between each two characters, any letter case), matched alike (`finditer`,
+    `sub`) without compiling it.
+
+    Compiled, its GAP between every two characters of every form cost more than half of a
+    Redactor's construction (0.5 s of CPU with fifteen secrets, at every start). The forms
+    all ASCII are matched, case and all, in `loose_text(text)`, where every separator is a
+    space: the gap there is a space or a JSON escape, and each character of the text matches
+    a form's character, or the gap, exactly when it does in the case-blind pattern, so the
+    matches are the same, at the same places. The other forms (full-width ones, a secret not
+    all ASCII) keep the case-blind pattern, compiled when a text first holds a character one
+    of them starts with: a match of one holds no ASCII letter, so it never meets one of the
+    first kind's."""
+
+    def __init__(self, forms: Iterable[str]) -> None:
+        wide = sorted({form for form in forms if not form.isascii()})
+        narrow = {form: "" for form in forms if form.isascii()}
+        self._cased = trie_pattern(narrow, _LOOSE_GAP)
+        self._wide = dict.fromkeys(wide, "")
+        self._blind: re.Pattern[str] | None = None
+        firsts = "".join(sorted({re.escape(form[0]) for form in wide}))
+        self._starts = re.compile(f"[{firsts}]", re.IGNORECASE) if wide else None
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        found = list(self._cased.finditer(loose_text(text))) if self._cased is not None else []
+        if self._starts is not None and self._starts.search(text):
+            if self._blind is None:  # (two threads may both build it)
+                self._blind = trie_pattern(self._wide, GAP, re.IGNORECASE)
+            assert self._blind is not None
+            found = sorted([*found, *self._blind.finditer(text)], key=lambda m: m.start())
+        return found
+
+    def sub(self, label: Callable[[re.Match[str]], str], text: str) -> str:
+        pieces, at = [], 0
+        for match in self.finditer(text):
+            if match.start() >= at:
+                pieces += (text[at : match.start()], label(match))
+                at = match.end()
+        return "".join(pieces) + text[at:] if pieces else text
+
+
 def _ascii_only(regex: str) -> bool:
     """Whether a gap's or a tail's pattern matches ASCII characters only, as far as its text
     tells: written in ASCII, no `.`, no escape of a letter or digit (\\s, \\w, \\u0300)."""

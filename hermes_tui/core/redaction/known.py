@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hermes_tui.core.redaction.forms import (
-    GAP,
     SEPARATORS,
     WRAPPED,
     AnyCase,
+    LooseForms,
     Starts,
     base64_forms,
     encoded_forms,
@@ -164,7 +164,7 @@ class Redactor:
         # (A wordy piece, `atSecret`, is ordinary text as written; hex-encoded alone it is not.)
         self._decoded = AnyCase(dict.fromkeys(decoded, ""), "") if decoded else None
         self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
-        self._loose = trie_pattern(dict.fromkeys(loose, ""), GAP, re.IGNORECASE)
+        self._loose = LooseForms(loose) if loose else None
         # (Its keys are lower case, and its tails, base32's, take either case.)
         self._encoded = AnyCase(encoded_tails, "") if encoded_tails else None
         self._base64 = trie_pattern(b64_tails, "")
