@@ -46,7 +46,7 @@ W = TypeVar("W", bound=Widget)
 TERMINAL_GONE = 129  # exit status when the terminal hung up (128 + SIGHUP, as a shell reports it)
 
 
-class HermesApp(compat.SafeCrashOutput, compat.SafeTerminalInput, compat.StyledOnceDefault, App):
+class HermesApp(compat.SafeCrashOutput, compat.SafeTerminalInput, compat.QuietScreens, App):
     TITLE = "hermes-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [

@@ -95,6 +95,7 @@ from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
@@ -109,6 +110,9 @@ __all__ = [
     "DockArrangeResult",
     "PasteSafeDriver",
     "QuickWidthLog",
+    "QuietFocus",
+    "QuietScreens",
+    "QuietTitles",
     "QuietFooter",
     "SafeTerminalInput",
     "TerminalInput",
@@ -259,7 +263,29 @@ class QuickWidthLog(Log):
             super()._update_size(updates, lines)
 
 
-class StyledOnceScreen(Screen):
+class QuietFocus:
+    """Mixed into a screen: a focus change repaints what it restyles, not the whole screen.
+
+    Textual's `Screen.focused` is a reactive that repaints the screen it is on: every Tab,
+    click or dialog's first focus drew every widget again (under a dialog, the dimmed screen
+    beneath it too). The widgets that lose and gain the focus are restyled, and repainted,
+    by Textual's focus handling either way; the screen's own background has no focus style.
+    """
+
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
+
+class QuietTitles:
+    """Mixed into the app: a new title or sub-title repaints the header only.
+
+    Textual's `App.title` and `App.sub_title` are reactives that repaint the whole screen;
+    the header watches both and updates its own title, which is all that shows them."""
+
+    title: Reactive[str] = Reactive("", compute=False, repaint=False)
+    sub_title: Reactive[str] = Reactive("", compute=False, repaint=False)
+
+
+class StyledOnceScreen(QuietFocus, Screen):
     """Textual's Screen, laid out and drawn once as the app starts, where Textual does it
     three times and draws it twice:
 
@@ -301,6 +327,11 @@ class StyledOnceDefault:
 
     def get_default_screen(self) -> Screen:
         return StyledOnceScreen(id="_default")
+
+
+class QuietScreens(StyledOnceDefault, QuietTitles):
+    """Mixed into the app: its first screen styled once and quiet on focus changes, its
+    titles repainting the header only."""
 
 
 def region_size(widget: Widget) -> Any:

@@ -415,3 +415,58 @@ async def test_a_log_of_plain_lines_knows_its_width_at_once_and_other_lines_in_c
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert log.virtual_size.width == 12  # six wide characters: 12 cells, not 6
+
+
+class Focusing(App):
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Header, Input
+
+        yield Header()
+        yield Input(id="a")
+        yield Input(id="b")
+        yield Static("nothing here changes")
+
+
+class QuietFocusing(textual_compat.QuietScreens, Focusing):
+    pass
+
+
+async def test_a_focus_change_or_a_new_title_draws_only_what_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's `Screen.focused`, `App.title` and `App.sub_title` repaint the whole screen
+    when they change; ours leave it to the widgets that show them (the inputs losing and
+    taking the focus, the header), and the screen looks the same."""
+    from textual._compositor import Compositor
+    from textual.app import App as TextualApp
+    from textual.reactive import Reactive
+    from textual.screen import Screen
+
+    for owner, name in ((Screen, "focused"), (TextualApp, "title"), (TextualApp, "sub_title")):
+        assert isinstance(owner.__dict__.get(name), Reactive), f"{owner.__name__}.{name} moved"
+    whole: list[Compositor] = []
+    full_update = Compositor.render_full_update
+    monkeypatch.setattr(
+        Compositor,
+        "render_full_update",
+        lambda self, *a, **k: (whole.append(self), full_update(self, *a, **k))[-1],
+    )
+    drawn, shots = {}, []
+    for cls in (Focusing, QuietFocusing):
+        app = cls()
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            whole.clear()
+            await pilot.press("tab")
+            await pilot.pause()
+            app.title, app.sub_title = "Quiet", "Sub9"
+            await pilot.pause()
+            await pilot.press("x")
+            await pilot.pause()
+            drawn[cls] = len(whole)
+            assert app.focused is app.query_one("#b") and app.query_one("#b").value == "x"
+            shots.append(app.export_screenshot())
+    assert drawn[QuietFocusing] == 0 < drawn[Focusing]
+    assert shots[0] == shots[1]
+    assert "Quiet" in shots[1] and "Sub9" in shots[1]  # the header shows both

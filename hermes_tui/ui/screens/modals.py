@@ -16,6 +16,7 @@ from textual_diff_view import DiffView
 
 from hermes_tui.core.pending import why_held
 from hermes_tui.core.text import neutralise
+from hermes_tui.ui.textual_compat import QuietFocus
 
 Decision = Literal["once", "session", "deny"]
 
@@ -43,7 +44,7 @@ def shown_command(command: str) -> str:
     return "\n".join(shown)
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+class ApprovalScreen(QuietFocus, ModalScreen[Decision]):
     """Asked from the turn's worker thread; the worker waits for the answer.
 
     `prefixes`: what "a" would allow, in the core's words ("rm on /srv/x", "write_file on
@@ -147,7 +148,7 @@ class SessionItem(ListItem):
         self.session_id = session_id
 
 
-class SessionsScreen(ModalScreen[str | None]):
+class SessionsScreen(QuietFocus, ModalScreen[str | None]):
     """Past sessions with full-text search, one line per session; Enter resumes one."""
 
     DEFAULT_CSS = """
@@ -306,7 +307,7 @@ class PendingItem(ListItem):
         self.record = record
 
 
-class PendingScreen(ModalScreen[None]):
+class PendingScreen(QuietFocus, ModalScreen[None]):
     """Staged writes (write approval, taint, scanner holds): why, diff, then accept or reject."""
 
     DEFAULT_CSS = """
@@ -403,7 +404,7 @@ class PendingScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(QuietFocus, ModalScreen[bool]):
     """A yes/no question about something that would be lost; n or escape says no."""
 
     DEFAULT_CSS = """
@@ -477,7 +478,7 @@ def commands_table(commands: Mapping[str, str]) -> str:
     return "| command | does |\n|---|---|\n" + rows + "| /<skill-name> [request] | load a skill |\n"
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(QuietFocus, ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 85%; border: thick $primary; background: $surface; }
