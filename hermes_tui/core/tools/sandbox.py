@@ -552,14 +552,14 @@ def _lock_home(home: Path, holders: list[Path]) -> list[str]:
     for entry in entries:
         if entry.name.startswith(".") or entry.name in LOCKED_IN_HOME:
             continue
-        if entry.is_dir(follow_symlinks=False):
-            args += ["--bind", entry.path, entry.path]
+        if entry.is_dir(follow_symlinks=False):  # -try: another process may remove it first
+            args += ["--bind-try", entry.path, entry.path]
     for entry in entries:
         if entry.name.startswith(".") and entry.is_symlink():
             target = os.path.realpath(entry.path)
             held = any(_within(target, os.path.realpath(place)) for place in holders)
             if held and os.path.exists(target):
-                args += ["--ro-bind", target, target]
+                args += ["--ro-bind-try", target, target]
     return args
 
 
