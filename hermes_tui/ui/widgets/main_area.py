@@ -30,9 +30,10 @@ class MainArea(Horizontal):
 def fit_panel(app: Any) -> None:
     """Wide: the panel keeps its chosen width, at most about half the screen, and grows back
     when the window does. Narrow: it stacks under the chat, hidden until asked for."""
-    if not (app.is_mounted and app.query("#side")):
+    # query_one is answered from Textual's cache; a query's truth walked the whole screen
+    side = app.query_one_optional("#side") if app.is_mounted else None
+    if side is None:
         return
-    side = app.query_one("#side")
     narrow = app.size.width < NARROW
     if narrow != app.has_class("-narrow"):
         app.set_class(narrow, "-narrow")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from hermes_tui.core.events import UsageUpdated
@@ -45,8 +46,11 @@ class NudgeBar(Static):
     def watch_waiting(self, seconds: int) -> None:
         self.set_class(seconds > 0, "-waiting")
 
+    _spinner: Timer | None = None
+
     def on_mount(self) -> None:
-        self.set_interval(0.12, self._tick)
+        # The spinner turns only while a review runs: an idle app is not woken 8 times a second.
+        self._spinner = self.set_interval(0.12, self._tick, pause=not self.reviews_running)
 
     def _tick(self) -> None:
         if self.reviews_running:
@@ -54,6 +58,12 @@ class NudgeBar(Static):
 
     def watch_reviews_running(self, running: int) -> None:
         self.set_class(running > 0, "-reviewing")
+        if self._spinner is None:
+            return
+        if running:
+            self._spinner.resume()
+        else:
+            self._spinner.pause()
 
     def watch_usage(self, usage: UsageUpdated | None) -> None:
         if usage is not None and usage.cost_usd is None:
