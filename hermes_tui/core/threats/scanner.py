@@ -92,8 +92,12 @@ class Scanner:
         self._joins: OrderedDict[tuple[str, str], tuple[Finding, ...]] = OrderedDict()
         self._remembered = remembered
         self._batching = 0
+        # Verdicts computed without the learned scorer (assess_skill's), by text.
+        self._unscored: OrderedDict[str, Verdict] = OrderedDict()
 
-    def assess(self, text: str) -> Verdict:
+    def assess(self, text: str, unscored: Verdict | None = None) -> Verdict:
+        """The verdict on `text`; `unscored`: the one `_assess` gives it without the learned
+        scorer, when the caller has it (the rest is read from it)."""
         with self._lock:
             cached = self._cache.get(text)
             if cached is not None:
@@ -101,7 +105,8 @@ class Scanner:
                 return cached
             verdict = self._remembered.get(text) if self._remembered is not None else None
             if verdict is None:
-                verdict = self._assess(text)
+                unscored = unscored or self._unscored.pop(text, None)
+                verdict = self._assess(text) if unscored is None else _scored(text, unscored)
                 if self._remembered is not None and len(text) <= MAX_SCAN_CHARS:
                     self._remembered.put(text, verdict)
                     if not self._batching:
@@ -230,13 +235,34 @@ class Scanner:
         agent is the attack, and every line of a skill is such an order by design (it held
         the bundled shell-safety and writing-skills descriptions).
         """
-        verdict = self.assess(text)
+        verdict = self._unlearned(text)
         findings = tuple(f for f in verdict.findings if f.source != LEARNED_SOURCE)
         return (
             verdict
             if len(findings) == len(verdict.findings)
             else Verdict(tier_over(findings), findings)
         )
+
+    def _unlearned(self, text: str) -> Verdict:
+        """The verdict on `text` as known (in memory or on disk), else computed without the
+        learned scorer (a skill's verdict leaves it out): remembered apart, in memory only,
+        unless nothing was left out (a refused text's verdict is whole), and completed by
+        `assess` if it asks for the same text."""
+        with self._lock:
+            known = self._cache.get(text)
+            known = self._unscored.get(text) if known is None else known
+            if known is None and self._remembered is not None:
+                known = self._remembered.get(text)
+            if known is not None:
+                return known
+        verdict = self._assess(text, learned=False)
+        if verdict.tier == "refuse":  # the scorer is never asked about a refused text
+            return self.assess(text, verdict)
+        with self._lock:
+            self._unscored[text] = verdict
+            if len(self._unscored) > self.CACHE_SIZE:
+                self._unscored.popitem(last=False)
+        return verdict
 
     def refused(self, text: str) -> str | None:
         """The ids of the findings that keep `text` out of a prompt, or None if it may go in."""
@@ -245,16 +271,17 @@ class Scanner:
             return None
         return ", ".join(f.id for f in verdict.findings if tier_of(f) == "refuse")
 
-    def _assess(self, text: str, whole: bool = True) -> Verdict:
+    def _assess(self, text: str, whole: bool = True, learned: bool = True) -> Verdict:
         """The verdict on `text`; not `whole`: without the weak patterns and the learned
-        scorer, whose findings a join never counts (`_completes`)."""
+        scorer, whose findings a join never counts (`_completes`); not `learned`: without the
+        scorer (`_scored` adds its finding)."""
         if len(text) > MAX_SCAN_CHARS:
             finding = Finding("too_large", "hidden_content", "high", "too large to scan", text[:60])
             return Verdict("refuse", (finding,))
         forms = views(text)
         findings = _scan(text, forms, weak=whole)
         findings += self._library(forms, {f.id for f in findings})
-        if whole and tier_over(findings) != "refuse" and (found := _learned(forms)):
+        if whole and learned and tier_over(findings) != "refuse" and (found := _learned(forms)):
             findings.append(found)
         return Verdict(tier_over(findings), tuple(findings))
 
@@ -267,6 +294,15 @@ class Scanner:
                     seen.add(finding.id)
                     found.append(finding)
         return found
+
+
+def _scored(text: str, unscored: Verdict) -> Verdict:
+    """`_assess(text)` from `_assess(text, learned=False)`: the scorer's finding added last,
+    unless the text is refused (or too large: refused too)."""
+    if unscored.tier == "refuse" or not (found := _learned(views(text))):
+        return unscored
+    findings = (*unscored.findings, found)
+    return Verdict(tier_over(findings), findings)
 
 
 def _holds_a_sequel(finding: Finding) -> bool:
