@@ -14,17 +14,17 @@ import functools
 import re
 
 from hermes_tui.core.records import datarecord
-from hermes_tui.core.threats import delegation
+from hermes_tui.core.threats import delegation, searching
 from hermes_tui.core.threats import lexicon as L
-from hermes_tui.core.threats.searching import LATER_ON_ITS_LINE, LaterOnItsLine, later_on_its_line
+from hermes_tui.core.threats.searching import LaterOnItsLine, Prefiltered, later_on_its_line
 from hermes_tui.core.threats.verdicts import WEAK, Severity
 
 
 @functools.cache
-def _compile(pattern: str) -> re.Pattern[str] | LaterOnItsLine:
-    if pattern in LATER_ON_ITS_LINE:
-        return LaterOnItsLine(*LATER_ON_ITS_LINE[pattern])
-    return re.compile(pattern, re.I | re.M)
+def _compile(pattern: str) -> re.Pattern[str] | Prefiltered | LaterOnItsLine:
+    if pattern in searching.LATER_ON_ITS_LINE:
+        return LaterOnItsLine(*searching.LATER_ON_ITS_LINE[pattern])
+    return searching.prefiltered(pattern, re.I | re.M)
 
 
 @datarecord
@@ -38,7 +38,7 @@ class ThreatPattern:
     description: str
 
     @property
-    def regex(self) -> re.Pattern[str] | LaterOnItsLine:
+    def regex(self) -> re.Pattern[str] | Prefiltered | LaterOnItsLine:
         # Compiled on first use: commands that never scan (memory show, --help) skip the cost.
         return _compile(self.pattern)
 
