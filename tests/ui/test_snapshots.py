@@ -24,6 +24,17 @@ def _steady(app) -> None:
         row.title = re.sub(r"\d+\.\d+s", "0.01s", str(row.title))
 
 
+async def _settled(app, pilot) -> None:
+    """Until the screen draws the same twice in a row, 0.1 s apart (bounded)."""
+    shot = app.export_screenshot()
+    for _ in range(100):
+        await pilot.pause(0.1)
+        shot, previous = app.export_screenshot(), shot
+        if shot == previous:
+            return
+    raise AssertionError("the screen never settled")
+
+
 def test_main_screen_mid_conversation(snap_compare, home: Path, llm: FakeLLM) -> None:
     llm.script(
         Reply(
@@ -89,14 +100,26 @@ def test_editor_with_diff_preview(snap_compare, home: Path) -> None:
         await pilot.press("escape")
         app.query_one(SkillsPane).post_message(SkillsPane.EditSkill("notes"))
         await wait_until(lambda: app.screen.query("#skill-text"))
-        await pilot.pause()  # the editor laid out before the preview covers it
         area = app.screen.query_one("#skill-text")
         area.text = area.text.replace("1. Do it.", "1. Do it carefully.\n2. Check the result.")
+        await wait_until(lambda: _editor_drawn(app), 30)  # before the preview covers it
         await pilot.press("ctrl+s")
         # The preview is pushed, then composed: wait for its diff (a loaded machine is slow).
         await wait_until(lambda: isinstance(app.screen, DiffPreview) and app.screen.query(DiffView))
-        await pilot.pause()
+
+        def editor_beneath() -> bool:
+            """The editor beneath the preview shows what it had drawn when the preview came,
+            which depended on the machine's pace (on a quiet one, its last rows were not
+            drawn yet: the main screen's input showed through, no footer). Until it shows
+            the whole editor, it is drawn again."""
+            if _editor_drawn(app):
+                return True
+            app.screen_stack[-2].refresh(layout=True)
+            return False
+
+        await wait_until(editor_beneath, 30, step=0.2)
         _steady(app)
+        await _settled(app, pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -109,3 +132,28 @@ def test_welcome_screen(snap_compare, home: Path) -> None:
         _steady(app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _editor_drawn(app) -> bool:
+    """The skill editor drawn down to its last rows: the text area and the problems panel,
+    then its footer."""
+    rows = _rows(app)
+    return len(rows) > 2 and rows[-2].endswith("▎│") and rows[-1].startswith(" ^s Save")
+
+
+def _rows(app) -> list[str]:
+    """The screen as the snapshot draws it, row by row (the SVG's text, placed by column)."""
+    import html
+
+    svg = app.export_screenshot()
+    out: dict[float, list[str]] = {}
+    for m in re.finditer(
+        r'<text class="[^"]*" x="([0-9.]+)" y="([0-9.]+)"[^>]*>(.*?)</text>', svg, re.S
+    ):
+        x, y = float(m.group(1)), float(m.group(2))
+        t = html.unescape(re.sub("<[^>]+>", "", m.group(3))).replace("\xa0", " ")
+        row = out.setdefault(y, [" "] * 130)
+        for i, ch in enumerate(t):
+            if round(x / 12.2) + i < 130:
+                row[round(x / 12.2) + i] = ch
+    return ["".join(out[y]).rstrip() for y in sorted(out)]
