@@ -215,11 +215,14 @@ async def send(app, pilot, text: str) -> None:
     await pilot.pause()
 
 
-async def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> None:
+async def wait_until(predicate, timeout: float = 30.0, step: float = 0.02) -> None:
     """Wait, letting the app run, until `predicate()` is true; fail after `timeout` seconds.
 
     Every wait in a test goes through here (or another bounded wait): a regression then fails
-    with a message instead of hanging the run."""
+    with a message instead of hanging the run. The default bound is for a loaded CI machine
+    (four workers on two cores, three times slower than a quiet one): many waits cover a whole
+    turn (the loopback model's round trips, a sandboxed command); a wait that is met returns
+    at once, so only a failing test pays for the margin."""
     import asyncio
     import time
 
