@@ -168,21 +168,24 @@ def test_the_json_of_a_redacted_result_of_scalars_is_redacted(
     assert changed == []
 
 
-def test_a_secret_as_a_list_of_its_characters_is_redacted_as_the_faces_get_it() -> None:
-    """A list's strings read together can spell a value none of them is: that JSON is
-    redacted again in the sink (it is no fixpoint)."""
+def test_a_secret_as_a_list_of_its_characters_reaches_neither_the_model_nor_the_faces() -> None:
+    """A list's strings read together can spell a value none of them is (an MCP tool's
+    structured result): the result's JSON is redacted as a text too, and read back."""
     redactor = Redactor({"DB_TOKEN": KEY})
     padding = "".join(f"line {n}\n" for n in range(800))
-    bounded = bound_result(
-        "mcp_tool", {"output": padding, "chars": list(KEY)}, ResultLimits(10**6, redactor), None
-    )
-    assert json.dumps(list(KEY)) in bounded.full_text  # each character alone is no secret
+    raw = {"output": padding, "chars": list(KEY), "count": len(KEY)}
+    bounded = bound_result("mcp_tool", raw, ResultLimits(10**6, redactor), None)
+    assert bounded.result == {"output": padding, "chars": ["[REDACTED DB_TOKEN]"], "count": 24}
+    assert json.dumps(list(KEY)) not in json.dumps(bounded.result)  # what the model reads
     seen: list = []
     redacting_sink(seen.append, redactor)(
         ToolCallFinished("c1", "mcp_tool", True, 0.1, "", result=bounded.full_text)
     )
-    assert json.dumps(list(KEY)) not in seen[0].result
+    assert seen[0].result == bounded.full_text
     assert '"chars": ["[REDACTED DB_TOKEN]"]' in seen[0].result
+    # Characters that spell nothing stay a list.
+    plain = bound_result("t", {"chars": list("abc")}, ResultLimits(10**6, redactor), None)
+    assert plain.result == {"chars": ["a", "b", "c"]}
 
 
 def test_the_sink_does_not_redact_a_long_result_bound_result_redacted() -> None:

@@ -207,19 +207,27 @@ class Redactor:
         return redacted
 
     def json_of(self, value: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """`value(value)` and its JSON text (a tool's result, tools/results.py). When every item
-        of the value is a scalar, its JSON is its strings side by side, each redacted, and
-        redacting it again changes nothing (tests/core/test_redaction_twice.py: hostile texts
-        alone, split across items, as keys): this JSON is handed back as it is when the faces'
-        event brings it. In a list, strings read together can make a value no one of them
-        showed (a secret as a list of its characters): that JSON is redacted again there. (The
-        model gets this same JSON, never redacted twice.)"""
+        """`value(value)` and its JSON text (a tool's result, tools/results.py), the strings
+        read together too. When every item of the value is a scalar, its JSON is its strings
+        side by side, each redacted, and redacting it again changes nothing
+        (tests/core/test_redaction_twice.py: hostile texts alone, split across items, as keys):
+        this JSON is handed back as it is when the faces' event brings it. In a list, strings
+        read together can make a value no one of them showed (a secret as a list of its
+        characters): that JSON is redacted as a text, and the value read back from it."""
         memory = self._outputs  # this state's: a secret learned meanwhile is looked for again
         redacted = self.value(value)
         text = json.dumps(redacted, ensure_ascii=False, default=str)
         if all(item is None or isinstance(item, (str, int, float)) for item in redacted.values()):
             _remember(memory, text)
-        return redacted, text
+            return redacted, text
+        again = self.text(text)
+        if again == text:
+            return redacted, text
+        try:  # a label never holds a quote or a backslash: the JSON stays JSON
+            read = json.loads(again)
+        except ValueError:
+            return redacted, text
+        return (read, again) if isinstance(read, dict) else (redacted, text)
 
     def _redacted(self, text: str) -> str:
         if self._patterns:
