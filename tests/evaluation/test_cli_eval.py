@@ -213,6 +213,9 @@ def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(home: Path, tmp_pa
         stderr=subprocess.PIPE,
         text=True,
         env=cli_env(),
+        # A suite started as a background job inherits SIGINT ignored, and so would the
+        # child (it then ran all twelve runs and exited 0): give it a terminal's default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while process.poll() is None and time.monotonic() < deadline:
