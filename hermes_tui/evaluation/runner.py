@@ -145,7 +145,7 @@ def prepare_home(destination: Path, options: EvalOptions, arm: str) -> None:
             shutil.copy2(source, building / name)
     verdicts = options.user_home / REMEMBERED_VERDICTS
     if verdicts.is_file() and not verdicts.is_symlink():
-        (building / REMEMBERED_VERDICTS).parent.mkdir(mode=0o700)
+        (building / REMEMBERED_VERDICTS).parent.mkdir(mode=0o700, exist_ok=True)
         shutil.copyfile(verdicts, building / REMEMBERED_VERDICTS)
     config_path = building / "config.yaml"
     try:

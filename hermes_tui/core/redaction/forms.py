@@ -348,8 +348,8 @@ class LooseForms:
     a form's character, or the gap, exactly when it does in the case-blind pattern, so the
     matches are the same, at the same places. The other forms (full-width ones, a secret not
     all ASCII) keep the case-blind pattern, compiled when a text first holds a character one
-    of them starts with: a match of one holds no ASCII letter, so it never meets one of the
-    first kind's."""
+    of them starts with. A match of one kind meets one of the other only where two values
+    share a stretch of eight characters or more; the one that starts first is replaced."""
 
     def __init__(self, forms: Iterable[str]) -> None:
         wide = sorted({form for form in forms if not form.isascii()})
