@@ -171,6 +171,9 @@ def _sandbox_checks(runtime) -> list[Check]:
     own = _own_code_check([Path.cwd(), *roots])
     if own is not None:
         checks.append(own)
+    skills = _skill_dirs_check(runtime.config.skills.external_dirs, [Path.cwd(), *roots])
+    if skills is not None:
+        checks.append(skills)
     found = host_programs.settle(Path(p).expanduser() for p in terminal.writable_roots)
     if found.dropped:
         checks.append(
@@ -201,6 +204,28 @@ def _sandbox_checks(runtime) -> list[Check]:
     ):
         checks.append(Check(f"sandbox {what}", True, detail + applied))
     return checks
+
+
+def _skill_dirs_check(external: tuple[str, ...], writable: list[Path]) -> Check | None:
+    """A warning when a skills.external_dirs folder is the working directory or a writable
+    root (or holds one): commands and the files tools write it there (one inside is read-only
+    to commands, run_later.inside_places), and what lies there loads into every session."""
+    places = [place.resolve() for place in writable]
+    exposed = [
+        str(folder)
+        for folder in (Path(p).expanduser().resolve() for p in external)
+        if any(place == folder or place.is_relative_to(folder) for place in places)
+    ]
+    if not exposed:
+        return None
+    return Check(
+        "skills folders",
+        True,
+        f"skills.external_dirs {', '.join(exposed)} is where commands may write (the working "
+        "directory or terminal.writable_roots): what a command or the files tools leave there "
+        "is in every later session's skills index; start hermes-tui elsewhere to keep it as is",
+        warning=True,
+    )
 
 
 def _own_code_check(writable: list[Path]) -> Check | None:

@@ -91,6 +91,25 @@ def test_doctor_warns_when_commands_could_rewrite_its_own_code(
     assert f"hermes-tui's code ({package})" in found["own code"]
 
 
+def test_doctor_warns_when_an_external_skills_folder_is_where_commands_write(
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Started in a team's skills repository listed in skills.external_dirs: commands write
+    it (one inside the working directory is read-only to them, and not named)."""
+    team = tmp_path / "team-skills"
+    (team / "inner").mkdir(parents=True)
+    for listed, expected in ((team, True), (team / "inner", False)):
+        config = {"terminal": {"sandbox": "off"}, "skills": {"external_dirs": [str(listed)]}}
+        (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+        user = tmp_path / "user"
+        (user / ".ssh").mkdir(parents=True, exist_ok=True)
+        lines = run_main(capfd, home, "doctor", cwd=team, HOME=str(user)).stdout
+        found = [line for line in lines.splitlines() if "skills folders" in line]
+        assert bool(found) == expected, lines
+        if expected:
+            assert found[0].startswith("[warn]") and str(team) in found[0]
+
+
 def test_doctor_names_path_folders_commands_may_write(home: Path, tmp_path: Path, doctor) -> None:
     """A project's activated venv puts `<workspace>/.venv/bin` first on PATH: hermes-tui runs
     its own programs from the other folders, and says so."""
