@@ -239,17 +239,27 @@ def test_the_proxy_reaches_no_service_on_the_hosts_loopback(workdir: Path) -> No
     import threading
 
     server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
     port = server.getsockname()[1]
     reached: list[bytes] = []
+    stop = threading.Event()
+
+    def answer() -> bool:
+        try:
+            connection, _ = server.accept()
+        except OSError:
+            return False
+        with connection, contextlib.suppress(OSError):
+            connection.settimeout(5)
+            reached.append(connection.recv(100))
+        return True
 
     def serve() -> None:
-        with contextlib.suppress(OSError):
-            while True:
-                connection, _ = server.accept()
-                reached.append(connection.recv(100))
-                connection.close()
+        while not stop.is_set():
+            answer()
 
-    threading.Thread(target=serve, daemon=True).start()
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
     probe = (
         "import urllib.error, urllib.request\n"
         f"for host in ('127.0.0.1', '0.0.0.0', 'localhost'):\n"
@@ -265,6 +275,13 @@ def test_the_proxy_reaches_no_service_on_the_hosts_loopback(workdir: Path) -> No
     try:
         output = _run(workdir, "python3 loop.py", network="held")
     finally:
+        # connect() returns once the kernel queues a connection, before it is accepted: what
+        # is still queued when the command ends reached the service too (the bell's race).
+        stop.set()
+        thread.join(5)
+        server.setblocking(False)
+        while answer():
+            pass
         server.close()
     assert not reached, (reached, output)
     assert output.count(" 403") == 3, output
