@@ -235,21 +235,32 @@ def test_approval_always_asks_and_a_refusal_runs_nothing() -> None:
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, FAKE, "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+    """The fake MCP server over streamable HTTP on a free loopback port. The port is free when
+    chosen, not when the server binds it: another worker may take it meanwhile (the server then
+    exits, and a connection would reach that worker's listener), so it is chosen again."""
+    for _attempt in range(3):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, FAKE, "http", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        listening = False
+        deadline = time.monotonic() + 60  # the SDK's import: seconds on a busy machine
+        while not listening and process.poll() is None and time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                listening = process.poll() is None  # still running: the listener is ours
+            except OSError:
+                time.sleep(0.1)
+        if listening:
             break
-        except OSError:
-            time.sleep(0.1)
+        process.kill()
+        process.wait(10)
+    else:
+        pytest.fail("the fake MCP server never listened on a loopback port of its own")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
