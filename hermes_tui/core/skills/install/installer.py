@@ -177,28 +177,34 @@ class SkillInstaller:
                     f"use `skills update {candidate.name}` for a hub skill, or archive it first"
                 )
         results = []
-        for candidate in candidates:
-            destination = self.library.skills_dir / candidate.category / candidate.name
-            with self.library.locked(candidate.name):
-                if destination.exists() or self.library.get(candidate.name) is not None:
-                    raise InstallError(f"{destination} already exists; move it away first")
-                self._place(candidate.directory, destination)
-            self.library.usage.record_created(candidate.name, "hub")
-            self.library.announce_external_write(candidate.name, "install", destination)
-            self._record(fetched, candidate, destination)
-            notice = ""
-            if candidate.verdict == "caution":
-                notice = f"installed from a {tier} source despite: {candidate.report.summary()}"
-            results.append(
-                InstallResult(
-                    candidate.name,
-                    destination,
-                    candidate.verdict,
-                    candidate.report.findings,
-                    tier,
-                    notice,
+        placed: list[tuple[Candidate, Path]] = []
+        try:
+            for candidate in candidates:
+                destination = self.library.skills_dir / candidate.category / candidate.name
+                with self.library.locked(candidate.name):
+                    if destination.exists() or self.library.get(candidate.name) is not None:
+                        raise InstallError(f"{destination} already exists; move it away first")
+                    self._place(candidate.directory, destination)
+                placed.append((candidate, destination))
+                self.library.usage.record_created(candidate.name, "hub")
+                self.library.announce_external_write(candidate.name, "install", destination)
+                notice = ""
+                if candidate.verdict == "caution":
+                    notice = f"installed from a {tier} source despite: {candidate.report.summary()}"
+                results.append(
+                    InstallResult(
+                        candidate.name,
+                        destination,
+                        candidate.verdict,
+                        candidate.report.findings,
+                        tier,
+                        notice,
+                    )
                 )
-            )
+        finally:
+            # The lock file is written once for the whole batch, with what was placed even if a
+            # later one failed: written per skill, a hundred-skill hub rewrote it a hundred times.
+            self._record(fetched, placed)
         return results
 
     def _check_installable(self, candidate: Candidate, tier: Tier, force: bool) -> None:
@@ -226,25 +232,31 @@ class SkillInstaller:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
-    def _record(self, fetched: Fetched, candidate: Candidate, destination: Path) -> None:
-        entry = {
-            "source": str(fetched.spec),
-            "kind": fetched.spec.kind,
-            "ref": fetched.spec.ref,
-            "subdir": fetched.spec.subdir,
-            "path": candidate.relative,
-            "commit": fetched.commit,
-            "digest": fetched.digest,
-            "tree": tree_digest(destination),
-            "category": candidate.category,
-            "verdict": candidate.verdict,
+    def _record(self, fetched: Fetched, placed: Sequence[tuple[Candidate, Path]]) -> None:
+        if not placed:
+            return
+        entries = {
+            candidate.name: {
+                "source": str(fetched.spec),
+                "kind": fetched.spec.kind,
+                "ref": fetched.spec.ref,
+                "subdir": fetched.spec.subdir,
+                "path": candidate.relative,
+                "commit": fetched.commit,
+                "digest": fetched.digest,
+                "tree": tree_digest(destination),
+                "category": candidate.category,
+                "verdict": candidate.verdict,
+            }
+            for candidate, destination in placed
         }
 
         def change(skills: dict[str, Any]) -> None:
-            previous = skills.get(candidate.name, {})
-            entry["installed_at"] = previous.get("installed_at") or iso_now()
-            entry["updated_at"] = iso_now()
-            skills[candidate.name] = entry
+            for name, entry in entries.items():
+                previous = skills.get(name, {})
+                entry["installed_at"] = previous.get("installed_at") or iso_now()
+                entry["updated_at"] = iso_now()
+                skills[name] = entry
 
         self._write_lock(change)
 
@@ -317,7 +329,7 @@ class SkillInstaller:
         if dry_run:
             return UpdateResult(name, "would update", diff, notice, candidate.verdict)
         self._replace(name, skill.directory, candidate.directory)
-        self._record(fetched, candidate, skill.directory)
+        self._record(fetched, [(candidate, skill.directory)])
         return UpdateResult(name, "updated", diff, notice, candidate.verdict)
 
     def _replace(self, name: str, current: Path, source: Path) -> None:

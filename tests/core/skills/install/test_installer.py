@@ -98,6 +98,34 @@ def test_installing_chosen_skills_copies_them_with_provenance_hub_and_a_lock(
     assert validate(skill.directory) == []
 
 
+def test_a_batch_writes_its_lock_once_and_records_what_was_placed_before_a_failure(
+    tmp_path: Path, library: SkillLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock is written once per install (a hundred-skill hub rewrote it a hundred times),
+    and a skill placed before a later one fails is still recorded."""
+    from hermes_tui.core.skills.install import installer
+
+    written: list[Path] = []
+    write = installer.atomic_write_text
+
+    def counted(path: Path, text: str, *args, **kwargs) -> None:
+        written.append(path)
+        write(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(installer, "atomic_write_text", counted)
+    lock_path = library.skills_dir / ".hub.json"
+    install(library, str(three_skill_folder(tmp_path / "src")), ["docker-prune", "lint-fix"])
+    assert written.count(lock_path) == 1
+    assert set(json.loads(lock_path.read_text())["skills"]) == {"docker-prune", "lint-fix"}
+    write_skill(tmp_path / "more", "alpha", "a")
+    write_skill(tmp_path / "more", "omega", "z")
+    (library.skills_dir / "z" / "omega").mkdir(parents=True)  # in the way, no SKILL.md
+    with pytest.raises(InstallError, match="already exists"):
+        install(library, str(tmp_path / "more"))
+    assert library.get("alpha") is not None and written.count(lock_path) == 2
+    assert set(json.loads(lock_path.read_text())["skills"]) == {"docker-prune", "lint-fix", "alpha"}
+
+
 def test_a_skill_that_pipes_a_download_into_a_shell_is_refused_with_the_finding(
     tmp_path: Path, library: SkillLibrary
 ) -> None:
