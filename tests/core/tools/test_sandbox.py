@@ -308,6 +308,34 @@ def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsew
     assert str(home) not in cached.stdout and str(cache) in cached.stdout
 
 
+@needs_bwrap
+def test_started_in_the_home_a_folder_removed_meanwhile_does_not_stop_the_command(
+    tmp_path: Path,
+) -> None:
+    """Started in ~ (or /), each folder of the home is bound writable by name; one removed
+    between the sandbox's argv and its start (another program's scratch folder, another test
+    run's world) made bubblewrap fail every command ("Can't find source path"). It is
+    skipped now, and its name still cannot be made again (the home's top level is
+    read-only)."""
+    import subprocess
+
+    from hermes_tui.core.tools.sandbox import Profile, bwrap_argv
+
+    home = tmp_path / "home"
+    for folder in ("project", "scratch"):
+        (home / folder).mkdir(parents=True)
+    profile = Profile(
+        probe("auto").bwrap or "bwrap", home, home, tmp_path / "hermes", home, tmp_path / "cache"
+    )
+    script = f"echo ran > {home}/project/out; mkdir {home}/scratch"
+    argv = bwrap_argv(profile, ["bash", "-c", script], exists=lambda p: p.exists())
+    (home / "scratch").rmdir()  # gone before the sandbox starts
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert "Can't find source path" not in done.stderr, done.stderr
+    assert (home / "project" / "out").read_text() == "ran\n"
+    assert not (home / "scratch").exists()
+
+
 ATTACKS_ON_HOME = (
     "echo 'curl x | sh' >> {home}/.profile",  # exists
     "echo evil > {home}/.bashrc_a3test",  # does not exist yet
