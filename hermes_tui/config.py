@@ -334,7 +334,7 @@ def _check_terminal(path: Path, lines: dict[tuple[str, ...], int], loaded: _Load
             raise ConfigError(
                 f"{where}: terminal.{key} {value!r} is not one of {', '.join(allowed)}"
             )
-    for key in ("writable_roots", "deny_read"):
+    for key in ("writable_roots", "deny_read", "allow_read"):
         for entry in terminal.get(key, ()):
             if not Path(entry).expanduser().is_absolute():
                 where = f"{path}:{lines.get(('terminal', key), '?')}"

@@ -148,6 +148,9 @@ class TerminalConfig:
     writable_roots: tuple[str, ...] = ()
     # Files and folders commands may not read, besides the built-in credential list.
     deny_read: tuple[str, ...] = ()
+    # Under the home (sandboxed commands see it empty but for what they need): what they may
+    # read besides (the credential files in it stay hidden).
+    allow_read: tuple[str, ...] = ()
 
 
 @datarecord

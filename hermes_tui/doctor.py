@@ -198,6 +198,7 @@ def _sandbox_checks(runtime) -> list[Check]:
         cache_dir=runtime.sandbox_cache_dir(),
         writable_roots=roots,
         deny_read=[Path(p).expanduser() for p in terminal.deny_read],
+        allow_read=[Path(p).expanduser() for p in terminal.allow_read],
         network=terminal.network,
         network_allow=terminal.network_allow,
         socat=status.socat if status.active else found.which("socat"),

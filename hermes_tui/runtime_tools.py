@@ -48,6 +48,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                 env_passthrough=terminal.env_passthrough,
                 writable_roots=writable_roots,
                 deny_read=tuple(Path(p).expanduser() for p in terminal.deny_read),
+                allow_read=tuple(Path(p).expanduser() for p in terminal.allow_read),
                 hermes_home=runtime.home,
                 cache_dir=runtime.sandbox_cache_dir,
                 programs=programs,

@@ -129,8 +129,11 @@ def test_doctor_names_path_folders_commands_may_write(home: Path, tmp_path: Path
 def test_with_bubblewrap_doctor_shows_the_sandbox_active_and_its_profile(
     home: Path, tmp_path: Path, doctor
 ) -> None:
-    found = doctor(home, tmp_path, {"writable_roots": [str(tmp_path / "build")]})
+    terminal = {"writable_roots": [str(tmp_path / "build")], "allow_read": ["~/notes"]}
+    found = doctor(home, tmp_path, terminal)
     assert found["approval mode"].startswith("[ok  ] sandboxed (terminal.mode: auto, and the")
+    assert "empty (a read-only tmpfs) but for" in found["sandbox home"]
+    assert "terminal.allow_read: ~/notes;" in found["sandbox home"]
     assert found["terminal sandbox"].startswith("[ok  ] active: bubblewrap")
     writable = found["sandbox writable"]
     assert "the working directory" in writable and str(tmp_path / "build") in writable

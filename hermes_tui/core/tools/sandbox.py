@@ -3,8 +3,10 @@
 The shell policy explains and asks; this decides what anything that runs can touch, however the
 command is spelt and whatever program it starts. With `bwrap` on PATH (terminal.sandbox: auto or
 on) a command sees:
-- the whole filesystem read-only, the user's home included, whether a path exists or not (a
-  read-only mount refuses to create files too); writable only the working directory,
+- the whole filesystem read-only, whether a path exists or not (a read-only mount refuses to
+  create files too), but the user's home EMPTY: only what commands need is bound back into it
+  (home_view.py: toolchains, PATH's folders, git's settings without credentials,
+  terminal.allow_read), then the places below; writable only the working directory,
   `terminal.writable_roots`, a private cache folder of the working directory's own (tools' caches are pointed there by
   environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: what runs later outside the sandbox (run_later.py,
@@ -61,12 +63,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.redaction.recognise import scrubbed
-from hermes_tui.core.tools import run_later, unix_wall
+from hermes_tui.core.tools import home_view, run_later, unix_wall
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
 from hermes_tui.core.tools.run_later import (  # noqa: F401
-    LOCKED_IN_HOME,
     PROTECTED_IN_WORKDIR,
     own_name_shadows,
 )
@@ -150,6 +151,7 @@ UNREADABLE_IN_HOME = (
     "logs",
     "checkpoints",  # every session's files as they were, across projects
     "scratch",  # every session's cut tool outputs (the model pages them with read_file)
+    "evals",  # the eval runs: each arm's home holds copies of .env and config.yaml (A7-5)
 )
 # ... and every other entry whose name starts as one of these does (a `.env~` or `.env.bak`
 # an editor left, a `sessions.db.corrupt-<time>` set aside), found when a command starts.
@@ -214,10 +216,12 @@ class SandboxUnavailable(RuntimeError):
 
 
 def unreadable_paths(user_home: Path, hermes_home: Path, deny_read: Iterable[Path]) -> list[Path]:
-    """What no command may read: credentials, the hermes home's secrets and stores, and
-    terminal.deny_read (strict mode's proof of read-only counts them as outside too)."""
+    """What no command may read: credentials, the hermes home's secrets and stores, every
+    other hermes home the app knows (home_view.known_homes) and terminal.deny_read (strict
+    mode's proof of read-only counts them as outside too)."""
     paths = [user_home / name for name in CREDENTIALS]
     paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
+    paths += home_view.other_homes_hidden(user_home, hermes_home, UNREADABLE_IN_HOME)
     try:
         names = sorted(os.listdir(hermes_home))
     except OSError:
@@ -262,6 +266,8 @@ class Profile:
     skill_dirs: tuple[Path, ...] = ()
     # The app's own git reading the workspace (workspace_git.py): nothing writable at all.
     read_only: bool = False
+    # Under the home, shown read-only besides what commands need (terminal.allow_read).
+    allow_read: tuple[Path, ...] = ()
     # No Unix socket made inside (unix_wall.py): bubblewrap gets the filter on a descriptor
     # (the argv is then a `Wrapped`, whose `fds` the caller passes down and closes), or, with
     # the proxy's bridge inside the sandbox, `python` starts the bridge and then installs it.
@@ -324,10 +330,14 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     home = Path(os.path.realpath(profile.user_home))
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
     bind = "--ro-bind" if profile.read_only else "--bind"
+    # The home emptied, what commands need bound back (home_view.py); the places come after.
+    in_sight = _home_view(profile, places, exists) if home_view.inverted(home, holders) else None
+    if in_sight is not None:
+        args += in_sight[0]
     for path in holders:  # the home lies inside: it is locked before the other places are bound
         args += [bind, str(path), str(path)]
     if holders:
-        args += _lock_home(home, holders)
+        args += home_view.lock_home(home, holders)
     for path in places:
         if path not in holders:
             args += [bind, str(path), str(path)]
@@ -352,7 +362,10 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         if exists(path) and (not path.is_symlink() or os.path.exists(path)):
             args += ["--ro-bind", str(path), str(path)]
     for path in dict.fromkeys(profile.unreadable()):
-        args += _hide(path, exists)
+        if in_sight is None or in_sight[1](path):
+            args += _hide(path, exists)
+    if in_sight is not None:  # every mount point in it is made: no command writes there
+        args += ["--remount-ro", str(home)]
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():
         env += ["--setenv", name, str(cache / sub)]
@@ -536,31 +549,24 @@ def _within(path: str, place: str) -> bool:
     return path == place or path.startswith(place + os.sep) or place == os.sep
 
 
-def _lock_home(home: Path, holders: list[Path]) -> list[str]:
-    """Mounts for a writable place that is the user's home or holds it (hermes-tui started in ~
-    or /): the home's top level read-only, so no command creates, replaces or edits a startup
-    file, tool config or credential there, existing or not (`.profile`, `.bashrc`, `.gitconfig`,
-    `.config/autostart`, `.local/bin`, `.ssh/authorized_keys`, …: they run or are trusted later,
-    outside the sandbox); its real sub-folders stay writable, but for the dot folders (every one
-    of them is such a place) and `bin` (on PATH at the next login). A dot file that is a link
-    to a file in a writable folder (a dotfiles checkout) keeps that file read-only too."""
-    try:
-        entries = sorted(os.scandir(home), key=lambda entry: entry.name)
-    except OSError:
-        return []
-    args = ["--ro-bind", str(home), str(home)]
-    for entry in entries:
-        if entry.name.startswith(".") or entry.name in LOCKED_IN_HOME:
-            continue
-        if entry.is_dir(follow_symlinks=False):  # -try: another process may remove it first
-            args += ["--bind-try", entry.path, entry.path]
-    for entry in entries:
-        if entry.name.startswith(".") and entry.is_symlink():
-            target = os.path.realpath(entry.path)
-            held = any(_within(target, os.path.realpath(place)) for place in holders)
-            if held and os.path.exists(target):
-                args += ["--ro-bind-try", target, target]
-    return args
+def _home_view(
+    profile: Profile, places: list[Path], exists: Callable[[Path], bool]
+) -> tuple[list[str], Callable[[Path], bool]]:
+    """The mounts that empty the home and bind back what commands need (home_view.py), and
+    whether a path is in sight after them (only those are hidden: a hidden path's mount point
+    would show as an empty folder in the empty home)."""
+    home = profile.user_home
+    shown = home_view.shown(home, profile.programs, profile.search_path, profile.allow_read)
+    copies = home_view.git_copies(home, profile.cache_dir / ".git-settings")
+    args, real = home_view.view_args(home, shown, profile.unreadable(), copies, exists)
+    roots = [*real, *map(os.path.realpath, [*places, profile.hermes_home])]
+    inside = os.path.realpath(home)
+
+    def in_sight(path: Path) -> bool:
+        real = os.path.realpath(path)
+        return not _within(real, inside) or any(_within(real, root) for root in roots)
+
+    return args, in_sight
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:

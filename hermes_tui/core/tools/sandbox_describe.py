@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from hermes_tui.core.tools import unix_wall
+from hermes_tui.core.tools import home_view, unix_wall
 from hermes_tui.core.tools.run_later import COMMIT_HOOK_CONFIGS, PROTECTED_IN_WORKDIR
 from hermes_tui.core.tools.sandbox import (
     CREDENTIALS,
@@ -24,11 +24,12 @@ def describe_profile(
     writable_roots: Iterable[Path],
     deny_read: Iterable[Path],
     network: NetworkMode,
+    allow_read: Iterable[Path] = (),
     network_allow: Iterable[str],
     socat: str | None,
 ) -> list[tuple[str, str]]:
-    """(what, detail) lines for `doctor`: what a sandboxed command may write, what stays
-    read-only, what it cannot read, and where its network goes."""
+    """(what, detail) lines for `doctor`: what a sandboxed command may write, what it sees
+    of the home, what stays read-only, what it cannot read, and where its network goes."""
 
     def short(path: Path) -> str:
         try:
@@ -62,6 +63,7 @@ def describe_profile(
         net = "off: no network at all (terminal.network: off)"
     return [
         ("writable", ", ".join(writable)),
+        ("home", _home(user_home, [short(Path(p)) for p in allow_read])),
         (
             "read-only",
             "everything else, the home included (existing or not); in the working directory "
@@ -79,6 +81,25 @@ def describe_profile(
 
 
 _HOOK_CONFIGS = frozenset(name for name, _ in COMMIT_HOOK_CONFIGS)
+
+
+def _home(user_home: Path, allow_read: list[str]) -> str:
+    """What a command sees of the user's home (home_view.py)."""
+    if not home_view.inverted(user_home, ()):
+        return f"{user_home} is a system folder: not emptied, only its credentials hidden"
+    opted = ", ".join(allow_read) or "none (terminal.allow_read)"
+    return (
+        "empty (a read-only tmpfs) but for the working directory and writable roots in it, "
+        "the folders of your PATH and of the running Python there, toolchains ("
+        + ", ".join("~/" + name for name in home_view.TOOLCHAINS)
+        + f", ~/{home_view.USER_SITE}), git's settings as a copy without credential helpers,"
+        " extra headers or passwords in URLs (~/.gitconfig, ~/.config/git/config) and its"
+        " ignore and attributes files, the hermes home (read-only), and what you opt in with"
+        f" terminal.allow_read: {opted}; other hermes homes (~/.hermes, the platform default,"
+        " $HERMES_HOME), other projects and every other file of the home are out of sight;"
+        " started in the home (or above it) the home is the work: all of it is in sight,"
+        " the credentials below hidden"
+    )
 
 
 def _sockets() -> str:

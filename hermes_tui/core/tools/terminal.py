@@ -71,6 +71,7 @@ class TerminalSettings:
     env_passthrough: tuple[str, ...] = ()
     writable_roots: tuple[Path, ...] = ()
     deny_read: tuple[Path, ...] = ()
+    allow_read: tuple[Path, ...] = ()  # under the home, shown to commands (home_view.py)
     hermes_home: Path | None = None
     # The sandbox's private cache, or what tells it on a command's first need (a platform
     # folder costs an import a start without commands should not pay); None: under the tmp dir.
@@ -137,6 +138,7 @@ class Sandbox:
                 network="off",
                 writable_roots=self.settings.writable_roots,
                 deny_read=self.settings.deny_read,
+                allow_read=self.settings.allow_read,
                 programs=self.programs,
                 repositories=(dirs,) if dirs is not None else (),
                 read_only=True,
@@ -188,6 +190,7 @@ class Sandbox:
             network=network,
             writable_roots=self.settings.writable_roots,
             deny_read=self.settings.deny_read,
+            allow_read=self.settings.allow_read,
             proxy_socket=proxy.socket_path if proxy else None,
             socat=status.socat,
             runtime_dir=Path(runtime_dir) if runtime_dir else None,

@@ -78,7 +78,8 @@ def test_sandbox_on_without_bubblewrap_refuses_to_run(
 
 @pytest.fixture
 def outside() -> Iterator[Path]:
-    """A folder outside the working directory, in the user's home (read-only inside)."""
+    """A folder outside the working directory, in the user's home (out of sight inside: the
+    home is an empty read-only place there, home_view.py)."""
     root = Path.home()
     if not root.is_dir() or not shutil.os.access(root, shutil.os.W_OK):
         pytest.skip("the home folder is not writable here")
@@ -93,7 +94,7 @@ def test_deleting_outside_the_working_directory_fails_even_when_approved(
     tmp_path: Path, outside: Path
 ) -> None:
     registry, context = _terminal(tmp_path)
-    result = run(registry, context, f"rm -rf {outside} && echo gone")
+    result = run(registry, context, f"rm -rf {outside}; mkdir -p {outside} && echo gone")
     assert result["exit_code"] != 0 and "Read-only file system" in result["output"]
     assert (outside / "keep").is_dir()
     inside = run(registry, context, "mkdir -p build/x && rm -rf build && echo done")

@@ -1,0 +1,213 @@
+"""A sandboxed command sees the user's home empty but for what commands need (home_view.py):
+attack7 read 26 everyday credential files no list named, another hermes home's `.env`, another
+project's `.env` and the eval runner's copies of the home's `.env` (A7-3, A7-5) with a workspace
+script that names none of them. Judged by what the script prints, run through the terminal tool
+as the unprivileged user (`sandbox_world.runner`) with a home of its own outside /tmp."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_world import REPO, SYSTEM_PATH, runner, sandbox_works
+
+from hermes_tui.core.tools import home_view
+
+SECRETS = {  # path under the home: (content, the value that must not show)
+    ".hermes/.env": ("TELEGRAM_BOT_TOKEN=7012345678:AAHq9Tz4Lw2Xk7Vm3Np8Rb5Gc\n", "AAHq9Tz4Lw2"),
+    ".local/share/hermes-tui/.env": ("DB_TOKEN=Dh5Wq8Lz3Xt7Kv2Nm9Rp\n", "Dh5Wq8Lz3Xt7"),
+    ".config/glab-cli/config.yml": (
+        "hosts:\n  gitlab.com:\n    token: Gl4Tq9Wz2Lx7\n",
+        "Gl4Tq9Wz2",
+    ),
+    ".gemini/oauth_creds.json": ('{"refresh_token":"Gm8Lq2Wz6Tx9Kv3"}\n', "Gm8Lq2Wz6"),
+    ".cursor/mcp.json": (
+        '{"mcpServers":{"l":{"env":{"LINEAR_API_KEY":"Ln5Wq9Lz2"}}}}',
+        "Ln5Wq9Lz2",
+    ),
+    ".config/solana/id.json": ("[12,34,56,78,90,11,22,33,44,55,66,77,88,99]\n", "12,34,56,78"),
+    ".wgetrc": ("user = dev\npassword = Wg7Wq2Lz4Tx8\n", "Wg7Wq2Lz4"),
+    "billing/.env": ("DATABASE_URL=postgres://billing:Ob7Wq2Lz9T@prod-db/billing\n", "Ob7Wq2Lz9T"),
+    "hh/evals/20261120-core/homes/learn/.env": ("OLD_DEPLOY_TOKEN=Ev5Wq8Lz2Tx7\n", "Ev5Wq8Lz2"),
+    # Opted in with terminal.allow_read: a credential folder stays hidden all the same.
+    ".config/gh/hosts.yml": ("github.com:\n  oauth_token: Gh3Wq7Lz9Tx\n", "Gh3Wq7Lz9T"),
+}
+GITCONFIG = (
+    "[user]\n\tname = Dev Person\n"
+    '[http "https://git.corp/"]\n\textraHeader = PRIVATE-TOKEN: Gc5Wq8Lz3Tx6Kv2\n'
+    '[url "https://dev:Gu4Wq8Lz3Tx@git.corp/"]\n\tinsteadOf = https://git.corp/\n'
+    "[credential]\n\thelper = !f() { echo password=Gp2Wq8Lz3Tx; }; f\n"
+)
+NEEDED = {  # what commands need or the user opted in: shown
+    ".rustup/settings.toml": "default_toolchain = 'stable-seen'\n",  # a toolchain root
+    ".config/tool/settings.ini": "opted-in-setting\n",  # terminal.allow_read
+}
+CALL = """
+import json, sys
+from pathlib import Path
+from hermes_tui.core.tools.approvals import Approvals
+from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
+from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
+work, hermes, command, allow = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4:]
+settings = TerminalSettings(sandbox="on", network="off", hermes_home=hermes,
+                            allow_read=tuple(map(Path, allow)), cache_dir=work.parent / "cache")
+registry = ToolRegistry(make_terminal_tools(settings))
+context = ToolContext(cwd=work, workdir=work, approvals=Approvals(lambda _request: "once"))
+result = registry.call("terminal", {"command": command, "timeout": 60}, context)
+print(result.get("output", "") + result.get("error", ""))
+"""
+READER = (
+    "import os, sys\n"
+    "for p in sys.argv[1:]:\n"
+    "    try: print(p, '=>', open(os.path.expanduser('~/' + p)).read())\n"
+    "    except Exception as e: print(p, '=>', type(e).__name__)\n"
+)
+
+
+@pytest.fixture
+def user_home() -> Iterator[Path]:
+    """A home of the command user's own, outside /tmp (the sandbox's /tmp is private: what
+    lies under the real one is out of sight anyway)."""
+    _prefix, user, why = runner()
+    if why:
+        pytest.skip(why)
+    entry = pwd.getpwnam(user) if user else None
+    parent = Path(entry.pw_dir) if entry else Path.home() / ".cache"
+    parent.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="hermes-homeview-", dir=parent))
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _plant(home: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text, encoding="utf-8")
+
+
+def _own(home: Path) -> None:
+    _prefix, user, _why = runner()
+    if user:
+        entry = pwd.getpwnam(user)
+        for folder, dirs, files in os.walk(home):
+            for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.lchown(name, entry.pw_uid, entry.pw_gid)
+
+
+def _terminal(home: Path, work: Path, command: str, allow: tuple[str, ...] = ()) -> str:
+    prefix, _user, _why = runner()
+    env = {
+        "PYTHONPATH": str(REPO),
+        "HOME": str(home),
+        "PATH": f"{home}/.local/bin:{SYSTEM_PATH}",
+    }
+    argv = [*prefix, sys.executable, "-c", CALL, str(work), str(home / "hh"), command, *allow]
+    found = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90)
+    assert found.returncode == 0, found.stderr[-2000:]
+    return found.stdout
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_an_unasked_script_reads_no_file_of_the_home_but_what_commands_need(
+    user_home: Path,
+) -> None:
+    work = user_home / "projects" / "app"
+    _plant(user_home, {name: text for name, (text, _value) in SECRETS.items()})
+    _plant(user_home, {**NEEDED, ".gitconfig": GITCONFIG, "projects/app/r.py": READER})
+    _plant(user_home, {".local/bin/hwtool": "#!/bin/sh\necho hwtool ran from PATH\n"})
+    (user_home / ".local/bin/hwtool").chmod(0o755)
+    (user_home / "hh/skills").mkdir(parents=True)
+    _own(user_home)
+    names = [*SECRETS, *NEEDED, ".gitconfig"]
+    command = f"python3 r.py {' '.join(names)}; hwtool; git config --global user.name"
+    allow = (str(user_home / ".config/tool"), str(user_home / ".config/gh"))
+    output = _terminal(user_home, work, command, allow)
+    leaked = [name for name, (_text, value) in SECRETS.items() if value in output]
+    assert not leaked, output
+    for secret in ("Gc5Wq8Lz3Tx6Kv2", "Gu4Wq8Lz3Tx", "Gp2Wq8Lz3Tx"):
+        assert secret not in output, output
+    # What commands need is there: toolchains, PATH's folders, git's identity, the opt-in.
+    assert "stable-seen" in output and "opted-in-setting" in output, output
+    assert "hwtool ran from PATH" in output and "Dev Person" in output, output
+    # ... and the planted files are still there, outside.
+    assert all((user_home / name).is_file() for name in SECRETS)
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_started_in_the_home_other_hermes_homes_and_eval_copies_stay_hidden(
+    user_home: Path,
+) -> None:
+    """The home is the work then (nothing emptied): the other homes and the eval runs' copies
+    of the home's secrets are hidden by name."""
+    names = [
+        ".hermes/.env",
+        ".local/share/hermes-tui/.env",
+        "hh/evals/20261120-core/homes/learn/.env",
+    ]
+    _plant(user_home, {name: SECRETS[name][0] for name in names})
+    _plant(user_home, {"r.py": READER, "notes.txt": "the user's notes\n"})
+    (user_home / "hh/skills").mkdir(parents=True)
+    _own(user_home)
+    output = _terminal(user_home, user_home, f"python3 r.py notes.txt {' '.join(names)}")
+    assert "the user's notes" in output, output
+    assert not [name for name in names if SECRETS[name][1] in output], output
+
+
+def test_the_git_settings_copy_keeps_what_git_needs_and_no_credential(tmp_path: Path) -> None:
+    """What git reads from the copy the sandbox shows at ~/.gitconfig."""
+    source = tmp_path / ".gitconfig"
+    source.write_text(
+        GITCONFIG
+        + "[alias]\n\tst = status -sb\n[core]\n\texcludesFile = ~/.gitignore_global\n"
+        + "[http]\n\tproxy = http://me:Hp9Wq8Lz3Tx@proxy:3128\n[include]\n\tpath = ~/.secret.inc\n"
+        + "[sendemail]\n\tsmtpPass = Sm4Wq8Lz3Tx\n[github]\n\ttoken = ghp_Aq9Wq8Lz3Tx7Kv2Nm5Rb4Gc6Ld1Pz8\n"
+        + '[remote "origin"]\n\turl = https://x-access-token:Rx2Wq8Lz3Tx@github.com/o/r\n',
+        encoding="utf-8",
+    )
+    copy = home_view.filtered_git_config(source, tmp_path / "out")
+    assert copy is not None and copy.parent == tmp_path / "out"
+    listed = subprocess.run(
+        ["git", "config", "--file", str(copy), "--list"], capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    for secret in (
+        "Gc5Wq8Lz3Tx6Kv2",
+        "Gu4Wq8Lz3Tx",
+        "Gp2Wq8Lz3Tx",
+        "Hp9Wq8",
+        "Sm4Wq8",
+        "ghp_",
+        "Rx2Wq8",
+    ):
+        assert secret not in listed.stdout, listed.stdout
+    assert "include.path" not in listed.stdout
+    for kept in (
+        "user.name=Dev Person",
+        "alias.st=status -sb",
+        "core.excludesfile=~/.gitignore_global",
+    ):
+        assert kept in listed.stdout, listed.stdout
+
+
+def test_the_home_is_not_emptied_when_it_is_a_system_folder_or_the_work(tmp_path: Path) -> None:
+    assert not home_view.inverted(Path("/"), ())
+    assert not home_view.inverted(Path("/var/lib/svc"), ())
+    assert not home_view.inverted(tmp_path, [tmp_path])
+
+
+def test_allow_read_must_name_an_absolute_path(tmp_path: Path) -> None:
+    from hermes_tui.config import ConfigError, load_config
+
+    (tmp_path / "config.yaml").write_text(json.dumps({"terminal": {"allow_read": ["notes"]}}))
+    with pytest.raises(ConfigError, match="terminal.allow_read entries must be absolute"):
+        load_config(tmp_path)
