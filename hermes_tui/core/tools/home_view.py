@@ -144,6 +144,31 @@ def shown(
     ]
 
 
+def mounts(
+    user_home: Path,
+    programs: Iterable[Path],
+    allow_read: Iterable[Path],
+    copies_in: Path,
+    places: Iterable[Path],
+    hidden: list[Path],
+    exists: Callable[[Path], bool],
+) -> tuple[list[str], Callable[[Path], bool]]:
+    """The mounts that empty the home and bind back what commands need (`shown`, the git
+    copies made in `copies_in`), and whether a path is in sight after them and the `places`
+    (the caller hides only those: a hidden path's mount point would show as an empty folder
+    in the empty home)."""
+    wanted = shown(user_home, programs, (), allow_read)
+    args, real = view_args(user_home, wanted, hidden, git_copies(user_home, copies_in), exists)
+    roots = [*real, *(os.path.realpath(place) for place in places)]
+    inside = os.path.realpath(user_home)
+
+    def in_sight(path: Path) -> bool:
+        real = os.path.realpath(path)
+        return not _within(real, inside) or any(_within(real, root) for root in roots)
+
+    return args, in_sight
+
+
 def view_args(
     user_home: Path,
     paths: Iterable[Path],

@@ -152,10 +152,21 @@ UNREADABLE_IN_HOME = (
     "checkpoints",  # every session's files as they were, across projects
     "scratch",  # every session's cut tool outputs (the model pages them with read_file)
     "evals",  # the eval runs: each arm's home holds copies of .env and config.yaml (A7-5)
+    # A Hermes Agent home's (--home ~/.hermes): its OAuth credential pool, messaging gateways'
+    # pairing and sessions, its JSON transcripts, cron jobs and hooks, its prompt history.
+    *("auth.json", "auth.lock", "whatsapp", "pairing", "sessions", "cron", "hooks"),
+    ".hermes_history",
 )
 # ... and every other entry whose name starts as one of these does (a `.env~` or `.env.bak`
 # an editor left, a `sessions.db.corrupt-<time>` set aside), found when a command starts.
-UNREADABLE_PREFIXES_IN_HOME = (".env", "sessions.db", "state.db", "config.yaml")
+UNREADABLE_PREFIXES_IN_HOME = (
+    ".env",
+    "sessions.db",
+    "state.db",
+    "config.yaml",
+    "auth.json",
+    "gateway",
+)
 # Sockets of processes outside the sandbox that would run what they are told.
 HIDDEN_SOCKETS = (
     "/run/docker.sock",
@@ -331,7 +342,17 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
     bind = "--ro-bind" if profile.read_only else "--bind"
     # The home emptied, what commands need bound back (home_view.py); the places come after.
-    in_sight = _home_view(profile, places, exists) if home_view.inverted(home, holders) else None
+    in_sight = None
+    if home_view.inverted(home, holders):
+        in_sight = home_view.mounts(
+            profile.user_home,
+            [*profile.programs, *profile.search_path],
+            profile.allow_read,
+            profile.cache_dir / ".git-settings",
+            [*places, profile.hermes_home],
+            profile.unreadable(),
+            exists,
+        )
     if in_sight is not None:
         args += in_sight[0]
     for path in holders:  # the home lies inside: it is locked before the other places are bound
@@ -547,26 +568,6 @@ def _under_private_tmp(
 
 def _within(path: str, place: str) -> bool:
     return path == place or path.startswith(place + os.sep) or place == os.sep
-
-
-def _home_view(
-    profile: Profile, places: list[Path], exists: Callable[[Path], bool]
-) -> tuple[list[str], Callable[[Path], bool]]:
-    """The mounts that empty the home and bind back what commands need (home_view.py), and
-    whether a path is in sight after them (only those are hidden: a hidden path's mount point
-    would show as an empty folder in the empty home)."""
-    home = profile.user_home
-    shown = home_view.shown(home, profile.programs, profile.search_path, profile.allow_read)
-    copies = home_view.git_copies(home, profile.cache_dir / ".git-settings")
-    args, real = home_view.view_args(home, shown, profile.unreadable(), copies, exists)
-    roots = [*real, *map(os.path.realpath, [*places, profile.hermes_home])]
-    inside = os.path.realpath(home)
-
-    def in_sight(path: Path) -> bool:
-        real = os.path.realpath(path)
-        return not _within(real, inside) or any(_within(real, root) for root in roots)
-
-    return args, in_sight
 
 
 def _hide(path: Path, exists: Callable[[Path], bool]) -> list[str]:

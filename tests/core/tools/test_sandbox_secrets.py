@@ -37,6 +37,11 @@ IN_HERMES_HOME = (
     "config.yaml",
     "checkpoints/other-session/blobs/ab12",
     "scratch/other-session/out.txt",
+    "auth.json",  # a Hermes Agent home's OAuth credential pool (A7-15)
+    "auth.json.bak",
+    "gateway_state.json",
+    "sessions/session_20260921_101500.json",
+    "evals/20261120-core/homes/learn/.env",  # the eval runner's copy (A7-5)
 )
 
 
