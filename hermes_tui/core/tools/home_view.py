@@ -158,7 +158,8 @@ def mounts(
     (the caller hides only those: a hidden path's mount point would show as an empty folder
     in the empty home)."""
     wanted = shown(user_home, programs, (), allow_read)
-    args, real = view_args(user_home, wanted, hidden, git_copies(user_home, copies_in), exists)
+    args, real = view_args(user_home, wanted, hidden, exists)
+    args += git_binds(user_home, copies_in)
     roots = [*real, *(os.path.realpath(place) for place in places)]
     inside = os.path.realpath(user_home)
 
@@ -173,14 +174,13 @@ def view_args(
     user_home: Path,
     paths: Iterable[Path],
     hidden: Iterable[Path],
-    git_copies: Mapping[Path, Path],
     exists: Callable[[Path], bool],
 ) -> tuple[list[str], list[str]]:
     """(bubblewrap mounts that empty the home and bind `paths` back read-only, each once and
     none inside another; the real paths they show). A path reached through a link is bound
     where it is written (and where it leads, when that is in the home), but never one that
     leads into or around a `hidden` place: what is hidden there would show through the other
-    name. `git_copies`: the filtered git settings to bind at their names."""
+    name."""
     home = os.path.realpath(user_home)
     args = ["--tmpfs", home]
     hidden_real = [os.path.realpath(p) for p in hidden]
@@ -203,9 +203,17 @@ def view_args(
             continue
         bound.append(target)
         args += ["--ro-bind", source, target]
-    for name, copy in git_copies.items():
-        args += ["--ro-bind", str(copy), str(name)]
     return args, [real for real, _ in pairs]
+
+
+def git_binds(user_home: Path, copies_in: Path) -> list[str]:
+    """git's settings files of the home as their filtered copies (`git_copies`), bound where
+    git looks for them: in the emptied home, and over the real ones in a home in sight (the
+    work, when hermes-tui started in ~ or /)."""
+    args: list[str] = []
+    for name, copy in git_copies(user_home, copies_in).items():
+        args += ["--ro-bind", str(copy), str(name)]
+    return args
 
 
 def git_copies(user_home: Path, out_dir: Path) -> dict[Path, Path]:

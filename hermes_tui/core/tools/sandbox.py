@@ -359,6 +359,7 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         args += [bind, str(path), str(path)]
     if holders:
         args += home_view.lock_home(home, holders)
+        args += home_view.git_binds(profile.user_home, profile.cache_dir / ".git-settings")
     for path in places:
         if path not in holders:
             args += [bind, str(path), str(path)]

@@ -66,7 +66,7 @@ def describe_profile(
         ("home", _home(user_home, [short(Path(p)) for p in allow_read])),
         (
             "read-only",
-            "everything else, the home included (existing or not); in the working directory "
+            "everything else in sight (existing or not); in the working directory "
             + ", ".join(name for name in PROTECTED_IN_WORKDIR if name not in _HOOK_CONFIGS)
             + ", the configs of lefthook, lint-staged, simple-git-hooks, overcommit and"
             + " commitlint, the folders of your PATH there (but the project's own venv)"
@@ -87,7 +87,7 @@ def _home(user_home: Path, allow_read: list[str]) -> str:
     """What a command sees of the user's home (home_view.py)."""
     if not home_view.inverted(user_home, ()):
         return f"{user_home} is a system folder: not emptied, only its credentials hidden"
-    opted = ", ".join(allow_read) or "none (terminal.allow_read)"
+    opted = ", ".join(allow_read) or "none"
     return (
         "empty (a read-only tmpfs) but for the working directory and writable roots in it, "
         "the folders of your PATH and of the running Python there, toolchains ("
@@ -96,9 +96,10 @@ def _home(user_home: Path, allow_read: list[str]) -> str:
         " extra headers or passwords in URLs (~/.gitconfig, ~/.config/git/config) and its"
         " ignore and attributes files, the hermes home (read-only), and what you opt in with"
         f" terminal.allow_read: {opted}; other hermes homes (~/.hermes, the platform default,"
-        " $HERMES_HOME), other projects and every other file of the home are out of sight;"
+        " $HERMES_HOME: hidden wherever they lie), other projects and every other file of the"
+        " home are out of sight;"
         " started in the home (or above it) the home is the work: all of it is in sight,"
-        " the credentials below hidden"
+        " git's settings the same copy, the credentials and other hermes homes hidden"
     )
 
 

@@ -148,18 +148,21 @@ def test_started_in_the_home_other_hermes_homes_and_eval_copies_stay_hidden(
     user_home: Path,
 ) -> None:
     """The home is the work then (nothing emptied): the other homes and the eval runs' copies
-    of the home's secrets are hidden by name."""
+    of the home's secrets are hidden by name, and git's settings are the filtered copy."""
     names = [
         ".hermes/.env",
         ".local/share/hermes-tui/.env",
         "hh/evals/20261120-core/homes/learn/.env",
     ]
     _plant(user_home, {name: SECRETS[name][0] for name in names})
-    _plant(user_home, {"r.py": READER, "notes.txt": "the user's notes\n"})
+    _plant(user_home, {"r.py": READER, "notes.txt": "the user's notes\n", ".gitconfig": GITCONFIG})
     (user_home / "hh/skills").mkdir(parents=True)
     _own(user_home)
-    output = _terminal(user_home, user_home, f"python3 r.py notes.txt {' '.join(names)}")
-    assert "the user's notes" in output, output
+    command = f"python3 r.py notes.txt .gitconfig {' '.join(names)}; git config user.name"
+    output = _terminal(user_home, user_home, command)
+    assert "the user's notes" in output and "Dev Person" in output, output
+    for secret in ("Gc5Wq8Lz3Tx6Kv2", "Gu4Wq8Lz3Tx", "Gp2Wq8Lz3Tx"):  # git's settings: a copy
+        assert secret not in output, output
     assert not [name for name in names if SECRETS[name][1] in output], output
 
 
