@@ -5,7 +5,8 @@ Hermes home's `.env`, other projects' `.env`, the eval runner's copies of the ho
 So the home is inverted: an empty read-only tmpfs lies over it, and only this is bound back
 (sandbox.bwrap_argv adds the writable places, the hermes home and the hidden paths after it):
 - the folders the programs a command runs live in (`Profile.programs`: the interpreter's
-  prefixes and import path, PATH's folders, read at start) and PATH's folders as written;
+  prefixes and import path, PATH's folders, read at start), PATH's folders as written, and
+  the prefix a program there lives in (`prefixes`: above a `bin`, where a link leads);
 - toolchain roots those programs need beside their `bin` (TOOLCHAINS: a rustup proxy in
   `~/.cargo/bin` runs what `~/.rustup` holds, a pyenv shim what `~/.pyenv` holds, ...) and the
   user's site-packages (`~/.local/lib/python*`);
@@ -22,10 +23,12 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Protocol
 
 from hermes_tui.core.tools.run_later import LOCKED_IN_HOME
 
@@ -64,6 +67,9 @@ TOOLCHAINS = (
     ".m2/repository",  # Maven's downloaded artifacts (settings.xml stays hidden)
 )
 USER_SITE = ".local/lib/python*"  # pip install --user
+# Never bound whole as the prefix of a program on PATH (`prefixes`): they hold much else.
+BROAD = ("", ".local", ".local/share", ".local/state", ".config", ".cache", "opt")
+MAX_LINKS = 2000  # entries looked at per PATH folder
 # git's own settings (filtered copies) and the side files it reads (as they are).
 GIT_CONFIGS = (".gitconfig", ".config/git/config")
 GIT_SIDE_FILES = (".config/git/ignore", ".config/git/attributes")
@@ -104,22 +110,25 @@ def known_homes(user_home: Path, environ: Mapping[str, str] | None = None) -> li
 
 
 def other_homes_hidden(
-    user_home: Path, hermes_home: Path, unreadable_in_home: Iterable[str]
+    user_home: Path, hermes_home: Path, unreadable_in_home: Iterable[str], keep: Iterable[Path]
 ) -> list[Path]:
-    """What to hide of the other hermes homes: one apart from the current home whole; one
-    holding it (an eval arm's home lies in `<home>/evals/`) its secrets and stores, but for
-    the way down to the current one."""
+    """What to hide of the other hermes homes: one apart from the current home and the `keep`
+    places (the working directory, writable roots) whole; one holding any of them (an eval
+    arm's home and work lie in `<home>/evals/`, a session started in `~/.hermes/skills`) its
+    secrets and stores, but for the way down to them."""
     current = os.path.realpath(hermes_home)
+    kept = [current, *(os.path.realpath(place) for place in keep)]
     hidden: list[Path] = []
     for home in known_homes(user_home):
         real = os.path.realpath(home)
         if real == current:
             continue
-        if not _within(current, real):
+        if not any(_within(place, real) for place in kept):
             hidden.append(home)
             continue
-        names = [name for name in unreadable_in_home if not _within(current, f"{real}/{name}")]
-        hidden += [home / name for name in names]
+        for name in unreadable_in_home:
+            if not any(_within(place, f"{real}/{name}") for place in kept):
+                hidden.append(home / name)
     return hidden
 
 
@@ -131,7 +140,8 @@ def shown(
 ) -> list[Path]:
     """The paths under the home bound back read-only, as written (links are the caller's)."""
     home = Path(os.path.abspath(user_home))
-    wanted = [*programs, *search_path, *(home / name for name in TOOLCHAINS)]
+    folders = [*programs, *search_path]
+    wanted = [*folders, *prefixes(home, folders), *(home / name for name in TOOLCHAINS)]
     wanted += [Path(p) for p in sorted(glob.glob(str(home / USER_SITE)))]
     wanted += [home / name for name in GIT_SIDE_FILES]
     wanted += [Path(os.path.abspath(os.path.expanduser(p))) for p in allow_read]
@@ -144,23 +154,77 @@ def shown(
     ]
 
 
+def prefixes(home: Path, folders: Iterable[Path]) -> list[Path]:
+    """What a program on PATH under the home runs besides its `bin`: the prefix above a PATH
+    folder named `bin` (`~/.npm-global/bin` -> `~/.npm-global`, whose `lib/node_modules` its
+    scripts load), and where a link in such a folder leads (`~/.local/bin/black` -> pipx's or
+    uv's venv of its own, `~/bin/tool` -> `~/opt/tool-2.1/bin/tool`: the prefix above that
+    `bin`). Never the home itself or a folder as broad as `~/.local` (BROAD), nor one in a
+    repository or below a `.env` (a project's `bin` on PATH shows that folder only)."""
+    broad = {os.path.realpath(home / name) for name in BROAD}
+    real_home = os.path.realpath(home)
+    found: list[Path] = []
+    for folder in folders:
+        if not _within(os.path.realpath(folder), real_home):
+            continue
+        if folder.name == "bin":
+            found.append(folder.parent)
+        try:
+            with os.scandir(folder) as entries:
+                links = [e.path for e in itertools.islice(entries, MAX_LINKS) if e.is_symlink()]
+        except OSError:
+            continue
+        for link in links:
+            target = Path(os.path.realpath(link)).parent
+            found.append(target.parent if target.name == "bin" else target)
+    return [
+        prefix
+        for prefix in dict.fromkeys(found)
+        if os.path.realpath(prefix) not in broad and not _in_project(Path(prefix), real_home)
+    ]
+
+
+def _in_project(path: Path, home: str) -> bool:
+    """Whether `path`, or a folder above it below the home, is a repository or holds a `.env`."""
+    for folder in [path, *path.parents]:
+        if not _within(os.path.realpath(folder), home) or os.path.realpath(folder) == home:
+            return False
+        if os.path.lexists(folder / ".git") or os.path.lexists(folder / ".env"):
+            return True
+    return False
+
+
+class Viewed(Protocol):
+    """What `mounts` reads of a sandbox.Profile (frozen: read-only here too)."""
+
+    @property
+    def user_home(self) -> Path: ...
+    @property
+    def hermes_home(self) -> Path: ...
+    @property
+    def cache_dir(self) -> Path: ...
+    @property
+    def programs(self) -> tuple[Path, ...]: ...
+    @property
+    def search_path(self) -> tuple[Path, ...]: ...
+    @property
+    def allow_read(self) -> tuple[Path, ...]: ...
+    def unreadable(self) -> list[Path]: ...
+
+
 def mounts(
-    user_home: Path,
-    programs: Iterable[Path],
-    allow_read: Iterable[Path],
-    copies_in: Path,
-    places: Iterable[Path],
-    hidden: list[Path],
-    exists: Callable[[Path], bool],
+    profile: Viewed, places: Iterable[Path], exists: Callable[[Path], bool]
 ) -> tuple[list[str], Callable[[Path], bool]]:
-    """The mounts that empty the home and bind back what commands need (`shown`, the git
-    copies made in `copies_in`), and whether a path is in sight after them and the `places`
-    (the caller hides only those: a hidden path's mount point would show as an empty folder
-    in the empty home)."""
-    wanted = shown(user_home, programs, (), allow_read)
+    """The mounts that empty the home and bind back what commands need (`shown`, git's
+    settings as copies made in the private cache folder, outside every writable place), and
+    whether a path is in sight after them and the writable `places` (the caller hides only
+    those: a hidden path's mount point would show as an empty folder in the empty home)."""
+    user_home, hidden = profile.user_home, profile.unreadable()
+    programs = [*profile.programs, *profile.search_path]
+    wanted = shown(user_home, programs, (), profile.allow_read)
     args, real = view_args(user_home, wanted, hidden, exists)
-    args += git_binds(user_home, copies_in)
-    roots = [*real, *(os.path.realpath(place) for place in places)]
+    args += git_binds(user_home, profile.cache_dir / ".git-settings")
+    roots = [*real, *(os.path.realpath(place) for place in [*places, profile.hermes_home])]
     inside = os.path.realpath(user_home)
 
     def in_sight(path: Path) -> bool:

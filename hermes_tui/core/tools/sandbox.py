@@ -226,13 +226,15 @@ class SandboxUnavailable(RuntimeError):
     """terminal.sandbox is on, and bubblewrap cannot run here."""
 
 
-def unreadable_paths(user_home: Path, hermes_home: Path, deny_read: Iterable[Path]) -> list[Path]:
+def unreadable_paths(
+    user_home: Path, hermes_home: Path, deny_read: Iterable[Path], keep: Iterable[Path] = ()
+) -> list[Path]:
     """What no command may read: credentials, the hermes home's secrets and stores, every
-    other hermes home the app knows (home_view.known_homes) and terminal.deny_read (strict
-    mode's proof of read-only counts them as outside too)."""
+    other hermes home the app knows (home_view.known_homes: its secrets only when it holds a
+    `keep` place) and terminal.deny_read (strict mode's proof counts them as outside too)."""
     paths = [user_home / name for name in CREDENTIALS]
     paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
-    paths += home_view.other_homes_hidden(user_home, hermes_home, UNREADABLE_IN_HOME)
+    paths += home_view.other_homes_hidden(user_home, hermes_home, UNREADABLE_IN_HOME, keep)
     try:
         names = sorted(os.listdir(hermes_home))
     except OSError:
@@ -286,7 +288,8 @@ class Profile:
     python: str | None = None
 
     def unreadable(self) -> list[Path]:
-        return unreadable_paths(self.user_home, self.hermes_home, self.deny_read)
+        places = (self.workdir, *self.writable_roots)
+        return unreadable_paths(self.user_home, self.hermes_home, self.deny_read, places)
 
     def protected(self) -> list[Path]:
         """Read-only inside the writable places: what runs later (run_later.protected), and
@@ -342,17 +345,9 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
     bind = "--ro-bind" if profile.read_only else "--bind"
     # The home emptied, what commands need bound back (home_view.py); the places come after.
-    in_sight = None
-    if home_view.inverted(home, holders):
-        in_sight = home_view.mounts(
-            profile.user_home,
-            [*profile.programs, *profile.search_path],
-            profile.allow_read,
-            profile.cache_dir / ".git-settings",
-            [*places, profile.hermes_home],
-            profile.unreadable(),
-            exists,
-        )
+    in_sight = (
+        home_view.mounts(profile, places, exists) if home_view.inverted(home, holders) else None
+    )
     if in_sight is not None:
         args += in_sight[0]
     for path in holders:  # the home lies inside: it is locked before the other places are bound

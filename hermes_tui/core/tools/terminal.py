@@ -316,7 +316,10 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         category, grant = "", None
         grantable = True
         unreadable = unreadable_paths(
-            Path.home(), settings.hermes_home or Path("/nonexistent"), settings.deny_read
+            Path.home(),
+            settings.hermes_home or Path("/nonexistent"),
+            settings.deny_read,
+            (context.workdir, *settings.writable_roots),
         )
         if settings.hermes_home is not None and (
             why := reaches_hermes(command, str(settings.hermes_home), str(context.cwd))

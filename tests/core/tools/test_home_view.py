@@ -126,10 +126,18 @@ def test_an_unasked_script_reads_no_file_of_the_home_but_what_commands_need(
     _plant(user_home, {**NEEDED, ".gitconfig": GITCONFIG, "projects/app/r.py": READER})
     _plant(user_home, {".local/bin/hwtool": "#!/bin/sh\necho hwtool ran from PATH\n"})
     (user_home / ".local/bin/hwtool").chmod(0o755)
+    # A program installed in a prefix of its own, linked from PATH (pipx, uv tool, npm -g).
+    _plant(
+        user_home,
+        {"apps/lt/bin/linked": '#!/bin/sh\n. "$(dirname "$(readlink -f "$0")")/../lib/x.sh"\n'},
+    )
+    _plant(user_home, {"apps/lt/lib/x.sh": "echo linked tool ran with its lib\n"})
+    (user_home / "apps/lt/bin/linked").chmod(0o755)
+    (user_home / ".local/bin/linked").symlink_to(user_home / "apps/lt/bin/linked")
     (user_home / "hh/skills").mkdir(parents=True)
     _own(user_home)
     names = [*SECRETS, *NEEDED, ".gitconfig"]
-    command = f"python3 r.py {' '.join(names)}; hwtool; git config --global user.name"
+    command = f"python3 r.py {' '.join(names)}; hwtool; linked; git config --global user.name"
     allow = (str(user_home / ".config/tool"), str(user_home / ".config/gh"))
     output = _terminal(user_home, work, command, allow)
     leaked = [name for name, (_text, value) in SECRETS.items() if value in output]
@@ -139,6 +147,7 @@ def test_an_unasked_script_reads_no_file_of_the_home_but_what_commands_need(
     # What commands need is there: toolchains, PATH's folders, git's identity, the opt-in.
     assert "stable-seen" in output and "opted-in-setting" in output, output
     assert "hwtool ran from PATH" in output and "Dev Person" in output, output
+    assert "linked tool ran with its lib" in output, output
     # ... and the planted files are still there, outside.
     assert all((user_home / name).is_file() for name in SECRETS)
 
@@ -164,6 +173,23 @@ def test_started_in_the_home_other_hermes_homes_and_eval_copies_stay_hidden(
     for secret in ("Gc5Wq8Lz3Tx6Kv2", "Gu4Wq8Lz3Tx", "Gp2Wq8Lz3Tx"):  # git's settings: a copy
         assert secret not in output, output
     assert not [name for name in names if SECRETS[name][1] in output], output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_working_in_another_hermes_home_its_work_stays_and_its_secrets_do_not(
+    user_home: Path,
+) -> None:
+    """Started in Hermes Agent's skills folder (`~/.hermes/skills/mine`), with hermes-tui's
+    own home elsewhere: the work is in sight and writable, that home's `.env` is not."""
+    work = user_home / ".hermes/skills/mine"
+    _plant(
+        user_home, {".hermes/.env": SECRETS[".hermes/.env"][0], ".hermes/skills/mine/r.py": READER}
+    )
+    (user_home / "hh").mkdir()
+    _own(user_home)
+    output = _terminal(user_home, work, "python3 r.py .hermes/.env; echo made > out.txt; ls")
+    assert "out.txt" in output and (work / "out.txt").read_text() == "made\n", output
+    assert SECRETS[".hermes/.env"][1] not in output, output
 
 
 def test_the_git_settings_copy_keeps_what_git_needs_and_no_credential(tmp_path: Path) -> None:
