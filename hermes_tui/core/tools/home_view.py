@@ -67,6 +67,8 @@ TOOLCHAINS = (
     ".m2/repository",  # Maven's downloaded artifacts (settings.xml stays hidden)
 )
 USER_SITE = ".local/lib/python*"  # pip install --user
+# Of the hermes home, all a command sees (read-only): a skill's scripts run from there.
+IN_HERMES_HOME = ("skills",)
 # Never bound whole as the prefix of a program on PATH (`prefixes`): they hold much else.
 BROAD = ("", ".local", ".local/share", ".local/state", ".config", ".cache", "opt")
 MAX_LINKS = 2000  # entries looked at per PATH folder
@@ -107,6 +109,33 @@ def known_homes(user_home: Path, environ: Mapping[str, str] | None = None) -> li
     if environ.get("HERMES_HOME"):
         homes.append(Path(os.path.expanduser(environ["HERMES_HOME"])))
     return list(dict.fromkeys(Path(os.path.abspath(h)) for h in homes))
+
+
+def hermes_home_view(
+    hermes_home: Path, places: Iterable[Path], exists: Callable[[Path], bool]
+) -> tuple[list[str], Callable[[Path], bool]]:
+    """(mounts that empty the hermes home but for IN_HERMES_HOME, bound back read-only;
+    whether a path lies out of sight in it, so needs no hiding). The caller remounts the
+    emptied home read-only once its mounts are made. Its files are the app's: the stores, the
+    secrets, a Hermes Agent home's credential pool and gateways' state, whatever a later
+    version or another program adds there (A7-15: a list of them never ends either). A home
+    that holds a writable place (a demo's work) or is no folder stays bound read-only whole."""
+    home = os.path.realpath(hermes_home)
+    if not exists(hermes_home) or not os.path.isdir(home):
+        return [], lambda _path: False
+    if any(_within(os.path.realpath(place), home) for place in places):
+        return ["--ro-bind", str(hermes_home), str(hermes_home)], lambda _path: False
+    args = ["--tmpfs", str(hermes_home)]
+    shown_in = [os.path.join(home, name) for name in IN_HERMES_HOME]
+    for name in IN_HERMES_HOME:
+        if exists(hermes_home / name) and os.path.exists(hermes_home / name):
+            args += ["--ro-bind", str(hermes_home / name), str(hermes_home / name)]
+
+    def out_of_sight(path: Path) -> bool:
+        real = os.path.realpath(path)
+        return _within(real, home) and not any(_within(real, shown) for shown in shown_in)
+
+    return args, out_of_sight
 
 
 def other_homes_hidden(

@@ -136,7 +136,8 @@ CREDENTIALS = tuple(
     for name in dict.fromkeys([*_HIDDEN_FOLDERS, *(path for path, _ in HOME_SECRETS)])
     if not any(name.startswith(folder + "/") for folder in _HIDDEN_FOLDERS)
 )
-# In the hermes home: what no command may read (the home as a whole is read-only).
+# In the hermes home: what no command may read, when it is in sight (it is emptied but for
+# its skills, home_view.hermes_home_view, unless a writable place lies in it: read-only then).
 UNREADABLE_IN_HOME = (
     ".env",
     "sessions.db",
@@ -372,17 +373,21 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     if profile.read_only:  # a worktree's git folders elsewhere under /tmp are read too
         for folder in dict.fromkeys(d for r in profile.repositories for d in r.folders()):
             args += ["--ro-bind", str(folder), str(folder)] if exists(folder) else []
-    read_only = [profile.hermes_home, *filter(seen, profile.protected())]
-    for path in dict.fromkeys(read_only):
+    # The hermes home emptied but for its skills (read-only), or read-only whole (home_view).
+    hermes, hermes_hidden = home_view.hermes_home_view(profile.hermes_home, places, exists)
+    args += hermes
+    for path in dict.fromkeys(filter(seen, profile.protected())):
         # A link is bound where it leads, when that exists (bubblewrap refuses a dangling
         # source); the link itself stays replaceable, and the sweep puts it back (sweep.py).
         if exists(path) and (not path.is_symlink() or os.path.exists(path)):
             args += ["--ro-bind", str(path), str(path)]
     for path in dict.fromkeys(profile.unreadable()):
-        if in_sight is None or in_sight[1](path):
+        if (in_sight is None or in_sight[1](path)) and not hermes_hidden(path):
             args += _hide(path, exists)
     if in_sight is not None:  # every mount point in it is made: no command writes there
         args += ["--remount-ro", str(home)]
+    if hermes and hermes[0] == "--tmpfs":
+        args += ["--remount-ro", str(profile.hermes_home)]
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():
         env += ["--setenv", name, str(cache / sub)]

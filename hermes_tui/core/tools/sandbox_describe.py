@@ -71,7 +71,8 @@ def describe_profile(
             + ", the configs of lefthook, lint-staged, simple-git-hooks, overcommit and"
             + " commitlint, the folders of your PATH there (but the project's own venv)"
             + " and .git itself, the same in every repository nested in it, and a worktree's"
-            + f" or submodule's git config, hooks and info; the hermes home {short(hermes_home)};"
+            + " or submodule's git config, hooks and info; the skills of the hermes home"
+            + f" {short(hermes_home)} (nothing else of it is in sight);"
             + " started in the home (or above it), its top level and dot folders, existing or not",
         ),
         ("unreadable", unreadable),
@@ -94,7 +95,8 @@ def _home(user_home: Path, allow_read: list[str]) -> str:
         + ", ".join("~/" + name for name in home_view.TOOLCHAINS)
         + f", ~/{home_view.USER_SITE}), git's settings as a copy without credential helpers,"
         " extra headers or passwords in URLs (~/.gitconfig, ~/.config/git/config) and its"
-        " ignore and attributes files, the hermes home (read-only), and what you opt in with"
+        " ignore and attributes files, the hermes home's skills/ (read-only: the rest of it is"
+        " out of sight), and what you opt in with"
         f" terminal.allow_read: {opted}; other hermes homes (~/.hermes, the platform default,"
         " $HERMES_HOME: hidden wherever they lie), other projects and every other file of the"
         " home are out of sight;"

@@ -42,6 +42,7 @@ IN_HERMES_HOME = (
     "gateway_state.json",
     "sessions/session_20260921_101500.json",
     "evals/20261120-core/homes/learn/.env",  # the eval runner's copy (A7-5)
+    "a-store-no-list-names.json",  # the home is emptied but for skills/, not a list hidden
 )
 
 
