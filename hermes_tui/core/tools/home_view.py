@@ -164,38 +164,56 @@ def other_homes_hidden(
 def shown(
     user_home: Path,
     programs: Iterable[Path],
-    search_path: Iterable[Path],
+    places: Iterable[Path],
     allow_read: Iterable[Path],
 ) -> list[Path]:
-    """The paths under the home bound back read-only, as written (links are the caller's)."""
+    """The paths under the home bound back read-only, as written (links are the caller's):
+    what exists of `programs` (and PATH), their `prefixes`, the toolchains, user site-packages,
+    git's side files and `allow_read`."""
     home = Path(os.path.abspath(user_home))
-    folders = [*programs, *search_path]
-    wanted = [*folders, *prefixes(home, folders), *(home / name for name in TOOLCHAINS)]
+    real = os.path.realpath(home)
+    folders = [*programs]
+    wanted = [*folders, *prefixes(home, folders, places), *(home / n for n in TOOLCHAINS)]
     wanted += [Path(p) for p in sorted(glob.glob(str(home / USER_SITE)))]
     wanted += [home / name for name in GIT_SIDE_FILES]
     wanted += [Path(os.path.abspath(os.path.expanduser(p))) for p in allow_read]
-    real = os.path.realpath(home)
-    return [
-        p
-        for p in dict.fromkeys(wanted)
-        if (_within(str(p), str(home)) or _within(os.path.realpath(p), real))
-        and os.path.realpath(p) != real
-    ]
+    found = []
+    for path in dict.fromkeys(wanted):  # PATH's folders come as written and resolved both
+        inside = _within(str(path), str(home)) or _within(str(path), real)
+        if inside and os.path.lexists(path) and os.path.realpath(path) != real:
+            found.append(path)
+    return found
 
 
-def prefixes(home: Path, folders: Iterable[Path]) -> list[Path]:
+_prefixes: dict[tuple, list[Path]] = {}
+
+
+def prefixes(home: Path, folders: Iterable[Path], places: Iterable[Path]) -> list[Path]:
     """What a program on PATH under the home runs besides its `bin`: the prefix above a PATH
     folder named `bin` (`~/.npm-global/bin` -> `~/.npm-global`, whose `lib/node_modules` its
-    scripts load), and where a link in such a folder leads (`~/.local/bin/black` -> pipx's or
-    uv's venv of its own, `~/bin/tool` -> `~/opt/tool-2.1/bin/tool`: the prefix above that
-    `bin`). Never the home itself or a folder as broad as `~/.local` (BROAD), nor one in a
-    repository or below a `.env` (a project's `bin` on PATH shows that folder only)."""
-    broad = {os.path.realpath(home / name) for name in BROAD}
+    scripts load), and where a link in such a folder leads: the prefix above the `bin` it
+    leads into (`~/.local/bin/black` -> pipx's or uv's venv of its own), else that file alone.
+    Never the home itself or a folder as broad as `~/.local` (BROAD), nor one in a repository
+    or below a `.env` (a project's `bin` on PATH shows that folder only); and no PATH folder
+    inside a writable `place` is looked into (a command could plant a link there to choose
+    what the next one sees). Kept while the folders are unchanged (their mtime)."""
     real_home = os.path.realpath(home)
-    found: list[Path] = []
-    for folder in folders:
-        if not _within(os.path.realpath(folder), real_home):
+    writable = [os.path.realpath(place) for place in places]
+    scanned: list[tuple[Path, int]] = []
+    for folder in dict.fromkeys(folders):  # as written and resolved both (search_path)
+        if not (_within(str(folder), str(home)) or _within(str(folder), real_home)):
             continue
+        real = os.path.realpath(folder)
+        if _within(real, real_home) and not any(_within(real, w) for w in writable):
+            try:
+                scanned.append((folder, os.stat(folder).st_mtime_ns))
+            except OSError:
+                continue
+    key = (str(home), tuple(scanned))
+    if key in _prefixes:
+        return _prefixes[key]
+    found: list[Path] = []
+    for folder, _mtime in scanned:
         if folder.name == "bin":
             found.append(folder.parent)
         try:
@@ -204,13 +222,15 @@ def prefixes(home: Path, folders: Iterable[Path]) -> list[Path]:
         except OSError:
             continue
         for link in links:
-            target = Path(os.path.realpath(link)).parent
-            found.append(target.parent if target.name == "bin" else target)
-    return [
+            target = Path(os.path.realpath(link))
+            found.append(target.parent.parent if target.parent.name == "bin" else target)
+    broad = {os.path.realpath(home / name) for name in BROAD}
+    _prefixes[key] = [
         prefix
         for prefix in dict.fromkeys(found)
-        if os.path.realpath(prefix) not in broad and not _in_project(Path(prefix), real_home)
+        if os.path.realpath(prefix) not in broad and not _in_project(prefix, real_home)
     ]
+    return _prefixes[key]
 
 
 def _in_project(path: Path, home: str) -> bool:
@@ -238,19 +258,18 @@ class Viewed(Protocol):
     def search_path(self) -> tuple[Path, ...]: ...
     @property
     def allow_read(self) -> tuple[Path, ...]: ...
-    def unreadable(self) -> list[Path]: ...
 
 
 def mounts(
-    profile: Viewed, places: Iterable[Path], exists: Callable[[Path], bool]
+    profile: Viewed, places: list[Path], hidden: list[Path], exists: Callable[[Path], bool]
 ) -> tuple[list[str], Callable[[Path], bool]]:
     """The mounts that empty the home and bind back what commands need (`shown`, git's
     settings as copies made in the private cache folder, outside every writable place), and
     whether a path is in sight after them and the writable `places` (the caller hides only
     those: a hidden path's mount point would show as an empty folder in the empty home)."""
-    user_home, hidden = profile.user_home, profile.unreadable()
+    user_home = profile.user_home
     programs = [*profile.programs, *profile.search_path]
-    wanted = shown(user_home, programs, (), profile.allow_read)
+    wanted = shown(user_home, programs, places, profile.allow_read)
     args, real = view_args(user_home, wanted, hidden, exists)
     args += git_binds(user_home, profile.cache_dir / ".git-settings")
     roots = [*real, *(os.path.realpath(place) for place in [*places, profile.hermes_home])]
@@ -276,7 +295,7 @@ def view_args(
     name."""
     home = os.path.realpath(user_home)
     args = ["--tmpfs", home]
-    hidden_real = [os.path.realpath(p) for p in hidden]
+    hidden_real: list[str] = []
     pairs: list[tuple[str, str]] = []
     for path in paths:
         if not exists(path):
@@ -285,6 +304,8 @@ def view_args(
         if not os.path.exists(real):
             continue
         written = os.path.abspath(path)
+        if written != real and not hidden_real:
+            hidden_real = [os.path.realpath(p) for p in hidden]
         if written != real and any(_within(h, real) or _within(real, h) for h in hidden_real):
             continue
         pairs.append((real, written))

@@ -346,10 +346,9 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     holders = [p for p in places if _within(str(home), os.path.realpath(p))]
     bind = "--ro-bind" if profile.read_only else "--bind"
     # The home emptied, what commands need bound back (home_view.py); the places come after.
-    in_sight = (
-        home_view.mounts(profile, places, exists) if home_view.inverted(home, holders) else None
-    )
-    if in_sight is not None:
+    unreadable, in_sight = profile.unreadable(), None
+    if home_view.inverted(home, holders):
+        in_sight = home_view.mounts(profile, places, unreadable, exists)
         args += in_sight[0]
     for path in holders:  # the home lies inside: it is locked before the other places are bound
         args += [bind, str(path), str(path)]
@@ -381,8 +380,10 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
         # source); the link itself stays replaceable, and the sweep puts it back (sweep.py).
         if exists(path) and (not path.is_symlink() or os.path.exists(path)):
             args += ["--ro-bind", str(path), str(path)]
-    for path in dict.fromkeys(profile.unreadable()):
-        if (in_sight is None or in_sight[1](path)) and not hermes_hidden(path):
+    for path in dict.fromkeys(unreadable):
+        if not exists(path) or hermes_hidden(path):
+            continue
+        if in_sight is None or in_sight[1](path):
             args += _hide(path, exists)
     if in_sight is not None:  # every mount point in it is made: no command writes there
         args += ["--remount-ro", str(home)]

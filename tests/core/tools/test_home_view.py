@@ -104,12 +104,14 @@ def _own(home: Path) -> None:
                 os.lchown(name, entry.pw_uid, entry.pw_gid)
 
 
-def _terminal(home: Path, work: Path, command: str, allow: tuple[str, ...] = ()) -> str:
+def _terminal(
+    home: Path, work: Path, command: str, allow: tuple[str, ...] = (), path: str = ""
+) -> str:
     prefix, _user, _why = runner()
     env = {
         "PYTHONPATH": str(REPO),
         "HOME": str(home),
-        "PATH": f"{home}/.local/bin:{SYSTEM_PATH}",
+        "PATH": f"{path}{home}/.local/bin:{SYSTEM_PATH}",
     }
     argv = [*prefix, sys.executable, "-c", CALL, str(work), str(home / "hh"), command, *allow]
     found = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90)
@@ -190,6 +192,25 @@ def test_working_in_another_hermes_home_its_work_stays_and_its_secrets_do_not(
     output = _terminal(user_home, work, "python3 r.py .hermes/.env; echo made > out.txt; ls")
     assert "out.txt" in output and (work / "out.txt").read_text() == "made\n", output
     assert SECRETS[".hermes/.env"][1] not in output, output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_link_a_command_plants_on_path_does_not_choose_what_the_next_one_sees(
+    user_home: Path,
+) -> None:
+    """The project's venv `bin` is on PATH and writable (project code): a link planted there
+    into `~/Documents/bin/` must not make the next command's home show `~/Documents`."""
+    work = user_home / "proj"
+    _plant(user_home, {"Documents/tax.txt": "iban DE89Tx7Kv3Nm9Rb\n", "proj/r.py": READER})
+    _plant(user_home, {"proj/.venv/pyvenv.cfg": "home = /usr/bin\n", "proj/.venv/bin/.keep": ""})
+    _own(user_home)
+    venv = f"{work}/.venv/bin:"
+    planted = _terminal(
+        user_home, work, "ln -s ~/Documents/bin/tool .venv/bin/tool; ls .venv/bin", path=venv
+    )
+    assert "tool" in planted, planted
+    output = _terminal(user_home, work, "python3 r.py Documents/tax.txt", path=venv)
+    assert "DE89Tx7Kv3Nm9Rb" not in output and "FileNotFoundError" in output, output
 
 
 def test_the_git_settings_copy_keeps_what_git_needs_and_no_credential(tmp_path: Path) -> None:
