@@ -66,9 +66,11 @@ class CheckerRunner:
                     bwrap=self.status.bwrap,
                     workdir=workspace,
                     cwd=workspace,
-                    # Mounted read-only: the checker and the fixture it may compare against
-                    # (a suite under /tmp would otherwise be hidden by the private /tmp).
-                    hermes_home=family.directory,
+                    hermes_home=Path("/nonexistent"),
+                    # Mounted read-only as the folder of the program run: the checker and the
+                    # fixture it may compare against (a suite under /tmp or the home would
+                    # otherwise be out of sight: the private /tmp, the emptied home).
+                    programs=(Path(os.path.realpath(family.directory)),),
                     user_home=Path.home(),
                     cache_dir=Path(cache),
                     network="off",

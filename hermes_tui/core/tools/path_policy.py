@@ -216,7 +216,7 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
             if run_later.is_own_name(top) and top not in rules.own_package:
                 return run_later.SHADOW
     # Where a writable place holds them (elsewhere a write asks anyway, as outside): the home's
-    # dot entries and ~/bin, as the sandbox locks them (`_lock_home`), and the hermes home.
+    # dot entries and ~/bin, as the sandbox locks them (`home_view.lock_home`), and the hermes home.
     writable = [PurePosixPath(root) for root in (rules.workdir, *rules.allowed_roots)]
     home = rules.user_home
     if (

@@ -12,12 +12,12 @@ on) a command sees:
 - inside the working directory, read-only: what runs later outside the sandbox (run_later.py,
   the list the files tools ask about too: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
   `.idea`, `.devcontainer`, `.envrc`, `.hermes` (the project's slash commands), …) when they
-  exist, and the whole hermes home wherever it lies (bind mounts;
+  exist, and the hermes home's skills (the rest is out of sight: home_view) (bind mounts;
   `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
   for every repository nested in the workspace, and wherever a worktree's or submodule's
   `.git` file leads (gitdirs.py); when the working directory (or a writable root) is the
   user's home or holds it, the home's top level and every dot folder in it (startup files,
-  tool configs, credentials, existing or not: `_lock_home`), only its other folders writable;
+  tool configs, credentials, existing or not: home_view.lock_home), its other folders writable;
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - read-only too, wherever they lie in a writable place: the folders of the user's PATH as read
@@ -28,9 +28,8 @@ on) a command sees:
   resolved against the working directory); one a command creates or replaces (by
   renaming a folder above it) is moved aside, and a protected path that was a link is put
   back as it was (the sweep judges by identity: sweep.py);
-- unreadable: credential files and folders (`CREDENTIALS` plus `terminal.deny_read`), and in the
-  hermes home `.env`, the session databases, `cache/`, `pending/`, `logs/` (an empty read-only
-  tmpfs over a folder, /dev/null over a file);
+- unreadable: credential files and folders (`CREDENTIALS`, `terminal.deny_read`), other hermes
+  homes (an empty read-only tmpfs over a folder, /dev/null over a file);
 - no network (its own network namespace, where abstract Unix sockets are out of reach too) unless
   `terminal.network` is `allowlist` (egress only through the filtering proxy, netproxy.py,
   bridged in by `socat`: in a namespace held for the conversation, netns.py, or per command
@@ -160,14 +159,8 @@ UNREADABLE_IN_HOME = (
 )
 # ... and every other entry whose name starts as one of these does (a `.env~` or `.env.bak`
 # an editor left, a `sessions.db.corrupt-<time>` set aside), found when a command starts.
-UNREADABLE_PREFIXES_IN_HOME = (
-    ".env",
-    "sessions.db",
-    "state.db",
-    "config.yaml",
-    "auth.json",
-    "gateway",
-)
+UNREADABLE_PREFIXES_IN_HOME = (".env", "sessions.db", "state.db", "config.yaml", "auth.json",
+                               "gateway")  # fmt: skip
 # Sockets of processes outside the sandbox that would run what they are told.
 HIDDEN_SOCKETS = (
     "/run/docker.sock",
@@ -385,10 +378,9 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
             continue
         if in_sight is None or in_sight[1](path):
             args += _hide(path, exists)
-    if in_sight is not None:  # every mount point in it is made: no command writes there
-        args += ["--remount-ro", str(home)]
-    if hermes and hermes[0] == "--tmpfs":
-        args += ["--remount-ro", str(profile.hermes_home)]
+    # Every mount point in the emptied homes is made: no command writes there.
+    args += ["--remount-ro", str(home)] if in_sight is not None else []
+    args += ["--remount-ro", str(profile.hermes_home)] if hermes[:1] == ["--tmpfs"] else []
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():
         env += ["--setenv", name, str(cache / sub)]
