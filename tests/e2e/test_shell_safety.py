@@ -99,7 +99,8 @@ def test_with_yolo_the_sandbox_still_stops_a_delete_outside_the_working_director
         work.mkdir()
         write_config(home, llm.openai_url)
         llm.script(
-            Reply(tool_calls=[("terminal", {"command": f"rm -rf {victim}"})]),
+            # Out of sight (the home is emptied, home_view.py) and not creatable either.
+            Reply(tool_calls=[("terminal", {"command": f"rm -rf {victim}; mkdir -p {victim}"})]),
             Reply(tool_calls=[("terminal", {"command": "env"})]),
             Reply(text="done"),
         )
