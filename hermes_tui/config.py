@@ -47,7 +47,7 @@ from hermes_tui.config_model import (
     ToolsConfig,
 )
 from hermes_tui.core.records import datarecord
-from hermes_tui.core.redaction.recognise import tree_secrets
+from hermes_tui.core.redaction.recognise import labelled, tree_secrets
 from hermes_tui.core.storage import atomic_write_text, file_lock, make_private
 
 __all__ = [
@@ -448,13 +448,29 @@ def load_config(
     return Config(
         home=home,
         env=env,
-        secrets=tree_secrets(data),
+        secrets=labelled(_hermes_auth(home).items(), tree_secrets(data)),
         mcp_servers=loaded.mcp_servers,
         hermes_sections=loaded.kept,
         warnings=tuple(loaded.warnings),
         unused_hermes_keys=tuple(loaded.unused_hermes),
         **sections,
     )
+
+
+def _hermes_auth(home: Path) -> dict[str, list[str]]:
+    """The tokens of a Hermes Agent home's credential pool (`auth.json`: OAuth access and
+    refresh tokens, A7-15), by where they lie: known secrets like .env's, so a copy of one is
+    redacted wherever it shows. Nothing for a file that is missing, too large or not JSON."""
+    import json
+
+    path = home / "auth.json"
+    try:
+        if not path.is_file() or path.stat().st_size > 1 << 20:
+            return {}
+        parsed = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return {name: [value] for name, value in tree_secrets(parsed, "auth.json", loose=True).items()}
 
 
 def set_config_value(home: Path, section: str, key: str, value: Any) -> None:

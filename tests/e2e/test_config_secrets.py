@@ -76,3 +76,24 @@ def test_config_yaml_and_dotenv_secrets_reach_neither_provider_nor_sessions_db(
             assert secret not in text, (secret, where)
     assert output.count("[REDACTED") == len(SECRETS), output
     assert ordinary in output
+
+
+def test_a_hermes_homes_auth_tokens_are_known_secrets(
+    home: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A7-15: a Hermes Agent home's credential pool (auth.json) is out of the sandbox's sight;
+    a copy of its tokens elsewhere (a backup, a log) is redacted like .env's values."""
+    access, refresh = "Ha7AccessTokQw9Lz2Tx7Kv4Nm3Rb", "Ha7RefreshTokPz8Wq3Lx6Kt2Vn9Mb"
+    pool = {"openai-codex": [{"access_token": access, "refresh_token": refresh}]}
+    (home / "auth.json").write_text(json.dumps({"version": 1, "credential_pool": pool}))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "copy.txt").write_text(f"{access}\n{refresh}\nauth_mode chatgpt\n")
+    with FakeLLM() as llm:
+        write_config(home, llm.openai_url, memory={"nudge_interval": 0})
+        llm.script(Reply(tool_calls=[("terminal", {"command": "cat copy.txt"})]), Reply(text="ok"))
+        done = run_main(capfd, home, "chat", "-q", "print", "--yolo", cwd=project)
+        assert done.returncode == 0, done.stderr
+        sent = json.dumps([r.body for r in llm.requests], ensure_ascii=False)
+    assert access not in sent and refresh not in sent
+    assert "auth_mode chatgpt" in sent  # the rest of the output comes through
