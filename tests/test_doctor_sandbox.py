@@ -49,7 +49,11 @@ def test_doctor_says_why_the_sandbox_is_off_and_what_strict_mode_means(
     assert "(not applied: the sandbox is off)" in found["sandbox writable"]
     unreadable = found["sandbox unreadable"]
     assert "~/.ssh, ~/.aws" in unreadable and "(here: ~/.ssh)" in unreadable
-    assert "in the hermes home .env, sessions.db" in unreadable
+    assert "other hermes homes (~/.hermes, the platform default, $HERMES_HOME)" in unreadable
+    assert (
+        "in a hermes home holding the work (else only its skills are in sight) .env, sessions.db"
+        in unreadable
+    )
     assert "terminal.deny_read: ~/secrets" in unreadable
     assert ".git/hooks, .git/config" in found["sandbox read-only"]
     assert f"the hermes home {home}" in found["sandbox read-only"]

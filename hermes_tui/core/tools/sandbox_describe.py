@@ -44,7 +44,10 @@ def describe_profile(
                if os.path.lexists(user_home / path)]  # fmt: skip
     in_home = ", ".join(UNREADABLE_IN_HOME)
     unreadable = f"{', '.join(credentials)} (here: {', '.join(present) or 'none of them'})"
-    unreadable += f"; in the hermes home {in_home}"
+    unreadable += "; other hermes homes (~/.hermes, the platform default, $HERMES_HOME)"
+    unreadable += (
+        f"; in a hermes home holding the work (else only its skills are in sight) {in_home}"
+    )
     extra = [short(Path(p)) for p in deny_read]
     if extra:
         unreadable += f"; terminal.deny_read: {', '.join(extra)}"
