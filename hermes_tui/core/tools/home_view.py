@@ -316,8 +316,30 @@ def view_args(
         if any(_within(target, outer) for outer in bound):
             continue
         bound.append(target)
-        args += ["--ro-bind", source, target]
+        args += ["--ro-bind", source, target, *_dotenv_hidden(source, target)]
     return args, [real for real, _ in pairs]
+
+
+def _dotenv_hidden(source: str, target: str) -> list[str]:
+    """Mounts hiding the `.env` files at the top of a folder bound back (an editable install's
+    import path is its project's checkout, `.env` and all): empty and unreadable."""
+    try:
+        with os.scandir(source) as entries:
+            names = [e.name for e in itertools.islice(entries, MAX_LINKS) if _dotenv(e.name)]
+    except OSError:  # not a folder
+        return []
+    args: list[str] = []
+    for name in sorted(names):
+        path = os.path.join(target, name)
+        if os.path.isdir(os.path.join(source, name)):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def _dotenv(name: str) -> bool:
+    return name == ".env" or name.startswith(".env.")
 
 
 def git_binds(user_home: Path, copies_in: Path) -> list[str]:

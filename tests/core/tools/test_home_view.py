@@ -36,6 +36,8 @@ SECRETS = {  # path under the home: (content, the value that must not show)
     ".config/solana/id.json": ("[12,34,56,78,90,11,22,33,44,55,66,77,88,99]\n", "12,34,56,78"),
     ".wgetrc": ("user = dev\npassword = Wg7Wq2Lz4Tx8\n", "Wg7Wq2Lz4"),
     "billing/.env": ("DATABASE_URL=postgres://billing:Ob7Wq2Lz9T@prod-db/billing\n", "Ob7Wq2Lz9T"),
+    # A folder on PATH that is a project's checkout (a tool run from its source): its .env.
+    "src/tool/.env.local": ("TOOL_TOKEN=Tt4Wq8Lz3Tx6Kv\n", "Tt4Wq8Lz3Tx6"),
     "hh/evals/20261120-core/homes/learn/.env": ("OLD_DEPLOY_TOKEN=Ev5Wq8Lz2Tx7\n", "Ev5Wq8Lz2"),
     # Opted in with terminal.allow_read: a credential folder stays hidden all the same.
     ".config/gh/hosts.yml": ("github.com:\n  oauth_token: Gh3Wq7Lz9Tx\n", "Gh3Wq7Lz9T"),
@@ -49,6 +51,7 @@ GITCONFIG = (
 NEEDED = {  # what commands need or the user opted in: shown
     ".rustup/settings.toml": "default_toolchain = 'stable-seen'\n",  # a toolchain root
     ".config/tool/settings.ini": "opted-in-setting\n",  # terminal.allow_read
+    "src/tool/README": "the tool's own readme\n",  # a folder on PATH
 }
 CALL = """
 import json, sys
@@ -111,7 +114,7 @@ def _terminal(
     env = {
         "PYTHONPATH": str(REPO),
         "HOME": str(home),
-        "PATH": f"{path}{home}/.local/bin:{SYSTEM_PATH}",
+        "PATH": f"{path}{home}/.local/bin:{home}/src/tool:{SYSTEM_PATH}",
     }
     argv = [*prefix, sys.executable, "-c", CALL, str(work), str(home / "hh"), command, *allow]
     found = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=90)
@@ -148,6 +151,7 @@ def test_an_unasked_script_reads_no_file_of_the_home_but_what_commands_need(
         assert secret not in output, output
     # What commands need is there: toolchains, PATH's folders, git's identity, the opt-in.
     assert "stable-seen" in output and "opted-in-setting" in output, output
+    assert "the tool's own readme" in output, output
     assert "hwtool ran from PATH" in output and "Dev Person" in output, output
     assert "linked tool ran with its lib" in output, output
     # ... and the planted files are still there, outside.
