@@ -79,8 +79,34 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
             *make_skill_tools(runtime.skills, runtime.skill_runtime_settings(lambda: registry)),
             *make_session_search_tools(runtime.sessions, lambda: runtime.catalog),
             *make_todo_tools(),
-            *runtime._mcp_tools,
+            *vetted_mcp_tools(runtime),
         ],
         limits=limits,
     )
     return registry
+
+
+def vetted_mcp_tools(runtime: Runtime) -> list[Tool]:
+    """The session's MCP tools whose description and parameter schema the scanner lets into a
+    prompt, as an installed skill's description must be (attack7's A7-11: every turn sends
+    them to the model). One it refuses is left out of the session, saying which tool and why;
+    judged when the frozen list is first used, so later registries (a review's) agree."""
+    tools = runtime._mcp_tools
+    if not tools:
+        return tools
+    from hermes_tui.core.agent.provenance import result_text
+    from hermes_tui.core.events import Notice
+
+    kept = []
+    for tool in tools:
+        refused = runtime.scanner.refused(f"{tool.description}\n{result_text(tool.parameters)}")
+        if refused is None:
+            kept.append(tool)
+            continue
+        text = (
+            f"MCP tool {tool.name} left out of this session: its description or parameters "
+            f"read as instructions to the model ({refused}); the server's other tools are kept"
+        )
+        runtime.sink(Notice("warning", text, key=f"mcp-refused:{tool.name}"))
+    tools[:] = kept
+    return kept

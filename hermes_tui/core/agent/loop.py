@@ -21,7 +21,6 @@ from hermes_tui.core.agent import compression
 from hermes_tui.core.agent.guardrails import LoopGuard
 from hermes_tui.core.agent.nudges import NudgeEngine
 from hermes_tui.core.agent.taint import TaintTracker, WriteGate
-from hermes_tui.core.agent.untrusted import untrusted_tool_names
 from hermes_tui.core.events import (
     ErrorEvent,
     Notice,
@@ -157,7 +156,8 @@ class Agent:
         self.gate = gate
         # What untrusted content this conversation holds, read from the history it starts with
         # (a resumed session, a review's fork) and from every tool result after that.
-        self.taint = TaintTracker(untrusted_tool_names(registry))
+        self.taint = TaintTracker()
+        self.taint.observe_tools(registry)  # MCP tools: results taint, descriptions indexed
         self.taint.replay(history, context)
         self.held: list[PendingWrite] = []
         # The tools list is part of the cached prefix: the review sends the same list as its
@@ -184,7 +184,7 @@ class Agent:
         before its first turn so the cached prefix stays one list from then on."""
         for tool in tools:
             self.registry.register(tool)
-        self.taint.untrusted_tools = untrusted_tool_names(self.registry)
+        self.taint.observe_tools(self.registry)
         self.tool_schemas = self._schemas()
 
     def _append(self, message: Message) -> None:

@@ -239,7 +239,6 @@ class Session:
         (this one stays, resumable: nothing is lost), with the checkpoints of the turns kept.
         Returns the turn's message, for the face to offer again."""
         from hermes_tui.core.agent.taint import TaintTracker
-        from hermes_tui.core.agent.untrusted import untrusted_tool_names
 
         if self.checkpoints is None:
             raise CheckpointError("this conversation keeps no checkpoints")
@@ -270,7 +269,8 @@ class Session:
             self.info = self.sessions.get(child.id)
             self.agent.context.session_id = child.id
             # What the dropped turns read is no longer in the conversation: taint anew.
-            self.agent.taint = TaintTracker(untrusted_tool_names(self.agent.registry))
+            self.agent.taint = TaintTracker()
+            self.agent.taint.observe_tools(self.agent.registry)
             self.agent.taint.replay(self.agent.history, self.agent.context)
             inherited = self.sessions.taint(self.info.parent_id or "")  # before a compression
             if inherited is not None:

@@ -57,7 +57,7 @@ from hermes_tui.core.tools.memory import refusal_payload
 
 if TYPE_CHECKING:
     from hermes_tui.core.skills.library import SkillLibrary
-    from hermes_tui.core.tools.registry import ToolContext
+    from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 
 EXCERPT_CHARS = 160
 SKILL_WRITE_ACTIONS = frozenset({"create", "patch", "edit", "delete", "write_file", "remove_file"})
@@ -95,6 +95,7 @@ def _excerpt(result: dict[str, Any]) -> str:
 
 
 ATTACHED_FILE = "attached file"  # the "tool" of a file the user attached to a message
+TOOL_DOCS = "MCP server docs"  # the "tool" of an MCP tool's description and schema
 # How the output of the user's own `!command` starts inside their next message (loop.py).
 USER_COMMAND_BLOCK = "[Before this message I ran a shell command myself"
 # Hermes Agent's tools whose results come from the network or an MCP server.
@@ -108,6 +109,21 @@ class TaintTracker:
         self.untrusted_tools = untrusted_tools
         self.sources: list[TaintSource] = []
         self.content = ContentIndex()  # every tool result's text, for taint by content
+        self._described: set[str] = set()  # the untrusted tools whose descriptions are indexed
+
+    def observe_tools(self, registry: ToolRegistry) -> None:
+        """The conversation's tools: an untrusted one's (MCP) results taint, and its description
+        and parameter schema, someone else's text the model reads every turn, are indexed as a
+        source, so a write copying them is held as a copy of its result would be (A7-11)."""
+        from hermes_tui.core.agent.untrusted import untrusted_tool_names
+
+        self.untrusted_tools = untrusted_tool_names(registry)
+        for name in sorted(self.untrusted_tools - self._described):
+            tool = registry.get(name)
+            if tool is not None and tool.toolset == "mcp":  # not our own web_fetch's
+                text = f"{tool.description}\n{result_text(tool.parameters)}"
+                self.content.add(TOOL_DOCS, f"{name}: description", text)
+        self._described |= self.untrusted_tools
 
     @property
     def tainted(self) -> bool:
