@@ -93,7 +93,16 @@ class ContextFileGate:
         back, and the command's result says so (after any error it had)."""
         notes = []
         command = str((arguments or {}).get("command") or "")
-        for change in changed_by_command(before):
+        changes, complete = changed_by_command(before)
+        if not complete:
+            from hermes_tui.core.agent.folder_walk import FIRST_ENTRIES
+
+            notes.append(
+                f"the working directory holds more than {FIRST_ENTRIES:,} entries: instruction "
+                "files (AGENTS.md, CLAUDE.md, …) in the folders not yet looked at were not "
+                "judged; the next command's check goes on from there"
+            )
+        for change in changes:
             # A command's text may come from anywhere (a blob in the README decoded and
             # unzipped: attack6's A6-1): a change waits for the user unless every line it adds
             # is in the command as the model typed it (a here-doc), judged as a write_file.

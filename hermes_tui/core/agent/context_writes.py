@@ -164,11 +164,11 @@ class Watch:
 
 def snapshot(folders: tuple[Path, ...]) -> Watch:
     """The instruction files of `folders` (those there and those that could be made) and those
-    below the working directory (the bounded walk of `_instruction_files`), as they are: an
+    below the working directory (the walk of `_instruction_files`), as they are: an
     existing pkg/AGENTS.md a command rewrites is put back with its own text, not only moved
     aside."""
     roots = _projects(folders)
-    paths = [*watched_paths(folders), *_instruction_files(folders[0])]
+    paths = [*watched_paths(folders), *_instruction_files(folders[0])[0]]
     states = {path: _state(path, roots) for path in dict.fromkeys(paths)}
     parents = [
         *folders,
@@ -223,17 +223,17 @@ def _state(path: Path, roots: list[Path]) -> FileState | None:
     return FileState(link, data if whole else None, text)
 
 
-def changed_by_command(before: Watch) -> list[ContextFileWrite]:
+def changed_by_command(before: Watch) -> tuple[list[ContextFileWrite], bool]:
     """The instruction files whose text (what a prompt would read) a command changed or made:
     those there before it ran (in the watched folders and below the working directory, where
     a session may start in pkg/), by their text then; a new one below, found as a file whose
     inode changed while it ran (a command cannot set a file's ctime back), its past unknown
-    (`before` None). Removing one is not learning anything."""
+    (`before` None). Removing one is not learning anything. And whether every folder below
+    was looked at (folder_walk.py: only a first look at a huge tree may fall short)."""
     changes = []
+    files, complete = _instruction_files(before.folders[0])
     below = [
-        path
-        for path in _instruction_files(before.folders[0])
-        if path not in before.states and _changed_since(path, before.started)
+        path for path in files if path not in before.states and _changed_since(path, before.started)
     ]
     for path in dict.fromkeys([*before.states, *watched_paths(before.folders), *below]):
         if not in_place(before, path):
@@ -245,21 +245,25 @@ def changed_by_command(before: Watch) -> list[ContextFileWrite]:
         changes.append(
             ContextFileWrite(path, old_text, new.text, added_text(old_text or "", new.text))
         )
-    return changes
+    return changes, complete
 
 
-def _instruction_files(workdir: Path) -> list[Path]:
-    """Every file below `workdir` named as an instruction file (a bounded walk, as the git
-    guard's, skipping dependency and cache folders), and every .cursor/rules/*.mdc."""
-    from hermes_tui.core.tools.gitdirs import SKIPPED, files_named
+def _instruction_files(workdir: Path) -> tuple[list[Path], bool]:
+    """Every file below `workdir` named as an instruction file (folder_walk.py: complete, only
+    changed folders listed again; dependency and cache folders skipped as the git guard
+    skips them), every .cursor/rules/*.mdc, and whether every folder was looked at."""
+    from hermes_tui.core.agent.folder_walk import files_named
+    from hermes_tui.core.tools.gitdirs import SKIPPED
 
     names = frozenset(
         {*HERMES_FILE_NAMES, *(n for pair in PROJECT_FILE_NAMES for n in pair), CURSOR_RULES_FILE}
     )
-    found = files_named(workdir, names | {CURSOR_RULES_DIR[1]}, SKIPPED | {".git"})
+    paths, complete = files_named(str(workdir), names | {CURSOR_RULES_DIR[1]}, SKIPPED | {".git"})
+    found = [Path(path) for path in paths]
     rules = [p for p in found if p.name == CURSOR_RULES_DIR[1] and p.parent.name == ".cursor"]
     files = [p for p in found if p.name in names]
-    return [*files, *(mdc for folder in rules for mdc in sorted(folder.glob(CURSOR_RULES_GLOB)))]
+    mdc = [mdc for folder in rules for mdc in sorted(folder.glob(CURSOR_RULES_GLOB))]
+    return [*files, *mdc], complete
 
 
 def _changed_since(path: Path, started: float) -> bool:
