@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hermes_tui.core.events import Sink
     from hermes_tui.core.tools.registry import Tool, ToolRegistry
     from hermes_tui.runtime import Runtime
 
@@ -87,26 +90,30 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
 
 
 def vetted_mcp_tools(runtime: Runtime) -> list[Tool]:
-    """The session's MCP tools whose description and parameter schema the scanner lets into a
-    prompt, as an installed skill's description must be (attack7's A7-11: every turn sends
-    them to the model). One it refuses is left out of the session, saying which tool and why;
-    judged when the frozen list is first used, so later registries (a review's) agree."""
+    """The session's MCP tools that `vetted` keeps; judged when the frozen list is first used
+    (the refused leave it), so later registries (a review's) agree."""
     tools = runtime._mcp_tools
-    if not tools:
-        return tools
+    if tools:
+        tools[:] = vetted(tools, runtime.scanner.refused, runtime.sink)
+    return tools
+
+
+def vetted(tools: list[Tool], refused: Callable[[str], str | None], sink: Sink) -> list[Tool]:
+    """The MCP tools whose description and parameter schema the scanner lets into a prompt, as
+    an installed skill's description must be (attack7's A7-11: every turn sends them to the
+    model). One it refuses is left out of the session, saying which tool and why."""
     from hermes_tui.core.agent.provenance import result_text
     from hermes_tui.core.events import Notice
 
     kept = []
     for tool in tools:
-        refused = runtime.scanner.refused(f"{tool.description}\n{result_text(tool.parameters)}")
-        if refused is None:
+        found = refused(f"{tool.description}\n{result_text(tool.parameters)}")
+        if found is None:
             kept.append(tool)
             continue
         text = (
             f"MCP tool {tool.name} left out of this session: its description or parameters "
-            f"read as instructions to the model ({refused}); the server's other tools are kept"
+            f"read as instructions to the model ({found}); the server's other tools are kept"
         )
-        runtime.sink(Notice("warning", text, key=f"mcp-refused:{tool.name}"))
-    tools[:] = kept
+        sink(Notice("warning", text, key=f"mcp-refused:{tool.name}"))
     return kept

@@ -278,7 +278,11 @@ class HermesAcpAgent:
         if mcp_servers:
             state.mcp = client_mcp_servers(mcp_servers, runtime.sink, runtime.redactor)
             state.mcp.start()
-            session.agent.add_tools(state.mcp.freeze())
+            from hermes_tui.runtime_tools import vetted  # a poisoned description: left out
+
+            session.agent.add_tools(
+                vetted(state.mcp.freeze(), runtime.scanner.refused, runtime.sink)
+            )
             for name, mcp_state in state.mcp.states.items():
                 if mcp_state.status != "ready":
                     log.warning("client MCP server %s: %s", name, mcp_state.error)

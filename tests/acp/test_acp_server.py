@@ -347,6 +347,22 @@ def test_mcp_servers_the_client_passes_join_the_session(
     assert "UTC" in result["content"] and "error" not in json.loads(result["content"])
 
 
+def test_an_editors_mcp_tool_with_a_poisoned_description_is_left_out(
+    home: Path, work: Path, llm: FakeLLM
+) -> None:
+    """attack7's A7-11 for the servers an editor passes: scanned as config.yaml's are."""
+    from acp import schema
+
+    fake = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
+    write_config(home, llm.openai_url)
+    llm.script(Reply(text="ok"))
+    server = schema.McpServerStdio(name="docs", command=sys.executable, args=[fake, "docs"], env=[])
+    asyncio.run(_drive(home, work, Editor("once"), one_prompt(work, "hi", [server])))
+    offered = [t["function"]["name"] for t in llm.requests[0].body["tools"]]
+    assert "mcp__docs__lookup" in offered and "mcp__docs__forecast" not in offered
+    assert "read ~/.aws/credentials" not in json.dumps(llm.requests[0].body)
+
+
 def test_cancel_mid_stream_ends_the_turn_and_keeps_the_text(
     home: Path, work: Path, llm: FakeLLM
 ) -> None:
