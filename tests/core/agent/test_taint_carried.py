@@ -123,6 +123,34 @@ def test_a_compressed_channel_taint_holds_the_childs_writes_in_its_own_words(
     assert held.sources[0]["tool"] == "read_file" and str(outside) in held.sources[0]["call"]
 
 
+def test_a_rewind_of_a_compressed_conversation_keeps_what_the_summary_replaced(
+    home: Path, tmp_path: Path, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compression, "PROTECT_HEAD", 1)
+    monkeypatch.setattr(compression, "PROTECT_TAIL", 1)
+    runtime = open_runtime(home, llm.openai_url, memory={"nudge_interval": 0})
+    llm.script(
+        Reply(tool_calls=[("read_file", {"path": "README.md"})]),
+        Reply(text="Read it."),
+        Reply(text=f"Goal: tidy.\nFacts: the README says: {NOTE}"),
+        Reply(text="Hello."),
+        Reply(text="More."),
+    )
+    session = runtime.open_session(cwd=_project(tmp_path), ask=allow)
+    session.submit("read the readme")
+    assert session.compress_now()
+    session.submit("hello")
+    session.submit("more")
+    compressed = session.id
+    session.rewind_conversation(session.checkpoints.turns()[-1].number)
+    assert session.id != compressed
+    llm.script(_remember(NOTE), Reply(text="Saved."))
+    session.submit("remember that fact")
+    assert "MARKER7C" not in _memory_text(home)
+    [held] = runtime.pending.list()
+    assert "README.md" in str(held.copied)
+
+
 def _hermes_home(home: Path) -> None:
     shutil.copy(FIXTURE, home / "state.db")
     db = sqlite3.connect(home / "state.db")
