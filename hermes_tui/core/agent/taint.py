@@ -98,8 +98,10 @@ ATTACHED_FILE = "attached file"  # the "tool" of a file the user attached to a m
 TOOL_DOCS = "MCP server docs"  # the "tool" of an MCP tool's description and schema
 # How the output of the user's own `!command` starts inside their next message (loop.py).
 USER_COMMAND_BLOCK = "[Before this message I ran a shell command myself"
-# Hermes Agent's tools whose results come from the network or an MCP server.
-FOREIGN_NETWORK_TOOLS = re.compile(r"(web_|browser_|mcp_|vision_|fetch|http)", re.IGNORECASE)
+# Hermes Agent's tools whose results come from the network, an MCP server or a subagent.
+FOREIGN_NETWORK_TOOLS = re.compile(
+    r"(web_|browser_|mcp_|vision_|fetch|http|delegate|mixture_of_agents)", re.IGNORECASE
+)
 
 
 class TaintTracker:

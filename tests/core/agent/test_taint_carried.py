@@ -180,6 +180,25 @@ def test_a_resumed_hermes_sessions_tool_results_are_sources(
     assert "MARKER7C" not in _memory_text(home) and len(again.pending.list()) == 2
 
 
+def test_a_hermes_sessions_web_tool_taints_the_resumed_conversation(
+    home: Path, tmp_path: Path, llm: FakeLLM
+) -> None:
+    _hermes_home(home)
+    db = sqlite3.connect(home / "state.db")
+    call = '[{"id": "call_1", "type": "function", "function": {"name": "web_extract", '
+    call += '"arguments": "{\\"urls\\": [\\"https://example.com\\"]}"}}]'
+    db.execute("UPDATE messages SET tool_calls=? WHERE id=2", (call,))
+    db.execute("UPDATE messages SET tool_name='web_extract' WHERE id=3")
+    db.commit()
+    db.close()
+    llm.script(_remember("The user ships on Fridays."), Reply(text="Saved."))
+    runtime = open_runtime(home, llm.openai_url, memory={"nudge_interval": 0})
+    runtime.open_session(HERMES_CLI, cwd=tmp_path, ask=allow).submit("remember I ship Fridays")
+    assert runtime.memory.entries("memory") == []
+    [held] = runtime.pending.list()
+    assert held.sources[0]["tool"] == "web_extract" and "network" in held.sources[0]["reason"]
+
+
 def test_a_hermes_session_from_a_messaging_gateway_starts_tainted(
     home: Path, tmp_path: Path, llm: FakeLLM
 ) -> None:
