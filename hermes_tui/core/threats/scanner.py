@@ -105,7 +105,8 @@ class Scanner:
                 return cached
             verdict = self._remembered.get(text) if self._remembered is not None else None
             if verdict is None:
-                unscored = unscored or self._unscored.pop(text, None)
+                known = self._unscored.pop(text, None)
+                unscored = known if unscored is None else unscored
                 verdict = self._assess(text) if unscored is None else _scored(text, unscored)
                 if self._remembered is not None and len(text) <= MAX_SCAN_CHARS:
                     self._remembered.put(text, verdict)
