@@ -158,10 +158,17 @@ class ContentIndex:
         """Whether a tool result (not only the project's instruction files) is indexed."""
         return any(result.tool != PROJECT_FILE for result in self._results)
 
-    def entries(self) -> list[dict[str, Any]]:
-        """Every indexed result as plain data ({tool, call, views}), for `absorb` elsewhere: a
-        conversation compressed or forked carries what it took in (taint.TaintTracker.export)."""
-        return [{"tool": r.tool, "call": r.call, "views": list(r.views)} for r in self._results]
+    def entries(self, max_chars: int | None = None) -> list[dict[str, Any]]:
+        """The indexed results as plain data ({tool, call, views}), for `absorb` elsewhere: a
+        conversation compressed or forked carries what it took in (taint.TaintTracker.export).
+        With `max_chars`: the newest whose views fit in it (what sessions.db keeps)."""
+        kept, total = [], 0
+        for result in reversed(self._results):
+            total += sum(map(len, result.views))
+            if max_chars is not None and total > max_chars:
+                break
+            kept.append({"tool": result.tool, "call": result.call, "views": list(result.views)})
+        return kept[::-1]
 
     def absorb(self, entries: list[Any]) -> None:
         """Index results another index exported (`entries`), their views as they were."""

@@ -37,6 +37,9 @@ def _totals(usage: Usage) -> UsageTotals:
     )
 
 
+CARRIED_CHARS = 8 << 20  # tool-result text a compressed session keeps for taint by content
+
+
 class Reviewer(Protocol):
     def start(self, session: Session, due: Due) -> None:
         """Fork a background review of `session` for the due counters."""
@@ -214,7 +217,8 @@ class Session:
         for message in messages:
             self.sessions.append(child.id, message)
         # The summary replaces the turns that read a README or a page, not what they read.
-        self.sessions.set_taint(child.id, self.agent.taint.export())
+        # (The newest 8 MB of it: each compression writes its own row; every source is kept.)
+        self.sessions.set_taint(child.id, self.agent.taint.export(CARRIED_CHARS))
         self.info = self.sessions.get(child.id)
         self.agent.context.session_id = child.id
         self._save_counters()

@@ -156,11 +156,12 @@ class TaintTracker:
         self.sources.append(source)
         return source
 
-    def export(self) -> dict[str, Any]:
+    def export(self, max_chars: int | None = None) -> dict[str, Any]:
         """What this conversation has taken in, as plain data: a compressed conversation's child
-        session keeps it (sessions.db's session_taint), so dropping the turns that read a
-        README from the history never lowers the taint (attack7's A7-6)."""
-        return {"sources": [asdict(s) for s in self.sources], "content": self.content.entries()}
+        session keeps it (sessions.db's session_taint, the newest `max_chars` of text and every
+        source), so dropping the turns that read a README never lowers the taint (A7-6)."""
+        content = self.content.entries(max_chars)
+        return {"sources": [asdict(s) for s in self.sources], "content": content}
 
     def absorb(self, state: dict[str, Any] | None) -> None:
         """Take in what another tracker exported (the parent of a compressed conversation, a

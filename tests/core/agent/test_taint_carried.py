@@ -252,3 +252,20 @@ def test_the_kept_taint_is_redacted_migrated_in_and_deleted_with_its_session(
     assert int(version) == SCHEMA_VERSION
     store.delete(info.id)
     assert store.taint(info.id) is None
+
+
+def test_what_a_compressed_session_keeps_is_bounded_newest_first() -> None:
+    from hermes_tui.core.agent.taint import TaintSource, TaintTracker
+
+    old_text = "the oldest page says the deploy helper lives in scripts ship sh " * 3
+    new_text = NOTE
+    tracker = TaintTracker()
+    tracker.content.add("read_file", "read_file(path='old.md')", old_text)
+    tracker.content.add("read_file", "read_file(path='README.md')", new_text)
+    tracker.sources.append(TaintSource("web_fetch", "web_fetch(url=…)", "a web page", ""))
+    state = tracker.export(max_chars=len(new_text) + 20)  # the newest result only
+    carried = TaintTracker()
+    carried.absorb(state)
+    assert carried.tainted  # every source is kept
+    assert carried.content.match(NOTE) is not None
+    assert carried.content.match(old_text) is None
