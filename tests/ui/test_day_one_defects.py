@@ -119,7 +119,9 @@ async def test_resuming_a_session_with_long_replies_opens_on_the_newest_message(
     async with app.run_test(size=SMALL):
         app.resume(session_id)
         await app.workers.wait_for_complete()
-        await wait_until(lambda: all(m.settled for m in app.query(AssistantMessage)), 30)
+        # Four long replies drawn in steps: 31 s alone at load 17, past 30 s beside three more
+        # workers (the wait failed so); a wait that is met returns at once.
+        await wait_until(lambda: all(m.settled for m in app.query(AssistantMessage)), 90)
         chat = app.query_one(ChatView)
         newest = app.query(AssistantMessage).last()
         assert newest.text == "THE NEWEST ANSWER."
