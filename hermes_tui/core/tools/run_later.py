@@ -276,6 +276,17 @@ def on_search_path(
 # The folders of the system's own programs: a program a command puts in a writable folder
 # ahead of them on PATH runs instead of git, ls, ssh, sudo when the user types that name.
 SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+# Toolchains a version manager keeps in the home (nvm's node and npm, rustup's cargo, pyenv's
+# python, ~/go/bin...): shadowed by these names wherever on PATH after the folder they lie.
+CORE_TOOLS = frozenset(
+    {
+        *("node", "npm", "npx", "corepack", "yarn", "pnpm", "bun", "deno"),
+        *("python", "python3", "pip", "pip3", "uv", "pipx", "poetry"),
+        *("cargo", "rustc", "rustup", "go", "ruby", "gem", "bundle", "java", "mvn", "gradle"),
+        *("git", "gh", "ssh", "scp", "sudo", "make", "docker", "kubectl", "helm", "terraform"),
+        *("aws", "gcloud", "az"),
+    }
+)
 
 
 def shadowing_folders(
@@ -288,7 +299,8 @@ def shadowing_folders(
     itself: `.` on PATH, started in `~/bin`; the project's installed programs: `.venv/bin`
     aside, `node_modules/.bin`), each with the names of the system's programs it comes ahead
     of on PATH (`SYSTEM_FOLDERS`, as PATH orders them; a globally installed npm tool, a link
-    into node_modules, left out: a project's own copy is meant to win). A program a command
+    into node_modules, left out: a project's own copy is meant to win) and the `CORE_TOOLS`
+    found in any later folder outside the writable places (nvm's node and npm). A program a command
     leaves there under one of those names is moved aside after it (sweep.sweep_shadows): the
     user's shell would run it for `git`. The project venv's own names stay as they are (the
     venv rule: its `python` and `pip` are meant to come first)."""
@@ -304,8 +316,14 @@ def shadowing_folders(
         writable = real in real_places or (real in set(project_bins) and real not in venvs)
         if not writable or any(real == folder for folder, _ in found):
             continue
-        later = [f for f in order[index + 1 :] if f in SYSTEM_FOLDERS and f != real]
-        names = frozenset(name for folder in dict.fromkeys(later) for name in _programs(folder))
+        later = [f for f in dict.fromkeys(order[index + 1 :]) if f != real]
+        names = frozenset(
+            name
+            for folder in later
+            if not any(folder == place or _inside(folder, place) for place in real_places)
+            for name in _programs(folder)
+            if folder in SYSTEM_FOLDERS or name in CORE_TOOLS
+        )
         if names:
             found.append((Path(real), names))
     return found
@@ -316,7 +334,11 @@ def _programs(folder: str) -> list[str]:
         names = os.listdir(folder)
     except OSError:
         return []
-    return [name for name in names if "node_modules" not in _link_text(os.path.join(folder, name))]
+    return [
+        name
+        for name in names
+        if name in CORE_TOOLS or "node_modules" not in _link_text(os.path.join(folder, name))
+    ]
 
 
 def _link_text(path: str) -> str:

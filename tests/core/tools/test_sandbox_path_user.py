@@ -71,14 +71,24 @@ def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_p
     `node_modules/.bin/git` for git and ls. `bin` is read-only like an absolute entry; the
     working directory and `node_modules/.bin` stay writable (npm install writes the latter)
     and a program left there under a system program's name is moved aside after the command,
-    also a file that was there made runnable; other programs stay."""
+    also a file that was there made runnable; so is one named like a toolchain's program kept
+    in the home (nvm's npm); other programs stay, a global npm tool's name too (a project's
+    own eslint is meant to come first)."""
     home = place / "home"
     work = home / "proj"
     (work / "bin").mkdir(parents=True)
     (work / "ssh").write_text("notes about ssh\n")  # the user's, not a program
+    nvm = home / ".nvm" / "versions" / "node" / "v20"
+    for tool in ("npm", "eslint"):  # npm -g's links into lib/node_modules, as nvm lays them
+        script = nvm / "lib" / "node_modules" / tool / "bin" / "cli.js"
+        script.parent.mkdir(parents=True)
+        script.write_text(f"#!/bin/sh\necho global {tool}\n")
+        script.chmod(0o755)
+        (nvm / "bin").mkdir(exist_ok=True)
+        (nvm / "bin" / tool).symlink_to(f"../lib/node_modules/{tool}/bin/cli.js")
     own(place)
-    marks = {name: home / f"PWNED-{name}" for name in ("bin", "top", "nm", "ssh")}
-    path = f"bin:.:./node_modules/.bin:{SYSTEM_PATH}"
+    marks = {name: home / f"PWNED-{name}" for name in ("bin", "top", "nm", "ssh", "npm")}
+    path = f"bin:.:./node_modules/.bin:{nvm}/bin:{SYSTEM_PATH}"
     env = env_of(home, path)
 
     results = terminal(
@@ -90,16 +100,20 @@ def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_p
                 _plant(".", "ls", marks["top"]),
                 _plant("node_modules/.bin", "git", marks["nm"]),
                 _plant("node_modules/.bin", "my-linter", home / "linted"),
+                _plant("node_modules/.bin", "npm", marks["npm"]),
+                _plant("node_modules/.bin", "eslint", home / "local-eslint"),
                 "echo work > notes.txt",
             ]
         ),
         f"printf '#!/bin/sh\\ntouch {marks['ssh']}\\n' > ssh; chmod +x ssh",
     )
 
-    ran = as_user(["bash", "-c", "git --version; ls; ssh -V; my-linter; echo done"], env, work)
-    assert ran.stdout.endswith("done\n"), ran.stderr
+    user = "git --version; ls; ssh -V; my-linter; npm; eslint; echo done"
+    ran = as_user(["bash", "-c", user], env, work)
+    assert ran.stdout.endswith("global npm\ndone\n"), ran.stderr
     assert [m.name for m in marks.values() if m.exists()] == [], results
     assert (home / "linted").exists(), "the project's own program runs"
+    assert (home / "local-eslint").exists(), "the project's eslint comes before the global one"
     assert (work / "notes.txt").read_text() == "work\n"
     assert not results[0]["success"] and "node_modules/.bin/git" in results[0]["error"], results
     assert "moved aside" in results[1]["error"], results
