@@ -16,7 +16,9 @@ from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 from hermes_tui.ui.widgets.reviews_pane import ReviewItem
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
-SIZE = (130, 40)
+# As small as the tests allow (the side panel beside the chat needs 100 columns): each frame's
+# cost grows with the cells drawn.
+SIZE = (100, 30)
 
 
 async def test_sending_a_message_streams_the_reply_and_shows_a_tool_row(
