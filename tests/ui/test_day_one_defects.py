@@ -201,7 +201,7 @@ async def test_the_interrupted_notice_is_visible_after_esc_mid_reply(
         await wait_until(lambda: chat.max_scroll_y > 60, 30)
         await pilot.press("escape")
         await app.workers.wait_for_complete()
-        await wait_until(lambda: all(m.settled for m in app.query(AssistantMessage)), 30)
+        await wait_until(lambda: all(m.settled for m in app.query(AssistantMessage)), 90)
         await wait_until(lambda: bool(app.query(ErrorBlock)), 20)
         notice = app.query(ErrorBlock).last()
         assert "Interrupted" in str(notice.content)

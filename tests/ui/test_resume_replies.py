@@ -27,7 +27,7 @@ async def test_a_resumed_session_draws_every_reply(home: Path, llm: FakeLLM) -> 
         await again.workers.wait_for_complete()
         try:
             await wait_until(
-                lambda: all(m.settled for m in again.query(AssistantMessage)), timeout=30
+                lambda: all(m.settled for m in again.query(AssistantMessage)), timeout=90
             )
         except AssertionError:
             raise AssertionError("the resumed replies were never drawn") from None

@@ -69,7 +69,7 @@ async def half_drawn(pilot, text: str) -> tuple[ChatView, AssistantMessage]:
     await chat.stream(text[:half])
     message = pilot.app.query_one(AssistantMessage)
     try:
-        await wait_until(lambda: message._fed >= half, timeout=20)
+        await wait_until(lambda: message._fed >= half, timeout=60)
     except AssertionError:
         raise AssertionError("the first half was never drawn") from None
     await wait_until(lambda: message._shown_fed >= half)  # on screen, not only fed
