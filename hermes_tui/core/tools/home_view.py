@@ -129,7 +129,7 @@ def hermes_home_view(
     shown_in = [os.path.join(home, name) for name in IN_HERMES_HOME]
     for name in IN_HERMES_HOME:
         if exists(hermes_home / name) and os.path.exists(hermes_home / name):
-            args += ["--ro-bind", str(hermes_home / name), str(hermes_home / name)]
+            args += ["--ro-bind-try", str(hermes_home / name), str(hermes_home / name)]
 
     def out_of_sight(path: Path) -> bool:
         real = os.path.realpath(path)
@@ -316,7 +316,8 @@ def view_args(
         if any(_within(target, outer) for outer in bound):
             continue
         bound.append(target)
-        args += ["--ro-bind", source, target, *_dotenv_hidden(source, target)]
+        # -try: another process may remove it before bubblewrap starts (a toolchain's update)
+        args += ["--ro-bind-try", source, target, *_dotenv_hidden(source, target)]
     return args, [real for real, _ in pairs]
 
 
