@@ -50,6 +50,13 @@ class SandboxStatus:
     nsenter: str | None = None  # joins a held network namespace (netns.py), when there
 
 
+# The bubblewrap programs (path and file identity) that made a sandbox in this process: the
+# runtime, each conversation's terminal and the eval's checker probe, and a trial (a bwrap
+# run, about 6 ms of CPU and 25 ms) is not repeated for one that worked. A failure is tried
+# again next time.
+_WORKED: set[tuple[str, int, int, int, int]] = set()
+
+
 def probe(
     mode: SandboxMode,
     which: Callable[[str], str | None] | None = None,
@@ -68,20 +75,27 @@ def probe(
             False, "bwrap (bubblewrap) is not on PATH; install the bubblewrap package"
         )
     try:
-        trial = subprocess.run(
-            [bwrap, *_isolation(network="off"), "--ro-bind", "/", "/", "--", "true"],
-            capture_output=True,
-            text=True,
-            timeout=15,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        found = os.stat(bwrap)
+        identity = (bwrap, found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
+    except OSError as exc:
         return SandboxStatus(False, f"bwrap at {bwrap} could not start: {exc}")
-    if trial.returncode != 0:
-        why = " ".join(trial.stderr.split())[:200] or f"exit status {trial.returncode}"
-        return SandboxStatus(
-            False,
-            f"bwrap at {bwrap} cannot create a sandbox here ({why}); are user namespaces off?",
-        )
+    if identity not in _WORKED:
+        try:
+            trial = subprocess.run(
+                [bwrap, *_isolation(network="off"), "--ro-bind", "/", "/", "--", "true"],
+                capture_output=True,
+                text=True,
+                timeout=15,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return SandboxStatus(False, f"bwrap at {bwrap} could not start: {exc}")
+        if trial.returncode != 0:
+            why = " ".join(trial.stderr.split())[:200] or f"exit status {trial.returncode}"
+            return SandboxStatus(
+                False,
+                f"bwrap at {bwrap} cannot create a sandbox here ({why}); are user namespaces off?",
+            )
+        _WORKED.add(identity)
     return SandboxStatus(True, f"bubblewrap ({bwrap})", bwrap, which("socat"), which("nsenter"))
 
 

@@ -66,6 +66,34 @@ def test_sandbox_off_or_missing_says_why() -> None:
     assert not missing.active and "install the bubblewrap package" in missing.detail
 
 
+def test_a_bubblewrap_that_made_a_sandbox_is_not_tried_again_in_the_process(
+    tmp_path: Path,
+) -> None:
+    """Each runtime, conversation and checker probes: a bwrap that worked once is taken at its
+    word for the rest of the process (the same file), one that failed is tried again, and one
+    replaced in place is tried anew."""
+    runs = tmp_path / "runs"
+    fake = tmp_path / "bwrap"
+
+    def fake_bwrap(status: int, note: str) -> None:
+        fake.write_text(f"#!/bin/sh\necho {note} >> {runs}\nexit {status}\n")
+        fake.chmod(0o755)
+
+    def tried() -> list[str]:
+        return runs.read_text().split() if runs.exists() else []
+
+    which = {"bwrap": str(fake)}.get
+    fake_bwrap(1, "failing")
+    assert not probe("auto", which=which).active and not probe("auto", which=which).active
+    assert tried() == ["failing", "failing"]
+    fake_bwrap(0, "working-one")
+    assert probe("auto", which=which).active and probe("on", which=which).active
+    assert tried() == ["failing", "failing", "working-one"]
+    fake_bwrap(0, "working-two-replaced")
+    assert probe("auto", which=which).active
+    assert tried()[-1] == "working-two-replaced" and len(tried()) == 4
+
+
 def test_sandbox_on_without_bubblewrap_refuses_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
