@@ -283,10 +283,9 @@ class Runtime(LearningParts, SkillParts):
             from hermes_tui.core.tools.mcp import McpManager
             from hermes_tui.core.tools.mcp_config import parse_servers
 
+            servers = parse_servers(self.config.mcp_servers, self.config.env)
             self._mcp = McpManager(
-                parse_servers(self.config.mcp_servers, self.config.env),
-                sink=self.sink,
-                redact=self.redactor.text,
+                servers, sink=self.sink, redact=self.redactor.text, home=self.home
             )
         return self._mcp
 

@@ -130,8 +130,18 @@ class FileState:
 
 
 def watched_folders(context: ToolContext) -> tuple[Path, ...]:
-    """The working directory and the folder the conversation is in now."""
-    return tuple(dict.fromkeys((context.workdir, context.cwd)))
+    """The working directory, the folder the conversation is in now, and those above the
+    working directory up to its git root: a .hermes.md there is loaded by every session below
+    it, an AGENTS.md by one started there, and a process outside the sandbox (an MCP server
+    rooted at the repository) can write them (attack8's A8-2)."""
+    from hermes_tui.core.agent.prompt import _git_root
+
+    real = Path(os.path.realpath(context.workdir))
+    root = _git_root(real)
+    above = []
+    if root is not None and root in real.parents:
+        above = [folder for folder in real.parents if folder == root or root in folder.parents]
+    return tuple(dict.fromkeys((context.workdir, context.cwd, *above)))
 
 
 def watched_paths(folders: tuple[Path, ...]) -> list[Path]:

@@ -128,9 +128,15 @@ class McpError(Exception):
 
 class McpManager:
     def __init__(
-        self, parsed: ParsedServers, *, sink: Sink = discard, redact: Callable[[str], str] = str
+        self,
+        parsed: ParsedServers,
+        *,
+        sink: Sink = discard,
+        redact: Callable[[str], str] = str,
+        home: Path | None = None,
     ) -> None:
         self.sink = sink
+        self.home = home  # hermes-tui's home: what a call changes there is put back
         self.redact = redact  # the runtime's Redactor.text: a server's stderr may quote a key
         self.states: dict[str, ServerState] = {}
         self.problems = dict(parsed.problems)
@@ -453,7 +459,7 @@ class McpManager:
             self.sink(Notice("info", f"MCP server {server!r} died; restarting it once"))
             self._launch(state)
             state.ready.wait(state.config.connect_timeout_s + 1.0)
-        watch = OutsideWrites.take(context.workdir)
+        watch = OutsideWrites.take(context.workdir, self.home, args, context.cwd)
         try:
             result = self._call_once(state, tool, args)
         except McpError as exc:

@@ -7,14 +7,24 @@ every wall the terminal has. So each MCP call is watched as a sandboxed command 
 configs and hooks (gitguard), the run-later paths (sweep) and package.json's hook keys
 (package_hooks) are taken before it and, after it, what it changed there is put back or moved
 aside into `.hermes-moved-aside/`, and the call's result says so. (Instruction files are the
-agent loop's write gate's, as for commands.)
+agent loop's write gate's, as for commands.) A server rooted above the working directory can
+also reach hermes-tui's own home, whose SOUL.md, memories, skills and commands every later
+session loads (attack8's A8-2): a file there that the call's arguments name is taken before it
+and put back after it when the call changed it (only those named: a background review may be
+writing the memory files meanwhile).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+# What hermes-tui loads from its home into every session, or runs (commands/ are slash commands).
+HOME_LOADED = ("SOUL.md", "memories", "skills", "commands", "config.yaml", ".env")
+MAX_HOME_BYTES = 4 * 1024 * 1024  # a named file larger than this is not kept (said, not put back)
 
 
 @dataclass
@@ -26,19 +36,28 @@ class OutsideWrites:
     swept: list[Path]
     identities: dict[Path, Any]
     package: Any  # package_hooks.Snapshot
+    home: Path | None = None
+    named: dict[Path, bytes | None] = field(default_factory=dict)  # home files the call names
 
     @classmethod
-    def take(cls, workdir: Path) -> OutsideWrites:
+    def take(
+        cls, workdir: Path, home: Path | None = None, arguments: Any = None, cwd: Path | None = None
+    ) -> OutsideWrites:
         from hermes_tui.core.tools import gitguard, package_hooks
         from hermes_tui.core.tools.sweep import identities, swept_paths
 
         swept = swept_paths(workdir)
+        named = {}
+        if home is not None:
+            named = {path: _read(path) for path in home_paths(home, arguments, cwd or workdir)}
         return cls(
             workdir,
             gitguard.snapshot_workspace(workdir),
             swept,
             identities(swept),
             package_hooks.snapshot(workdir),
+            home,
+            named,
         )
 
     def undo(self) -> list[str]:
@@ -60,4 +79,76 @@ class OutsideWrites:
             )
         if hooks := package_hooks.restore(self.package, self.workdir, quarantine):
             undone.append(hooks)
+        undone += self._home_put_back()
         return undone
+
+    def _home_put_back(self) -> list[str]:
+        from hermes_tui.core.storage import atomic_write_bytes
+        from hermes_tui.core.tools.sweep import aside_folder
+
+        said = []
+        for path, was in self.named.items():
+            now = _read(path)
+            if now == was or (was is None and not os.path.lexists(path)):
+                continue
+            try:
+                if was is None:  # made by the call: moved aside, never deleted
+                    place = aside_folder(path.parent)
+                    target, serial = place / path.name, 1
+                    while os.path.lexists(target):
+                        serial, target = serial + 1, place / f"{path.name}.{serial + 1}"
+                    os.replace(path, target)
+                    done = f"moved aside to {target}"
+                else:
+                    atomic_write_bytes(path, was)
+                    done = "put back as it was"
+            except OSError as exc:
+                done = f"could not be put back ({exc.strerror or exc})"
+            said.append(
+                f"changed {path} in hermes-tui's home, which every later session loads or runs "
+                f"(use the memory and skill tools for those): {done}"
+            )
+        return said
+
+
+def home_paths(home: Path, arguments: Any, cwd: Path) -> list[Path]:
+    """The files of `home`'s loaded places (HOME_LOADED) that a string among `arguments` names:
+    an absolute or `~` path into it, or a relative one naming them from the home or a folder
+    above it (`memories/MEMORY.md`, `.local/share/hermes-tui/skills/x/SKILL.md`)."""
+    real = Path(os.path.realpath(home))
+    found = []
+    for text in _strings(arguments):
+        if "/" not in text and text not in HOME_LOADED:
+            continue
+        expanded = os.path.expanduser(text)
+        if os.path.isabs(expanded) or text.startswith(("./", "../")):
+            path = Path(os.path.realpath(os.path.join(cwd, expanded)))
+            if real in path.parents and path.relative_to(real).parts[0] in HOME_LOADED:
+                found.append(path)
+            continue
+        parts = Path(os.path.normpath(text)).parts
+        for at in range(len(parts)):
+            if parts[at] in HOME_LOADED and (at == 0 or parts[at - 1] == real.name):
+                found.append(real.joinpath(*parts[at:]))
+                break
+    return list(dict.fromkeys(found))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value.strip()
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_HOME_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
