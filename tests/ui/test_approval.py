@@ -11,7 +11,7 @@ from textual.widgets import Button
 
 from hermes_tui.ui.screens.modals import ApprovalScreen
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def _next_dialog(app, pilot, after: ApprovalScreen | None = None) -> ApprovalScreen:

@@ -14,7 +14,7 @@ from helpers import make_app, wait_until
 from hermes_tui.core.transcript import Said
 from hermes_tui.ui.widgets.chat import AssistantMessage, ChatView
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def conversation(turns: int = 15) -> list[Said]:

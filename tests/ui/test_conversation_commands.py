@@ -11,7 +11,7 @@ from helpers import make_app, send, wait_until
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.widgets.chat import AssistantMessage, NoteBlock, UserMessage
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _users(app) -> list[str]:

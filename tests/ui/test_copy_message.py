@@ -10,7 +10,7 @@ from helpers import make_app, send
 from hermes_tui.ui.widgets.chat import AssistantMessage, UserMessage
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (120, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 REPLY = "Use **pytest -x**:\n\n```sh\npytest -x tests/\n```\n\nThen read the first failure."
 
 

@@ -12,7 +12,7 @@ from helpers import make_app, skill_text, wait_until
 from hermes_tui.ui.app import HermesApp
 
 DAY = 86_400
-SIZE = (120, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _due_with_an_old_skill(home: Path, app: HermesApp) -> None:

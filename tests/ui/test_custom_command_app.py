@@ -12,7 +12,7 @@ from helpers import make_app, run_main, send, wait_until, write_config
 from hermes_tui.ui.widgets.chat import NoteBlock, UserMessage
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _add_quick_commands(home: Path, commands: dict) -> None:

@@ -13,7 +13,7 @@ from helpers import make_app, wait_until
 from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 BOUND = 10.0  # seconds; the old behaviour waited 120 s per attempt
 REPLY = "The first half of this reply arrives, and then the server hangs for good."
 

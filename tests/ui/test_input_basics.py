@@ -13,7 +13,7 @@ from hermes_tui.ui.screens.modals import ApprovalScreen
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (120, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_ctrl_c_clears_a_written_message_then_cancels_then_quits(

@@ -10,7 +10,7 @@ from textual.widgets import Button, Checkbox, Input, SelectionList
 from hermes_tui.ui.screens.install import InstallScreen
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def source_with_three(root: Path) -> Path:

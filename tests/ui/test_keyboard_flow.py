@@ -12,7 +12,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from hermes_tui.ui.widgets.chat import AssistantMessage, ToolRow, UserMessage
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (120, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_tool_rows_are_reached_expanded_and_copied_from_the_keyboard(

@@ -17,7 +17,7 @@ from hermes_tui.ui.widgets.input import ChatInput
 from hermes_tui.ui.widgets.memory_pane import EntryEditor
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def terminal_sends(app, data: str) -> None:

@@ -13,7 +13,7 @@ from hermes_tui.ui.screens.mcp import McpScreen
 from hermes_tui.ui.widgets.input import ChatInput
 
 FAKE = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py")
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_servers_start_behind_the_first_screen_and_slash_mcp_lists_them(home: Path) -> None:

@@ -13,7 +13,7 @@ from hermes_tui.ui.widgets.chat import UserMessage
 from hermes_tui.ui.widgets.input import ChatInput
 from hermes_tui.ui.widgets.mentions import MentionHints
 
-SIZE = (120, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from helpers import make_app, wait_until
 from hermes_tui.ui.widgets.chat import ToolRow
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
-SIZE = (130, 36)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _saved_mode(home: Path) -> str | None:

@@ -9,7 +9,7 @@ from helpers import make_app
 from hermes_tui.ui.screens.editor import DiffPreview, SkillEditor
 from hermes_tui.ui.widgets.skills_pane import SkillsPane
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def open_new_skill(app, pilot) -> SkillEditor:

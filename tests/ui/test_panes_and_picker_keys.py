@@ -12,7 +12,7 @@ from hermes_tui.ui.screens.modals import ConfirmScreen
 from hermes_tui.ui.screens.welcome import WelcomeScreen
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _record_toasts(app) -> list[str]:

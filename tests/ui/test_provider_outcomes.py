@@ -11,7 +11,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from hermes_tui.ui.widgets.chat import AssistantMessage, ErrorBlock, ToolRow
 from hermes_tui.ui.widgets.reasoning import ReasoningBlock
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_two_turns_whose_tool_calls_carry_the_same_id_are_both_shown(

@@ -11,7 +11,7 @@ from hermes_tui.core.agent.review import ReviewRecord
 from hermes_tui.core.events import ReviewChange
 from hermes_tui.ui.screens.modals import ConfirmScreen
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 STEPS = "# Steps\n\n1. Build it.\n2. Run the tests.\n"
 PATCHED = STEPS.replace("Run the tests.", "Run the tests with -x.")
 

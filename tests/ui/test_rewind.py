@@ -14,7 +14,7 @@ from hermes_tui.ui.screens.rewind import NOT_TRACKED, RewindScreen
 from hermes_tui.ui.widgets.diff import DiffBlock
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 NOTES = "# Notes\n\nfirst line\n"
 
 

@@ -11,7 +11,7 @@ from textual import events
 
 from hermes_tui.ui.widgets.input import ChatInput
 
-SIZE = (130, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 REPORT = "\n".join(f"step {i}: gather the numbers, then write a report." for i in range(30))
 
 

@@ -11,7 +11,7 @@ from helpers import make_app, send, skill_text, write_skill
 from hermes_tui.ui.widgets.chat import NoteBlock
 from hermes_tui.ui.widgets.nudge_bar import NudgeBar
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 def _notes(app) -> list[str]:

@@ -14,7 +14,7 @@ from hermes_tui.core.agent.review import ReviewRecord
 from hermes_tui.core.events import ReviewChange
 from hermes_tui.ui.widgets.reviews_pane import ReviewItem
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_a_hidden_pane_is_made_on_its_first_show_with_what_came_before(

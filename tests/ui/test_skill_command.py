@@ -9,7 +9,7 @@ from helpers import make_app, send, skill_text, write_skill
 
 from hermes_tui.ui.widgets.chat import UserMessage
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_a_skill_name_as_a_command_sends_the_skill_with_the_request(

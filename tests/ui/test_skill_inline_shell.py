@@ -9,7 +9,7 @@ from helpers import make_app, skill_text, wait_until, write_skill
 
 from hermes_tui.ui.screens.modals import ApprovalScreen
 
-SIZE = (120, 40)
+SIZE = (100, 30)  # small: a frame costs by the cells it draws
 
 
 async def test_a_snippet_that_needs_approval_asks_and_a_refusal_is_marked(
