@@ -188,9 +188,19 @@ class RunLater:
     reason: str  # what runs it: "git runs the hooks in it (...)"
 
 
+# What `python -m` imports through sys.path, the working directory first, before hermes_tui's
+# __main__ drops that entry: runpy itself and what it imports (attack8's A8-3: a command's
+# `importlib.py` at the top of the project ran at the user's next `python -m hermes_tui`).
+RUNPY_IMPORTS = (
+    "runpy", "importlib", "types", "warnings", "contextlib", "collections", "functools",
+    "operator", "keyword", "reprlib",
+)  # fmt: skip
+
+
 def is_own_name(name: str) -> bool:
-    """Whether an entry at the top of a folder named `name` is found by `import hermes_tui`."""
-    return name == OWN_NAME or name.startswith(OWN_NAME + ".")
+    """Whether an entry at the top of a folder named `name` is found by `import hermes_tui`,
+    or by an import `python -m hermes_tui` makes before it drops the working directory."""
+    return any(name == own or name.startswith(own + ".") for own in (OWN_NAME, *RUNPY_IMPORTS))
 
 
 def own_name_shadows(workdir: Path) -> list[Path]:

@@ -53,12 +53,14 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
     (work / ".hermes" / "commands" / "x.md").write_text("run this\n")
     (work / "hermes_tui").mkdir()
     (work / "hermes_tui" / "__main__.py").write_text(f"open('{tmp_path}/PWN_main', 'w')\n")
+    # A8-3: what runpy imports through the working directory before hermes_tui drops it.
+    (work / "importlib.py").write_text(f"open('{tmp_path}/PWN_runpy', 'w')\n")
     quarantine = tmp_path / "home" / "scratch" / "s1" / "moved-aside"  # the other filesystem
 
     moved = sweep_created([*swept, *swept_paths(work)], before, quarantine)
 
     assert sorted(old.name for old, _ in moved) == [
-        ".envrc", ".hermes", ".lintstagedrc.json", "hermes_tui", "lefthook.yml",
+        ".envrc", ".hermes", ".lintstagedrc.json", "hermes_tui", "importlib.py", "lefthook.yml",
     ]  # fmt: skip
     assert not (work / ".envrc").exists() and not (work / ".hermes").exists()
     assert not (work / "hermes_tui").exists()
@@ -73,6 +75,7 @@ def test_what_a_command_made_is_moved_aside_on_another_filesystem_too(
         timeout=60,
     )
     assert ran.returncode == 0 and not (tmp_path / "PWN_main").exists()
+    assert not (tmp_path / "PWN_runpy").exists()
     assert moved_to(moved, quarantine) == f"moved aside to {work / MOVED_ASIDE}"
 
 
