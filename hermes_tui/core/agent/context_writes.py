@@ -285,17 +285,25 @@ def _changed_since(path: Path, started: float) -> bool:
 
 def put_back(path: Path, state: FileState | None, known: bool = True) -> None:
     """The path as it was before the command: a link, a file's bytes, or nothing. A path
-    whose past is unknown (`known` False) is moved aside beside it, never removed."""
-    if not known:
-        from hermes_tui.core.tools.sweep import aside_folder
+    whose past is unknown (`known` False) is moved aside beside it; when the command made
+    that impossible (a file where the folder beside goes, a folder it cannot write: attack8's
+    A8-8), it is removed: the held text is in pending/, and a live one would reach the next
+    prompt."""
+    from hermes_tui.core.tools.sweep import aside_folder, writable_again
 
-        place = aside_folder(path.parent)  # never through a link the command put there
-        name = f"{path.name.lstrip('.')}.held"  # not a name any prompt loads
-        target, serial = place / name, 1
-        while os.path.lexists(target):
-            serial += 1
-            target = place / f"{name}.{serial}"
-        os.replace(path, target)
+    writable_again(path.parent)  # `chmod 555 .` by the command (A8-9)
+    if not known:
+        try:
+            place = aside_folder(path.parent)  # never through a link the command put there
+            name = f"{path.name.lstrip('.')}.held"  # not a name any prompt loads
+            target, serial = place / name, 1
+            while os.path.lexists(target):
+                serial += 1
+                target = place / f"{name}.{serial}"
+            os.replace(path, target)
+        except OSError:
+            os.unlink(path)
+            return
         if stat.S_ISREG(os.lstat(target).st_mode):
             os.chmod(target, 0o600)  # held text, never a program
         return

@@ -76,6 +76,7 @@ def sweep_created(
         was, now = before.get(path), identity(path)
         if now == was:
             continue
+        writable_again(path.parent)
         if now is not None:
             moved.append((path, _move_aside(path, quarantine)))
         if was is None or was[3] is None:
@@ -102,7 +103,7 @@ def _move_aside(path: Path, quarantine: Path) -> Path:
         return target
     with contextlib.suppress(OSError):
         _remove(path)
-    return Path(os.devnull)
+    return Path(os.devnull) if not os.path.lexists(path) else path
 
 
 def aside_folder(parent: Path) -> Path:
@@ -112,6 +113,7 @@ def aside_folder(parent: Path) -> Path:
     removed first (it is the command's, and holds nothing); anything else that is not a
     folder is an OSError, as is a folder that is not one once made."""
     place = parent / MOVED_ASIDE
+    writable_again(parent)
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISLNK(os.lstat(place).st_mode):
             os.unlink(place)
@@ -119,7 +121,23 @@ def aside_folder(parent: Path) -> Path:
         os.mkdir(place, 0o700)
     if not stat.S_ISDIR(os.lstat(place).st_mode):
         raise OSError(f"{place} is not a folder")
+    writable_again(place)
     return place
+
+
+def writable_again(folder: Path) -> None:
+    """Give the user back write access to a folder of theirs a command took it from (`chmod
+    555 .` at the end of a command made every move aside and put back fail, and what they
+    should have undone stay: attack8's A8-9). Folders of others, links and failures are left
+    alone: the move that follows then fails and says so."""
+    try:
+        found = os.lstat(folder)
+        if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
+            wanted = found.st_mode | stat.S_IRWXU
+            if stat.S_IMODE(found.st_mode) != stat.S_IMODE(wanted):
+                os.chmod(folder, stat.S_IMODE(wanted), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        return
 
 
 def _free_name(place: Path, name: str) -> Path:
@@ -146,6 +164,9 @@ def moved_to(moved: list[tuple[Path, Path]], quarantine: Path) -> str:
     said = f"moved aside to {', '.join(places)}" if places else ""
     if removed:
         said += ("; " if said else "") + f"removed (could not be moved): {', '.join(removed)}"
+    stuck = [str(old.name) for old, to in moved if to == old and not old.is_symlink()]
+    if stuck:
+        said += ("; " if said else "") + f"STILL THERE (could not be moved): {', '.join(stuck)}"
     links = sorted(old.name for old, _ in moved if old.is_symlink())
     if links:
         were = "the links {} put back as they were" if len(links) > 1 else "the link {} put back"
