@@ -97,7 +97,7 @@ def body_of(head: Head) -> Body:
             raise BadRequest(501, "only the chunked transfer coding is carried")
         return _Chunked()
     if lengths:
-        if len(set(lengths)) != 1 or not lengths[0].isdigit():
+        if len(set(lengths)) != 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
             raise BadRequest(400, "bad Content-Length")
         return _Fixed(int(lengths[0]))
     return _Fixed(0)

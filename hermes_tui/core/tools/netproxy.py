@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import shutil
 import socket
@@ -259,10 +260,19 @@ def _authority(authority: str, default_port: int | None = None) -> tuple[str, in
     host, colon, port = authority.rpartition(":")
     if not colon or host.startswith("[") != host.endswith("]") or "]" in port:
         host, port = authority, "" if default_port is None else str(default_port)
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    bracketed = host.startswith("[") and host.endswith("]")
+    host = host[1:-1] if bracketed else host
+    # A name or an address only: `attacker.example?.localhost` or a list would pass the
+    # allowlist's suffix test while a server behind the address reads another host (A8-6).
+    if not (_HOST_ADDRESS if bracketed else _HOST_NAME).fullmatch(host):
+        raise http_relay.BadRequest(400, "a host name or address is needed")
+    if not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
         raise http_relay.BadRequest(400, "a host:port is needed")
     return host, int(port)
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252}[A-Za-z0-9_.])?")
+_HOST_ADDRESS = re.compile(r"[0-9A-Fa-f:.]+(?:%[A-Za-z0-9_.-]+)?")
 
 
 def _is_address(host: str) -> bool:

@@ -204,3 +204,27 @@ def test_a_second_request_on_one_connection_never_leaves(upstream: Upstream) -> 
     assert set(by_path) == {b"/first", b"/cl", b"/ch"}
     assert by_path[b"/cl"].endswith(b"\r\n\r\nhello")
     assert by_path[b"/ch"].endswith(b"\r\n\r\n" + chunked)
+
+
+def test_a_host_that_is_no_host_name_and_a_length_that_is_no_number_are_refused(
+    upstream: Upstream,
+) -> None:
+    """A8-6: `Host: attacker.example?.localhost` passed the allowlist's suffix test, and a
+    Content-Length of `²` (a digit to str.isdigit, not to int) raised in the proxy's thread."""
+    proxy = FilteringProxy(["localhost"])
+    proxy.start()
+    connect = f"CONNECT localhost:{upstream.port} HTTP/1.1\r\n\r\n".encode()
+    url = f"http://localhost:{upstream.port}/"
+    try:
+        answers = [
+            _exchange(proxy, connect, f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            for host in ("attacker.example?.localhost", "attacker.example,localhost", "[localhost]")
+        ]
+        answers.append(
+            _exchange(proxy, f"GET {url} HTTP/1.1\r\nContent-Length: ²\r\n\r\n".encode())
+        )
+        received = upstream.wait(3)  # the three tunnels' connections, each sent nothing
+    finally:
+        proxy.close()
+    assert all(b" 400 " in answer for answer in answers), answers
+    assert received == [b"", b"", b""]
