@@ -27,6 +27,7 @@ Both sides read this module, so they cannot drift apart:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,20 +114,47 @@ OTHER_AGENTS: tuple[tuple[str, str], ...] = (
     (".opencode", f"opencode {_MCP}, and runs its commands"),
     ("opencode.json", f"opencode {_MCP}"),
     (".aider.conf.yml", "aider runs its lint and test commands after each edit"),
+    (".aider.conf.yaml", "aider runs its lint and test commands after each edit"),
+    (".cursor/hooks.json", "Cursor runs its hooks' commands on agent events"),
+    (".roo", f"Roo Code {_MCP}"),
+    (".kilocode", f"Kilo Code {_MCP}"),
+    (".qwen", f"Qwen Code {_MCP}"),
+    (".junie", f"Junie {_MCP}"),
+    (".factory", f"Factory's droid {_MCP}"),
+    ("crush.json", f"Crush {_MCP}"),
+    (".crush.json", f"Crush {_MCP}"),
+)
+# Package managers' project settings that name code they run (attack8's A8-1).
+PACKAGE_MANAGERS: tuple[tuple[str, str], ...] = (
+    (".yarnrc.yml", "yarn runs the file its yarnPath names as yarn, and loads its plugins"),
+    (".yarnrc", "yarn 1 runs the file its yarn-path names as yarn"),
+    (".yarn/releases", "yarn runs the release .yarnrc.yml's yarnPath names on any yarn command"),
+    (".yarn/plugins", "yarn loads the plugins .yarnrc.yml names on any yarn command"),
+    (".pnpmfile.cjs", "pnpm runs it on every install"),
+    (".npmrc", "npm passes its node-options to every script it runs (npm test)"),
+    ("bunfig.toml", "bun loads the files its preload names before every run and test"),
 )
 # mise's configs of a folder (each read when you enter it: hooks, tasks, environment).
-_MISE = "mise runs its hooks and sets its environment when you enter the folder"
+MISE_REASON = "mise runs its hooks and sets its environment when you enter the folder"
 MISE_CONFIGS = (
     ".mise.toml",
     "mise.toml",
     "mise.local.toml",
     ".mise.local.toml",
+    ".miserc.toml",  # read first: its env = [...] picks which mise.<env>.toml is read
+    ".rtx.local.toml",
     ".config/mise.toml",
+    ".config/mise.local.toml",
+    ".config/miserc.toml",
     ".config/mise",  # config.toml and conf.d/
     ".mise",  # config.toml
     "mise/config.toml",
     ".rtx.toml",
 )
+VIM_EXRC = (".vimrc", "_vimrc", ".gvimrc", "_exrc")  # what Vim's 'exrc' reads besides .exrc
+# mise.<env>.toml and its .local and dotted spellings: MISE_ENV names any environment, so these
+# are matched by pattern at the top of the working directory (`mise_env_configs`).
+MISE_ENV_CONFIG = re.compile(r"\.?mise\.[^/]+\.toml")
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -142,18 +170,20 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".nvim.lua", "Neovim runs it at start in the folder (exrc)"),
     (".nvimrc", "Neovim and Vim run it at start in the folder (exrc)"),
     (".exrc", "Vim and Neovim run it at start in the folder (exrc)"),
+    *((name, "Vim runs it at start in the folder (exrc)") for name in VIM_EXRC),
     (".dir-locals.el", "Emacs applies it, eval forms included once allowed, to files below it"),
     (
         ".pre-commit-config.yaml",
         "pre-commit, installed as a git hook, runs its hooks at your next commit (a local one: "
         "any command)",
     ),
-    *((name, _MISE) for name in MISE_CONFIGS),
+    *((name, MISE_REASON) for name in MISE_CONFIGS),
     (".helix", "Helix starts the language servers its languages.toml names when it opens a file"),
     (".envrc", "direnv runs it when you enter the folder"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
     *COMMIT_HOOK_CONFIGS,
     *OTHER_AGENTS,
+    *PACKAGE_MANAGERS,
 )
 PROTECTED_IN_WORKDIR = tuple(name for name, _ in RUN_LATER_IN_WORKDIR)
 OWN_NAME = "hermes_tui"
@@ -215,6 +245,21 @@ def own_name_shadows(workdir: Path) -> list[Path]:
     return [workdir / n for n in sorted(names) if is_own_name(n)]
 
 
+def is_mise_env_config(name: str) -> bool:
+    """Whether a top-level entry called `name` is one of mise's per-environment configs."""
+    return MISE_ENV_CONFIG.fullmatch(name) is not None
+
+
+def mise_env_configs(workdir: Path) -> list[Path]:
+    """mise's per-environment configs at the top of the working directory (`mise.dev.toml`,
+    `.mise.ci.local.toml`): read-only to commands, moved aside when one is made."""
+    try:
+        names = os.listdir(workdir)
+    except OSError:
+        return []
+    return [workdir / name for name in sorted(names) if is_mise_env_config(name)]
+
+
 def _repository_reason(path: Path) -> str:
     if path.name == "info":
         return GIT_INFO
@@ -227,6 +272,7 @@ def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:
     """The paths of the working directory and of its repositories that run later: read-only to
     sandboxed commands, asked about before the files tools write them."""
     found = [RunLater(workdir / name, why) for name, why in RUN_LATER_IN_WORKDIR]
+    found += [RunLater(path, MISE_REASON) for path in mise_env_configs(workdir)]
     for dirs in repositories:
         found += [RunLater(path, _repository_reason(path)) for path in dirs.run_later()]
     return found

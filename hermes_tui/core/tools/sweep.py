@@ -18,7 +18,11 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from hermes_tui.core.tools.run_later import PROTECTED_IN_WORKDIR, own_name_shadows
+from hermes_tui.core.tools.run_later import (
+    PROTECTED_IN_WORKDIR,
+    mise_env_configs,
+    own_name_shadows,
+)
 
 MOVED_ASIDE = ".hermes-moved-aside"  # beside a swept path, when the quarantine cannot take it
 
@@ -27,7 +31,11 @@ def swept_paths(workdir: Path) -> list[Path]:
     """What a command must not create in the working directory (moved aside after it when it
     did): the protected paths git's guard does not handle, and `own_name_shadows`."""
     names = [name for name in PROTECTED_IN_WORKDIR if not name.startswith(".git/")]
-    return [*(workdir / name for name in names), *own_name_shadows(workdir)]
+    return [
+        *(workdir / name for name in names),
+        *own_name_shadows(workdir),
+        *mise_env_configs(workdir),
+    ]
 
 
 # What a path is: device, inode, file type; a link by the text it holds and by what it leads

@@ -95,3 +95,56 @@ def test_a_command_leaves_no_helix_or_mise_config_new(place: Path) -> None:
 
     assert [n for n in EDITORS_AND_MISE if (work / n).exists()] == [], results
     assert (work / "mise" / "notes.md").read_text() == "a project folder named mise\nx\n"
+
+
+A8_NAMES = {
+    ".vimrc": "silent !touch ~/PWNED\n",
+    "_exrc": "silent !touch ~/PWNED\n",
+    ".cursor/hooks.json": '{"hooks": {"stop": [{"command": "touch ~/PWNED"}]}}',
+    ".roo/mcp.json": json.dumps(SERVER),
+    ".qwen/settings.json": json.dumps(SERVER),
+    "crush.json": json.dumps(SERVER),
+    "mise.dev.toml": '[hooks]\nenter = "touch ~/PWNED"\n',
+    ".miserc.toml": 'env = ["dev"]\n',
+    ".yarnrc.yml": "yarnPath: .yarn/releases/yarn-evil.cjs\n",
+    ".yarn/releases/yarn-evil.cjs": "require('fs').writeFileSync('PWNED', '')\n",
+    ".pnpmfile.cjs": "require('fs').writeFileSync('PWNED', '')\n",
+    ".npmrc": "node-options=--require ./evil.cjs\n",
+    "bunfig.toml": 'preload = ["./evil.ts"]\n',
+}
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_command_leaves_no_editor_agent_or_package_manager_config_new(place: Path) -> None:
+    """attack8's A8-1: Vim's other exrc names, more agents' hook and MCP files, mise's env
+    configs (any MISE_ENV: matched by pattern), yarn's yarnPath and its release, pnpm's
+    pnpmfile, npm's node-options and bun's preload all run later in the folder."""
+    work = place / "ws"
+    work.mkdir()
+    own(place)
+    writes = [
+        f"mkdir -p $(dirname {name}); printf '%s' '{text}' > {name}"
+        for name, text in A8_NAMES.items()
+    ]
+
+    results = terminal(work, env_of(place, SYSTEM_PATH), "; ".join([*writes, "echo x > app.js"]))
+
+    assert [n for n in A8_NAMES if (work / n).exists()] == [], results
+    assert (work / "app.js").read_text() == "x\n"
+
+
+def test_the_files_tools_ask_before_writing_a_mise_env_config(tmp_path: Path) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    asked: list[str] = []
+    registry = ToolRegistry(make_file_tools(hermes_home=tmp_path / "hermes"))
+    context = ToolContext(
+        cwd=work, workdir=work, approvals=Approvals(lambda r: asked.append(r.reason) or "deny")
+    )
+
+    for name in ("mise.staging.toml", ".mise.ci.local.toml", ".npmrc", ".vimrc"):
+        result = registry.call("write_file", {"path": name, "content": "x = 1\n"}, context)
+        assert result.get("denied"), (name, result)
+    kept = registry.call("write_file", {"path": "docs/mise.dev.toml", "content": "x\n"}, context)
+
+    assert len(asked) == 4 and "mise" in asked[0] and kept["success"]
