@@ -35,7 +35,8 @@ from typing import Any, Literal
 from hermes_tui.core import host_programs
 from hermes_tui.core.events import Notice, Sink, discard
 from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
-from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers
+from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers, launch_args
+from hermes_tui.core.tools.mcp_config import inside as _inside
 from hermes_tui.core.tools.outside_writes import OutsideWrites
 from hermes_tui.core.tools.registry import Tool, ToolContext
 
@@ -101,25 +102,6 @@ class ServerState:
             "stderr": self.stderr_tail(redact),
             "restarts": self.restarts,
         }
-
-
-def launch_args(config: McpServerConfig, workdir: Path) -> list[str]:
-    """The server's arguments as started. A stdio server without `cwd` starts in `/`, never in
-    the working directory: `npx -y <server>` runs a package a command planted in the project's
-    node_modules, and `python -m <server>` a module, outside the sandbox (attack7's A7-10).
-    So an argument that is a relative path (`.`, `./data`, `../x`) names the place it named
-    before, the working directory: it is made absolute against it."""
-    if config.cwd:
-        return list(config.args)
-    return [
-        str(workdir / arg) if arg in (".", "..") or arg.startswith(("./", "../")) else arg
-        for arg in config.args
-    ]
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    path, folder = path.resolve(), folder.resolve()
-    return path == folder or folder in path.parents
 
 
 class McpError(Exception):
@@ -329,14 +311,20 @@ class McpManager:
             cwd=config.cwd or os.sep,
             encoding_error_handler="replace",
         )
-        if config.cwd and _inside(Path(config.cwd), Path.cwd()):
+        # A folder or script of the working directory, which the agent's commands write, runs
+        # here outside the sandbox (a cwd there, `./tools/server.py`): said at each start
+        # (attack8's A8-7).
+        base = Path(config.cwd or Path.cwd())
+        written = [config.cwd or "", *(a for a in config.args if a.startswith(("./", "../")))]
+        inside = [t for t in written if t and _inside(base / t, Path.cwd())]
+        if inside:
             self.sink(
                 Notice(
                     "warning",
-                    f"MCP server {state.name!r} starts in {config.cwd}, inside the working "
-                    "directory, which the agent's commands write: what it loads from there "
-                    "(node_modules, a python module, uv.toml) a command can change.",
-                    key=f"mcp-cwd:{state.name}",
+                    f"MCP server {state.name!r} runs {inside[0]}, inside the working directory, "
+                    "outside the sandbox: the agent's commands write there, so a command can "
+                    "change what it runs (keep the server's code elsewhere).",
+                    key=f"mcp-inside:{state.name}",
                 )
             )
         return stdio_client(params, errlog=state.stderr)

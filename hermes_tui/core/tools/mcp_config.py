@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from hermes_tui.core.redaction.forms import random_looking
@@ -234,3 +235,23 @@ def server_secrets(servers: Iterable[McpServerConfig]) -> dict[str, str]:
             tokens = [p for p in path.split("/") if len(p) >= 16 and random_looking(p)]
             pairs.append((f"{server.name} url", tokens))
     return labelled(pairs)
+
+
+def launch_args(config: McpServerConfig, workdir: Path) -> list[str]:
+    """The server's arguments as started. A stdio server without `cwd` starts in `/`, never in
+    the working directory: `npx -y <server>` runs a package a command planted in the project's
+    node_modules, and `python -m <server>` a module, outside the sandbox (attack7's A7-10).
+    So an argument that is a relative path (`.`, `./data`, `../x`) names the place it named
+    before, the working directory: it is made absolute against it."""
+    if config.cwd:
+        return list(config.args)
+    return [
+        str(workdir / arg) if arg in (".", "..") or arg.startswith(("./", "../")) else arg
+        for arg in config.args
+    ]
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether `path` is `folder` or lies in it, links resolved."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents

@@ -338,8 +338,9 @@ def test_a_server_never_runs_code_a_command_planted_in_the_working_directory(
     assert where == repr(("/", [str(work), str(work / "data"), "-v", f"{work}/../x", ".hidden"]))
     assert own_where == repr((own, ["./data"]))  # its own folder: its arguments as written
     assert manager.states["planted"].status == "failed"
-    assert any("'set' starts in" in n and "inside the working directory" in n for n in notices)
-    assert not any("'own' starts in" in n for n in notices)
+    assert any("'set' runs" in n and "inside the working directory" in n for n in notices)
+    assert not any("'own' runs" in n for n in notices)
+    assert any("'where' runs ./data" in n for n in notices)  # A8-7: a ./script of the project
 
 
 def test_a_file_writing_server_leaves_nothing_that_runs_later(tmp_path: Path) -> None:
