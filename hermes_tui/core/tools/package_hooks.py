@@ -29,7 +29,14 @@ from hermes_tui.core.storage import atomic_write_bytes
 NAME = "package.json"
 # Keys whose values are commands run at a commit (lint-staged's, simple-git-hooks', husky
 # v4's `husky.hooks`, yorkie's `gitHooks`, ghooks' and pre-commit's lists of scripts).
-HOOK_KEYS = ("lint-staged", "simple-git-hooks", "husky", "gitHooks", "ghooks", "pre-commit")
+HOOK_KEYS = (
+    *("lint-staged", "nano-staged", "simple-git-hooks", "husky", "gitHooks", "ghooks"),
+    *("pre-commit", "precommit", "pre-push", "prepush"),
+)
+# Nested places the runners read (attack8's A8-5): ghooks' `config.ghooks`; husky 0.x's
+# `scripts.precommit`/`prepush`/`commitmsg`, githook-scripts' `scripts["githook:pre-commit"]`.
+_SCRIPT_HOOK = re.compile(r"(?:pre|post)?(?:commit|push|commitmsg|precommit|prepush)|githook:.*")
+_RAW_NAMES = (*HOOK_KEYS, "githook:", "commitmsg")
 WHY = "run by a commit hook at your next git commit (lint-staged, simple-git-hooks, husky)"
 MAX_BYTES = 4_000_000
 _MISSING = object()
@@ -42,7 +49,7 @@ class Snapshot:
 
     existed: bool
     data: bytes | None
-    keys: dict[str, object] | None
+    keys: dict[tuple[str, ...], object] | None
 
 
 def _read(path: Path) -> bytes | None:
@@ -64,8 +71,34 @@ def _object(data: bytes | None) -> dict[str, object] | None:
     return found if isinstance(found, dict) else None
 
 
-def _hook_keys(found: dict[str, object]) -> dict[str, object]:
-    return {key: found[key] for key in HOOK_KEYS if key in found}
+def _hook_keys(found: dict[str, object]) -> dict[tuple[str, ...], object]:
+    """The values of every place a hook runner reads commands from, by their path of keys."""
+    keys: dict[tuple[str, ...], object] = {(key,): found[key] for key in HOOK_KEYS if key in found}
+    config = found.get("config")
+    if isinstance(config, dict) and "ghooks" in config:
+        keys["config", "ghooks"] = config["ghooks"]
+    scripts = found.get("scripts")
+    if isinstance(scripts, dict):
+        for name, value in scripts.items():
+            if _SCRIPT_HOOK.fullmatch(str(name)):
+                keys["scripts", str(name)] = value
+    return keys
+
+
+def _changed(before: dict[tuple[str, ...], object], after: dict[str, object]) -> list:
+    now = _hook_keys(after)
+    return [path for path, value in now.items() if value != before.get(path, _MISSING)]
+
+
+def _put(found: dict[str, object], path: tuple[str, ...], value: object) -> None:
+    """Set (or, for `_MISSING`, remove) the value at `path` in `found`."""
+    *parents, last = path
+    for key in parents:
+        found = found[key]  # type: ignore[assignment]
+    if value is _MISSING:
+        del found[last]
+    else:
+        found[last] = value
 
 
 def snapshot(workdir: Path) -> Snapshot:
@@ -102,26 +135,20 @@ def _restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
         return None
     after = _object(after_data)
     if after is not None and before.keys is not None:
-        changed = [
-            key
-            for key in HOOK_KEYS
-            if key in after and after[key] != before.keys.get(key, _MISSING)
-        ]
+        changed = _changed(before.keys, after)
         if not changed:
             return None
         kept = _keep(path, after_data, quarantine)
         for key in changed:
-            if key in before.keys:
-                after[key] = before.keys[key]
-            else:
-                del after[key]
+            _put(after, key, before.keys.get(key, _MISSING))
         text = after_data.decode("utf-8-sig") if after_data else ""
         out = json.dumps(after, indent=_indent(text), ensure_ascii=False)
         atomic_write_bytes(path, (out + "\n" if text.endswith("\n") else out).encode())
-        return f"changed {NAME}'s {', '.join(changed)} ({WHY}): put back; {kept}"
+        shown = ", ".join(".".join(key) for key in changed)
+        return f"changed {NAME}'s {shown} ({WHY}): put back; {kept}"
     # Not a JSON object now (or before): judged whole, when it may name a key (or is a link,
     # or too big to read). One that was there and could not be read is left as it is.
-    if after_data is not None and not any(key.encode() in after_data for key in HOOK_KEYS):
+    if after_data is not None and not any(key.encode() in after_data for key in _RAW_NAMES):
         return None
     if before.existed and before.data is None:
         return None
@@ -138,13 +165,12 @@ def hook_change(before: str | None, after: str) -> str | None:
     commit-hook keys, for the question the files tools ask; None when it changes none."""
     new = _object(after.encode("utf-8", errors="replace"))
     if new is None:
-        if any(key in after for key in HOOK_KEYS):
+        if any(key in after for key in _RAW_NAMES):
             return f"a {NAME} that does not read as JSON and names a commit-hook key"
         return None
     old = _object(before.encode("utf-8", errors="replace")) if before is not None else {}
-    keys = _hook_keys(old) if old is not None else {}
-    changed = [k for k in HOOK_KEYS if k in new and new[k] != keys.get(k, _MISSING)]
-    return f"its {', '.join(changed)}" if changed else None
+    changed = _changed(_hook_keys(old) if old is not None else {}, new)
+    return f"its {', '.join('.'.join(key) for key in changed)}" if changed else None
 
 
 def _keep(path: Path, data: bytes | None, quarantine: Path) -> str:

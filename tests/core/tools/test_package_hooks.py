@@ -113,3 +113,37 @@ def test_the_files_tools_ask_before_changing_the_commit_hook_keys(tmp_path: Path
     assert len(asked) == 2 and "lint-staged" in asked[0] and "simple-git-hooks" in asked[1]
     after = json.loads((work / "package.json").read_text())
     assert after == ordinary
+
+
+@sandboxed
+def test_the_other_runners_spellings_are_put_back_too(place: Path) -> None:
+    """attack8's A8-5: ghooks reads config.ghooks, pre-commit's list is also `precommit`,
+    git-prepush-hook's `pre-push`, nano-staged's key, husky 0.x's scripts.precommit and
+    githook-scripts' scripts["githook:pre-commit"]; an ordinary script stays."""
+    work = place / "work"
+    work.mkdir()
+    original = {**ORIGINAL, "config": {"port": 8080}}
+    (work / "package.json").write_text(json.dumps(original, indent=2) + "\n")
+    (work / "edit.py").write_text(EDIT)
+    own(place)
+    added = {
+        "config": {"port": 8080, "ghooks": {"pre-commit": "touch ~/PWNED"}},
+        "precommit": ["evil"],
+        "pre-push": ["evil"],
+        "nano-staged": {"*": "touch ~/PWNED"},
+        "scripts": {
+            "test": "jest",
+            "precommit": "touch ~/PWNED",
+            "githook:pre-commit": "touch ~/PWNED",
+            "lint": "eslint .",
+        },
+    }
+
+    (result,) = terminal(work, env_of(place, SYSTEM_PATH), f"python3 edit.py '{json.dumps(added)}'")
+
+    after = json.loads((work / "package.json").read_text())
+    assert after["config"] == {"port": 8080}
+    assert not {"precommit", "pre-push", "nano-staged"} & set(after)
+    assert after["scripts"] == {"test": "jest", "lint": "eslint ."}, "an ordinary script stays"
+    assert after["dependencies"]["chalk"] == "5.0.0"
+    assert "config.ghooks" in result["error"] and "scripts.githook:pre-commit" in result["error"]
