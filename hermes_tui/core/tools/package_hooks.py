@@ -121,13 +121,82 @@ def restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
     """After a command: put back the hook keys it added or changed (module docstring); what was
     done, for the tool result, or None when nothing was."""
     try:
-        return _restore(before, workdir, quarantine)
+        return _restore(before, workdir / NAME, quarantine)
     except OSError as exc:  # a folder named package.json, a full disk: said, never raised
         return f"changed {NAME} ({WHY}), which could not be put back: {exc.strerror or exc}"
 
 
-def _restore(before: Snapshot, workdir: Path, quarantine: Path) -> str | None:
-    path = workdir / NAME
+# lint-staged reads the config nearest each staged file, a sub-folder's package.json key or
+# its own files included (a monorepo's packages/*): judged below the top too (A8-5).
+NESTED_CONFIGS = frozenset(
+    {
+        NAME,
+        ".lintstagedrc",
+        *(f".lintstagedrc{e}" for e in (".json", ".yaml", ".yml", ".js", ".mjs", ".cjs")),
+        *(f"lint-staged.config{e}" for e in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")),
+        ".nanostagedrc",
+        *(
+            f"{n}{e}"
+            for n in (".nano-staged", "nano-staged")
+            for e in (".json", ".js", ".cjs", ".mjs")
+        ),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Nested:
+    """The hook configs below the top of the working directory before a command."""
+
+    files: dict[Path, Snapshot]
+
+
+def snapshot_nested(workdir: Path) -> Nested:
+    from hermes_tui.core.tools.gitdirs import SKIPPED, files_named
+
+    found = files_named(workdir, NESTED_CONFIGS, SKIPPED | {".git"})
+    return Nested({path: _file_snapshot(path) for path in found if path.parent != workdir})
+
+
+def _file_snapshot(path: Path) -> Snapshot:
+    data = _read(path) if path.is_file() and not path.is_symlink() else None
+    found = _object(data) if path.name == NAME else None
+    return Snapshot(True, data, _hook_keys(found) if found is not None else None)
+
+
+def restore_nested(before: Nested, workdir: Path, quarantine: Path) -> list[str]:
+    """After a command: each sub-folder's package.json has its hook keys put back; a
+    lint-staged or nano-staged config it made there is moved aside, one it changed put back."""
+    from hermes_tui.core.tools.gitdirs import SKIPPED, files_named
+
+    notes: list[str] = []
+    now = files_named(workdir, NESTED_CONFIGS, SKIPPED | {".git"})
+    # Not what the quarantine keeps (it may lie in a hermes home inside the working directory).
+    kept_here = (quarantine, *(p for p in quarantine.parents if p.name == "scratch"))
+    for path in (p for p in now if p.parent != workdir and not set(kept_here) & set(p.parents)):
+        was = before.files.get(path, Snapshot(False, None, {}))
+        shown = path.relative_to(workdir)
+        try:
+            if path.name == NAME:
+                if (said := _restore(was, path, quarantine)) is not None:
+                    notes.append(said.replace(NAME, str(shown), 1))
+                continue
+            data = _read(path)
+            if was.existed and data == was.data:
+                continue
+            kept = _keep(path, data, quarantine)
+            if was.existed and was.data is not None:
+                atomic_write_bytes(path, was.data)
+                notes.append(f"changed {shown} ({WHY}): put back; {kept}")
+            else:
+                os.unlink(path)
+                notes.append(f"made {shown} ({WHY}): removed; {kept}")
+        except OSError as exc:
+            notes.append(f"changed {shown} ({WHY}), which could not be put back: {exc.strerror}")
+    return notes
+
+
+def _restore(before: Snapshot, path: Path, quarantine: Path) -> str | None:
     if not os.path.lexists(path):
         return None
     after_data = _read(path) if path.is_file() and not path.is_symlink() else None

@@ -76,6 +76,13 @@ COMMIT_HOOK_CONFIGS: tuple[tuple[str, str], ...] = (
         )
     ),
     *(
+        (name, "nano-staged, run by a commit hook, runs its commands")
+        for name in (
+            ".nanostagedrc",
+            *_spellings((".nano-staged", "nano-staged"), (".json", ".js", ".cjs", ".mjs")),
+        )
+    ),
+    *(
         (name, _SIMPLE_HOOKS)
         for name in _spellings(
             (".simple-git-hooks", "simple-git-hooks"), (".cjs", ".js", ".mjs", ".json")

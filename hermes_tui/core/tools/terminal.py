@@ -422,6 +422,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
         before_package = package_hooks.snapshot(context.workdir)
+        before_nested = package_hooks.snapshot_nested(context.workdir)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
@@ -433,6 +434,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             moved += sweep_shadows(shadowing, before_shadows, quarantine)
             if hooks := package_hooks.restore(before_package, context.workdir, quarantine):
                 undone.append(hooks)
+            undone += package_hooks.restore_nested(before_nested, context.workdir, quarantine)
         connections = sandbox.connections()
         if connections:
             result["network"] = [

@@ -147,3 +147,30 @@ def test_the_other_runners_spellings_are_put_back_too(place: Path) -> None:
     assert after["scripts"] == {"test": "jest", "lint": "eslint ."}, "an ordinary script stays"
     assert after["dependencies"]["chalk"] == "5.0.0"
     assert "config.ghooks" in result["error"] and "scripts.githook:pre-commit" in result["error"]
+
+
+@sandboxed
+def test_a_monorepo_package_s_hook_configs_are_put_back_or_moved_aside(place: Path) -> None:
+    """lint-staged uses the config nearest each staged file: packages/a/package.json's key,
+    packages/b/.lintstagedrc.json; a new nano-staged config at the top too (A8-5)."""
+    work = place / "work"
+    (work / "packages" / "a").mkdir(parents=True)
+    (work / "packages" / "b").mkdir(parents=True)
+    package = {"name": "a", "version": "1.0.0"}
+    (work / "packages" / "a" / "package.json").write_text(json.dumps(package, indent=2) + "\n")
+    own(place)
+    planted = json.dumps({**package, "lint-staged": EVIL})
+    commands = [
+        f"echo '{planted}' > packages/a/package.json",
+        f"echo '{json.dumps(EVIL)}' > packages/b/.lintstagedrc.json",
+        f"echo '{json.dumps(EVIL)}' > .nano-staged.json",
+        "echo x > packages/b/index.js",
+    ]
+
+    (result,) = terminal(work, env_of(place, SYSTEM_PATH), "; ".join(commands))
+
+    assert json.loads((work / "packages" / "a" / "package.json").read_text()) == package
+    assert not (work / "packages" / "b" / ".lintstagedrc.json").exists()
+    assert not (work / ".nano-staged.json").exists()
+    assert (work / "packages" / "b" / "index.js").read_text() == "x\n"
+    assert "packages/a/package.json's lint-staged" in result["error"], result
