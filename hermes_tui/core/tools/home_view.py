@@ -451,7 +451,9 @@ def lock_home(home: Path, holders: list[Path]) -> list[str]:
             target = os.path.realpath(entry.path)
             held = any(_within(target, os.path.realpath(place)) for place in holders)
             if held and os.path.exists(target):
-                args += ["--ro-bind-try", target, target]
+                # Never -try: a target gone by then would be one the command may create, in a
+                # writable folder, under the name the user's dotfile link leads to.
+                args += ["--ro-bind", target, target]
     return args
 
 
