@@ -83,4 +83,4 @@ async def test_toggling_the_panel_again_while_replies_are_redrawn_keeps_the_bott
         await drawn(pilot, chat)
         # The view ends at the bottom once the last layout is in (on a loaded machine the
         # check came a layout early once: 179 of 191); one that stays above it fails.
-        await wait_until(lambda: chat.scroll_y == chat.max_scroll_y, timeout=5)
+        await wait_until(lambda: chat.scroll_y == chat.max_scroll_y)

@@ -107,7 +107,7 @@ async def draw_a_reply(app, pilot, collector: Collector, *, typing: bool) -> Ass
 
 async def wait_for_collection(pilot, collector: Collector) -> None:
     try:
-        await wait_until(lambda: collector.full_collections, timeout=10)
+        await wait_until(lambda: collector.full_collections)
     except AssertionError:
         raise AssertionError("no full collection") from None
 

@@ -39,7 +39,7 @@ async def test_the_app_checks_the_curator_schedule_while_it_stays_open(home: Pat
         app.check_curator()  # what the interval timer calls
         await app.workers.wait_for_complete()
         # the pass's notice comes through the event forwarder
-        await wait_until(lambda: any(n.startswith("curator: ") for n in notes), timeout=5)
+        await wait_until(lambda: any(n.startswith("curator: ") for n in notes))
         assert app.runtime.skills.get("old-trick") is None  # archived (restorable)
         assert any(n.startswith("curator: ") and "archive" in n for n in notes), notes
         assert not app.runtime.curator().due()

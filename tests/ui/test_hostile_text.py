@@ -115,7 +115,7 @@ async def test_a_lone_surrogate_and_deep_arguments_leave_the_app_answering(
             await app.workers.wait_for_complete()
             await pilot.pause()
         # The turn's last events reach the screen after its worker ends: wait for them.
-        await wait_until(lambda: "second done." in screen_text(app), timeout=10)
+        await wait_until(lambda: "second done." in screen_text(app))
         text = screen_text(app)
         assert "a\ufffdb shown." in text and "second done." in text
         text.encode("utf-8")  # what the terminal is sent can be written

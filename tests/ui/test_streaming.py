@@ -413,7 +413,7 @@ async def test_a_following_step_is_one_frame_and_the_scrollbar_is_drawn_in_it(
             if start == 1500:  # the scrollbar has appeared (its own frame, once)
                 # On a loaded machine the layout that makes the chat overflow may still be
                 # coming: wait for it (bounded), then count only what follows.
-                await wait_until(lambda: chat.max_scroll_y > 0, timeout=5)
+                await wait_until(lambda: chat.max_scroll_y > 0)
                 await pilot.pause(AssistantMessage.STEP_INTERVAL)
                 updates.clear()
         await chat.turn_finished(interrupted=False)

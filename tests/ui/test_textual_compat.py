@@ -114,7 +114,7 @@ async def test_an_input_thread_that_dies_panics_with_its_traceback_redacted(
         thread = threading.Thread(target=driver._run_input_thread)
         thread.start()
         thread.join(10)
-        await wait_until(lambda: app._exit_renderables, timeout=10)
+        await wait_until(lambda: app._exit_renderables)
     printed = capsys.readouterr()
     output = printed.out + printed.err
     assert "input died holding" in output and "[REDACTED DB_TOKEN]" in output

@@ -21,7 +21,7 @@ async def ask_to_read(app, pilot) -> None:
     app.query_one("#chat-input").text = "read it"
     await pilot.press("enter")
     try:
-        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), timeout=10)
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen))
     except AssertionError:
         raise AssertionError("no approval dialog came") from None
 
