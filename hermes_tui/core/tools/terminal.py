@@ -425,6 +425,11 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         before_nested = package_hooks.snapshot_nested(context.workdir)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
+        if wrap is not None and _setup_raced(result):
+            # A path the profile listed vanished before bubblewrap mounted it (the user's
+            # runtime folder at a logout, a folder another process removed): the command never
+            # started, and the next profile is made from what is there now.
+            result = run_command(command, context, timeout, env=env, wrap=wrap)
         undone = gitguard.restore_workspace(before, context.workdir)
         quarantine = _quarantine_dir(settings, context)
         swept += swept_paths(context.workdir)  # a new hermes_tui.py is one too
@@ -465,6 +470,16 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         # allowed for the session.
         *make_web_tools(sandbox.decide, settings.network_allow),
     ]
+
+
+def _setup_raced(result: dict[str, Any]) -> bool:
+    """Whether bubblewrap failed to set the sandbox up because a path changed under it (its own
+    error, before the command ran)."""
+    first = str(result.get("output", "")).partition("\n")[0]
+    return result.get("exit_code") == 1 and (
+        first.startswith("bwrap: Can't find source path")
+        or (first.startswith("bwrap: Can't mkdir") and first.endswith("Read-only file system"))
+    )
 
 
 def _shown(path: Path, workdir: Path) -> str:
