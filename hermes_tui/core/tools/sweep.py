@@ -139,12 +139,12 @@ def writable_again(folder: Path) -> None:
     should have undone stay: attack8's A8-9). Folders of others, links and failures are left
     alone: the move that follows then fails and says so."""
     try:
-        found = os.lstat(folder)
-        if stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid():
-            wanted = found.st_mode | stat.S_IRWXU
-            if stat.S_IMODE(found.st_mode) != stat.S_IMODE(wanted):
-                os.chmod(folder, stat.S_IMODE(wanted), follow_symlinks=False)
-    except (OSError, NotImplementedError):
+        found = os.lstat(folder)  # the folder itself, never a link's target
+        mode = stat.S_IMODE(found.st_mode)
+        mine = stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid()
+        if mine and mode | stat.S_IRWXU != mode:
+            os.chmod(folder, mode | stat.S_IRWXU)
+    except OSError:
         return
 
 
