@@ -34,6 +34,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
     programs = runtime.programs()
     # Where the skill library reads them from (relative ones from the working directory).
     skill_dirs = tuple(Path(p).expanduser().absolute() for p in runtime.config.skills.external_dirs)
+    server_paths = mcp_server_paths(runtime)
     # The programs the app runs outside the sandbox are found now, before any tool ran (as the
     # terminal's sandbox would when made): the terminal module itself loads on its first call.
     host_programs.settle(writable_roots)
@@ -56,6 +57,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
                 cache_dir=runtime.sandbox_cache_dir,
                 programs=programs,
                 skill_dirs=skill_dirs,
+                server_paths=server_paths,
             )
         )
 
@@ -67,6 +69,7 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
             hermes_home=runtime.home,
             limits=limits,
             skill_dirs=skill_dirs,
+            server_paths=server_paths,
         )
 
     registry = ToolRegistry(
@@ -87,6 +90,18 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
         limits=limits,
     )
     return registry
+
+
+def mcp_server_paths(runtime: Runtime) -> tuple[Path, ...]:
+    """What the configured stdio MCP servers start from (their script, `cwd`, a folder they
+    are given), as they are started: from the current working directory. Read-only to
+    commands inside a writable place, asked about by the files tools (attack8's A8-7)."""
+    if not runtime.config.mcp_servers:
+        return ()
+    from hermes_tui.core.tools.mcp_config import parse_servers, server_paths
+
+    parsed = parse_servers(runtime.config.mcp_servers, runtime.config.env)
+    return tuple(path for s in parsed.servers for path in server_paths(s, Path.cwd()))
 
 
 def vetted_mcp_tools(runtime: Runtime) -> list[Tool]:

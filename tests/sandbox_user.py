@@ -27,10 +27,12 @@ from hermes_tui.core.tools.approvals import Approvals
 from hermes_tui.core.tools.registry import ToolContext, ToolRegistry
 from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
 workdir, commands, skill_dirs = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+server_paths = json.loads(sys.argv[4])
 os.chdir(workdir)
 settings = TerminalSettings(
     sandbox="on", network="off", hermes_home=workdir / ".hermes-home",
     skill_dirs=tuple(Path(d) for d in skill_dirs),
+    server_paths=tuple(Path(d) for d in server_paths),
 )
 registry = ToolRegistry(make_terminal_tools(settings))
 context = ToolContext(cwd=workdir, workdir=workdir, approvals=Approvals(lambda _request: "once"))
@@ -68,13 +70,18 @@ def env_of(home: Path, path: str) -> dict[str, str]:
 
 
 def terminal(
-    workdir: Path, env: dict[str, str], *commands: str, skill_dirs: tuple[Path, ...] = ()
+    workdir: Path,
+    env: dict[str, str],
+    *commands: str,
+    skill_dirs: tuple[Path, ...] = (),
+    server_paths: tuple[Path, ...] = (),
 ) -> list[dict]:
     """The results of `commands`, each one terminal call of one conversation, in order."""
     prefix, _uid = account()
     dirs = json.dumps([str(d) for d in skill_dirs])
+    servers = json.dumps([str(p) for p in server_paths])
     found = subprocess.run(
-        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands), dirs],
+        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands), dirs, servers],
         capture_output=True,
         text=True,
         env=env,

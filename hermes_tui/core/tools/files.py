@@ -133,12 +133,14 @@ def make_file_tools(
     hermes_home: Path | None = None,
     limits: ResultLimits | None = None,
     skill_dirs: Iterable[Path] = (),
+    server_paths: Iterable[Path] = (),
 ) -> list[Tool]:
-    """The files tools; `allowed_roots`, `hermes_home` and `skill_dirs` (the user's external
-    skills folders: asked about where a writable place holds them) feed the path policy,
+    """The files tools; `allowed_roots`, `hermes_home`, `skill_dirs` (the user's external
+    skills folders) and `server_paths` (what the MCP servers start from: both asked about
+    where a writable place holds them) feed the path policy,
     `limits` the size a read stops at (and the session's scratch folder, readable without
     asking)."""
-    skill_dirs = tuple(skill_dirs)
+    skill_dirs, server_paths = tuple(skill_dirs), tuple(server_paths)
     limits = limits or ResultLimits()
     roots = tuple(allowed_roots)
 
@@ -155,6 +157,7 @@ def make_file_tools(
             hermes_home=hermes_home,
             write=write,
             skill_dirs=skill_dirs,
+            server_paths=server_paths,
         )
 
     def checked(tool: str, access: Access, raw: str, context: ToolContext) -> Path:

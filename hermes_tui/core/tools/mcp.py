@@ -311,19 +311,26 @@ class McpManager:
             cwd=config.cwd or os.sep,
             encoding_error_handler="replace",
         )
-        # A folder or script of the working directory, which the agent's commands write, runs
-        # here outside the sandbox (a cwd there, `./tools/server.py`): said at each start
-        # (attack8's A8-7).
-        base = Path(config.cwd or Path.cwd())
+        # A folder or script of the working directory runs here outside the sandbox (a cwd
+        # there, `./tools/server.py`): said at each start (attack8's A8-7). Commands cannot
+        # change one (it is read-only to them: mcp_config.server_paths) but the folder itself.
+        base, work = Path(config.cwd or Path.cwd()), Path.cwd()
         written = [config.cwd or "", *(a for a in config.args if a.startswith(("./", "../")))]
-        inside = [t for t in written if t and _inside(base / t, Path.cwd())]
+        inside = [t for t in written if t and _inside(base / t, work)]
         if inside:
+            whole = (base / inside[0]).resolve() == work.resolve()
             self.sink(
                 Notice(
                     "warning",
                     f"MCP server {state.name!r} runs {inside[0]}, inside the working directory, "
-                    "outside the sandbox: the agent's commands write there, so a command can "
-                    "change what it runs (keep the server's code elsewhere).",
+                    + (
+                        "outside the sandbox: the agent's commands write there, so a command "
+                        "can change what it runs (keep the server's code elsewhere)."
+                        if whole
+                        else "outside the sandbox: it is read-only to the agent's commands, but "
+                        "what it loads from elsewhere in the folder is not (keep the server's "
+                        "code elsewhere)."
+                    ),
                     key=f"mcp-inside:{state.name}",
                 )
             )

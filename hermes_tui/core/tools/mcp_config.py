@@ -10,6 +10,7 @@ set is an error for that server alone, never for the others.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -249,6 +250,32 @@ def launch_args(config: McpServerConfig, workdir: Path) -> list[str]:
         str(workdir / arg) if arg in (".", "..") or arg.startswith(("./", "../")) else arg
         for arg in config.args
     ]
+
+
+def server_paths(config: McpServerConfig, workdir: Path) -> list[Path]:
+    """The files and folders that exist now among what a stdio server's start names: its
+    `cwd`, and its arguments as launched (`launch_args`; a relative one against where it
+    starts, the value of an `--option=path` too). Those inside the working directory or a
+    writable root are read-only to sandboxed commands: the server runs outside the sandbox,
+    and a command's edit of its `./tools/server.py` would run at its next start (attack8's
+    A8-7)."""
+    if config.url or not config.enabled:
+        return []
+    start = Path(os.path.expanduser(config.cwd)) if config.cwd else Path(os.sep)
+    start = workdir / start if not start.is_absolute() else start
+    named = [start] if config.cwd else []
+    for arg in launch_args(config, workdir):
+        for text in (arg, arg.partition("=")[2] if arg.startswith("-") else ""):
+            if text and "\0" not in text and len(text) < 4096:
+                named.append(start / text)  # an absolute one stays as it is
+    found = []
+    for path in named:
+        try:
+            if path.exists():
+                found.append(Path(os.path.normpath(path)))
+        except OSError:
+            continue  # not a path at all (a name too long)
+    return list(dict.fromkeys(found))
 
 
 def inside(path: Path, folder: Path) -> bool:

@@ -319,6 +319,7 @@ def resolve_rules(
     with_secret_ids: bool = False,
     write: bool = False,
     skill_dirs: Iterable[Path] = (),
+    server_paths: Iterable[Path] = (),
 ) -> PathRules:
     def real(path: str | Path) -> Path:
         return Path(os.path.realpath(os.path.expanduser(str(path))))
@@ -344,6 +345,8 @@ def resolve_rules(
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
         skills = run_later.inside_places([real(d) for d in skill_dirs], places)
         later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)
+        servers = run_later.inside_places([real(p) for p in server_paths], places)
+        later += tuple((PurePosixPath(path), run_later.MCP_SERVER) for path in servers)
         shadowing = tuple(
             (PurePosixPath(folder), names)
             for folder, names in run_later.shadowing_folders(entries, places, bins, work)

@@ -206,6 +206,10 @@ SKILL_FOLDER = (
     "a skills folder of yours (skills.external_dirs): its skills are in every session's skills "
     "index and load as instructions"
 )
+MCP_SERVER = (
+    "an MCP server starts from it (mcp_servers in config.yaml), outside the sandbox, at the "
+    "next session"
+)
 ON_PATH = (
     "a folder on your PATH (or the library beside one, of an interpreter's prefix): your shell "
     "runs the programs in it by name"

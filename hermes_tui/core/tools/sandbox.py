@@ -269,8 +269,9 @@ class Profile:
     # The folders of the user's PATH, as written and where they led at start
     # (`search_path_entries`): those inside a writable place are read-only (run_later).
     search_path: tuple[Path, ...] = ()
-    # The user's external skills folders: those inside a writable place are read-only.
-    skill_dirs: tuple[Path, ...] = ()
+    # What stays read-only wherever it lies (the user's external skills folders, the files an
+    # MCP server starts from): those inside a writable place are (run_later.inside_places).
+    locked: tuple[Path, ...] = ()
     # The app's own git reading the workspace (workspace_git.py): nothing writable at all.
     read_only: bool = False
     # Under the home, shown read-only besides what commands need (terminal.allow_read).
@@ -291,7 +292,7 @@ class Profile:
         places = [self.workdir, *self.writable_roots]
         bins = run_later.project_bins(self.workdir, self.user_home)
         on_path = run_later.on_search_path(self.search_path, places, bins, self.workdir)
-        on_path += run_later.inside_places(self.skill_dirs, places)
+        on_path += run_later.inside_places(self.locked, places)
         # Where each leads, when that is inside a writable place too (bound onto itself, so
         # a link a command made cannot bring a hidden folder back into sight).
         real_places = [os.path.realpath(place) for place in places]

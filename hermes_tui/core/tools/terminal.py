@@ -83,6 +83,9 @@ class TerminalSettings:
     # The user's external skills folders (skills.external_dirs, absolute): read-only to
     # commands where a writable place holds them (run_later.inside_places).
     skill_dirs: tuple[Path, ...] = ()
+    # The files and folders the MCP servers start from (mcp_config.server_paths): read-only to
+    # commands where a writable place holds them, as the skills folders are.
+    server_paths: tuple[Path, ...] = ()
 
 
 class Sandbox:
@@ -198,7 +201,7 @@ class Sandbox:
             repositories=repositories,
             programs=self.programs,
             search_path=self.search_path,
-            skill_dirs=self.settings.skill_dirs,
+            locked=(*self.settings.skill_dirs, *self.settings.server_paths),
             socket_filter=True,
             python=self.host.which("python3"),  # the filter's installer behind a bridge
         )
@@ -417,8 +420,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         bins = project_bins(context.workdir, Path.home())
         on_path = on_search_path(sandbox.search_path, places, bins, context.workdir)
         shadowing = shadowing_folders(sandbox.search_path, places, bins, context.workdir)
-        skill_dirs = inside_places(settings.skill_dirs, places)
-        swept = [*swept_paths(context.workdir), *on_path, *skill_dirs]
+        locked = inside_places((*settings.skill_dirs, *settings.server_paths), places)
+        swept = [*swept_paths(context.workdir), *on_path, *locked]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
         before_package = package_hooks.snapshot(context.workdir)
