@@ -93,3 +93,43 @@ def test_a_resumed_conversation_counts_the_pieces_it_was_shown_before(
         ]
     assert outputs[0].strip() == KEY[:4]  # a sixth, shown before the resume
     assert KEY[4:8] not in outputs[1] and "piece]" in outputs[1]
+
+
+def test_a_cut_results_saved_path_stays_readable_after_the_pieces_were_used_up(
+    tmp_path: Path,
+) -> None:
+    """The note of a cut result is ours: the digits of its saved file's time stamp are no piece
+    to withhold, even when the conversation was shown them before (a secret holding today's
+    date, a `date` or `ls -l` earlier). Seen in CI with `seq`'s output and a secret holding
+    `0123456789`: the path became `…-17[REDACTED GITHUB_TOKEN piece]-…`, a file not there."""
+    import time
+
+    from hermes_tui.core.redaction.known import Redactor
+    from hermes_tui.core.tools.results import ResultLimits, bound_result, withhold_pieces
+
+    today = time.strftime("%Y%m%d")
+    secret = f"ghp_Kq7{today}Zx9wPmVr"
+    redactor = Redactor({"GITHUB_TOKEN": secret})
+    ledger = redactor.piece_ledger()
+    ledger.withheld([f"built on {today[:4]} and {today}"])  # a share of it shown already
+    limits = ResultLimits(redactor=redactor, max_chars=2_000, scratch_root=tmp_path)
+    output = f"made {today}\n" * 500
+    bounded = withhold_pieces(bound_result("terminal", {"output": output}, limits, "s"), ledger)
+    assert "[REDACTED GITHUB_TOKEN piece]" in bounded.result["output"]
+    note = bounded.result["truncation"]
+    saved = Path(note.split(" is saved at ")[1].split(": page")[0])
+    assert saved == bounded.saved_to and saved.read_text() == output
+
+
+def test_a_tools_own_truncation_key_is_not_taken_for_our_note() -> None:
+    from hermes_tui.core.redaction.known import Redactor
+    from hermes_tui.core.tools.results import ResultLimits, bound_result, withhold_pieces
+
+    secret = "ghp_e2eSecretValue0123456789"
+    redactor = Redactor({"GITHUB_TOKEN": secret})
+    ledger = redactor.piece_ledger()
+    ledger.withheld(["\n".join(map(str, range(1, 3000)))])
+    limits = ResultLimits(redactor=redactor, max_chars=20_000)
+    raw = {"output": "short", "truncation": "mine: 3456 7890"}
+    bounded = withhold_pieces(bound_result("mcp__x__y", raw, limits, "s"), ledger)
+    assert bounded.result["truncation"] == "mine: [REDACTED GITHUB_TOKEN piece] 7890"

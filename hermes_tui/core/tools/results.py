@@ -100,7 +100,9 @@ def bound_result(
 
 def withhold_pieces(bounded: BoundedResult, ledger: PieceLedger) -> BoundedResult:
     """`bounded` with the small pieces of known values its conversation may not be shown
-    (core/redaction/pieces.py: a value printed in quarters) replaced by a label."""
+    (core/redaction/pieces.py: a value printed in quarters) replaced by a label. The cut
+    result's `truncation` note is ours, not the tool's: its saved path (a time stamp, whose
+    digits a conversation that was shown `seq`'s output may not see again) stays readable."""
     strings: list[str] = []
     _walk_strings(bounded.full, strings.append)
     _walk_strings(bounded.display, strings.append)
@@ -118,9 +120,10 @@ def withhold_pieces(bounded: BoundedResult, ledger: PieceLedger) -> BoundedResul
         return value
 
     full = fix(bounded.full)
-    return BoundedResult(
-        fix(bounded.result), full, to_json(full), bounded.saved_to, fix(bounded.display)
-    )
+    result = fix(bounded.result)
+    if bounded.result is not bounded.full:  # cut: `truncation` is our note (_cut_to_fit)
+        result["truncation"] = bounded.result["truncation"]
+    return BoundedResult(result, full, to_json(full), bounded.saved_to, fix(bounded.display))
 
 
 def _walk_strings(value: Any, found: Any) -> None:
