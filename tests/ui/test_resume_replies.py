@@ -85,3 +85,34 @@ async def test_resumed_tool_rows_show_empty_odd_and_huge_arguments_plainly(
         assert "read_file notes.txt" in str(big.title)
         assert len(str(big.detail.content)) < 4100
         assert str(big.detail.content).endswith("more characters)")
+
+
+async def test_a_reply_whose_body_mounts_after_its_first_step_is_still_drawn() -> None:
+    """The suspect of a rare hang under load (a resumed session's reply never settled): the
+    first step ran before the reply's body had mounted, returned, and nothing asked again.
+    Here the body says it is not mounted for its first few looks."""
+    from textual.app import App
+
+    from hermes_tui.ui.widgets.reply import RenderedMarkdown
+
+    class LateBody(RenderedMarkdown):
+        looks = 0
+
+        @property
+        def is_mounted(self) -> bool:
+            LateBody.looks += 1
+            return LateBody.looks > 3 and super().is_mounted
+
+    class Host(App):
+        def compose(self):
+            message = AssistantMessage("A reply from **before**.")
+            message.body = LateBody()
+            yield message
+
+    app = Host()
+    async with app.run_test(size=(60, 10)):
+        message = app.query_one(AssistantMessage)
+        await wait_until(lambda: message.settled, timeout=10)
+        assert LateBody.looks > 3
+        drawn = "\n".join(strip.text for strip in message.body.strips)
+    assert " ".join(drawn.split()) == "A reply from before."

@@ -268,9 +268,7 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         self._step = None
         self._last_step = time.monotonic()
         width = self.body.content_size.width
-        if not self.body.is_mounted:
-            return
-        if not width:  # not laid out yet
+        if not self.body.is_mounted or not width:  # not mounted or laid out yet: ask again
             self._pump_soon()
             return
         lines = self.lines
