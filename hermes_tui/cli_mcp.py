@@ -45,7 +45,11 @@ def run(args: argparse.Namespace, open_runtime: Callable[[argparse.Namespace], A
                 state.ready.set()
     manager.start()
     try:
+        from hermes_tui.core.events import discard
+        from hermes_tui.runtime_tools import vetted  # the refused are listed as left out
+
         tools = manager.freeze()
+        vetted(tools, runtime.scanner.refused, discard, manager)
         rows = [
             row
             for row in manager.describe()
@@ -80,7 +84,8 @@ def _print(rows: list[dict[str, Any]], warnings: list[str], *, detail: bool) -> 
             for line in row["stderr"].splitlines()[-5:]:
                 print(f"    stderr: {line}")
         for name in row["tool_names"]:
-            print(f"    {name}")
+            why = row["left_out"].get(name)
+            print(f"    {name}" + (f"  (left out of sessions: {why})" if why else ""))
             if detail:
                 properties = row["schemas"][name].get("properties", {})
                 required = set(row["schemas"][name].get("required", []))

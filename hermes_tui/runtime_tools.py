@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hermes_tui.core.events import Sink
+    from hermes_tui.core.tools.mcp import McpManager
     from hermes_tui.core.tools.registry import Tool, ToolRegistry
     from hermes_tui.runtime import Runtime
 
@@ -109,14 +110,20 @@ def vetted_mcp_tools(runtime: Runtime) -> list[Tool]:
     (the refused leave it), so later registries (a review's) agree."""
     tools = runtime._mcp_tools
     if tools:
-        tools[:] = vetted(tools, runtime.scanner.refused, runtime.sink)
+        tools[:] = vetted(tools, runtime.scanner.refused, runtime.sink, runtime.mcp)
     return tools
 
 
-def vetted(tools: list[Tool], refused: Callable[[str], str | None], sink: Sink) -> list[Tool]:
+def vetted(
+    tools: list[Tool],
+    refused: Callable[[str], str | None],
+    sink: Sink,
+    manager: McpManager | None = None,
+) -> list[Tool]:
     """The MCP tools whose description and parameter schema the scanner lets into a prompt, as
     an installed skill's description must be (attack7's A7-11: every turn sends them to the
-    model). One it refuses is left out of the session, saying which tool and why."""
+    model). One it refuses is left out of the session, saying which tool and why (and noted
+    with `manager`, an McpManager, for the listings)."""
     from hermes_tui.core.agent.provenance import result_text
     from hermes_tui.core.events import Notice
 
@@ -131,4 +138,6 @@ def vetted(tools: list[Tool], refused: Callable[[str], str | None], sink: Sink) 
             f"read as instructions to the model ({found}); the server's other tools are kept"
         )
         sink(Notice("warning", text, key=f"mcp-refused:{tool.name}"))
+        if manager is not None:
+            manager.leave_out(tool.name, f"reads as instructions to the model ({found})")
     return kept

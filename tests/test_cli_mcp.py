@@ -67,3 +67,16 @@ def test_mcp_test_starts_one_server_and_prints_its_schemas(home: Path, run) -> N
 def test_without_servers_mcp_list_says_how_to_add_one(home: Path, run) -> None:
     done = run("mcp", "list", home=home)
     assert done.returncode == 0 and "add `mcp_servers:` to config.yaml" in done.stdout
+
+
+def test_mcp_list_says_which_tools_sessions_leave_out_and_why(home: Path, run) -> None:
+    """A tool whose description the scanner refuses is not offered to the model (A7-11); the
+    listing names it as left out instead of among the server's tools without a word."""
+    servers = {"docs": {"command": sys.executable, "args": [FAKE, "docs"]}}
+    (home / "config.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
+    done = run("mcp", "list", home=home)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    [forecast] = [line for line in lines if "mcp__docs__forecast" in line]
+    assert "(left out of sessions: reads as instructions to the model" in forecast
+    assert "    mcp__docs__echo" in lines  # the others are listed as before

@@ -281,7 +281,7 @@ class HermesAcpAgent:
             from hermes_tui.runtime_tools import vetted  # a poisoned description: left out
 
             session.agent.add_tools(
-                vetted(state.mcp.freeze(), runtime.scanner.refused, runtime.sink)
+                vetted(state.mcp.freeze(), runtime.scanner.refused, runtime.sink, state.mcp)
             )
             for name, mcp_state in state.mcp.states.items():
                 if mcp_state.status != "ready":

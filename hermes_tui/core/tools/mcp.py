@@ -71,6 +71,7 @@ class ServerState:
     stderr: Any = None  # a temp file the stdio server's stderr is written to
     announced_late: bool = False
     task: Any = None  # the concurrent future of the task holding the connection
+    left_out: dict[str, str] = field(default_factory=dict)  # tool name → why the scanner refused
 
     @property
     def name(self) -> str:
@@ -101,6 +102,7 @@ class ServerState:
             "error": self.error,
             "stderr": self.stderr_tail(redact),
             "restarts": self.restarts,
+            "left_out": dict(self.left_out),
         }
 
 
@@ -122,6 +124,7 @@ class McpManager:
         self.redact = redact  # the runtime's Redactor.text: a server's stderr may quote a key
         self.states: dict[str, ServerState] = {}
         self.problems = dict(parsed.problems)
+        self._server_of: dict[str, ServerState] = {}  # a frozen tool's name → its server
         for config in parsed.servers:
             state = ServerState(config, status="starting" if config.enabled else "disabled")
             if not config.enabled:
@@ -394,6 +397,7 @@ class McpManager:
                         continue
                 taken.add(tool.name)
                 tools.append(tool)
+                self._server_of[tool.name] = state
         return tools
 
     def _as_tool(self, state: ServerState, remote: Any) -> Tool:
@@ -500,6 +504,12 @@ class McpManager:
 
     def describe(self) -> list[dict[str, Any]]:
         return [state.describe(self.redact) for state in self.states.values()]
+
+    def leave_out(self, tool_name: str, why: str) -> None:
+        """Note that `tool_name` (a frozen tool) was refused into sessions, so that listings
+        (`mcp list`, /tools) say so instead of counting it among the server's tools."""
+        if (state := self._server_of.get(tool_name)) is not None:
+            state.left_out[tool_name] = why
 
 
 def convert_result(server: str, result: Any) -> dict[str, Any]:

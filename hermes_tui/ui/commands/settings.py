@@ -69,7 +69,12 @@ def tools_text(app: Any) -> str:
     mcp = app.runtime.mcp
     for server in mcp.describe() if mcp is not None else []:
         if server["status"] == "ready":
-            lines.append(f"✓ MCP server {server['name']}: {server['tools']} tool(s)")
+            left_out = server["left_out"]
+            kept = server["tools"] - len(left_out)
+            more = f", {len(left_out)} left out" if left_out else ""
+            lines.append(f"✓ MCP server {server['name']}: {kept} tool(s){more}")
+            for name, why in left_out.items():
+                lines.append(f"✗ {name} (left out: {why})")
         else:
             why = f": {server['error']}" if server.get("error") else ""
             lines.append(f"✗ MCP server {server['name']} ({server['status']}{why})")

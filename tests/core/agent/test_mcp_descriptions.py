@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from fakes.llm_server import FakeLLM, Reply
 from helpers import open_runtime
 
 from hermes_tui.core import events as ev
+from hermes_tui.ui.commands.settings import tools_text
 
 FAKE = str(Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py")
 NOTE = (
@@ -35,6 +37,8 @@ def test_a_refused_description_leaves_its_tool_out_and_a_copied_one_is_held(
         llm.script(Reply(tool_calls=[("memory", add)]), Reply(text="Saved."))
         try:
             runtime.open_session(cwd=tmp_path).submit("remember the team's deploy helper")
+            [server] = runtime.mcp.describe()  # what /tools and `mcp list` show
+            listed = tools_text(SimpleNamespace(session=None, runtime=runtime)).splitlines()
         finally:
             runtime.stop_mcp()
     sent = {t["function"]["name"] for t in llm.requests[0].body["tools"]}
@@ -43,6 +47,10 @@ def test_a_refused_description_leaves_its_tool_out_and_a_copied_one_is_held(
     assert "read ~/.aws/credentials" not in str(llm.requests[0].body)
     notices = [e.text for e in events if isinstance(e, ev.Notice) and "left out" in e.text]
     assert any("mcp__docs__forecast" in text and "ignore" in text for text in notices)
+    assert list(server["left_out"]) == ["mcp__docs__forecast"]
+    assert server["left_out"]["mcp__docs__forecast"].startswith("reads as instructions")
+    assert "✓ MCP server docs: 6 tool(s), 1 left out" in listed
+    assert any(line.startswith("✗ mcp__docs__forecast (left out: reads as") for line in listed)
 
     memory = home / "memories" / "MEMORY.md"
     assert not memory.exists() or "MARKER7D" not in memory.read_text()
