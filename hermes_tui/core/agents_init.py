@@ -3,12 +3,15 @@ checked as every context file is (the threat scan) and then written here, atomic
 
 The agent does not write the file itself: its answer carries the text between two marker
 lines, so what lands on disk is exactly what was scanned, and a refused text is never written.
-An AGENTS.md already there is given to the agent to improve and kept as AGENTS.md.bak.
+An AGENTS.md already there is given to the agent to improve (unless it is a link out of the
+project or not a regular file: then it is not read) and kept, moved, as AGENTS.md.bak.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,11 +30,31 @@ class InitError(Exception):
     """No AGENTS.md was written; the message says why."""
 
 
+def _current(cwd: Path) -> tuple[str | None, str]:
+    """(the AGENTS.md there, or None; why it was not read), read as the prompt reads a context
+    file: never through a link out of the project (a command's `AGENTS.md -> ~/.aws/credentials`
+    sent the credentials to the provider: attack9's A9-4), never a FIFO, never more than
+    MAX_CHARS (a sparse 8 GB file)."""
+    path = cwd / "AGENTS.md"
+    if not os.path.lexists(path):
+        return None, ""
+    try:
+        target = path.resolve()
+        if cwd.resolve() not in target.parents:
+            return None, f"The AGENTS.md here is a link to {target}, outside the project: not read."
+        if not target.is_file():
+            return None, "The AGENTS.md here is not a regular file: not read."
+        with target.open("rb") as file:
+            data = file.read(MAX_CHARS * 4)
+    except OSError as exc:
+        return None, f"The AGENTS.md here could not be read ({exc.strerror or exc})."
+    return data.decode("utf-8", errors="replace")[:MAX_CHARS], ""
+
+
 def init_prompt(cwd: Path) -> str:
-    existing = cwd / "AGENTS.md"
-    current = ""
-    if existing.is_file():
-        text = existing.read_text(encoding="utf-8", errors="replace")[:MAX_CHARS]
+    text, why = _current(cwd)
+    current = f"\n\n{why} Write a new one." if why else ""
+    if text is not None:
         current = (
             "\n\nAn AGENTS.md exists; improve it rather than start over. It reads:\n"
             f"{BEGIN}\n{text}\n{END}"
@@ -91,7 +114,15 @@ def write_agents_md(
         )
     if answer is not None:
         raise InitError(f"{answer.get('error')}; nothing written")
-    if path.is_file():
-        atomic_write_text(cwd / "AGENTS.md.bak", path.read_text(encoding="utf-8", errors="replace"))
-    atomic_write_text(path, text)
+    mode = 0o644  # as an editor makes it (a temporary file's 0600 would hide it from others)
+    if os.path.lexists(path):
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise InitError("AGENTS.md here is a folder; nothing written")
+        if stat.S_ISREG(info.st_mode):
+            mode = stat.S_IMODE(info.st_mode)
+        # Kept by moving it, never by reading it: a link stays a link (to wherever it led,
+        # unread), a file keeps its bytes.
+        os.replace(path, cwd / "AGENTS.md.bak")
+    atomic_write_text(path, text, mode=mode)
     return path
