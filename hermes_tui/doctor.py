@@ -7,6 +7,7 @@ model that answered, and whether streaming and tool calls work.
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 import tempfile
@@ -191,6 +192,10 @@ def _sandbox_checks(runtime) -> list[Check]:
                 warning=True,
             )
         )
+    from hermes_tui.core.tools.load_paths import entries, warning
+
+    if loads := warning(entries(os.environ), [Path.cwd(), *roots], Path.cwd()):
+        checks.append(Check("search paths", True, loads, warning=True))
     applied = "" if status.active else " (not applied: the sandbox is off)"
     for what, detail in describe_profile(
         user_home=Path.home(),

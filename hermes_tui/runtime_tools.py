@@ -36,6 +36,8 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
     # Where the skill library reads them from (relative ones from the working directory).
     skill_dirs = tuple(Path(p).expanduser().absolute() for p in runtime.config.skills.external_dirs)
     server_paths = mcp_server_paths(runtime)
+    if not runtime._registries:  # the runtime's first conversation: said once
+        load_paths_warning(runtime.sink, writable_roots)
     # The programs the app runs outside the sandbox are found now, before any tool ran (as the
     # terminal's sandbox would when made): the terminal module itself loads on its first call.
     host_programs.settle(writable_roots)
@@ -91,6 +93,19 @@ def tool_registry(runtime: Runtime) -> ToolRegistry:
         limits=limits,
     )
     return registry
+
+
+def load_paths_warning(sink: Sink, writable_roots: tuple[Path, ...]) -> None:
+    """A warning when LD_LIBRARY_PATH, PYTHONPATH or another loader's path has an entry in
+    the working directory (empty, `.`, relative) or a writable root (load_paths.py)."""
+    import os
+
+    from hermes_tui.core.events import Notice
+    from hermes_tui.core.tools.load_paths import entries, warning
+
+    text = warning(entries(os.environ), [Path.cwd(), *writable_roots], Path.cwd())
+    if text:
+        sink(Notice("warning", text, key="load-paths"))
 
 
 def mcp_server_paths(runtime: Runtime) -> tuple[Path, ...]:

@@ -129,6 +129,19 @@ def test_doctor_names_path_folders_commands_may_write(home: Path, tmp_path: Path
     assert "PATH" not in doctor(home, tmp_path, {"sandbox": "off"}, cwd=tmp_path / "user")
 
 
+def test_doctor_warns_about_a_library_path_that_leads_into_the_project(
+    home: Path, tmp_path: Path, doctor
+) -> None:
+    """attack8's A8-4: `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/x` while it was unset leaves
+    an empty entry, the folder every program starts in."""
+    project = tmp_path / "project"
+    project.mkdir()
+    found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=project, LD_LIBRARY_PATH=":/opt/x")
+    assert found["search paths"].startswith("[warn] LD_LIBRARY_PATH=(empty)"), found
+    plain = doctor(home, tmp_path, {"sandbox": "off"}, cwd=project, LD_LIBRARY_PATH="/opt/x")
+    assert "search paths" not in plain
+
+
 @pytest.mark.skipif(not probe("auto").active, reason="no bubblewrap sandbox here")
 def test_with_bubblewrap_doctor_shows_the_sandbox_active_and_its_profile(
     home: Path, tmp_path: Path, doctor

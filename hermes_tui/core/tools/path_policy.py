@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from hermes_tui.core.tools import run_later
+from hermes_tui.core.tools import load_paths, run_later
 from hermes_tui.core.tools.gitdirs import GIT_DIR_MARKS
 from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
@@ -76,6 +76,9 @@ class PathRules:
     # The folders of PATH that stay writable, with the system programs' names they come ahead
     # of (run_later.shadowing_folders): `git` written there is run by the user's shell.
     shadowing: tuple[tuple[PurePosixPath, frozenset[str]], ...] = ()
+    # The writable folders of LD_LIBRARY_PATH, PYTHONPATH, … (load_paths.folders): the variable
+    # and the system's names a file left there comes ahead of (`json.py`, `libc.so.6`).
+    loading: tuple[tuple[PurePosixPath, str, frozenset[str]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,9 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
     for folder, names in rules.shadowing:
         if any(c.parent == folder and c.name in names for c in candidates):
             return run_later.SHADOWS_PROGRAM
+    for folder, variable, names in rules.loading:
+        if any(load_paths.shadows(variable, folder, c, names) for c in candidates):
+            return load_paths.reason(variable)
     workdir = PurePosixPath(rules.workdir)
     for candidate in candidates:
         if _within(candidate, workdir) and candidate != workdir:
@@ -330,6 +336,7 @@ def resolve_rules(
     later: tuple[tuple[PurePosixPath, str], ...] = ()
     own: frozenset[str] = frozenset()
     shadowing: tuple[tuple[PurePosixPath, frozenset[str]], ...] = ()
+    loading: tuple[tuple[PurePosixPath, str, frozenset[str]], ...] = ()
     if write:  # the workspace's repositories are scanned for each write (a few ms)
         from hermes_tui.core.tools import gitdirs
         from hermes_tui.core.tools.sandbox_probe import search_path_entries
@@ -352,6 +359,8 @@ def resolve_rules(
             for folder, names in run_later.shadowing_folders(entries, places, bins, work)
         )
         own = frozenset(path.name for path in run_later.own_name_shadows(work))
+        loads = load_paths.folders(load_paths.entries(os.environ), places, work)
+        loading = tuple((PurePosixPath(f.folder), f.variable, f.names) for f in loads)
     return PathRules(
         workdir=work,
         allowed_roots=tuple(real(root) for root in allowed_roots),
@@ -362,4 +371,5 @@ def resolve_rules(
         run_later=later,
         own_package=own,
         shadowing=shadowing,
+        loading=loading,
     )

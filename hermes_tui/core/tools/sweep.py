@@ -86,7 +86,7 @@ def sweep_created(
             continue
         writable_again(path.parent)
         if now is not None:
-            moved.append((path, _move_aside(path, quarantine)))
+            moved.append((path, move_aside(path, quarantine)))
         if was is None or was[3] is None:
             continue
         # A link: put back, when it still leads where it led (else nothing stays there: what
@@ -97,11 +97,13 @@ def sweep_created(
             if now is None:
                 moved.append((path, path))
         elif os.path.lexists(path):
-            moved.append((path, _move_aside(path, quarantine)))
+            moved.append((path, move_aside(path, quarantine)))
     return moved
 
 
-def _move_aside(path: Path, quarantine: Path) -> Path:
+def move_aside(path: Path, quarantine: Path) -> Path:
+    """`path` moved into `quarantine` (beside it when that fails), removed when it cannot be
+    moved at all; where it went (os.devnull: removed; itself: still there)."""
     for place in (quarantine, None):
         try:
             target = _free_name(place or aside_folder(path.parent), path.name.lstrip("."))
@@ -217,5 +219,5 @@ def sweep_shadows(
     moved: list[tuple[Path, Path]] = []
     for path, now in shadow_programs(folders).items():
         if now != before.get(path) and now[1]:
-            moved.append((path, _move_aside(path, quarantine)))
+            moved.append((path, move_aside(path, quarantine)))
     return moved

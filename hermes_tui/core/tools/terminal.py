@@ -99,6 +99,10 @@ class Sandbox:
         # PATH's folders as the user's shell has them (run_later.on_search_path).
         environ = os.environ if settings.environ is None else settings.environ
         self.search_path = search_path_entries(environ.get("PATH", ""))
+        # LD_LIBRARY_PATH, PYTHONPATH and the other loaders' paths, the same way (load_paths).
+        from hermes_tui.core.tools.load_paths import entries
+
+        self.load_entries = entries(environ)
         # git, bwrap, socat, nsenter: found now, outside every place commands may write.
         self.host = host_programs.settle(settings.writable_roots)
         self._status: SandboxStatus | None = None
@@ -365,7 +369,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         ), None
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        from hermes_tui.core.tools import gitdirs, gitguard, package_hooks
+        from hermes_tui.core.tools import gitdirs, gitguard, load_paths, package_hooks
         from hermes_tui.core.tools.run_later import (
             inside_places,
             on_search_path,
@@ -424,6 +428,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         swept = [*swept_paths(context.workdir), *on_path, *locked]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
+        loads = load_paths.folders(sandbox.load_entries, places, context.workdir)
+        before_loads = load_paths.loadable(loads)
         before_package = package_hooks.snapshot(context.workdir)
         before_nested = package_hooks.snapshot_nested(context.workdir)
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
@@ -440,6 +446,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         if sandbox.status.active:
             moved = sweep_created(swept, before_sweep, quarantine)
             moved += sweep_shadows(shadowing, before_shadows, quarantine)
+            moved += load_paths.sweep(loads, before_loads, quarantine)
             if hooks := package_hooks.restore(before_package, context.workdir, quarantine):
                 undone.append(hooks)
             undone += package_hooks.restore_nested(before_nested, context.workdir, quarantine)
