@@ -4,6 +4,7 @@ they leave in; `Redactor` replaces them and the key shapes of core/redaction/sha
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import threading
@@ -115,66 +116,82 @@ def kept_labels(raw: str, shown: str, edited: str) -> list[str]:
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _compiled(secrets: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """A Redactor's patterns for `secrets` (name, value pairs), which nothing changes once
+    built: made once per process for the same values and shared by the Redactors holding them
+    (a runtime's, an ACP session's after `learn`, an eval arm's, a crash report's). Building
+    them costs 3-4 ms of CPU for one value (its encoded forms, pieces and tries); what a
+    Redactor remembers of the texts it gave back is its own (`_outputs`)."""
+    loose: dict[str, str] = {}  # squashed value → name
+    encoded: dict[str, str] = {}  # lower-cased form → name
+    encoded_tails: dict[str, str] = {}
+    b64: dict[str, str] = {}
+    b64_tails: dict[str, str] = {}
+    for name, value in secrets:
+        if not looks_like_secret_value(value):
+            continue
+        for form in loose_forms(value):
+            loose.setdefault(form, name)
+        for form, tail in encoded_forms(value).items():
+            encoded.setdefault(form.lower(), name)
+            encoded_tails[form.lower()] = tail
+        for form, tail in base64_forms(value).items():
+            b64.setdefault(form, name)
+            b64_tails[form] = tail
+    decoded: dict[str, str] = {}  # every piece of a third, matched in decoded views only
+    # A piece encoded alone, form → (name, tail): matched last, once the whole value's
+    # forms (a wrapped block joined) had their turn.
+    piece_b64: dict[str, tuple[str, str]] = {}
+    piece_blind: dict[str, tuple[str, str]] = {}
+    for name, value in secrets:  # after the whole forms: they name first
+        if looks_like_secret_value(value):
+            for piece in partial_forms(value):
+                encoded.setdefault(piece.lower(), name)
+                encoded_tails.setdefault(piece.lower(), "")
+            for piece in partial_forms(value, wordy=True):
+                decoded.setdefault(piece.lower(), name)
+            b64_pieces, blind_pieces = piece_encodings(value)
+            for form, tail in b64_pieces.items():
+                piece_b64.setdefault(form, (name, tail))
+            for form, tail in blind_pieces.items():
+                piece_blind.setdefault(form, (name, tail))
+    piece_tails = {f: t for f, (_, t) in piece_blind.items()}
+    loose_pattern = LooseForms(loose) if loose else None
+    # (Its keys are lower case, and its tails, base32's, take either case.)
+    encoded_pattern = AnyCase(encoded_tails, "") if encoded_tails else None
+    base64_pattern = trie_pattern(b64_tails, "")
+    # Whether a streamed text's tail may grow into a form: written out, or encoded.
+    starts = [
+        Starts(loose, SEPARATORS, fold=True),
+        Starts([*encoded, *b64], "\r\n", fold=True),
+    ]
+    return {
+        "_decoded_names": decoded,
+        "_piece_names": {f: n for forms in (piece_b64, piece_blind) for f, (n, _) in forms.items()},
+        "_piece_b64": trie_pattern({f: t for f, (_, t) in piece_b64.items()}, ""),
+        "_piece_blind": AnyCase(piece_tails, "") if piece_tails else None,
+        # (A wordy piece, `atSecret`, is ordinary text as written; hex-encoded alone it is not.)
+        "_decoded": AnyCase(dict.fromkeys(decoded, ""), "") if decoded else None,
+        "_loose_names": loose,
+        "_encoded_names": encoded,
+        "_base64_names": b64,
+        "_loose": loose_pattern,
+        "_encoded": encoded_pattern,
+        "_base64": base64_pattern,
+        "_patterns": [p for p in (loose_pattern, encoded_pattern, base64_pattern) if p is not None],
+        "_starts": starts,
+        "_reach": max(4 * one.longest + 4 for one in starts),
+    }
+
+
 class Redactor:
     """Replaces known secret values (in the forms of core/redaction/forms.py) and well-known key
     shapes."""
 
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
         self._secrets = dict(secrets or {})
-        loose: dict[str, str] = {}  # squashed value → name
-        encoded: dict[str, str] = {}  # lower-cased form → name
-        encoded_tails: dict[str, str] = {}
-        b64: dict[str, str] = {}
-        b64_tails: dict[str, str] = {}
-        for name, value in (secrets or {}).items():
-            if not looks_like_secret_value(value):
-                continue
-            for form in loose_forms(value):
-                loose.setdefault(form, name)
-            for form, tail in encoded_forms(value).items():
-                encoded.setdefault(form.lower(), name)
-                encoded_tails[form.lower()] = tail
-            for form, tail in base64_forms(value).items():
-                b64.setdefault(form, name)
-                b64_tails[form] = tail
-        decoded: dict[str, str] = {}  # every piece of a third, matched in decoded views only
-        # A piece encoded alone, form → (name, tail): matched last, once the whole value's
-        # forms (a wrapped block joined) had their turn.
-        piece_b64: dict[str, tuple[str, str]] = {}
-        piece_blind: dict[str, tuple[str, str]] = {}
-        for name, value in (secrets or {}).items():  # after the whole forms: they name first
-            if looks_like_secret_value(value):
-                for piece in partial_forms(value):
-                    encoded.setdefault(piece.lower(), name)
-                    encoded_tails.setdefault(piece.lower(), "")
-                for piece in partial_forms(value, wordy=True):
-                    decoded.setdefault(piece.lower(), name)
-                b64_pieces, blind_pieces = piece_encodings(value)
-                for form, tail in b64_pieces.items():
-                    piece_b64.setdefault(form, (name, tail))
-                for form, tail in blind_pieces.items():
-                    piece_blind.setdefault(form, (name, tail))
-        self._decoded_names = decoded
-        self._piece_names = {
-            f: n for forms in (piece_b64, piece_blind) for f, (n, _) in forms.items()
-        }
-        self._piece_b64 = trie_pattern({f: t for f, (_, t) in piece_b64.items()}, "")
-        blind_tails = {f: t for f, (_, t) in piece_blind.items()}
-        self._piece_blind = AnyCase(blind_tails, "") if blind_tails else None
-        # (A wordy piece, `atSecret`, is ordinary text as written; hex-encoded alone it is not.)
-        self._decoded = AnyCase(dict.fromkeys(decoded, ""), "") if decoded else None
-        self._loose_names, self._encoded_names, self._base64_names = loose, encoded, b64
-        self._loose = LooseForms(loose) if loose else None
-        # (Its keys are lower case, and its tails, base32's, take either case.)
-        self._encoded = AnyCase(encoded_tails, "") if encoded_tails else None
-        self._base64 = trie_pattern(b64_tails, "")
-        self._patterns = [p for p in (self._loose, self._encoded, self._base64) if p is not None]
-        # Whether a streamed text's tail may grow into a form: written out, or encoded.
-        self._starts = [
-            Starts(loose, SEPARATORS, fold=True),
-            Starts([*encoded, *b64], "\r\n", fold=True),
-        ]
-        self._reach = max(4 * starts.longest + 4 for starts in self._starts)
+        self.__dict__.update(_compiled(tuple(self._secrets.items())))
         # Long texts `text` gave back, oldest first, with the lock that guards them: one
         # attribute, so a text redacted while `learn` replaces this state keeps its output
         # in the old state's memory, never in the new one's.
