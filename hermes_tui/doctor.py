@@ -254,8 +254,10 @@ def _own_code_check(writable: list[Path]) -> Check | None:
         "own code",
         True,
         f"{' and '.join(exposed)} lie where commands may write (the working directory or "
-        "terminal.writable_roots): a command could change what runs unsandboxed at the next "
-        "start; run hermes-tui from an environment outside the project",
+        "terminal.writable_roots): what a command changed there would run unsandboxed at the "
+        "next start, so the Python environment, its site-packages and the hermes_tui folder "
+        "are read-only to sandboxed commands (they cannot install into it), but not with the "
+        "sandbox off; run hermes-tui from an environment outside the project",
         warning=True,
     )
 

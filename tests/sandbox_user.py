@@ -75,13 +75,15 @@ def terminal(
     *commands: str,
     skill_dirs: tuple[Path, ...] = (),
     server_paths: tuple[Path, ...] = (),
+    python: str = sys.executable,
 ) -> list[dict]:
-    """The results of `commands`, each one terminal call of one conversation, in order."""
+    """The results of `commands`, each one terminal call of one conversation, in order (the
+    app run by `python`)."""
     prefix, _uid = account()
     dirs = json.dumps([str(d) for d in skill_dirs])
     servers = json.dumps([str(p) for p in server_paths])
     found = subprocess.run(
-        [*prefix, sys.executable, "-c", CALL, str(workdir), json.dumps(commands), dirs, servers],
+        [*prefix, python, "-c", CALL, str(workdir), json.dumps(commands), dirs, servers],
         capture_output=True,
         text=True,
         env=env,

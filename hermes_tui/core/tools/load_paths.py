@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 
 from hermes_tui.core.tools.sweep import Identity, identity, move_aside
 
+APP_PATH = "hermes-tui's import path"
 # What each variable's loader is, for what the user is told.
 LOADERS = {
     "LD_LIBRARY_PATH": "every program's libraries (ld.so)",
@@ -44,7 +45,10 @@ LOADERS = {
     "RUBYOPT": "Ruby's libraries (-I)",
     "GEM_PATH": "RubyGems' gems",
     "CLASSPATH": "Java's classes",
+    # Not a variable: the folders of hermes-tui's own import path (own_code.import_folders).
+    APP_PATH: "hermes-tui's own imports, at its next start",
 }
+PYTHON = ("PYTHONPATH", APP_PATH)
 # ld.so also looks in these sub-folders of each LD_LIBRARY_PATH entry (`LD_DEBUG=libs`):
 # glibc-hwcaps/<level>/ and, before glibc 2.37, the legacy hardware-capability folders.
 HWCAPS = ("glibc-hwcaps", "tls", "haswell", "avx512_1", "x86_64", "i686", "sse2", "xeon_phi")
@@ -73,6 +77,8 @@ def entries(environ: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     once when hermes-tui starts, as the user's shell has them."""
     found: dict[str, tuple[str, ...]] = {}
     for name in LOADERS:
+        if name == APP_PATH:
+            continue
         value = environ.get(name)
         if name == "RUBYOPT":
             found[name] = tuple(_ruby_includes(value or ""))
@@ -146,9 +152,11 @@ def folders(
 @cache
 def system_names(variable: str) -> frozenset[str]:
     """What the loader behind `variable` finds after the user's entries: listed once."""
+    if variable == APP_PATH:
+        return system_names("PYTHONPATH")
     if variable == "LD_LIBRARY_PATH":
         return _names_in(variable, tuple(_library_folders()))
-    if variable == "PYTHONPATH":
+    if variable in PYTHON:
         names = set(sys.stdlib_module_names) | {"sitecustomize", "usercustomize"}
         names |= _names_in(variable, tuple(_site_folders()))
         return frozenset(names - NOT_IMPORTED)
@@ -197,7 +205,7 @@ def _names_in(variable: str, folders: tuple[str, ...]) -> frozenset[str]:
             for entry in os.scandir(folder):
                 with contextlib.suppress(OSError):
                     name = key(variable, entry.name, entry.is_dir())
-                    if variable == "PYTHONPATH" and entry.is_dir():
+                    if variable in PYTHON and entry.is_dir():
                         name = name if _python_inits(Path(entry.path)) else None
                     if name is not None:
                         names.add(name)
@@ -210,7 +218,7 @@ def key(variable: str, name: str, is_dir: bool) -> str | None:
     namespace portion, which a later module of that name wins over)."""
     if variable == "LD_LIBRARY_PATH":
         return name if not is_dir and ".so" in name else None
-    if variable == "PYTHONPATH":
+    if variable in PYTHON:
         if is_dir:
             return name
         return name.split(".")[0] if name.endswith(PYTHON_SUFFIXES) else None
@@ -252,7 +260,7 @@ def loadable(found: Iterable[LoadFolder]) -> dict[Path, Loaded]:
         if load.folder not in listings:
             listings[load.folder] = _listing(load.folder)
         for path in _candidates(load, listings[load.folder]):
-            inits = _python_inits(path) if load.variable == "PYTHONPATH" and path.is_dir() else []
+            inits = _python_inits(path) if load.variable in PYTHON and path.is_dir() else []
             seen[path] = (identity(path), tuple(identity(init) for init in inits))
     return seen
 
@@ -322,7 +330,7 @@ def shadows(
     if path.parent == folder:
         return key(variable, path.name, False) in names
     return (
-        variable == "PYTHONPATH"
+        variable in PYTHON
         and path.parent.parent == folder
         and path.parent.name in names
         and path.name.startswith("__init__.")
@@ -331,11 +339,13 @@ def shadows(
 
 def reason(variable: str) -> str:
     """What loads a file the files tools would write in a folder of `variable`."""
-    return (
-        f"a folder {variable} leads to (an empty, `.` or relative entry is the folder a program "
-        f"starts in): {LOADERS[variable]} would load it ahead of the system's, outside the "
-        "sandbox"
+    where = (
+        f"a folder of {variable}"
+        if variable == APP_PATH
+        else f"a folder {variable} leads to (an empty, `.` or relative entry is the folder a "
+        "program starts in)"
     )
+    return f"{where}: {LOADERS[variable]} would load it ahead of the system's, outside the sandbox"
 
 
 def warning(written: Mapping[str, tuple[str, ...]], places: Iterable[Path], workdir: Path) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from hermes_tui.core.tools import load_paths, run_later
+from hermes_tui.core.tools import load_paths, own_code, run_later
 from hermes_tui.core.tools.gitdirs import GIT_DIR_MARKS
 from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
@@ -354,12 +354,15 @@ def resolve_rules(
         later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)
         servers = run_later.inside_places([real(p) for p in server_paths], places)
         later += tuple((PurePosixPath(path), run_later.MCP_SERVER) for path in servers)
+        app = run_later.inside_places([real(p) for p in own_code.locked_paths()], places)
+        later += tuple((PurePosixPath(path), own_code.REASON) for path in app)
         shadowing = tuple(
             (PurePosixPath(folder), names)
             for folder, names in run_later.shadowing_folders(entries, places, bins, work)
         )
         own = frozenset(path.name for path in run_later.own_name_shadows(work))
         loads = load_paths.folders(load_paths.entries(os.environ), places, work)
+        loads += load_paths.folders({load_paths.APP_PATH: own_code.import_folders()}, places, work)
         loading = tuple((PurePosixPath(f.folder), f.variable, f.names) for f in loads)
     return PathRules(
         workdir=work,

@@ -86,6 +86,9 @@ class TerminalSettings:
     # The files and folders the MCP servers start from (mcp_config.server_paths): read-only to
     # commands where a writable place holds them, as the skills folders are.
     server_paths: tuple[Path, ...] = ()
+    # hermes-tui's own code and Python (own_code.locked_paths), read-only to commands where a
+    # writable place holds them; None: what this process runs on, read when the tools are made.
+    own_code: tuple[Path, ...] | None = None
 
 
 class Sandbox:
@@ -100,9 +103,13 @@ class Sandbox:
         environ = os.environ if settings.environ is None else settings.environ
         self.search_path = search_path_entries(environ.get("PATH", ""))
         # LD_LIBRARY_PATH, PYTHONPATH and the other loaders' paths, the same way (load_paths).
-        from hermes_tui.core.tools.load_paths import entries
+        from hermes_tui.core.tools.load_paths import APP_PATH, entries
 
         self.load_entries = entries(environ)
+        from hermes_tui.core.tools import own_code
+
+        self.own_code = own_code.locked_paths() if settings.own_code is None else settings.own_code
+        self.own_imports = {APP_PATH: own_code.import_folders()}
         # git, bwrap, socat, nsenter: found now, outside every place commands may write.
         self.host = host_programs.settle(settings.writable_roots)
         self._status: SandboxStatus | None = None
@@ -205,7 +212,7 @@ class Sandbox:
             repositories=repositories,
             programs=self.programs,
             search_path=self.search_path,
-            locked=(*self.settings.skill_dirs, *self.settings.server_paths),
+            locked=(*self.settings.skill_dirs, *self.settings.server_paths, *self.own_code),
             socket_filter=True,
             python=self.host.which("python3"),  # the filter's installer behind a bridge
         )
@@ -424,11 +431,14 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         bins = project_bins(context.workdir, Path.home())
         on_path = on_search_path(sandbox.search_path, places, bins, context.workdir)
         shadowing = shadowing_folders(sandbox.search_path, places, bins, context.workdir)
-        locked = inside_places((*settings.skill_dirs, *settings.server_paths), places)
+        locked = inside_places(
+            (*settings.skill_dirs, *settings.server_paths, *sandbox.own_code), places
+        )
         swept = [*swept_paths(context.workdir), *on_path, *locked]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
         loads = load_paths.folders(sandbox.load_entries, places, context.workdir)
+        loads += load_paths.folders(sandbox.own_imports, places, context.workdir)
         before_loads = load_paths.loadable(loads)
         before_package = package_hooks.snapshot(context.workdir)
         before_nested = package_hooks.snapshot_nested(context.workdir)
