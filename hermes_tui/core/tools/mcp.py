@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from hermes_tui.core import host_programs
 from hermes_tui.core.events import Notice, Sink, discard
-from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
+from hermes_tui.core.tools import mcp_asks
 from hermes_tui.core.tools.mcp_config import McpServerConfig, ParsedServers, launch_args
 from hermes_tui.core.tools.mcp_config import inside as _inside
 from hermes_tui.core.tools.outside_writes import OutsideWrites
@@ -430,21 +430,14 @@ class McpManager:
         state = self.states.get(server)
         if state is None:
             return {"success": False, "error": f"no MCP server named {server!r} is configured"}
-        if state.config.approval_for(tool) == "always":
-            shown = json.dumps(args, ensure_ascii=False)[:300]
-            reason = (
-                f"calls {tool} on the MCP server {server}, which is set to ask before every call "
-                "(approval: always)"
-            )
-            request = ApprovalRequest(
-                f"mcp {server}.{tool} {shown}", "mcp", (reason,), McpGrant(server, tool)
-            )
-            if not context.approvals.ask(request):
-                return {
-                    "success": False,
-                    "error": f"the user did not allow this call: it {reason}. "
-                    "Ask the user, or do without this tool.",
-                }
+        # Set to ask before every call, or naming a path the sandbox hides (mcp_asks.py).
+        request = mcp_asks.request(state.config, tool, args, context.workdir, self.home)
+        if request is not None and not context.approvals.ask(request):
+            return {
+                "success": False,
+                "error": f"the user did not allow this call: it {request.reason}. "
+                "Ask the user, or do without this tool.",
+            }
         if state.status == "failed" and state.client is None and state.tools:
             # It was running and died: restart it once (a call that killed it is not re-sent,
             # since it may have had effects; this is the next call).

@@ -1,0 +1,114 @@
+"""What an MCP tool call asks the user first: a server set to ask before every call (`approval:
+always`), and a call whose arguments name a path the sandbox hides from commands.
+
+An MCP server runs as the user, outside the sandbox: a filesystem server given `~` read
+`~/.ssh/id_ed25519` on the model's word, where a sandboxed command finds nothing. So a call
+naming one of the sandbox's unreadable paths (sandbox.unreadable_paths: the credentials under
+the home, the hermes home's `.env`, `auth.json`, sessions and other hermes homes' secrets) or
+another project's `.env` under the home (the sandbox empties the home but for the working
+directory) is asked about, once each time (no session grant: a secret is named every time).
+A path is any string argument, at any depth, that is absolute, starts with `~` or is a
+`file://` URI, or a relative one as the server resolves it (against its `cwd`, `/` without);
+links resolved. terminal.deny_read is not known here (the sandbox's list without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from hermes_tui.core.tools.approvals import ApprovalRequest, McpGrant
+from hermes_tui.core.tools.mcp_config import McpServerConfig
+
+MAX_STRINGS = 2_000  # arguments looked at per call (a call's JSON may be large)
+
+
+def request(
+    config: McpServerConfig,
+    tool: str,
+    args: dict[str, Any],
+    workdir: Path,
+    hermes_home: Path | None,
+) -> ApprovalRequest | None:
+    """The question to put before this call, or None when it runs unasked."""
+    reasons: list[str] = []
+    server = config.name
+    if config.approval_for(tool) == "always":
+        reasons.append(
+            f"calls {tool} on the MCP server {server}, which is set to ask before every call "
+            "(approval: always)"
+        )
+    hidden = hidden_paths(config, args, workdir, hermes_home)
+    if hidden:
+        reasons.append(
+            f"names {', '.join(hidden[:3])}, which the sandbox hides from commands (credentials "
+            f"or another project's secrets), and the MCP server {server} runs outside it"
+        )
+    if not reasons:
+        return None
+    shown = json.dumps(args, ensure_ascii=False)[:300]
+    grant = McpGrant(server, tool) if not hidden else None
+    return ApprovalRequest(f"mcp {server}.{tool} {shown}", "mcp", tuple(reasons), grant)
+
+
+def hidden_paths(
+    config: McpServerConfig, args: Any, workdir: Path, hermes_home: Path | None
+) -> list[str]:
+    """The paths among the call's arguments that the sandbox hides from commands."""
+    from hermes_tui.core.tools.sandbox import unreadable_paths
+
+    home = Path.home()
+    hidden = [
+        os.path.realpath(path)
+        for path in unreadable_paths(home, hermes_home or Path("/nonexistent"), (), (workdir,))
+    ]
+    real_home, real_work = os.path.realpath(home), os.path.realpath(workdir)
+    start = config.cwd or os.sep
+    found = []
+    for text in _strings(args):
+        path = _as_path(text, start)
+        if path is None:
+            continue
+        real = os.path.realpath(path)
+        if any(_within(real, secret) for secret in hidden) or (
+            _within(real, real_home)
+            and not _within(real, real_work)
+            and (os.path.basename(real) == ".env" or os.path.basename(real).startswith(".env."))
+        ):
+            found.append(text)
+    return list(dict.fromkeys(found))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack, seen = [value], 0
+    while stack and seen < MAX_STRINGS:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list | tuple):
+            stack += list(item)
+
+
+def _as_path(text: str, start: str) -> str | None:
+    text = text.strip()
+    if not text or "\0" in text or "\n" in text or len(text) > 4096:
+        return None
+    if text.startswith("file://"):
+        text = text[len("file://") :]
+    if text.startswith("~"):
+        text = os.path.expanduser(text)
+    if not os.path.isabs(text):
+        if "/" not in text and not text.startswith("."):
+            return None  # a word, not a path (a relative path names a folder or a dot file)
+        text = os.path.join(start, text)
+    return os.path.normpath(text)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
