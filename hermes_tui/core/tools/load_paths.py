@@ -157,7 +157,9 @@ def system_names(variable: str) -> frozenset[str]:
     if variable == "LD_LIBRARY_PATH":
         return _names_in(variable, tuple(_library_folders()))
     if variable in PYTHON:
-        names = set(sys.stdlib_module_names) | {"sitecustomize", "usercustomize"}
+        # hermes-tui's own package too: an editable install's is not in site-packages, and a
+        # `src/hermes_tui/` on PYTHONPATH would be the app at its next start (attack9's A9-16).
+        names = set(sys.stdlib_module_names) | {"sitecustomize", "usercustomize", "hermes_tui"}
         names |= _names_in(variable, tuple(_site_folders()))
         return frozenset(names - NOT_IMPORTED)
     if variable == "NODE_PATH":

@@ -41,7 +41,7 @@ def test_an_empty_dot_or_relative_entry_is_the_working_directory_and_others_are_
     }  # CLASSPATH is warned about only; NODE_PATH's entry lies outside
     # A later entry's libraries count, and so do the system's and the standard library's.
     assert {"libcudart.so.12", "libc.so.6"} <= by_variable["LD_LIBRARY_PATH"].names
-    assert {"json", "os", "sitecustomize"} <= by_variable["PYTHONPATH"].names
+    assert {"json", "os", "sitecustomize", "yaml", "hermes_tui"} <= by_variable["PYTHONPATH"].names
     assert "tests" not in by_variable["PYTHONPATH"].names
 
 

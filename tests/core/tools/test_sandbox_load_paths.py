@@ -8,6 +8,7 @@ do afterwards, the command run as the unprivileged user."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,9 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
     own(place)
     marker = place / "PWNED"
     env = {
-        "PYTHONPATH": f"{REPO}:",  # the empty entry: the folder a program starts in
+        # A project's src/ first (its .envrc's `export PYTHONPATH=$PWD/src`), then the app's
+        # code, then the empty entry: the folder a program starts in.
+        "PYTHONPATH": f"{work}/src:{REPO}:",
         "LD_LIBRARY_PATH": ":/nonexistent/cuda/lib64",
         "PATH": SYSTEM_PATH,
         "HOME": str(place),
@@ -56,6 +59,8 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
         env,
         compile_library + f"printf '{module}' > json.py && printf '{module}' > sitecustomize.py",
         f"printf '{module}' > json/__init__.py && printf '{module}' > src/app.py && echo ok",
+        f"mkdir src/hermes_tui && printf '{module}' > src/hermes_tui/__init__.py && "
+        f"printf '{module}' > src/yaml.py",
     )
 
     assert not results[0]["success"] and "json.py" in results[0]["error"], results[0]
@@ -64,6 +69,9 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
     listed = as_user(["ls"], env, work)
     imported = as_user(["python3", "-c", "import json; print(json.dumps(1))"], env, work)
     assert listed.returncode == 0 and imported.stdout.strip() == "1", imported.stderr
+    assert "src/hermes_tui" in results[2]["error"] and "src/yaml.py" in results[2]["error"]
+    app = as_user([sys.executable, "-m", "hermes_tui", "--version"], env, work)
+    assert app.returncode == 0 and "hermes-tui" in app.stdout, app.stderr
     assert not marker.exists()
     # The user's own folder stays, and so does the project's code.
     assert (work / "json" / "notes.txt").read_text() == "mine\n"
