@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_tui.core.tools import runs_named
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 GIT_CONFIG = (
@@ -187,12 +188,21 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     *((name, MISE_REASON) for name in MISE_CONFIGS),
     (".helix", "Helix starts the language servers its languages.toml names when it opens a file"),
     (".envrc", "direnv runs it when you enter the folder"),
+    # direnv's override files (`source_env_if_exists .envrc.local`): its allow is the hash of
+    # `.envrc` alone, so what that sources runs unasked (the others an .envrc names: runs_named)
+    (".envrc.local", "direnv runs it when you enter the folder (an .envrc sources it)"),
+    (".envrc.private", "direnv runs it when you enter the folder (an .envrc sources it)"),
     (".hermes", "its commands/ are slash commands the user sends in their own voice"),
     *COMMIT_HOOK_CONFIGS,
     *OTHER_AGENTS,
     *PACKAGE_MANAGERS,
 )
 PROTECTED_IN_WORKDIR = tuple(name for name, _ in RUN_LATER_IN_WORKDIR)
+# Read for the scripts their commands name (runs_named.py): pre-commit's `entry:`, lefthook's `run:`.
+HOOK_RUNNER_CONFIGS = (
+    ".pre-commit-config.yaml",
+    *(n for n, _ in COMMIT_HOOK_CONFIGS if "lefthook" in n),
+)
 OWN_NAME = "hermes_tui"
 SHADOW = "`python -m hermes_tui` started in the folder runs it instead of the installed hermes-tui"
 # In the user's home, when a writable place holds it: non-dot folders that run later too (every
@@ -284,9 +294,17 @@ def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:
     sandboxed commands, asked about before the files tools write them."""
     found = [RunLater(workdir / name, why) for name, why in RUN_LATER_IN_WORKDIR]
     found += [RunLater(path, MISE_REASON) for path in mise_env_configs(workdir)]
+    repositories = list(repositories)
     for dirs in repositories:
         found += [RunLater(path, _repository_reason(path)) for path in dirs.run_later()]
-    return found
+    # What a hook, a hook runner's config or an .envrc runs by path (a hook link's target).
+    return found + [RunLater(item.path, item.reason) for item in named(workdir, repositories)]
+
+
+def named(workdir: Path, repositories: Iterable[GitDirs]) -> list[runs_named.Named]:
+    """runs_named.named with this module's lists of hook runners' and mise's configs."""
+    mise = [*(workdir / name for name in MISE_CONFIGS), *mise_env_configs(workdir)]
+    return runs_named.named(workdir, repositories, HOOK_RUNNER_CONFIGS, mise)
 
 
 def in_home(path: Path, home: Path) -> bool:

@@ -379,10 +379,12 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         from hermes_tui.core.tools import gitdirs, gitguard, load_paths, package_hooks
         from hermes_tui.core.tools.run_later import (
             inside_places,
+            named,
             on_search_path,
             project_bins,
             shadowing_folders,
         )
+        from hermes_tui.core.tools.runs_named import Held
         from hermes_tui.core.tools.sandbox import scrubbed_env, wall_refusal
         from hermes_tui.core.tools.sweep import (
             identities,
@@ -442,6 +444,10 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         before_loads = load_paths.loadable(loads)
         before_package = package_hooks.snapshot(context.workdir)
         before_nested = package_hooks.snapshot_nested(context.workdir)
+        # What a hook, hook runner or .envrc runs by path (runs_named.py): swept like .envrc.
+        held = Held.before(named(context.workdir, repositories))
+        swept += held.swept
+        before_sweep.update(identities(held.swept))
         wrap = None if outside else (lambda a: sandbox.argv(a, context, command, repositories))
         result = run_command(command, context, timeout, env=env, wrap=wrap)
         if wrap is not None and _setup_raced(result):
@@ -460,6 +466,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
             if hooks := package_hooks.restore(before_package, context.workdir, quarantine):
                 undone.append(hooks)
             undone += package_hooks.restore_nested(before_nested, context.workdir, quarantine)
+        # A hook link's target put back like a hook; the others named when changed, not moved.
+        undone += held.after(context.workdir, repositories, {old for old, _ in moved})
         connections = sandbox.connections()
         if connections:
             result["network"] = [
