@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
 
-from hermes_tui.core.tools.sweep import Identity, identity, move_aside
+from hermes_tui.core.tools.sweep import Identity, identity, move_aside, writable_again
 
 APP_PATH = "hermes-tui's import path"
 # What each variable's loader is, for what the user is told.
@@ -268,6 +268,9 @@ def loadable(found: Iterable[LoadFolder]) -> dict[Path, Loaded]:
 
 
 def _listing(folder: Path) -> list[tuple[str, bool]]:
+    # A command may leave it unlistable (`chmod 311`: a loader opens a name with search
+    # permission alone): the user's own folder gets its owner's rights back first (A9-10).
+    writable_again(folder)
     try:
         with os.scandir(folder) as listed:
             return [(entry.name, _is_dir(entry)) for entry in listed]
@@ -295,6 +298,7 @@ def _candidates(load: LoadFolder, listing: list[tuple[str, bool]]) -> list[Path]
 def _libraries_below(folder: Path, names: frozenset[str], depth: int) -> list[Path]:
     """The libraries under one of ld.so's sub-folders (`glibc-hwcaps/x86-64-v3/libc.so.6`)."""
     found = []
+    writable_again(folder)
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
             if entry.name in names and not entry.is_dir():

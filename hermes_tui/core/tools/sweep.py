@@ -202,6 +202,9 @@ def shadow_programs(folders: Iterable[tuple[Path, frozenset[str]]]) -> dict[Path
     the names it shadows."""
     found: dict[Path, Program] = {}
     for folder, names in folders:
+        # A command may leave it unlistable (`chmod 311`: the shell finds a program there by
+        # name with search permission alone): its owner's rights back first (attack9's A9-10).
+        writable_again(folder)
         with contextlib.suppress(OSError):
             for name in names.intersection(os.listdir(folder)):
                 found[folder / name] = _program(folder / name)

@@ -37,7 +37,7 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
     env = {
         # A project's src/ first (its .envrc's `export PYTHONPATH=$PWD/src`), then the app's
         # code, then the empty entry: the folder a program starts in.
-        "PYTHONPATH": f"{work}/src:{REPO}:",
+        "PYTHONPATH": f"{work}/src:{work}/lib:{REPO}:",
         "LD_LIBRARY_PATH": ":/nonexistent/cuda/lib64",
         "PATH": SYSTEM_PATH,
         "HOME": str(place),
@@ -61,6 +61,8 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
         f"printf '{module}' > json/__init__.py && printf '{module}' > src/app.py && echo ok",
         f"mkdir src/hermes_tui && printf '{module}' > src/hermes_tui/__init__.py && "
         f"printf '{module}' > src/yaml.py",
+        # Left unlistable (a loader opens a name with search permission alone): A9-10's trick.
+        f"mkdir lib && printf '{module}' > lib/sitecustomize.py && chmod 311 lib src",
     )
 
     assert not results[0]["success"] and "json.py" in results[0]["error"], results[0]
@@ -70,6 +72,7 @@ def test_what_a_command_leaves_on_the_loaders_paths_is_not_loaded_by_the_users_p
     imported = as_user(["python3", "-c", "import json; print(json.dumps(1))"], env, work)
     assert listed.returncode == 0 and imported.stdout.strip() == "1", imported.stderr
     assert "src/hermes_tui" in results[2]["error"] and "src/yaml.py" in results[2]["error"]
+    assert "lib/sitecustomize.py" in results[3]["error"], results[3]
     app = as_user([sys.executable, "-m", "hermes_tui", "--version"], env, work)
     assert app.returncode == 0 and "hermes-tui" in app.stdout, app.stderr
     assert not marker.exists()

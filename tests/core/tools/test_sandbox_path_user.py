@@ -117,3 +117,25 @@ def test_relative_path_entries_and_the_working_directory_run_nothing_a_command_p
     assert (work / "notes.txt").read_text() == "work\n"
     assert not results[0]["success"] and "node_modules/.bin/git" in results[0]["error"], results
     assert "moved aside" in results[1]["error"], results
+
+
+def test_a_path_folder_left_unlistable_still_has_its_planted_program_moved_aside(
+    place: Path,
+) -> None:
+    """attack9's A9-10: `chmod 311 node_modules/.bin` at the end of the command hid a planted
+    `git` from the sweep's listing, while the shell finds it by name with search permission
+    alone. The user's own folder gets its owner's rights back before it is looked at."""
+    home = place / "home"
+    work = home / "proj"
+    (work / "node_modules" / ".bin").mkdir(parents=True)
+    own(place)
+    marker = home / "PWNED-311"
+    env = env_of(home, f"{work}/node_modules/.bin:{SYSTEM_PATH}")
+
+    (result,) = terminal(
+        work, env, _plant("node_modules/.bin", "git", marker) + " && chmod 311 node_modules/.bin"
+    )
+
+    ran = as_user(["bash", "-c", "git --version"], env, work)
+    assert "git version" in ran.stdout and not marker.exists(), result
+    assert "node_modules/.bin/git" in result["error"], result
