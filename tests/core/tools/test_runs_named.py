@@ -141,3 +141,24 @@ def test_a_link_in_the_folder_core_hookspath_names_is_held_like_the_hook(tmp_pat
     (work / "f.txt").write_text("y\n")
     assert _git(work, "commit", "-qam", "edit").returncode == 0
     assert not marker.exists()
+
+
+def test_a_script_huskys_hook_runs_is_read_only_to_commands_and_asked_about(tmp_path: Path) -> None:
+    # husky 9: core.hooksPath = .husky/_, whose generated hooks run `.husky/pre-commit`.
+    work = tmp_path / "work"
+    _write(work / ".husky" / "pre-commit", "npx lint-staged\nsh scripts/husky-check.sh\n")
+    _write(work / ".husky" / "_" / "pre-commit", '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+    _write(work / "scripts" / "husky-check.sh", OK, 0o755)
+    assert _git(work, "init", "-q").returncode == 0
+    _git(work, "config", "core.hooksPath", ".husky/_")
+    found = run_later.protected(work, gitdirs.repositories(work))
+    why = [item.reason for item in found if item.path == work / "scripts" / "husky-check.sh"]
+    assert why and "the pre-commit hook (.husky/pre-commit)" in why[0], found
+    limits = ResultLimits(scratch_root=tmp_path / "hermes" / "scratch")
+    registry = ToolRegistry(make_file_tools(hermes_home=tmp_path / "hermes", limits=limits))
+    context = ToolContext(cwd=work, workdir=work, approvals=Approvals(lambda _r: "deny"))
+    result = registry.call(
+        "write_file", {"path": "scripts/husky-check.sh", "content": "touch PWN\n"}, context
+    )
+    assert result.get("denied"), result
+    assert (work / "scripts" / "husky-check.sh").read_text() == OK
