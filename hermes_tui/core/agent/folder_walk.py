@@ -21,6 +21,7 @@ import threading
 import time
 
 from hermes_tui.core.records import datarecord
+from hermes_tui.core.tools.folder_rights import scandir_again  # one left unlistable too
 
 CTIME_SLACK = 1.0  # seconds: a file system's coarse timestamps
 FIRST_ENTRIES = 1_000_000  # entries listed anew per walk, at most (about 1.5 s)
@@ -96,7 +97,7 @@ def _list(
     subfolders, named, count = [], [], 0
     listed = _clock()
     try:
-        with os.scandir(folder) as entries:
+        with scandir_again(folder) as entries:
             for item in entries:
                 count += 1
                 if item.name in names:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.tools.contained import read_regular
+from hermes_tui.core.tools.folder_rights import scandir_again
 
 # Folders the scan for nested repositories does not enter: installed packages, environments and
 # caches, large and never a place the user runs git.
@@ -143,7 +144,7 @@ def scan(workdir: Path) -> tuple[list[Path], list[Path]]:
     while pending and seen < MAX_ENTRIES and len(found) < MAX_REPOSITORIES:
         folder = pending.pop()
         try:
-            entries = os.scandir(folder)
+            entries = scandir_again(folder)
         except OSError:
             continue
         names: set[str] = set()
@@ -180,7 +181,7 @@ def files_named(base: Path, names: frozenset[str], skipped: frozenset[str]) -> l
     while pending and seen < MAX_ENTRIES:
         folder = pending.pop()
         try:
-            entries = os.scandir(folder)
+            entries = scandir_again(folder)
         except OSError:
             continue
         with entries:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
 
-from hermes_tui.core.tools.sweep import Identity, identity, move_aside, writable_again
+from hermes_tui.core.tools.folder_rights import writable_again
+from hermes_tui.core.tools.sweep import Identity, identity, move_aside
 
 APP_PATH = "hermes-tui's import path"
 # What each variable's loader is, for what the user is told.

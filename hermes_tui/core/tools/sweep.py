@@ -18,6 +18,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from hermes_tui.core.tools.folder_rights import writable_again
 from hermes_tui.core.tools.run_later import (
     PROTECTED_IN_WORKDIR,
     mise_env_configs,
@@ -133,21 +134,6 @@ def aside_folder(parent: Path) -> Path:
         raise OSError(f"{place} is not a folder")
     writable_again(place)
     return place
-
-
-def writable_again(folder: Path) -> None:
-    """Give the user back write access to a folder of theirs a command took it from (`chmod
-    555 .` at the end of a command made every move aside and put back fail, and what they
-    should have undone stay: attack8's A8-9). Folders of others, links and failures are left
-    alone: the move that follows then fails and says so."""
-    try:
-        found = os.lstat(folder)  # the folder itself, never a link's target
-        mode = stat.S_IMODE(found.st_mode)
-        mine = stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid()
-        if mine and mode | stat.S_IRWXU != mode:
-            os.chmod(folder, mode | stat.S_IRWXU)
-    except OSError:
-        return
 
 
 def _free_name(place: Path, name: str) -> Path:
