@@ -140,7 +140,7 @@ def test_the_time_server_s_tools_keep_their_names_schemas_and_answer() -> None:
         manager.stop()
 
 
-# ---- faults, with the SDK's own server ---------------------------------------------------------
+# ---- faults (the fake answers as the SDK's server does: tests/fakes/mcp_server.py) ---------
 
 
 def test_a_raising_tool_a_timeout_and_a_server_dying_mid_call_are_tool_errors(
@@ -315,7 +315,7 @@ def test_a_server_never_runs_code_a_command_planted_in_the_working_directory(
     marker = tmp_path / "PWNED"
     planted = f"open({str(marker)!r}, 'w').write('ran outside the sandbox')\n"
     (work / "planted.py").write_text(planted)
-    (work / "mcp_types.py").write_text(planted)  # a module the SDK's server imports
+    (work / "json.py").write_text(planted)  # a module the fake server imports
     monkeypatch.chdir(work)
     own = str(tmp_path / "own")
     Path(own).mkdir()
