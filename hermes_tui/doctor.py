@@ -362,6 +362,30 @@ def _mcp_checks(runtime) -> list[Check]:
             detail = row["error"] + "".join(f"\n      stderr: {line}" for line in tail)
             checks.append(Check(name, False, detail))
     checks.extend(Check("mcp", True, warning, warning=True) for warning in dict.fromkeys(warnings))
+    return checks + _wide_roots(manager)
+
+
+def _wide_roots(manager) -> list[Check]:
+    """A warning for a stdio server given your home or `/` (a filesystem server "to see my
+    files"): it reads and writes there outside the sandbox; a call naming a secret or a
+    startup file asks first (mcp_asks.py), anything else there it does unasked."""
+    from hermes_tui.core.tools.mcp_config import server_paths
+
+    wide = {Path.home().resolve(), Path("/")}
+    checks = []
+    for state in manager.states.values():
+        roots = [p for p in server_paths(state.config, Path.cwd()) if p.resolve() in wide]
+        if roots:
+            checks.append(
+                Check(
+                    f"mcp {state.name}",
+                    True,
+                    f"is given {roots[0]}: it reads and writes everything there outside the "
+                    "sandbox (a call naming a credential or a startup file asks first); give it "
+                    "the project's folder only",
+                    warning=True,
+                )
+            )
     return checks
 
 

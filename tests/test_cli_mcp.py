@@ -80,3 +80,16 @@ def test_mcp_list_says_which_tools_sessions_leave_out_and_why(home: Path, run) -
     [forecast] = [line for line in lines if "mcp__docs__forecast" in line]
     assert "(left out of sessions: reads as instructions to the model" in forecast
     assert "    mcp__docs__echo" in lines  # the others are listed as before
+
+
+def test_doctor_warns_about_a_server_given_the_whole_home_or_root(home: Path, run) -> None:
+    """attack9's A9-18: a filesystem server "to see my files" reads and writes there outside
+    the sandbox."""
+    servers = {
+        "wide": {"command": sys.executable, "args": [FAKE, "where", "/"]},
+        "narrow": {"command": sys.executable, "args": [FAKE, "where", str(home)]},
+    }
+    (home / "config.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
+    doctor = run("doctor", home=home)
+    assert "[warn] mcp wide: is given /: it reads and writes everything there" in doctor.stdout
+    assert "mcp narrow: is given" not in doctor.stdout

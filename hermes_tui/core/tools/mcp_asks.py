@@ -1,5 +1,6 @@
 """What an MCP tool call asks the user first: a server set to ask before every call (`approval:
-always`), and a call whose arguments name a path the sandbox hides from commands.
+always`), a call whose arguments name a path the sandbox hides from commands, and one naming
+the home's startup files and tools' settings (its dot entries, `~/bin`: `startup_paths`).
 
 An MCP server runs as the user, outside the sandbox: a filesystem server given `~` read
 `~/.ssh/id_ed25519` on the model's word, where a sandboxed command finds nothing. So a call
@@ -47,10 +48,17 @@ def request(
             f"names {', '.join(hidden[:3])}, which the sandbox hides from commands (credentials "
             f"or another project's secrets), and the MCP server {server} runs outside it"
         )
+    startup = [p for p in startup_paths(config, args, workdir) if p not in hidden]
+    if startup:
+        reasons.append(
+            f"names {', '.join(startup[:3])}, in your home's startup files and tools' settings "
+            "(what your shell, git or login reads and runs), which the sandbox keeps read-only, "
+            f"and the MCP server {server} runs outside it"
+        )
     if not reasons:
         return None
     shown = json.dumps(args, ensure_ascii=False)[:300]
-    grant = McpGrant(server, tool) if not hidden else None
+    grant = McpGrant(server, tool) if not (hidden or startup) else None
     return ApprovalRequest(f"mcp {server}.{tool} {shown}", "mcp", tuple(reasons), grant)
 
 
@@ -79,6 +87,30 @@ def hidden_paths(
             and (os.path.basename(real) == ".env" or os.path.basename(real).startswith(".env."))
         ):
             found.append(text)
+    return list(dict.fromkeys(found))
+
+
+def startup_paths(config: McpServerConfig, args: Any, workdir: Path) -> list[str]:
+    """The paths among the call's arguments that lie in the home's dot entries or `~/bin`
+    (run_later.in_home: what the sandbox keeps read-only to a command started in the home),
+    as written or where they lead (`~/.bashrc` a link into a dotfiles checkout), outside the
+    working directory: a filesystem server given `~` wrote `~/.gitconfig`'s core.fsmonitor
+    unasked, and the user's next `git status` anywhere ran it (attack9's A9-18)."""
+    from hermes_tui.core.tools.run_later import in_home
+
+    homes = dict.fromkeys((Path.home(), Path(os.path.realpath(Path.home()))))
+    works = (os.path.normpath(workdir), os.path.realpath(workdir))
+    found = []
+    for text in _strings(args):
+        path = _as_path(text, config.cwd or os.sep)
+        if path is None:
+            continue
+        for seen in dict.fromkeys((path, os.path.realpath(path))):
+            if any(_within(seen, work) for work in works):
+                continue
+            if any(in_home(Path(seen), home) for home in homes):
+                found.append(text)
+                break
     return list(dict.fromkeys(found))
 
 

@@ -68,3 +68,43 @@ def test_a_call_naming_a_hidden_path_is_asked_and_a_refusal_reads_nothing(
     assert len(asked) == 7 and "which the sandbox hides from commands" in asked[0]
     assert ordinary["content"] == "readme\n" and own_env["content"] == "LOCAL=1\n"
     assert allowed["content"] == KEY  # the user said yes
+
+
+def test_a_call_naming_the_homes_startup_files_is_asked_and_a_refusal_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """attack9's A9-18: a filesystem server rooted at ~ wrote ~/.gitconfig's core.fsmonitor
+    unasked, and the user's next git status anywhere ran it. The home's dot entries and ~/bin
+    (what the sandbox keeps read-only to a command started in ~) are asked about, as written or
+    where a link there leads; a project inside a dot folder is the working directory's."""
+    user = tmp_path / "user"
+    work = user / ".config" / "nvim"  # the session's project lies in a dot folder
+    (user / "dotfiles").mkdir(parents=True)
+    work.mkdir(parents=True)
+    (user / "dotfiles" / "bashrc").write_text("# mine\n")
+    (user / ".bashrc").symlink_to("dotfiles/bashrc")
+    monkeypatch.setenv("HOME", str(user))
+    servers = {"fs": {"command": sys.executable, "args": [FAKE, "files"]}}
+    manager = McpManager(parse_servers(servers, {}), home=tmp_path / "hermes")
+    manager.start()
+    asked: list[str] = []
+    context = ToolContext(
+        cwd=work, workdir=work, approvals=Approvals(lambda r: asked.append(r.reason) or "deny")
+    )
+    planted = '[core]\n\tfsmonitor = "touch /tmp/x; false"\n'
+    try:
+        (write,) = [t for t in manager.freeze() if t.name == "mcp__fs__write_file"]
+        refused = [
+            write.handler({"path": path, "content": planted}, context)
+            for path in ("~/.gitconfig", str(user / ".bashrc"), str(user / "bin" / "git"))
+        ]
+        notes = write.handler({"path": str(user / "notes.txt"), "content": "n"}, context)
+        project = write.handler({"path": str(work / "init.lua"), "content": "x"}, context)
+    finally:
+        manager.stop()
+
+    assert all(r["success"] is False and "did not allow" in r["error"] for r in refused), refused
+    assert len(asked) == 3 and "startup files" in asked[0]
+    assert not (user / ".gitconfig").exists() and not (user / "bin").exists()
+    assert (user / "dotfiles" / "bashrc").read_text() == "# mine\n"
+    assert notes["success"] is not False and project["success"] is not False, (notes, project)
