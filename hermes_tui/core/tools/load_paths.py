@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from hermes_tui.core.tools.folder_rights import writable_again
+from hermes_tui.core.tools.own_code import PACKAGE
 from hermes_tui.core.tools.sweep import Identity, identity, move_aside
 
 APP_PATH = "hermes-tui's import path"
@@ -358,7 +359,10 @@ def reason(variable: str) -> str:
 def warning(written: Mapping[str, tuple[str, ...]], places: Iterable[Path], workdir: Path) -> str:
     """What to tell the user at start (and in doctor) when an entry leads into a writable
     place; empty when none does."""
-    found = exposed(written, places, workdir)
+    # The checkout hermes-tui itself runs from (PYTHONPATH=. in its own repository): doctor's
+    # own-code check says what that means (own_code.py).
+    checkout = os.path.realpath(PACKAGE.parent)
+    found = [item for item in exposed(written, places, workdir) if item[2] != checkout]
     if not found:
         return ""
     said = ", ".join(
