@@ -48,7 +48,14 @@ def request(
             f"names {', '.join(hidden[:3])}, which the sandbox hides from commands (credentials "
             f"or another project's secrets), and the MCP server {server} runs outside it"
         )
-    startup = [p for p in startup_paths(config, args, workdir) if p not in hidden]
+    own = [p for p in in_hermes_home(config, args, hermes_home) if p not in hidden]
+    if own:
+        reasons.append(
+            f"names {', '.join(own[:3])}, in hermes-tui's own home (its config.yaml starts MCP "
+            "servers, its SOUL.md, memories and skills are in every prompt), which commands "
+            f"cannot write, and the MCP server {server} runs outside the sandbox"
+        )
+    startup = [p for p in startup_paths(config, args, workdir) if p not in (*hidden, *own)]
     if startup:
         reasons.append(
             f"names {', '.join(startup[:3])}, in your home's startup files and tools' settings "
@@ -58,7 +65,7 @@ def request(
     if not reasons:
         return None
     shown = json.dumps(args, ensure_ascii=False)[:300]
-    grant = McpGrant(server, tool) if not (hidden or startup) else None
+    grant = McpGrant(server, tool) if not (hidden or own or startup) else None
     return ApprovalRequest(f"mcp {server}.{tool} {shown}", "mcp", tuple(reasons), grant)
 
 
@@ -85,6 +92,24 @@ def hidden_paths(
             _within(real, real_home)
             and not _within(real, real_work)
             and (os.path.basename(real) == ".env" or os.path.basename(real).startswith(".env."))
+        ):
+            found.append(text)
+    return list(dict.fromkeys(found))
+
+
+def in_hermes_home(config: McpServerConfig, args: Any, hermes_home: Path | None) -> list[str]:
+    """The paths among the call's arguments that are the hermes home or lie in it, as written
+    or where they lead: a filesystem server moved a prepared folder into `skills/`, or the
+    home aside and another into its place, and the next start ran its config.yaml's servers
+    (attack9's A9-13). A folder holding the home is not judged (a listing of `~`)."""
+    if hermes_home is None:
+        return []
+    homes = dict.fromkeys((os.path.normpath(hermes_home), os.path.realpath(hermes_home)))
+    found = []
+    for text in _strings(args):
+        path = _as_path(text, config.cwd or os.sep)
+        if path is not None and any(
+            _within(seen, home) for seen in (path, os.path.realpath(path)) for home in homes
         ):
             found.append(text)
     return list(dict.fromkeys(found))

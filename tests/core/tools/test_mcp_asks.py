@@ -96,7 +96,14 @@ def test_a_call_naming_the_homes_startup_files_is_asked_and_a_refusal_writes_not
         (write,) = [t for t in manager.freeze() if t.name == "mcp__fs__write_file"]
         refused = [
             write.handler({"path": path, "content": planted}, context)
-            for path in ("~/.gitconfig", str(user / ".bashrc"), str(user / "bin" / "git"))
+            for path in (
+                "~/.gitconfig",
+                str(user / ".bashrc"),
+                str(user / "bin" / "git"),
+                # A9-13: hermes-tui's own home, wherever it lies (a skill there is in every prompt)
+                str(tmp_path / "hermes" / "skills" / "x" / "SKILL.md"),
+                str(tmp_path / "hermes"),
+            )
         ]
         notes = write.handler({"path": str(user / "notes.txt"), "content": "n"}, context)
         project = write.handler({"path": str(work / "init.lua"), "content": "x"}, context)
@@ -104,7 +111,8 @@ def test_a_call_naming_the_homes_startup_files_is_asked_and_a_refusal_writes_not
         manager.stop()
 
     assert all(r["success"] is False and "did not allow" in r["error"] for r in refused), refused
-    assert len(asked) == 3 and "startup files" in asked[0]
+    assert len(asked) == 5 and "startup files" in asked[0] and "own home" in asked[3]
+    assert not (tmp_path / "hermes" / "skills").exists()
     assert not (user / ".gitconfig").exists() and not (user / "bin").exists()
     assert (user / "dotfiles" / "bashrc").read_text() == "# mine\n"
     assert notes["success"] is not False and project["success"] is not False, (notes, project)
