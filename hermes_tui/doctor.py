@@ -207,6 +207,7 @@ def _sandbox_checks(runtime) -> list[Check]:
         network=terminal.network,
         network_allow=terminal.network_allow,
         socat=status.socat if status.active else found.which("socat"),
+        workdir=Path.cwd(),
     ):
         checks.append(Check(f"sandbox {what}", True, detail + applied))
     return checks

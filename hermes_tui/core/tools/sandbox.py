@@ -4,11 +4,12 @@ The shell policy explains and asks; this decides what anything that runs can tou
 command is spelt and whatever program it starts. With `bwrap` on PATH (terminal.sandbox: auto or
 on) a command sees:
 - the whole filesystem read-only, whether a path exists or not (a read-only mount refuses to
-  create files too), but the user's home EMPTY: only what commands need is bound back into it
-  (home_view.py: toolchains, PATH's folders, git's settings without credentials,
-  terminal.allow_read), then the places below; writable only the working directory,
-  `terminal.writable_roots`, a private cache folder of the working directory's own (tools' caches are pointed there by
-  environment variables, never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
+  create files too), but the user's home and what is not the system's (`/work`, `/srv`, `/mnt`,
+  `/home`: root_view.py) EMPTY: only what commands need is bound back (home_view.py: toolchains,
+  PATH's folders, git's settings without credentials, terminal.allow_read), then the places
+  below; writable only the working directory, `terminal.writable_roots`, a private cache folder
+  of the working directory's own (tools' caches are pointed there by environment variables,
+  never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: what runs later outside the sandbox (run_later.py,
   the list the files tools ask about too: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
   `.idea`, `.devcontainer`, `.envrc`, `.hermes` (the project's slash commands), …) when they
@@ -62,7 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.redaction.recognise import scrubbed
-from hermes_tui.core.tools import home_view, run_later, unix_wall
+from hermes_tui.core.tools import home_view, root_view, run_later, unix_wall
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
@@ -341,6 +342,8 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     bind = "--ro-bind" if profile.read_only else "--bind"
     # The home emptied, what commands need bound back (home_view.py); the places come after.
     unreadable, in_sight = profile.unreadable(), None
+    around = root_view.view(profile, places, unreadable, exists)  # what is not the system's
+    args += around.args
     if home_view.inverted(home, holders):
         in_sight = home_view.mounts(profile, places, unreadable, exists)
         args += in_sight[0]
@@ -377,10 +380,11 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     for path in dict.fromkeys(unreadable):
         if not exists(path) or hermes_hidden(path):
             continue
-        if in_sight is None or in_sight[1](path):
+        if (in_sight is None or in_sight[1](path)) and around.in_sight(path):
             args += _hide(path, exists)
     # Every mount point in the emptied homes is made: no command writes there.
     args += ["--remount-ro", str(home)] if in_sight is not None else []
+    args += around.remount
     args += ["--remount-ro", str(profile.hermes_home)] if hermes[:1] == ["--tmpfs"] else []
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():

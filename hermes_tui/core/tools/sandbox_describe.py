@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from hermes_tui.core.tools import home_view, unix_wall
+from hermes_tui.core.tools import home_view, root_view, unix_wall
 from hermes_tui.core.tools.run_later import COMMIT_HOOK_CONFIGS, PROTECTED_IN_WORKDIR
 from hermes_tui.core.tools.sandbox import (
     CREDENTIALS,
@@ -27,6 +27,7 @@ def describe_profile(
     allow_read: Iterable[Path] = (),
     network_allow: Iterable[str],
     socat: str | None,
+    workdir: Path | None = None,
 ) -> list[tuple[str, str]]:
     """(what, detail) lines for `doctor`: what a sandboxed command may write, what it sees
     of the home, what stays read-only, what it cannot read, and where its network goes."""
@@ -68,6 +69,10 @@ def describe_profile(
         ("writable", ", ".join(writable)),
         ("home", _home(user_home, [short(Path(p)) for p in allow_read])),
         (
+            "outside the home",
+            _outside(user_home, [*([workdir] if workdir else []), *writable_roots]),
+        ),
+        (
             "read-only",
             "everything else in sight (existing or not); in the working directory "
             + ", ".join(name for name in PROTECTED_IN_WORKDIR if name not in _HOOK_CONFIGS)
@@ -105,6 +110,30 @@ def _home(user_home: Path, allow_read: list[str]) -> str:
         " home are out of sight;"
         " started in the home (or above it) the home is the work: all of it is in sight,"
         " git's settings the same copy, the credentials and other hermes homes hidden"
+    )
+
+
+def _outside(user_home: Path, places: list[Path]) -> str:
+    """What a command sees outside the home and the system (root_view.py), here."""
+    folders, files = root_view.outside_system()
+    emptied = root_view.emptied(user_home, places)
+    home = os.path.realpath(user_home)
+    work = [folder for folder in folders if folder != home and folder not in emptied]
+    return (
+        "empty (a read-only tmpfs each) but for the working directory, writable roots and the"
+        " way down to them, your PATH's folders and the running Python there (with the prefix"
+        " a program lives in), git's folders of the workspace's repositories, the folders of"
+        " skills.external_dirs, what MCP servers start from and terminal.allow_read: every"
+        " folder at the top of / that is not the system's (kept: /"
+        + ", /".join(sorted(root_view.SYSTEM))
+        + ") and "
+        + ", ".join(root_view.EMPTIED_IN_SYSTEM)
+        + "; here: "
+        + (", ".join(emptied) or "none")
+        + (f" (not {', '.join(work)}: the work is there)" if work else "")
+        + (f"; top-level files hidden: {', '.join(files)}" if files else "")
+        + "; other projects there (/workspaces, /srv, /work, WSL's /mnt/c/Users/<you>) are out"
+        " of sight"
     )
 
 

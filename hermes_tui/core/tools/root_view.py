@@ -1,0 +1,187 @@
+"""What a sandboxed command sees outside the user's home: the system, and the work.
+
+The home is emptied (home_view.py), but a project's place is not always the home: GitHub
+Codespaces and dev containers put every repository under `/workspaces`, servers keep theirs
+under `/srv` or `/var/www`, WSL puts the Windows home (its own `.aws`, `.ssh`, `.azure`,
+browser profiles) under `/mnt/c/Users/<name>`, a machine keeps many checkouts in `/work` or
+`/data` (attack9's A9-14: another project's `.env` there reached the provider). So every folder
+at the top of `/` that is not the system's (SYSTEM: programs, libraries, settings, the kernel's
+and the sandbox's own file systems) is emptied the way the home is, an empty tmpfs made
+read-only once everything is mounted in it, and so are the places inside the system where
+sites and removable drives live (EMPTIED_IN_SYSTEM); a readable file at the top of `/` (a
+container image's `/.env`) is hidden too, /dev/null over it. Bound back read-only into them,
+with home_view's own rules (`home_view.shown` and `home_view.view_args`: a `.env` at the top
+of a folder bound back stays hidden, a link is never followed into a hidden place):
+- the folders the programs a command runs live in: the running Python's prefixes and import
+  path (the app's venv and checkout), PATH's folders and the prefix a program there lives in
+  (a venv in `/srv/venvs/x`, a toolchain in `/data/tools`), the Python that installs the socket
+  filter and socat, and `terminal.allow_read`;
+- the repositories' git folders (a linked worktree's `.git` file leads to the main checkout's
+  `.git/worktrees/<name>` and its common folder), the user's external skills folders and the
+  files the MCP servers start from (`Profile.locked`);
+- the user's home when it lies there and is not emptied itself (a system folder, or the work).
+The working directory, the writable roots and the cache are bound after, writable, so the way
+down to them shows their parents as empty folders: `ls ..` lists nothing of the other checkouts.
+Not emptied: a folder that is a writable place or lies inside one (started in `/` or `/work`:
+it is the work), nor one the user cannot read (`/root` to others: it shows nothing anyway).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from hermes_tui.core.tools import home_view
+from hermes_tui.core.tools.gitdirs import GitDirs
+
+# Top-level folders of `/` kept as they are: the system's programs, libraries and settings
+# (`/opt` too: `/usr/bin` links lead into it, `/opt/google/chrome`, `/opt/conda`), package
+# stores (`/nix`, `/gnu`, `/snap`), the kernel's file systems and those the sandbox makes
+# itself (`/dev`, `/proc`, `/tmp`: private; `/run`: its sockets hidden by sandbox.py).
+SYSTEM = frozenset(
+    {
+        "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt", "var", "boot",
+        "dev", "proc", "sys", "run", "tmp", "nix", "gnu", "snap", "selinux", "efi", "sysroot",
+    }
+)  # fmt: skip
+# Inside the system's folders, where projects and other people's files live: emptied as well.
+EMPTIED_IN_SYSTEM = ("/var/www", "/run/media")
+
+
+class Viewed(Protocol):
+    """What `view` reads of a sandbox.Profile (home_view.Viewed, and what lies beyond it)."""
+
+    @property
+    def user_home(self) -> Path: ...
+    @property
+    def hermes_home(self) -> Path: ...
+    @property
+    def programs(self) -> tuple[Path, ...]: ...
+    @property
+    def search_path(self) -> tuple[Path, ...]: ...
+    @property
+    def allow_read(self) -> tuple[Path, ...]: ...
+    @property
+    def repositories(self) -> tuple[GitDirs, ...]: ...
+    @property
+    def locked(self) -> tuple[Path, ...]: ...
+    @property
+    def python(self) -> str | None: ...
+    @property
+    def socat(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class View:
+    """The mounts that empty what lies outside the system and the home (`args`, before the
+    home's and the writable places'), those that make each emptied folder read-only once
+    everything is mounted in it (`remount`, last), and whether a path is in sight after them."""
+
+    args: list[str]
+    remount: list[str]
+    in_sight: Callable[[Path], bool]
+
+
+_listed: dict[int, tuple[list[str], list[str]]] = {}
+
+
+def outside_system() -> tuple[list[str], list[str]]:
+    """(the folders to empty, the readable files at the top of `/` to hide), as real paths:
+    every real folder at the top of `/` not in SYSTEM and EMPTIED_IN_SYSTEM's that exist, each
+    one the user can read. Kept while `/` is unchanged (its mtime)."""
+    try:
+        stamp = os.stat(os.sep).st_mtime_ns
+    except OSError:
+        return [], []
+    if stamp in _listed:
+        return _listed[stamp]
+    folders: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(os.sep) as entries:
+            found = sorted(entries, key=lambda entry: entry.name)
+    except OSError:
+        found = []
+    for entry in found:
+        if entry.name in SYSTEM or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False) and os.access(entry.path, os.R_OK | os.X_OK):
+            folders.append(entry.path)
+        elif _readable_file(entry):
+            files.append(entry.path)
+    for path in EMPTIED_IN_SYSTEM:
+        if os.path.isdir(path) and not os.path.islink(path) and os.access(path, os.R_OK):
+            folders.append(path)
+    _listed.clear()
+    _listed[stamp] = (folders, files)
+    return folders, files
+
+
+def emptied(user_home: Path, places: Iterable[Path]) -> list[str]:
+    """The folders `outside_system` names that are emptied for commands working in `places`:
+    all but the user's home (home_view's) and one a place is or lies in (the work)."""
+    real = [os.path.realpath(place) for place in places]
+    home = os.path.realpath(user_home)
+    return [
+        root
+        for root in outside_system()[0]
+        if root != home and not any(_within(root, place) for place in real)
+    ]
+
+
+def view(
+    profile: Viewed, places: Iterable[Path], hidden: list[Path], exists: Callable[[Path], bool]
+) -> View:
+    """The mounts that empty every folder `outside_system` names but those a writable place is
+    or lies in, binding back read-only what commands need there (the module's list)."""
+    places = list(places)
+    real_places = [os.path.realpath(place) for place in places]
+    home = os.path.realpath(profile.user_home)
+    roots, files = emptied(profile.user_home, places), outside_system()[1]
+    if not roots:
+        return View([], [], lambda _path: True)
+    programs = [*profile.programs, *profile.search_path]
+    extra = [Path(p) for p in (profile.python, profile.socat) if p]
+    extra += [folder for dirs in profile.repositories for folder in dirs.folders()]
+    extra += [*profile.locked]
+    if not home_view.inverted(profile.user_home, ()):
+        extra.append(profile.user_home)  # a system folder's home stays as it was
+    args: list[str] = []
+    shown: list[str] = []
+    for root in roots:
+        wanted = home_view.shown(Path(root), programs, places, profile.allow_read)
+        wanted += [path for path in extra if _within(os.path.abspath(path), root)]
+        mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)
+        args += mounts
+        shown += real
+    for path in files:
+        if not any(_within(path, place) for place in real_places):
+            args += ["--ro-bind", "/dev/null", path]
+    kept = [*shown, *real_places, os.path.realpath(profile.hermes_home), home]
+
+    def in_sight(path: Path) -> bool:
+        real = os.path.realpath(path)
+        return not any(_within(real, root) for root in roots) or any(
+            _within(real, place) for place in kept
+        )
+
+    remount = [arg for root in roots for arg in ("--remount-ro", root)]
+    return View(args, remount, in_sight)
+
+
+def _readable_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file the user can read that holds something (an empty one, `/.dockerenv`,
+    stays: scripts test that it is a file)."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > 0 and os.access(entry.path, os.R_OK)
+
+
+def _within(path: str, place: str) -> bool:
+    return path == place or path.startswith(place.rstrip(os.sep) + os.sep)
