@@ -313,20 +313,21 @@ def _libraries_below(folder: Path, names: frozenset[str], depth: int) -> list[Pa
 def sweep(
     found: Iterable[LoadFolder], before: Mapping[Path, Loaded], quarantine: Path
 ) -> list[tuple[Path, Path]]:
-    """After a command: each entry it left under a loadable name (created or replaced; in a
-    Python package folder that was there, the `__init__` it added), moved into `quarantine`.
-    What was there and is unchanged stays (the user's own)."""
+    """After a command: each entry it left under a loadable name where none was (in a Python
+    folder of the user's that was no package, the `__init__` it added), moved into
+    `quarantine`. What lay there before stays, changed or not: the project's own module of
+    that name shadowed the system's already, and editing it is editing project code (a
+    `git checkout` or `sed -i` replaces the file)."""
     moved: list[tuple[Path, Path]] = []
     for path, now in loadable(found).items():
         was = before.get(path)
         folder = now[0] is not None and now[0][2] == stat.S_IFDIR
-        if now == was or (folder and not now[1] and was is None):
-            continue  # unchanged, or a Python folder without `__init__` (nothing to import)
-        if was is not None and was[0] == now[0] and folder:
+        if was is None:
+            if not folder or now[1]:  # (a Python folder without `__init__` imports nothing)
+                moved.append((path, move_aside(path, quarantine)))
+        elif folder and not was[1] and now[1]:
             for init in _python_inits(path):  # the folder is the user's: only what made it one
                 moved.append((init, move_aside(init, quarantine)))
-            continue
-        moved.append((path, move_aside(path, quarantine)))
     return moved
 
 

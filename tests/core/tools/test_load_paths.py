@@ -4,6 +4,7 @@ warning at start (attack8's A8-4)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hermes_tui.core.tools import load_paths
@@ -51,6 +52,8 @@ def test_the_sweep_moves_aside_what_a_command_left_and_keeps_the_users_own(
     work, quarantine = tmp_path / "ws", tmp_path / "aside"
     (work / "json").mkdir(parents=True)  # the user's, without __init__
     (work / "types.py").write_text("# the user's own shadow, there before\n")
+    (work / "http").mkdir()  # the project's own package of that name, there before
+    (work / "http" / "__init__.py").write_text("# mine\n")
     (work / "email").mkdir()  # a command's folder without __init__: nothing to import
     written = load_paths.entries({"PYTHONPATH": ":", "LD_LIBRARY_PATH": "."})
     found = load_paths.folders(written, [work], work)
@@ -63,6 +66,8 @@ def test_the_sweep_moves_aside_what_a_command_left_and_keeps_the_users_own(
     (work / "email" / "message.py").write_text("")
     (work / "libc.so.6").write_text("planted")
     (work / "app.py").write_text("project code")
+    os.replace(_written(tmp_path / "t", "# edited\n"), work / "types.py")  # `sed -i`, a checkout
+    os.replace(_written(tmp_path / "i", "# edited\n"), work / "http" / "__init__.py")
     moved = load_paths.sweep(found, before, quarantine)
 
     assert {old for old, _ in moved} == {
@@ -72,8 +77,14 @@ def test_the_sweep_moves_aside_what_a_command_left_and_keeps_the_users_own(
         work / "libc.so.6",
     }
     assert (work / "json").is_dir() and (work / "types.py").exists() and (work / "app.py").exists()
+    assert (work / "http" / "__init__.py").read_text() == "# edited\n"
     assert (work / "email" / "message.py").exists()
     assert (quarantine / "json.py").read_text() == "planted"
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
 
 
 def test_the_files_tools_ask_before_writing_a_module_name_on_pythonpath(
