@@ -27,13 +27,16 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools.folder_rights import writable_again
 from hermes_tui.core.tools.own_code import PACKAGE
-from hermes_tui.core.tools.sweep import Identity, identity, move_aside
+
+if TYPE_CHECKING:  # the sweep's modules: not imported by a start that only warns
+    from hermes_tui.core.tools.sweep import Identity
 
 APP_PATH = "hermes-tui's import path"
 # What each variable's loader is, for what the user is told.
@@ -64,7 +67,7 @@ NODE_SUFFIXES = (".js", ".json", ".node", ".cjs", ".mjs")
 GEM_FOLDERS = frozenset({"specifications", "gems", "extensions"})
 
 
-@dataclass(frozen=True)
+@datarecord
 class LoadFolder:
     """A folder a loader searches before the system's, which commands may write, and the
     names it would be found under there (`names` empty: whatever lies in it)."""
@@ -252,12 +255,14 @@ def _python_inits(folder: Path) -> list[Path]:
 # ---- before and after a command --------------------------------------------------------------
 
 # What lies under a loadable name: its identity, and (a Python package) its `__init__` files'.
-Loaded = tuple[Identity | None, tuple[Identity | None, ...]]
+Loaded = tuple["Identity | None", tuple["Identity | None", ...]]
 
 
 def loadable(found: Iterable[LoadFolder]) -> dict[Path, Loaded]:
     """What lies in each folder under one of its names (ld.so's sub-folders searched too);
     each folder listed once, however many variables lead to it."""
+    from hermes_tui.core.tools.sweep import identity
+
     seen: dict[Path, Loaded] = {}
     listings: dict[Path, list[tuple[str, bool]]] = {}
     for load in found:
@@ -318,6 +323,8 @@ def sweep(
     `quarantine`. What lay there before stays, changed or not: the project's own module of
     that name shadowed the system's already, and editing it is editing project code (a
     `git checkout` or `sed -i` replaces the file)."""
+    from hermes_tui.core.tools.sweep import move_aside
+
     moved: list[tuple[Path, Path]] = []
     for path, now in loadable(found).items():
         was = before.get(path)

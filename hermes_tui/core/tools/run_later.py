@@ -31,9 +31,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_tui.core.tools import runs_named
-from hermes_tui.core.tools.gitdirs import GitDirs
+
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.gitdirs import GitDirs
 
 GIT_CONFIG = (
     "git reads it on every command, and runs the programs it names (core.fsmonitor, filters, "
