@@ -144,17 +144,22 @@ def view(
     roots, files = emptied(profile.user_home, places), outside_system()[1]
     if not roots:
         return View([], [], lambda _path: True)
-    programs = [*profile.programs, *profile.search_path]
+    programs = _absolute([*profile.programs, *profile.search_path])
     extra = [Path(p) for p in (profile.python, profile.socat) if p]
     extra += [folder for dirs in profile.repositories for folder in dirs.folders()]
-    extra += [*profile.locked]
+    extra += [*profile.locked, *profile.allow_read]
     if not home_view.inverted(profile.user_home, ()):
         extra.append(profile.user_home)  # a system folder's home stays as it was
+    others = _absolute(extra)
     args: list[str] = []
     shown: list[str] = []
     for root in roots:
-        wanted = home_view.shown(Path(root), programs, places, profile.allow_read)
-        wanted += [path for path in extra if _within(os.path.abspath(path), root)]
+        # As `home_view.shown` finds them, less the home's own (toolchains, user site, git's
+        # files): PATH's and the Python's folders there and their prefixes; then the rest.
+        inside = [path for text, path in programs if _within(text, root)]
+        found = [*inside, *home_view.prefixes(Path(root), inside, places)] if inside else []
+        found += [path for text, path in others if _within(text, root)]
+        wanted = [path for path in dict.fromkeys(found) if os.path.realpath(path) != root]
         mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)
         args += mounts
         shown += real
@@ -171,6 +176,10 @@ def view(
 
     remount = [arg for root in roots for arg in ("--remount-ro", root)]
     return View(args, remount, in_sight)
+
+
+def _absolute(paths: Iterable[Path]) -> list[tuple[str, Path]]:
+    return [(os.path.abspath(path), path) for path in dict.fromkeys(paths)]
 
 
 def _readable_file(entry: os.DirEntry[str]) -> bool:
