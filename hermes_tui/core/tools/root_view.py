@@ -31,10 +31,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from hermes_tui.core.records import datarecord
 from hermes_tui.core.tools import home_view
 from hermes_tui.core.tools.gitdirs import GitDirs
 
@@ -75,7 +75,7 @@ class Viewed(Protocol):
     def socat(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
+@datarecord
 class View:
     """The mounts that empty what lies outside the system and the home (`args`, before the
     home's and the writable places'), those that make each emptied folder read-only once
