@@ -7,7 +7,8 @@ sandbox's wrapping and without, alternating so that the machine's load hits both
 profile is the real one (the hermes home inside the working directory, credentials hidden,
 sockets hidden, the socket filter, private /tmp); the filtering proxy is started once, as in a conversation.
 Printed: the medians, the delta against the 15 ms target and the ratio, and where the time of
-one sandboxed start goes (building the argv, bwrap alone with a bare profile, the full profile).
+one sandboxed start goes (building the argv, bwrap alone with a bare profile, the full profile),
+and what emptying the folders outside the system (root_view.py) adds to building the argv.
 Run: `.venv/bin/python bench/sandbox.py [--rounds 50] [--command true]`.
 """
 
@@ -22,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from hermes_tui.core.tools import root_view
 from hermes_tui.core.tools.registry import ToolContext
 from hermes_tui.core.tools.sandbox import inherited, probe, scrubbed_env
 from hermes_tui.core.tools.terminal import Sandbox, TerminalSettings, run_command
@@ -66,6 +68,19 @@ def measure(network: str, rounds: int, command: str, root: Path) -> dict[str, fl
         build.append(time.perf_counter() - started)
         for descriptor in inherited(argv):
             os.close(descriptor)
+    # The argv without what root_view.py adds (no folder at the top of / emptied), alternating.
+    listed = root_view.outside_system
+    unrooted: list[float] = []
+    rooted: list[float] = []
+    for _ in range(rounds):
+        for samples, listing in ((unrooted, lambda: ([], [])), (rooted, listed)):
+            root_view.outside_system = listing  # type: ignore[assignment]
+            started = time.perf_counter()
+            argv = wrap(["true"])
+            samples.append(time.perf_counter() - started)
+            for descriptor in inherited(argv):
+                os.close(descriptor)
+    root_view.outside_system = listed  # type: ignore[assignment]
     bare = [sandbox.status.bwrap or "bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
     bwrap_bare: list[float] = []
     bwrap_full: list[float] = []
@@ -86,6 +101,8 @@ def measure(network: str, rounds: int, command: str, root: Path) -> dict[str, fl
         "plain": _median_ms(plain),
         "sandboxed": _median_ms(walled),
         "argv": _median_ms(build),
+        "argv unrooted": _median_ms(unrooted),
+        "argv rooted": _median_ms(rooted),
         "bwrap bare": _median_ms(bwrap_bare),
         "bwrap full profile": _median_ms(bwrap_full),
     }
@@ -115,6 +132,13 @@ def main() -> None:
                 f"    where it goes: argv {found['argv']:.2f} ms, bwrap with a bare profile "
                 f"{found['bwrap bare']:.1f} ms, bwrap with the full profile "
                 f"{found['bwrap full profile']:.1f} ms (subprocess.run, `true`)"
+            )
+            share = found["argv rooted"] - found["argv unrooted"]
+            print(
+                f"    the folders outside the system emptied (root_view.py, here "
+                f"{', '.join(root_view.emptied(Path.home(), [Path(scratch)])) or 'none'}): argv "
+                f"{found['argv rooted']:.2f} ms against {found['argv unrooted']:.2f} ms without, "
+                f"+{share:.2f} ms, ratio {found['argv rooted'] / found['argv unrooted']:.2f}"
             )
 
 
