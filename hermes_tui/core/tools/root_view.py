@@ -19,6 +19,8 @@ of a folder bound back stays hidden, a link is never followed into a hidden plac
 - the repositories' git folders (a linked worktree's `.git` file leads to the main checkout's
   `.git/worktrees/<name>` and its common folder), the user's external skills folders and the
   files the MCP servers start from (`Profile.locked`);
+- the repository the working directory lies in, when it is not its top (`enclosing`: started
+  in a monorepo's `packages/api`, git and the hoisted `node_modules` are above it);
 - the user's home when it lies there and is not emptied itself (a system folder, or the work).
 The working directory, the writable roots and the cache are bound after, writable, so the way
 down to them shows their parents as empty folders: `ls ..` lists nothing of the other checkouts.
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hermes_tui.core.records import datarecord
-from hermes_tui.core.tools import home_view
+from hermes_tui.core.tools import gitdirs, home_view
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # Top-level folders of `/` kept as they are: the system's programs, libraries and settings
@@ -55,6 +57,8 @@ EMPTIED_IN_SYSTEM = ("/var/www", "/run/media")
 class Viewed(Protocol):
     """What `view` reads of a sandbox.Profile (home_view.Viewed, and what lies beyond it)."""
 
+    @property
+    def workdir(self) -> Path: ...
     @property
     def user_home(self) -> Path: ...
     @property
@@ -133,6 +137,22 @@ def emptied(user_home: Path, places: Iterable[Path]) -> list[str]:
     ]
 
 
+def enclosing(workdir: Path) -> list[Path]:
+    """The repository the working directory lies in, below its top (started in a monorepo's
+    `packages/api`: git, the hoisted `node_modules`, the workspace's venv are above it), and
+    its git folders; none when the working directory is a repository's top itself."""
+    real = Path(os.path.realpath(workdir))
+    if os.path.lexists(real / ".git"):
+        return []
+    for folder in real.parents:
+        if folder.parent == folder:
+            return []
+        if os.path.lexists(folder / ".git"):
+            dirs = gitdirs.resolve(folder)
+            return [folder, *(dirs.folders() if dirs is not None else [])]
+    return []
+
+
 def view(
     profile: Viewed, places: Iterable[Path], hidden: list[Path], exists: Callable[[Path], bool]
 ) -> View:
@@ -147,7 +167,7 @@ def view(
     programs = _absolute([*profile.programs, *profile.search_path])
     extra = [Path(p) for p in (profile.python, profile.socat) if p]
     extra += [folder for dirs in profile.repositories for folder in dirs.folders()]
-    extra += [*profile.locked, *profile.allow_read]
+    extra += [*profile.locked, *profile.allow_read, *enclosing(profile.workdir)]
     if not home_view.inverted(profile.user_home, ()):
         extra.append(profile.user_home)  # a system folder's home stays as it was
     others = _absolute(extra)

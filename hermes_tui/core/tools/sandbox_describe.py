@@ -122,7 +122,8 @@ def _outside(user_home: Path, places: list[Path]) -> str:
     return (
         "empty (a read-only tmpfs each) but for the working directory, writable roots and the"
         " way down to them, your PATH's folders and the running Python there (with the prefix"
-        " a program lives in), git's folders of the workspace's repositories, the folders of"
+        " a program lives in), git's folders of the workspace's repositories, the repository"
+        " the working directory lies in (started in a sub-folder of it), the folders of"
         " skills.external_dirs, what MCP servers start from and terminal.allow_read: every"
         " folder at the top of / that is not the system's (kept: /"
         + ", /".join(sorted(root_view.SYSTEM))

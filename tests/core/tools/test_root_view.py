@@ -163,7 +163,7 @@ def test_a_root_that_is_the_work_or_lies_in_it_is_not_emptied(tmp_path: Path) ->
         pytest.skip("no folder outside the system at the top of / here")
 
     class Seen:
-        user_home, hermes_home = tmp_path / "home", tmp_path / "hh"
+        user_home, hermes_home, workdir = tmp_path / "home", tmp_path / "hh", tmp_path
         programs = search_path = allow_read = repositories = locked = ()
         python = socat = None
 
@@ -199,3 +199,32 @@ def test_doctor_names_the_folders_emptied_here_and_the_one_that_is_the_work(
     here = line.split("; here: ")[1]
     assert here.startswith(folders[1]) or f", {folders[1]}" in here, line
     assert f"(not {folders[0]}: the work is there)" in line, line
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_started_in_a_monorepos_package_the_repository_above_is_in_sight(
+    places: tuple[Path, Path, Path],
+) -> None:
+    """git, the hoisted `node_modules` and the other packages lie above `packages/api`: the
+    repository is bound back read-only (its top `.env` hidden), the folder holding it is not."""
+    base, _other, home = places
+    mono = base / "mono"
+    _plant(mono, {"node_modules/dep/index.js": "module.exports = 'hoisted dep'\n"})
+    _plant(mono, {"packages/api/app.js": "require('dep')\n", ".env": f"K={PROJECT_SECRET}\n"})
+    _plant(base, {"projB/.env": f"STRIPE_SECRET={WINDOWS_SECRET}\n"})
+    git = ["git", "-c", "user.email=t@e", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", str(mono)], check=True)
+    subprocess.run([*git, "-C", str(mono), "add", "packages"], check=True)
+    subprocess.run([*git, "-C", str(mono), "commit", "-qm", "monorepo commit"], check=True)
+    (home / "hh").mkdir()
+    _own(base, home)
+    command = (
+        "git log --format=%s; cat ../../node_modules/dep/index.js; cat ../../.env; "
+        f"find {base} -name .env | xargs cat; echo ==; ls ../../..; echo ==; echo x > out.txt; "
+        "echo y > ../../made.txt"
+    )
+    output = _terminal(home, mono / "packages/api", command)
+    assert "monorepo commit" in output and "hoisted dep" in output, output
+    assert PROJECT_SECRET not in output and WINDOWS_SECRET not in output, output
+    assert output.split("==")[1].split() == ["mono"], output
+    assert (mono / "packages/api/out.txt").is_file() and not (mono / "made.txt").exists()
