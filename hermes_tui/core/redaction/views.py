@@ -55,6 +55,8 @@ _OFFSET = re.compile(
 # Numbers in a row, each with its separators after it.
 _RUN = re.compile(r"(?<![0-9A-Za-z_])(?:(?:0[xX]|[xX])?[0-9A-Fa-f]+(?![0-9A-Za-z_])[^\w\n]{0,6})+")
 _NUMBER = re.compile(r"(?:0[xX]|[xX])?([0-9A-Fa-f]+)")
+_ONE_NUMBER = re.compile(r"[0-9A-Fa-f]+")
+_WORD_CHARACTER = re.compile(r"[0-9A-Za-z_]")  # what _RUN may not follow
 _REPEATED = re.compile(r"\s*\*\s*")
 _BITS = re.compile(r"[01]+")
 _LEAD = re.compile(r"(?:\\|%|=|&#|\$)\Z")
@@ -111,6 +113,14 @@ def _runs(text: str) -> list[_Run | None]:
     found: list[_Run | None] = []
     for line in _LINE.finditer(text):
         start, end = line.span()
+        if _ONE_NUMBER.fullmatch(text, start, end):
+            # A line that is one number (seq's, a count's): what the reading below makes of it
+            # (no offset, one run, no column), 3 times faster. After a letter (JSON's `\n`)
+            # it is no run.
+            number = line.group()
+            alone = start == 0 or not _WORD_CHARACTER.match(text, start - 1)
+            found.append(_Run(start, number, [number], "") if alone else None)
+            continue
         if _REPEATED.fullmatch(text, start, end) and found and found[-1] is not None:
             found.append(found[-1])  # od's and hexdump's `*`: the line before, again (once)
             continue
