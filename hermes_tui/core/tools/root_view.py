@@ -180,7 +180,7 @@ def view(
         found = [*inside, *home_view.prefixes(Path(root), inside, places)] if inside else []
         found += [path for text, path in others if _within(text, root)]
         wanted = [path for path in dict.fromkeys(found) if os.path.realpath(path) != root]
-        mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)
+        mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)[:2]
         args += mounts
         shown += real
     for path in files:

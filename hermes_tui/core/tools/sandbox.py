@@ -4,12 +4,11 @@ The shell policy explains and asks; this decides what anything that runs can tou
 command is spelt and whatever program it starts. With `bwrap` on PATH (terminal.sandbox: auto or
 on) a command sees:
 - the whole filesystem read-only, whether a path exists or not (a read-only mount refuses to
-  create files too), but the user's home and what is not the system's (`/work`, `/srv`, `/mnt`,
-  `/home`: root_view.py) EMPTY: only what commands need is bound back (home_view.py: toolchains,
-  PATH's folders, git's settings without credentials, terminal.allow_read), then the places
-  below; writable only the working directory, `terminal.writable_roots`, a private cache folder
-  of the working directory's own (tools' caches are pointed there by environment variables,
-  never a folder on PATH) and a private tmpfs /tmp and /var/tmp;
+  create files too), but the user's home and what is not the system's EMPTY (`/work`, `/srv`,
+  `/mnt`: root_view.py): what commands need is bound back (home_view.py: toolchains, PATH's
+  folders, git's settings without credentials, terminal.allow_read), then the places below;
+  writable only the working directory, `terminal.writable_roots`, a private cache folder of the
+  working directory's own (for tools' caches, never on PATH), a private tmpfs /tmp and /var/tmp;
 - inside the working directory, read-only: what runs later outside the sandbox (run_later.py,
   the list the files tools ask about too: `.git/hooks`, `.git/config`, `.git/info`, `.vscode`,
   `.idea`, `.devcontainer`, `.envrc`, `.hermes` (the project's slash commands), …) when they
@@ -91,22 +90,11 @@ from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
 PROVIDER_KEYS = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"})
 # Ways out of the sandbox through a process outside it: agents, buses, multiplexers, displays.
-SCRUBBED_VARIABLES = frozenset(
-    {
-        "SSH_AUTH_SOCK",
-        "SSH_AGENT_PID",
-        "GPG_AGENT_INFO",
-        "DBUS_SESSION_BUS_ADDRESS",
-        "TMUX",
-        "TMUX_PANE",
-        "STY",
-        "XDG_RUNTIME_DIR",
-        "DISPLAY",
-        "WAYLAND_DISPLAY",
-        "DOCKER_HOST",
-        "KRB5CCNAME",
-    }
-)
+SCRUBBED_VARIABLES = frozenset({
+    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "TMUX",
+    "TMUX_PANE", "STY", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "DOCKER_HOST",
+    "KRB5CCNAME",
+})  # fmt: skip
 # Under the user's home: credentials no command needs to read (terminal.deny_read adds more).
 # Whole folders and files of credentials, plus every secret file the files tools ask about
 # (secret_paths.HOME_SECRETS: one list, so nothing is secret to one wall and readable through
