@@ -48,6 +48,7 @@ SYSTEM = frozenset(
     {
         "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt", "var", "boot",
         "dev", "proc", "sys", "run", "tmp", "nix", "gnu", "snap", "selinux", "efi", "sysroot",
+        "ostree",
     }
 )  # fmt: skip
 # Inside the system's folders, where projects and other people's files live: emptied as well.
@@ -203,13 +204,15 @@ def _absolute(paths: Iterable[Path]) -> list[tuple[str, Path]]:
 
 
 def _readable_file(entry: os.DirEntry[str]) -> bool:
-    """A regular file the user can read that holds something (an empty one, `/.dockerenv`,
-    stays: scripts test that it is a file)."""
+    """A regular file the user can read that holds something and is no program: an empty one
+    (`/.dockerenv`: scripts test that it is a file) stays, and so does WSL's `/init` (Windows
+    programs run through it)."""
     try:
         info = entry.stat(follow_symlinks=False)
     except OSError:
         return False
-    return stat.S_ISREG(info.st_mode) and info.st_size > 0 and os.access(entry.path, os.R_OK)
+    plain = stat.S_ISREG(info.st_mode) and not info.st_mode & 0o111
+    return plain and info.st_size > 0 and os.access(entry.path, os.R_OK)
 
 
 def _within(path: str, place: str) -> bool:

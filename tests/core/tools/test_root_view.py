@@ -228,3 +228,28 @@ def test_started_in_a_monorepos_package_the_repository_above_is_in_sight(
     assert PROJECT_SECRET not in output and WINDOWS_SECRET not in output, output
     assert output.split("==")[1].split() == ["mono"], output
     assert (mono / "packages/api/out.txt").is_file() and not (mono / "made.txt").exists()
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_file_at_the_top_of_the_root_reads_empty_but_a_program_there_runs(
+    places: tuple[Path, Path, Path],
+) -> None:
+    """A container image's `/.env` reads empty; WSL's `/init` (a program) is left as it is."""
+    base, _other, home = places
+    if not os.access("/", os.W_OK):
+        pytest.skip("cannot write at the top of / here")
+    stem = f"/{base.name}"
+    secret, program = Path(f"{stem}.env"), Path(f"{stem}-init")
+    try:
+        secret.write_text(f"DB_PASSWORD={PROJECT_SECRET}\n")
+        secret.chmod(0o644)
+        program.write_text("#!/bin/sh\necho init ran\n")
+        program.chmod(0o755)
+        (base / "ws").mkdir()
+        (home / "hh").mkdir()
+        _own(base, home)
+        output = _terminal(home, base / "ws", f"cat {secret} | rev; echo ==; {program}")
+        assert PROJECT_SECRET[::-1] not in output and "init ran" in output, output
+    finally:
+        secret.unlink(missing_ok=True)
+        program.unlink(missing_ok=True)
