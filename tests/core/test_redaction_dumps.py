@@ -225,28 +225,31 @@ def test_numbers_in_a_row_are_not_a_wordy_piece_of_a_value() -> None:
 
 
 @pytest.mark.parametrize("form", ["{}", "{:02x}", "{:03o}"], ids=["decimal", "hex", "octal"])
-def test_a_value_printed_one_byte_a_line_is_redacted(form: str) -> None:
+def test_a_value_printed_one_byte_a_line_is_redacted_as_printed_and_as_json(form: str) -> None:
     """A program printing a file's bytes one number a line (`for b in data: print(b)`), among
-    numbered lines: each line a number alone, which views._runs reads apart (faster), as the
-    general reading does: one run, no offset, no column; after a letter (the `n` of a JSON
-    `\\n`) no run. The value is found in the output, and in a tool's result holding it."""
+    numbered lines, or the same as a JSON string (`print(json.dumps(...))`, where `\\n` ends
+    its lines: its decimal bytes reached the model whole). Each line a number alone, which
+    views._runs reads apart (faster), as the general reading does: one run, no offset, no
+    column; after a letter no run, but for the `n` of `\\n`."""
     import json
 
     from hermes_tui.core.redaction.views import _runs
 
     numbered = "".join(f"{n}\n" for n in range(1, 40))
     printed = numbered + "".join(form.format(b) + "\n" for b in KEY.encode()) + numbered
-    shown = Redactor({"DB_TOKEN": KEY}).text(printed)
     middle = "".join(form.format(b) + "\n" for b in KEY.encode()[8:16])
-    assert LABEL in shown and middle not in shown and shown.startswith("1\n2\n")
+    for output in (printed, json.dumps(printed) + "\n"):
+        shown = Redactor({"DB_TOKEN": KEY}).text(output)
+        assert LABEL in shown and json.dumps(middle)[1:-1] not in shown and middle not in shown
     result, text = Redactor({"DB_TOKEN": KEY}).json_of({"success": True, "output": printed})
     assert LABEL in result["output"] and LABEL in text
-    runs = _runs("7\n0x1f\nff\n" + json.dumps("12\n34\n56"))
+    runs = _runs("7\n0x1f\nff\nab7\n" + json.dumps("12\n34 35\n56"))
     assert [run and (run.start, run.text, run.numbers, run.column) for run in runs] == [
         (0, "7", ["7"], ""),
         (2, "0x1f", ["1f"], ""),
         (7, "ff", ["ff"], ""),
-        (11, "12", ["12"], ""),  # after the quote
-        None,  # after `\\n`'s letter
-        None,
+        (10, "ab7", ["ab7"], ""),
+        (15, "12", ["12"], ""),  # after the quote
+        (19, "34 35", ["34", "35"], ""),  # after `\\n`
+        (26, '56"', ["56"], ""),  # its separators after it
     ]

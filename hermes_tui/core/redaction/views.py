@@ -36,9 +36,10 @@ _SHORTEST = 8
 
 # Three numbers in a row, on one line or not (or one long run of digits, or an offset and a
 # number): a dump may be here.
+# (JSON's `\n` ends a line too: a number after its `n` starts one.)
 _NUMBERS = re.compile(
-    r"(?<![0-9A-Za-z])(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}"
-    r"(?:[^0-9A-Za-z]{1,4}(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}(?![0-9A-Za-z])){2}"
+    r"(?:(?<=\\n)|(?<![0-9A-Za-z]))(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}"
+    r"(?:(?:[^0-9A-Za-z]|\\n){1,4}(?:0[xX]|[xX])?[0-9A-Fa-f]{2,16}(?![0-9A-Za-z])){2}"
     r"|[0-9A-Fa-f]{24}|[0-9A-Fa-f]{6,16}:[ \t]+[0-9A-Fa-f]{2}"  # xxd's offset, a number
 )
 # od -c: characters in columns four wide.
@@ -53,10 +54,12 @@ _OFFSET = re.compile(
     r"[ \t]*(?:(?:0[xX])?[0-9A-Fa-f]{4,16}:|00[0-9A-Fa-f]{4,8}(?![0-9A-Za-z])|[0-9A-Fa-f]{7}(?![0-9A-Za-z]))[ \t]*"
 )
 # Numbers in a row, each with its separators after it.
-_RUN = re.compile(r"(?<![0-9A-Za-z_])(?:(?:0[xX]|[xX])?[0-9A-Fa-f]+(?![0-9A-Za-z_])[^\w\n]{0,6})+")
+_RUN = re.compile(
+    r"(?:(?<=\\n)|(?<![0-9A-Za-z_]))(?:(?:0[xX]|[xX])?[0-9A-Fa-f]+(?![0-9A-Za-z_])[^\w\n]{0,6})+"
+)
 _NUMBER = re.compile(r"(?:0[xX]|[xX])?([0-9A-Fa-f]+)")
 _ONE_NUMBER = re.compile(r"[0-9A-Fa-f]+")
-_WORD_CHARACTER = re.compile(r"[0-9A-Za-z_]")  # what _RUN may not follow
+_WORD_CHARACTER = re.compile(r"[0-9A-Za-z_]")  # what _RUN may not follow (but `\\n`)
 _REPEATED = re.compile(r"\s*\*\s*")
 _BITS = re.compile(r"[01]+")
 _LEAD = re.compile(r"(?:\\|%|=|&#|\$)\Z")
@@ -115,10 +118,14 @@ def _runs(text: str) -> list[_Run | None]:
         start, end = line.span()
         if _ONE_NUMBER.fullmatch(text, start, end):
             # A line that is one number (seq's, a count's): what the reading below makes of it
-            # (no offset, one run, no column), 3 times faster. After a letter (JSON's `\n`)
-            # it is no run.
+            # (no offset, one run, no column), 3 times faster. After a letter it is no run,
+            # but for the `n` of JSON's `\n`.
             number = line.group()
-            alone = start == 0 or not _WORD_CHARACTER.match(text, start - 1)
+            alone = (
+                start == 0
+                or text.startswith("\\n", start - 2)
+                or not _WORD_CHARACTER.match(text, start - 1)
+            )
             found.append(_Run(start, number, [number], "") if alone else None)
             continue
         if _REPEATED.fullmatch(text, start, end) and found and found[-1] is not None:
