@@ -221,8 +221,8 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
             top = candidate.relative_to(workdir).parts[0]
             if run_later.is_own_name(top) and top not in rules.own_package:
                 return run_later.SHADOW
-            if run_later.is_mise_env_config(top):
-                return run_later.MISE_REASON
+            if (why := run_later.top_pattern_reason(top)) is not None:
+                return why
     # Where a writable place holds them (elsewhere a write asks anyway, as outside): the home's
     # dot entries and ~/bin, as the sandbox locks them (`home_view.lock_home`), and the hermes home.
     writable = [PurePosixPath(root) for root in (rules.workdir, *rules.allowed_roots)]

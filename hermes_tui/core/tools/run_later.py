@@ -164,8 +164,17 @@ MISE_CONFIGS = (
 )
 VIM_EXRC = (".vimrc", "_vimrc", ".gvimrc", "_exrc")  # what Vim's 'exrc' reads besides .exrc
 # mise.<env>.toml and its .local and dotted spellings: MISE_ENV names any environment, so these
-# are matched by pattern at the top of the working directory (`mise_env_configs`).
+# are matched by pattern at the top of the working directory (`top_pattern_configs`).
 MISE_ENV_CONFIG = re.compile(r"\.?mise\.[^/]+\.toml")
+CODE_WORKSPACE = (
+    "VS Code runs the tasks of the workspace you open from it (some as it opens) and the "
+    "programs its settings name"
+)
+# Names matched by pattern at the top of the working directory, and what runs them later.
+TOP_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (MISE_ENV_CONFIG, MISE_REASON),
+    (re.compile(r"[^/]+\.code-workspace"), CODE_WORKSPACE),
+)
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -178,11 +187,16 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".idea", "JetBrains IDEs run its run configurations and startup tasks"),
     (".zed", "Zed runs its tasks and the language servers its settings name"),
     (".devcontainer", "VS Code runs its initializeCommand on your machine, outside the container"),
+    (
+        ".devcontainer.json",
+        "VS Code runs its initializeCommand on your machine, outside the container",
+    ),
     (".nvim.lua", "Neovim runs it at start in the folder (exrc)"),
     (".nvimrc", "Neovim and Vim run it at start in the folder (exrc)"),
     (".exrc", "Vim and Neovim run it at start in the folder (exrc)"),
     *((name, "Vim runs it at start in the folder (exrc)") for name in VIM_EXRC),
     (".dir-locals.el", "Emacs applies it, eval forms included once allowed, to files below it"),
+    (".dir-locals-2.el", "Emacs applies it with .dir-locals.el, eval forms included"),
     (
         ".pre-commit-config.yaml",
         "pre-commit, installed as a git hook, runs its hooks at your next commit (a local one: "
@@ -269,19 +283,24 @@ def own_name_shadows(workdir: Path) -> list[Path]:
     return [workdir / n for n in sorted(names) if is_own_name(n)]
 
 
-def is_mise_env_config(name: str) -> bool:
-    """Whether a top-level entry called `name` is one of mise's per-environment configs."""
-    return MISE_ENV_CONFIG.fullmatch(name) is not None
+def top_pattern_reason(name: str) -> str | None:
+    """What runs a top-level entry called `name` later, when a TOP_PATTERNS pattern names it
+    (mise's per-environment configs, a VS Code `*.code-workspace`)."""
+    for pattern, why in TOP_PATTERNS:
+        if pattern.fullmatch(name) is not None:
+            return why
+    return None
 
 
-def mise_env_configs(workdir: Path) -> list[Path]:
-    """mise's per-environment configs at the top of the working directory (`mise.dev.toml`,
-    `.mise.ci.local.toml`): read-only to commands, moved aside when one is made."""
+def top_pattern_configs(workdir: Path) -> list[Path]:
+    """The entries at the top of the working directory that TOP_PATTERNS name (`mise.dev.toml`,
+    `.mise.ci.local.toml`, `app.code-workspace`): read-only to commands, moved aside when one
+    is made."""
     try:
         names = os.listdir(workdir)
     except OSError:
         return []
-    return [workdir / name for name in sorted(names) if is_mise_env_config(name)]
+    return [workdir / name for name in sorted(names) if top_pattern_reason(name) is not None]
 
 
 def _repository_reason(path: Path) -> str:
@@ -296,7 +315,9 @@ def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:
     """The paths of the working directory and of its repositories that run later: read-only to
     sandboxed commands, asked about before the files tools write them."""
     found = [RunLater(workdir / name, why) for name, why in RUN_LATER_IN_WORKDIR]
-    found += [RunLater(path, MISE_REASON) for path in mise_env_configs(workdir)]
+    found += [
+        RunLater(path, top_pattern_reason(path.name)) for path in top_pattern_configs(workdir)
+    ]
     repositories = list(repositories)
     for dirs in repositories:
         found += [RunLater(path, _repository_reason(path)) for path in dirs.run_later()]
@@ -306,7 +327,8 @@ def protected(workdir: Path, repositories: Iterable[GitDirs]) -> list[RunLater]:
 
 def named(workdir: Path, repositories: Iterable[GitDirs]) -> list[runs_named.Named]:
     """runs_named.named with this module's lists of hook runners' and mise's configs."""
-    mise = [*(workdir / name for name in MISE_CONFIGS), *mise_env_configs(workdir)]
+    envs = [p for p in top_pattern_configs(workdir) if top_pattern_reason(p.name) == MISE_REASON]
+    mise = [*(workdir / name for name in MISE_CONFIGS), *envs]
     return runs_named.named(workdir, repositories, HOOK_RUNNER_CONFIGS, mise)
 
 

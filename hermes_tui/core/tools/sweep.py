@@ -21,8 +21,8 @@ from pathlib import Path
 from hermes_tui.core.tools.folder_rights import writable_again
 from hermes_tui.core.tools.run_later import (
     PROTECTED_IN_WORKDIR,
-    mise_env_configs,
     own_name_shadows,
+    top_pattern_configs,
 )
 
 MOVED_ASIDE = ".hermes-moved-aside"  # beside a swept path, when the quarantine cannot take it
@@ -35,7 +35,7 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [
         *(workdir / name for name in names),
         *own_name_shadows(workdir),
-        *mise_env_configs(workdir),
+        *top_pattern_configs(workdir),
     ]
 
 

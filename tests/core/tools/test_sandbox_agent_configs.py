@@ -111,7 +111,14 @@ A8_NAMES = {
     ".pnpmfile.cjs": "require('fs').writeFileSync('PWNED', '')\n",
     ".npmrc": "node-options=--require ./evil.cjs\n",
     "bunfig.toml": 'preload = ["./evil.ts"]\n',
+    # attack9's A9-8: the Dev Containers spec's top-level spelling, Emacs' second dir-locals
+    # file, a VS Code workspace file (its folderOpen tasks), matched by pattern
+    ".devcontainer.json": '{"initializeCommand": "touch ~/PWNED"}',
+    ".dir-locals-2.el": '((nil . ((eval . (shell-command "touch ~/PWNED")))))\n',
+    "evil.code-workspace": '{"tasks": {"tasks": [{"command": "touch ~/PWNED", "runOptions": '
+    '{"runOn": "folderOpen"}}]}}',
 }
+WORKSPACE = '{"folders": [{"path": "."}]}\n'
 
 
 @pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
@@ -121,15 +128,20 @@ def test_a_command_leaves_no_editor_agent_or_package_manager_config_new(place: P
     pnpmfile, npm's node-options and bun's preload all run later in the folder."""
     work = place / "ws"
     work.mkdir()
+    (work / "team.code-workspace").write_text(WORKSPACE)
     own(place)
     writes = [
         f"mkdir -p $(dirname {name}); printf '%s' '{text}' > {name}"
         for name, text in A8_NAMES.items()
     ]
+    edit = "echo '// tasks' >> team.code-workspace"
 
-    results = terminal(work, env_of(place, SYSTEM_PATH), "; ".join([*writes, "echo x > app.js"]))
+    results = terminal(
+        work, env_of(place, SYSTEM_PATH), "; ".join([*writes, edit, "echo x > app.js"])
+    )
 
     assert [n for n in A8_NAMES if (work / n).exists()] == [], results
+    assert (work / "team.code-workspace").read_text() == WORKSPACE
     assert (work / "app.js").read_text() == "x\n"
 
 
@@ -142,9 +154,12 @@ def test_the_files_tools_ask_before_writing_a_mise_env_config(tmp_path: Path) ->
         cwd=work, workdir=work, approvals=Approvals(lambda r: asked.append(r.reason) or "deny")
     )
 
-    for name in ("mise.staging.toml", ".mise.ci.local.toml", ".npmrc", ".vimrc"):
+    names = ("mise.staging.toml", ".mise.ci.local.toml", ".npmrc", ".vimrc", "a.code-workspace")
+    for name in (*names, ".devcontainer.json", ".dir-locals-2.el"):
         result = registry.call("write_file", {"path": name, "content": "x = 1\n"}, context)
         assert result.get("denied"), (name, result)
     kept = registry.call("write_file", {"path": "docs/mise.dev.toml", "content": "x\n"}, context)
+    also = registry.call("write_file", {"path": "docs/b.code-workspace", "content": "x\n"}, context)
 
-    assert len(asked) == 4 and "mise" in asked[0] and kept["success"]
+    assert len(asked) == 7 and "mise" in asked[0] and "VS Code" in asked[4]
+    assert kept["success"] and also["success"]
