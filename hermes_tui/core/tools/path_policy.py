@@ -218,9 +218,11 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
     workdir = PurePosixPath(rules.workdir)
     for candidate in candidates:
         if _within(candidate, workdir) and candidate != workdir:
-            top = candidate.relative_to(workdir).parts[0]
+            top, *below = candidate.relative_to(workdir).parts
             if run_later.is_own_name(top) and top not in rules.own_package:
                 return run_later.SHADOW
+            if any(part in (run_later.OWN_NAME, run_later.OWN_NAME + ".py") for part in below):
+                return run_later.SHADOW  # `python -m hermes_tui` started in a sub-folder (A9-7)
             if (why := run_later.top_pattern_reason(top)) is not None:
                 return why
     # Where a writable place holds them (elsewhere a write asks anyway, as outside): the home's

@@ -283,6 +283,22 @@ def own_name_shadows(workdir: Path) -> list[Path]:
     return [workdir / n for n in sorted(names) if is_own_name(n)]
 
 
+def own_package_below(workdir: Path) -> list[Path]:
+    """hermes-tui's own package names (`hermes_tui/`, `hermes_tui.py`, its compiled forms) in
+    the working directory's sub-folders: `python -m hermes_tui` started in one runs it (the user
+    starts sessions in a project's sub-folders too: attack9's A9-7). Found by the complete walk
+    that finds instruction files (folder_walk: after the first, only folders a command changed
+    are listed again); the top is `own_name_shadows`'."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from hermes_tui.core.agent.folder_walk import files_named
+    from hermes_tui.core.tools.gitdirs import SKIPPED
+
+    names = frozenset(OWN_NAME + end for end in ("", ".py", ".pyc", *EXTENSION_SUFFIXES))
+    found, _ = files_named(str(workdir), names, SKIPPED | {".git"})
+    return [Path(path) for path in sorted(found) if Path(path).parent != workdir]
+
+
 def top_pattern_reason(name: str) -> str | None:
     """What runs a top-level entry called `name` later, when a TOP_PATTERNS pattern names it
     (mise's per-environment configs, a VS Code `*.code-workspace`)."""

@@ -22,6 +22,7 @@ from hermes_tui.core.tools.folder_rights import writable_again
 from hermes_tui.core.tools.run_later import (
     PROTECTED_IN_WORKDIR,
     own_name_shadows,
+    own_package_below,
     top_pattern_configs,
 )
 
@@ -35,6 +36,7 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [
         *(workdir / name for name in names),
         *own_name_shadows(workdir),
+        *own_package_below(workdir),
         *top_pattern_configs(workdir),
     ]
 

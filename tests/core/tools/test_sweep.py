@@ -185,3 +185,36 @@ def test_a_link_where_the_folder_beside_goes_is_never_followed(tmp_path: Path) -
     assert held.stat().st_mode & 0o777 == 0o600
     assert moved == [(work / ".envrc", work / MOVED_ASIDE / "envrc")]
     assert not (work / MOVED_ASIDE).is_symlink()
+
+
+def test_hermes_tuis_own_name_made_in_a_sub_folder_is_moved_aside(tmp_path: Path) -> None:
+    """attack9's A9-7: `python -m hermes_tui` started in a project's sub-folder imports a
+    `hermes_tui.py` (or package) there first; one a command makes at any depth is moved aside,
+    one that was there before (a vendored checkout) stays."""
+    work = tmp_path / "work"
+    (work / "vendor" / "hermes_tui").mkdir(parents=True)
+    (work / "vendor" / "hermes_tui" / "__init__.py").write_text("")
+    (work / "src" / "pkg").mkdir(parents=True)
+    swept = swept_paths(work)
+    before = identities(swept)
+    (work / "src" / "hermes_tui.py").write_text(f"open('{tmp_path}/PWN_sub', 'w')\n")
+    (work / "src" / "pkg" / "hermes_tui").mkdir()
+    (work / "src" / "pkg" / "hermes_tui" / "__main__.py").write_text("raise SystemExit(3)\n")
+    (work / "src" / "pkg" / "types.py").write_text("X = 1\n")  # the project's own module
+    quarantine = tmp_path / "home" / "scratch" / "s1" / "moved-aside"
+
+    moved = sweep_created([*swept, *swept_paths(work)], before, quarantine)
+
+    assert sorted(str(old.relative_to(work)) for old, _ in moved) == [
+        "src/hermes_tui.py", "src/pkg/hermes_tui",
+    ]  # fmt: skip
+    assert (work / "vendor" / "hermes_tui" / "__init__.py").exists()
+    assert (work / "src" / "pkg" / "types.py").exists()
+    ran = subprocess.run(
+        [sys.executable, "-m", "hermes_tui", "--version"],
+        cwd=work / "src",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0 and not (tmp_path / "PWN_sub").exists()
