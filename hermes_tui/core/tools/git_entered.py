@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hermes_tui.core.tools import gitdirs, gitguard
 from hermes_tui.core.tools.contained import read_regular
+from hermes_tui.core.tools.folder_rights import scandir_again
 from hermes_tui.core.tools.shell_policy.readonly import ReadOnly, prove_read_only
 
 MAX_REPOSITORIES = 64  # repositories judged for one command, at most; past it: risky
@@ -84,7 +85,8 @@ def _repository_of(start: Path, workdir: Path) -> Path | None:
         if os.path.lexists(folder / ".git"):
             return folder
         try:
-            names = set(os.listdir(folder))
+            with scandir_again(str(folder)) as entries:  # one left unlistable too
+                names = {entry.name for entry in entries}
         except OSError:
             names = set()
         if names >= gitdirs.GIT_DIR_MARKS:
