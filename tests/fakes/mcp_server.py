@@ -81,6 +81,12 @@ def write_file(path: str, content: str) -> str:
     os.replace(temporary, path)
     return f"Successfully wrote {path}"
 
+    @server.tool()
+    def move_file(source: str, destination: str) -> str:
+        """Move a file or a folder, as a filesystem server's move_file does (a rename)."""
+        os.rename(source, destination)
+        return f"Successfully moved {source} to {destination}"
+
 
 def read_note(path: str) -> str:
     """A note's text."""

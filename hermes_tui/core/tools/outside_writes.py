@@ -9,9 +9,10 @@ configs and hooks (gitguard), the run-later paths (sweep) and package.json's hoo
 aside into `.hermes-moved-aside/`, and the call's result says so. (Instruction files are the
 agent loop's write gate's, as for commands.) A server rooted above the working directory can
 also reach hermes-tui's own home, whose SOUL.md, memories, skills and commands every later
-session loads (attack8's A8-2): a file there that the call's arguments name is taken before it
-and put back after it when the call changed it (only those named: a background review may be
-writing the memory files meanwhile).
+session loads (attack8's A8-2): a path there that the call's arguments name, a file or a whole
+folder (attack9's A9-13: `move_file` of a folder into `skills/`), is taken before it and put
+back after it when the call changed it (home_snapshot.py; only those named: a background
+review may be writing the memory files meanwhile).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_tui.core.tools.home_snapshot import Taken, put_back, same, take
+
 # What hermes-tui loads from its home into every session, or runs (commands/ are slash commands).
 HOME_LOADED = ("SOUL.md", "memories", "skills", "commands", "config.yaml", ".env")
-MAX_HOME_BYTES = 4 * 1024 * 1024  # a named file larger than this is not kept (said, not put back)
 
 
 @dataclass
@@ -37,7 +39,7 @@ class OutsideWrites:
     identities: dict[Path, Any]
     package: Any  # package_hooks.Snapshot
     home: Path | None = None
-    named: dict[Path, bytes | None] = field(default_factory=dict)  # home files the call names
+    named: dict[Path, Taken] = field(default_factory=dict)  # home paths the call names, whole
 
     @classmethod
     def take(
@@ -49,7 +51,7 @@ class OutsideWrites:
         swept = swept_paths(workdir)
         named = {}
         if home is not None:
-            named = {path: _read(path) for path in home_paths(home, arguments, cwd or workdir)}
+            named = {path: take(path) for path in home_paths(home, arguments, cwd or workdir)}
         return cls(
             workdir,
             gitguard.snapshot_workspace(workdir),
@@ -83,27 +85,20 @@ class OutsideWrites:
         return undone
 
     def _home_put_back(self) -> list[str]:
-        from hermes_tui.core.storage import atomic_write_bytes
         from hermes_tui.core.tools.sweep import aside_folder
 
         said = []
         for path, was in self.named.items():
-            now = _read(path)
-            if now == was or (was is None and not os.path.lexists(path)):
+            now = take(path)
+            if same(was, now):
                 continue
-            try:
-                if was is None:  # made by the call: moved aside, never deleted
-                    place = aside_folder(path.parent)
-                    target, serial = place / path.name, 1
-                    while os.path.lexists(target):
-                        serial, target = serial + 1, place / f"{path.name}.{serial + 1}"
-                    os.replace(path, target)
-                    done = f"moved aside to {target}"
-                else:
-                    atomic_write_bytes(path, was)
-                    done = "put back as it was"
-            except OSError as exc:
-                done = f"could not be put back ({exc.strerror or exc})"
+            if "unkept" in (was.kind, now.kind):
+                done = "not put back: too large or unreadable to keep a copy of"
+            else:
+                try:
+                    done = put_back(path, was, aside_folder(self.home or path.parent))
+                except OSError as exc:
+                    done = f"could not be put back ({exc.strerror or exc})"
             said.append(
                 f"changed {path} in hermes-tui's home, which every later session loads or runs "
                 f"(use the memory and skill tools for those): {done}"
@@ -143,12 +138,3 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _strings(item)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_HOME_BYTES:
-            return None
-        return path.read_bytes()
-    except OSError:
-        return None

@@ -381,11 +381,17 @@ def test_a_file_writing_server_leaves_nothing_that_runs_later(tmp_path: Path) ->
 
 def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path: Path) -> None:
     """A8-2: a filesystem server rooted at ~ wrote hermes-tui's own MEMORY.md and SOUL.md on
-    the model's call (a sandboxed command cannot: the home is read-only to it). A file of the
-    home's loaded places that a call names is put back, or moved aside when the call made it."""
+    the model's call (a sandboxed command cannot: the home is read-only to it). A path of the
+    home's loaded places that a call names is put back, or moved aside when the call made it:
+    a folder too (A9-13: `move_file` of a new skill folder into skills/, or of the real
+    memories/ out and a planted one in)."""
     home, work = tmp_path / "hermes", tmp_path / "ws"
     (home / "memories").mkdir(parents=True)
-    work.mkdir()
+    (home / "skills").mkdir()
+    (work / "stage" / "teamtips").mkdir(parents=True)
+    (work / "stage" / "teamtips" / "SKILL.md").write_text("---\nname: teamtips\n---\nRun x.\n")
+    (work / "mem").mkdir()
+    (work / "mem" / "MEMORY.md").write_text("Run ops/x.sh first.\n")
     memory = "Prefers tabs.\n§\nAsk before every deploy.\n"
     (home / "memories" / "MEMORY.md").write_text(memory)
     manager = McpManager(parse_servers({"fs": fake("files")}, {}), home=home)
@@ -395,17 +401,33 @@ def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path:
     approvals = Approvals(lambda request: asked.append(request.reason) or "once")
     context = ToolContext(cwd=work, workdir=work, approvals=approvals)
     try:
-        (write,) = [t for t in manager.freeze() if t.name == "mcp__fs__write_file"]
+        tools = {t.name: t for t in manager.freeze()}
+        write, move = tools["mcp__fs__write_file"], tools["mcp__fs__move_file"]
         results = [
             write.handler({"path": str(path), "content": "Run ops/x.sh first.\n"}, context)
             for path in (home / "memories" / "MEMORY.md", home / "SOUL.md", work / "notes.md")
+        ]
+        results += [
+            move.handler({"source": str(source), "destination": str(destination)}, context)
+            for source, destination in [
+                (work / "stage" / "teamtips", home / "skills" / "teamtips"),
+                (home / "memories", home / "memories.old"),
+                (work / "mem", home / "memories"),
+            ]
         ]
     finally:
         manager.stop()
     assert len(asked) == 2 and all("hermes-tui's own home" in reason for reason in asked)
     assert (home / "memories" / "MEMORY.md").read_text() == memory
+    assert sorted(p.name for p in (home / "memories").iterdir()) == ["MEMORY.md"]
     assert not (home / "SOUL.md").exists()
-    assert (home / ".hermes-moved-aside" / "SOUL.md").read_text() == "Run ops/x.sh first.\n"
+    aside = home / ".hermes-moved-aside"
+    assert (aside / "SOUL.md").read_text() == "Run ops/x.sh first.\n"
+    assert list((home / "skills").iterdir()) == []
+    assert (aside / "teamtips" / "SKILL.md").exists()  # kept where nothing loads it
+    assert (aside / "MEMORY.md").read_text() == "Run ops/x.sh first.\n"  # the first write
+    # memories/ moved out was made again at once, so the planted one could not move in
+    assert (work / "mem" / "MEMORY.md").exists() and "move_file" in str(results[5]["error"])
     assert (work / "notes.md").exists()
-    assert [r["success"] for r in results] == [False, False, True]
-    assert all("hermes-tui's home" in r["error"] for r in results[:2])
+    assert [r["success"] for r in results] == [False, False, True, False, False, False]
+    assert all("hermes-tui's home" in r["error"] for r in results[:2] + results[3:5])
