@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,11 +54,19 @@ class Snapshot:
 
 
 def _read(path: Path) -> bytes | None:
+    """The file's bytes; None when it is not a regular file (a FIFO a command made would block
+    the app for ever: attack9's A9-17), a link, or too large."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = handle.read(MAX_BYTES + 1)
+        except OSError:
+            return None
     return data if len(data) <= MAX_BYTES else None
 
 

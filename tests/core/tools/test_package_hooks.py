@@ -152,7 +152,8 @@ def test_the_other_runners_spellings_are_put_back_too(place: Path) -> None:
 @sandboxed
 def test_a_monorepo_package_s_hook_configs_are_put_back_or_moved_aside(place: Path) -> None:
     """lint-staged uses the config nearest each staged file: packages/a/package.json's key,
-    packages/b/.lintstagedrc.json; a new nano-staged config at the top too (A8-5)."""
+    packages/b/.lintstagedrc.json; a new nano-staged config at the top too (A8-5); a FIFO
+    under a config's name is removed, never opened (A9-17)."""
     work = place / "work"
     (work / "packages" / "a").mkdir(parents=True)
     (work / "packages" / "b").mkdir(parents=True)
@@ -165,6 +166,8 @@ def test_a_monorepo_package_s_hook_configs_are_put_back_or_moved_aside(place: Pa
         f"echo '{json.dumps(EVIL)}' > packages/b/.lintstagedrc.json",
         f"echo '{json.dumps(EVIL)}' > .nano-staged.json",
         "echo x > packages/b/index.js",
+        # A9-17: a FIFO where a config is read blocked the app for ever after the command
+        "mkdir packages/c && mkfifo packages/c/.lintstagedrc.json",
     ]
 
     (result,) = terminal(work, env_of(place, SYSTEM_PATH), "; ".join(commands))
@@ -172,5 +175,6 @@ def test_a_monorepo_package_s_hook_configs_are_put_back_or_moved_aside(place: Pa
     assert json.loads((work / "packages" / "a" / "package.json").read_text()) == package
     assert not (work / "packages" / "b" / ".lintstagedrc.json").exists()
     assert not (work / ".nano-staged.json").exists()
+    assert not (work / "packages" / "c" / ".lintstagedrc.json").exists()
     assert (work / "packages" / "b" / "index.js").read_text() == "x\n"
     assert "packages/a/package.json's lint-staged" in result["error"], result

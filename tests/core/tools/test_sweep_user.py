@@ -72,3 +72,25 @@ def test_a_folder_made_unlistable_still_has_its_nested_repository_judged(place: 
     )
     found = as_user([sys.executable, "-c", walk, str(work)], env, work)
     assert found.stdout.strip() == repr([str(work / "a" / "b" / "AGENTS.md")]), (found, planted)
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_program_hidden_in_a_path_folder_made_unlistable_is_still_moved_aside(
+    place: Path,
+) -> None:
+    """attack9's A9-10, on the PATH shadow sweep: the project's node_modules/.bin is on the
+    user's PATH (direnv's `PATH_add`); a command plants `git` there and ends with
+    `chmod 311 node_modules/.bin`, so the sweep could not list it, and the user's next `git`
+    in the project ran the plant."""
+    work = place / "ws"
+    (work / "node_modules" / ".bin").mkdir(parents=True)
+    own(place)
+    marker = place / "PWNED"
+    env = env_of(place, f"{work}/node_modules/.bin:{SYSTEM_PATH}")
+    plant = f"printf '#!/bin/sh\\ntouch {marker}\\n' > node_modules/.bin/git"
+    [result] = terminal(
+        work, env, f"{plant} && chmod +x node_modules/.bin/git && chmod 311 node_modules/.bin"
+    )
+    assert not (work / "node_modules" / ".bin" / "git").exists(), result
+    as_user(["git", "--version"], env, work)
+    assert not marker.exists()
