@@ -32,7 +32,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_tui.core.tools import gitconfig, gitdirs
+from hermes_tui.core.tools import gitconfig, gitdirs, rebase_todo
 from hermes_tui.core.tools.contained import Contained, Outside, read_regular, within
 
 MAX_HOOK_BYTES = 1_000_000  # beyond this the hooks are left alone (and said so) - never seen
@@ -165,6 +165,8 @@ class WorkspaceSnapshot:
     bare: dict[Path, GitSnapshot] = dataclasses.field(default_factory=dict)
     # Real paths of the folders the guard may change: the workspace and these git directories.
     roots: tuple[str, ...] = ()
+    # The exec lines of each interactive rebase's todo (rebase_todo.py).
+    rebase_execs: dict[Path, frozenset[str]] = dataclasses.field(default_factory=dict)
 
     def common_dirs(self) -> set[str]:
         """The real paths of the git folders holding these repositories' configs and hooks:
@@ -217,7 +219,12 @@ def snapshot_workspace(workdir: Path) -> WorkspaceSnapshot:
         _pointers(roots),
         {folder: _bare_snapshot(folder) for folder in bare},
         _walls(workdir, [top, *nested.values()], roots).roots,
+        rebase_todo.exec_lines(_todos(workdir, trees)),
     )
+
+
+def _todos(workdir: Path, trees: list[Path]) -> list[Path]:
+    return rebase_todo.todo_paths(d.git_dir for d in gitdirs.repositories(workdir, trees))
 
 
 def _walls(
@@ -349,6 +356,7 @@ def restore_workspace(before: WorkspaceSnapshot, workdir: Path) -> list[str]:
             done = _restore_created(tree, known, walls)
         where = tree.relative_to(workdir)
         undone += [f"{text} (in {where})" for text in done]
+    undone += rebase_todo.take_out_added(before.rebase_execs, _todos(workdir, trees), walls)
     return undone + _restore_bare(before, bare, workdir, walls)
 
 
