@@ -4,8 +4,9 @@
   `<home>/commands/` becomes `/<name>`; a file in a subfolder `<dir>/<name>.md` becomes
   `/<dir>:<name>`. Optional YAML front matter gives `description` (and `argument-hint`). The body
   is the message sent: `$ARGUMENTS` becomes everything typed after the command, `$1`…`$9` its
-  words; a body without `$ARGUMENTS` gets the arguments appended. A project command wins over
-  the home's one of the same name.
+  words; a body without `$ARGUMENTS` gets the arguments appended. The user's own command (the
+  home's, or a quick command) wins over a project's of the same name, which is reported: a
+  repository's file never replaces what the user typed as theirs (attack9's A9-15).
 - Hermes' `quick_commands:` in config.yaml: `name: {type: exec, command: "…"}` runs a shell
   command (through the terminal tool: its sandbox, policy and approvals) and shows its output;
   `name: {type: alias, target: /other}` runs another command with the arguments given.
@@ -205,22 +206,24 @@ def load_custom_commands(
     reserved: Iterable[str] = (),
     is_skill: Callable[[str], bool] = lambda _name: False,
 ) -> CustomCommands:
-    """Every custom command: the project's files over the home's over config's quick_commands;
+    """Every custom command: the home's files over config's quick_commands over the project's;
     a name taken by a built-in command is reported and not used, and so is a project command
-    with a skill's name (a repository's file would otherwise speak, in the user's voice, where
-    the user asked for the skill)."""
+    with a skill's name or the name of one of the user's own (a repository's file would
+    otherwise speak, in the user's voice, where the user asked for the skill or their own)."""
     project = load_prompt_commands(cwd / COMMAND_DIR, "project")
     problems: list[str] = []
     for name in [name for name in project.commands if is_skill(name)]:
         command = project.commands.pop(name)
         problems.append(f"/{name} ({command.source}) has a skill's name; the skill is used")
-    layers = [
-        load_quick_commands(hermes_sections.get("quick_commands")),
-        load_prompt_commands(home / "commands", "home"),
-        project,
-    ]
+    quick = load_quick_commands(hermes_sections.get("quick_commands"))
+    own = load_prompt_commands(home / "commands", "home")
+    for name in [name for name in project.commands if name in own.commands | quick.commands]:
+        command = project.commands.pop(name)
+        problems.append(
+            f"/{name} ({command.source}) has the name of your own /{name}; yours is used"
+        )
     merged: dict[str, CustomCommand] = {}
-    for layer in layers:
+    for layer in (project, quick, own):
         merged.update(layer.commands)
         problems.extend(layer.problems)
     for name in {r.lstrip("/") for r in reserved} & set(merged):

@@ -223,6 +223,8 @@ def runs_later(facts: PathFacts, rules: PathRules) -> str | None:
                 return run_later.SHADOW
             if any(part in (run_later.OWN_NAME, run_later.OWN_NAME + ".py") for part in below):
                 return run_later.SHADOW  # `python -m hermes_tui` started in a sub-folder (A9-7)
+            if run_later.PROJECT_DIR in below[:-1]:  # a session started in a sub-folder (A9-15)
+                return run_later.PROJECT_COMMANDS
             if (why := run_later.top_pattern_reason(top)) is not None:
                 return why
     # Where a writable place holds them (elsewhere a write asks anyway, as outside): the home's

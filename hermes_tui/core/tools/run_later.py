@@ -175,6 +175,9 @@ TOP_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (MISE_ENV_CONFIG, MISE_REASON),
     (re.compile(r"[^/]+\.code-workspace"), CODE_WORKSPACE),
 )
+# hermes-tui's project folder, at the top of any folder a session starts in.
+PROJECT_DIR = ".hermes"
+PROJECT_COMMANDS = "its commands/ are slash commands the user sends in their own voice"
 # (path relative to the working directory, what runs it later, outside the sandbox)
 RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     (".git/hooks", GIT_HOOKS),
@@ -209,7 +212,7 @@ RUN_LATER_IN_WORKDIR: tuple[tuple[str, str], ...] = (
     # `.envrc` alone, so what that sources runs unasked (the others an .envrc names: runs_named)
     (".envrc.local", "direnv runs it when you enter the folder (an .envrc sources it)"),
     (".envrc.private", "direnv runs it when you enter the folder (an .envrc sources it)"),
-    (".hermes", "its commands/ are slash commands the user sends in their own voice"),
+    (PROJECT_DIR, PROJECT_COMMANDS),
     *COMMIT_HOOK_CONFIGS,
     *OTHER_AGENTS,
     *PACKAGE_MANAGERS,
@@ -283,18 +286,20 @@ def own_name_shadows(workdir: Path) -> list[Path]:
     return [workdir / n for n in sorted(names) if is_own_name(n)]
 
 
-def own_package_below(workdir: Path) -> list[Path]:
-    """hermes-tui's own package names (`hermes_tui/`, `hermes_tui.py`, its compiled forms) in
-    the working directory's sub-folders: `python -m hermes_tui` started in one runs it (the user
-    starts sessions in a project's sub-folders too: attack9's A9-7). Found by the complete walk
-    that finds instruction files (folder_walk: after the first, only folders a command changed
-    are listed again); the top is `own_name_shadows`'."""
+def made_below(workdir: Path) -> list[Path]:
+    """hermes-tui's own package names (`hermes_tui/`, `hermes_tui.py`, its compiled forms) and
+    `.hermes/` folders in the working directory's sub-folders: a session or `python -m
+    hermes_tui` started in one picks them up. Found by the complete walk that finds instruction
+    files (folder_walk: after the first, only folders a command changed are listed again); the
+    top is `own_name_shadows`' and RUN_LATER_IN_WORKDIR's."""
     from importlib.machinery import EXTENSION_SUFFIXES
 
     from hermes_tui.core.agent.folder_walk import files_named
     from hermes_tui.core.tools.gitdirs import SKIPPED
 
-    names = frozenset(OWN_NAME + end for end in ("", ".py", ".pyc", *EXTENSION_SUFFIXES))
+    names = frozenset(
+        {PROJECT_DIR, *(OWN_NAME + end for end in ("", ".py", ".pyc", *EXTENSION_SUFFIXES))}
+    )
     found, _ = files_named(str(workdir), names, SKIPPED | {".git"})
     return [Path(path) for path in sorted(found) if Path(path).parent != workdir]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from hermes_tui.core.tools.folder_rights import writable_again
 from hermes_tui.core.tools.run_later import (
     PROTECTED_IN_WORKDIR,
+    made_below,
     own_name_shadows,
-    own_package_below,
     top_pattern_configs,
 )
 
@@ -36,7 +36,7 @@ def swept_paths(workdir: Path) -> list[Path]:
     return [
         *(workdir / name for name in names),
         *own_name_shadows(workdir),
-        *own_package_below(workdir),
+        *made_below(workdir),
         *top_pattern_configs(workdir),
     ]
 

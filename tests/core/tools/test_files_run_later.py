@@ -172,9 +172,9 @@ def test_a_checkout_s_own_package_is_written_without_asking_a_new_one_asks(
     new = {"path": "hermes_tui.pyc", "content": "z\n"}
     assert registry.call("write_file", new, context).get("denied")
     # attack9's A9-7: in a sub-folder too, where `python -m hermes_tui` may start
-    for path in ("src/hermes_tui.py", "src/pkg/hermes_tui/__main__.py"):
+    for path in ("src/hermes_tui.py", "src/pkg/hermes_tui/__main__.py", "a/.hermes/commands/x.md"):
         assert registry.call("write_file", {"path": path, "content": "z\n"}, context).get("denied")
-    assert len(asked) == 3
+    assert len(asked) == 4
 
 
 def test_a_folder_made_to_look_like_a_git_directory_asks_at_the_write_that_completes_it(
