@@ -108,6 +108,7 @@ def put_back(path: Path, before: Taken, aside: Path) -> str:
         moved = f"moved aside to {target}"
     if before.kind == "absent":
         return moved
+    path.parent.mkdir(parents=True, exist_ok=True)  # the home itself was moved away
     if before.kind == "file":
         atomic_write_bytes(path, before.data, mode=before.mode)
     elif before.kind == "link":

@@ -92,6 +92,8 @@ class OutsideWrites:
             now = take(path)
             if same(was, now):
                 continue
+            if self.home is not None and not os.path.lexists(self.home):
+                os.makedirs(self.home, mode=0o700, exist_ok=True)  # moved away whole
             if "unkept" in (was.kind, now.kind):
                 done = "not put back: too large or unreadable to keep a copy of"
             else:
@@ -107,9 +109,10 @@ class OutsideWrites:
 
 
 def home_paths(home: Path, arguments: Any, cwd: Path) -> list[Path]:
-    """The files of `home`'s loaded places (HOME_LOADED) that a string among `arguments` names:
+    """The paths of `home`'s loaded places (HOME_LOADED) that a string among `arguments` names:
     an absolute or `~` path into it, or a relative one naming them from the home or a folder
-    above it (`memories/MEMORY.md`, `.local/share/hermes-tui/skills/x/SKILL.md`)."""
+    above it (`memories/MEMORY.md`, `.local/share/hermes-tui/skills/x/SKILL.md`); every loaded
+    place when it names the home itself or a folder above it."""
     real = Path(os.path.realpath(home))
     found = []
     for text in _strings(arguments):
@@ -120,6 +123,10 @@ def home_paths(home: Path, arguments: Any, cwd: Path) -> list[Path]:
             path = Path(os.path.realpath(os.path.join(cwd, expanded)))
             if real in path.parents and path.relative_to(real).parts[0] in HOME_LOADED:
                 found.append(path)
+            elif path == real or path in real.parents:
+                # The home itself, or a folder above it, moved aside with a prepared one put
+                # in its place (attack9's A9-13 addendum): every loaded place is taken.
+                found += [real / name for name in HOME_LOADED]
             continue
         parts = Path(os.path.normpath(text)).parts
         for at in range(len(parts)):

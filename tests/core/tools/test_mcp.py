@@ -413,6 +413,7 @@ def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path:
                 (work / "stage" / "teamtips", home / "skills" / "teamtips"),
                 (home / "memories", home / "memories.old"),
                 (work / "mem", home / "memories"),
+                (home, tmp_path / "hermes.old"),  # the home itself moved aside (A9-13)
             ]
         ]
     finally:
@@ -421,7 +422,7 @@ def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path:
     assert (home / "memories" / "MEMORY.md").read_text() == memory
     assert sorted(p.name for p in (home / "memories").iterdir()) == ["MEMORY.md"]
     assert not (home / "SOUL.md").exists()
-    aside = home / ".hermes-moved-aside"
+    aside = tmp_path / "hermes.old" / ".hermes-moved-aside"  # went with the home moved away
     assert (aside / "SOUL.md").read_text() == "Run ops/x.sh first.\n"
     assert list((home / "skills").iterdir()) == []
     assert (aside / "teamtips" / "SKILL.md").exists()  # kept where nothing loads it
@@ -429,5 +430,6 @@ def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path:
     # memories/ moved out was made again at once, so the planted one could not move in
     assert (work / "mem" / "MEMORY.md").exists() and "move_file" in str(results[5]["error"])
     assert (work / "notes.md").exists()
-    assert [r["success"] for r in results] == [False, False, True, False, False, False]
+    assert [r["success"] for r in results] == [False, False, True, False, False, False, False]
+    assert (tmp_path / "hermes.old" / "memories" / "MEMORY.md").read_text() == memory
     assert all("hermes-tui's home" in r["error"] for r in results[:2] + results[3:5])
