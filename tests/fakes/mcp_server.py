@@ -4,7 +4,7 @@ python mcp_server.py stdio            tools: echo, boom (raises), die (exits mid
                                       sleepy (sleeps), links (image + resource link)
 python mcp_server.py notes            stdio, plus read_note (a file's text, as a notes server)
 python mcp_server.py where ARGS...    stdio, plus where (its folder, its arguments after "where")
-python mcp_server.py files            stdio, plus write_file (a filesystem server's, outside any sandbox)
+python mcp_server.py files            stdio, plus write_file and move_file (a filesystem server's, outside any sandbox)
 python mcp_server.py docs             stdio, plus lookup (a planted note in its description) and
                                       forecast (a description ordering the model: refused)
 python mcp_server.py hostile          stdio, plus names that sanitise alike, a huge result and a
@@ -81,11 +81,11 @@ def write_file(path: str, content: str) -> str:
     os.replace(temporary, path)
     return f"Successfully wrote {path}"
 
-    @server.tool()
-    def move_file(source: str, destination: str) -> str:
-        """Move a file or a folder, as a filesystem server's move_file does (a rename)."""
-        os.rename(source, destination)
-        return f"Successfully moved {source} to {destination}"
+
+def move_file(source: str, destination: str) -> str:
+    """Move a file or a folder, as a filesystem server's move_file does (a rename)."""
+    os.rename(source, destination)
+    return f"Successfully moved {source} to {destination}"
 
 
 def read_note(path: str) -> str:
@@ -162,7 +162,7 @@ def tools(mode: str) -> list[Tool]:
     found = [_tool(echo)]
     found += {
         "where": [_tool(where)],
-        "files": [_tool(write_file)],
+        "files": [_tool(write_file), _tool(move_file)],
         "notes": [_tool(read_note)],
     }.get(mode, [])
     found += [_tool(boom), _tool(die), _tool(sleepy), _tool(links)]

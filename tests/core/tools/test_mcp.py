@@ -418,7 +418,7 @@ def test_a_server_rooted_above_cannot_rewrite_what_every_session_loads(tmp_path:
         ]
     finally:
         manager.stop()
-    assert len(asked) == 2 and all("hermes-tui's own home" in reason for reason in asked)
+    assert len(asked) == 6 and all("hermes-tui's own home" in reason for reason in asked)
     assert (home / "memories" / "MEMORY.md").read_text() == memory
     assert sorted(p.name for p in (home / "memories").iterdir()) == ["MEMORY.md"]
     assert not (home / "SOUL.md").exists()
