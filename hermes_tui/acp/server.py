@@ -27,12 +27,18 @@ from acp import helpers, schema
 
 from hermes_tui.acp.editor import EditorBuffers, client_mcp_servers
 from hermes_tui.core import events as ev
-from hermes_tui.core.tools.approvals import ApprovalRequest, Decision
+from hermes_tui.core.tools.approvals import (
+    ApprovalRequest,
+    Decision,
+    carried_labels,
+    shown_command,
+)
 from hermes_tui.core.tools.registry import APPROVAL_MODE_TEXT as MODE_TEXT
 from hermes_tui.core.tools.registry import APPROVAL_MODES
 
 log = logging.getLogger("hermes_tui.acp")
 APPROVAL_TIMEOUT = 300.0
+TITLE_CHARS = 300  # a permission request's one-line title, at most (the whole is its content)
 # Our tools → ACP tool kinds (read, edit, delete, move, search, execute, think, fetch, other).
 TOOL_KIND = {
     "read_file": "read",
@@ -180,6 +186,9 @@ class HermesAcpAgent:
             )
         return None
 
+    def _redact(self, text: str) -> str:
+        return self.runtime.redactor.text(text) if self.runtime is not None else text
+
     def _ask(self, session_id: str, request: ApprovalRequest) -> Decision:
         """An approval, as a permission request; no answer in time is a no. The session's
         grants live in the core (approvals.py): this only asks the client's human."""
@@ -195,12 +204,21 @@ class HermesAcpAgent:
                 )
             )
         options.append(schema.PermissionOption(option_id="deny", name="Deny", kind="reject_once"))
+        # As the TUI's dialog shows it (attack9's A9-12): padding said in words, a known secret
+        # by its label; the title on one line (editors show it so), the whole below it.
+        shown = shown_command(self._redact(request.what))
+        carried = carried_labels(shown)
+        also = f"; it carries your {', '.join(carried)}, shown by name" if carried else ""
+        title = " ⏎ ".join(line for line in shown.splitlines() if line)
+        if len(title) > TITLE_CHARS:
+            title = title[: TITLE_CHARS - 1] + "…"
         tool_call = schema.ToolCallUpdate(
             tool_call_id=f"approval-{uuid.uuid4().hex[:8]}",
-            title=f"{request.what} — needs approval: {request.reason}",
+            title=f"{title} — needs approval: {request.reason}{also}",
             kind="execute",
             status="pending",
-            raw_input={"command": request.what, "category": request.category},
+            raw_input={"command": shown, "category": request.category},
+            content=[acp.tool_content(acp.text_block(shown))],
         )
         future = asyncio.run_coroutine_threadsafe(
             self.conn.request_permission(

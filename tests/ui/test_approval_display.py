@@ -9,7 +9,8 @@ from pathlib import Path
 from fakes.llm_server import FakeLLM, Reply
 from helpers import make_app, wait_until
 
-from hermes_tui.ui.screens.modals import COMMAND_LINES_SHOWN, ApprovalScreen, shown_command
+from hermes_tui.core.tools.approvals import shown_command
+from hermes_tui.ui.screens.modals import COMMAND_LINES_SHOWN, ApprovalScreen
 
 SECRET = "Vr7kumquatSecret55aa19xq"
 

@@ -19,6 +19,7 @@ Invariants:
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -175,3 +176,31 @@ class Approvals:
                 )
             )
         return grant
+
+
+LABEL = re.compile(r"\[REDACTED ([^\]\n]{1,80})\]")  # what core/redaction writes for a secret
+
+
+def shown_command(command: str) -> str:
+    """The command as a question shows it, in every face (the TUI's dialog, an ACP editor's
+    permission request): trailing blanks dropped, and runs of blank lines or of spaces said in
+    words, so padding cannot push the part that asks out of sight (attack4's A4-16: `ls -la`,
+    400 spaces and 80 empty lines before a `curl … | sh`; attack9's A9-12 in the ACP face)."""
+    shown: list[str] = []
+    blank = 0
+    for line in command.splitlines():
+        if not line.strip():
+            blank += 1
+            continue
+        if blank:
+            shown.append(f"⋯ {blank} blank lines ⋯" if blank > 1 else "")
+            blank = 0
+        shown.append(
+            re.sub(r"[ \t]{8,}", lambda m: f" ⋯ {len(m.group())} blanks ⋯ ", line.rstrip())
+        )
+    return "\n".join(shown)
+
+
+def carried_labels(shown: str) -> list[str]:
+    """The known secrets a (redacted) command carries, by their labels."""
+    return sorted(set(LABEL.findall(shown)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -16,32 +15,13 @@ from textual_diff_view import DiffView
 
 from hermes_tui.core.pending import why_held
 from hermes_tui.core.text import neutralise
+from hermes_tui.core.tools.approvals import carried_labels, shown_command
 from hermes_tui.ui.textual_compat import QuietFocus
 
 Decision = Literal["once", "session", "deny"]
 
 
 COMMAND_LINES_SHOWN = 8  # the command box's height before it scrolls
-LABEL = re.compile(r"\[REDACTED ([^\]\n]{1,80})\]")  # what core/redaction writes for a secret
-
-
-def shown_command(command: str) -> str:
-    """The command as a question shows it: trailing blanks dropped, and runs of blank lines or
-    of spaces said in words, so padding cannot push the part that asks out of sight (attack4's
-    A4-16: `ls -la`, 400 spaces and 80 empty lines before a `curl … | sh`)."""
-    shown: list[str] = []
-    blank = 0
-    for line in command.splitlines():
-        if not line.strip():
-            blank += 1
-            continue
-        if blank:
-            shown.append(f"⋯ {blank} blank lines ⋯" if blank > 1 else "")
-            blank = 0
-        shown.append(
-            re.sub(r"[ \t]{8,}", lambda m: f" ⋯ {len(m.group())} blanks ⋯ ", line.rstrip())
-        )
-    return "\n".join(shown)
 
 
 class ApprovalScreen(QuietFocus, ModalScreen[Decision]):
@@ -101,7 +81,7 @@ class ApprovalScreen(QuietFocus, ModalScreen[Decision]):
                 yield Static(neutralise(shown), classes="command", markup=False)
                 if (lines := shown.count("\n") + 1) > COMMAND_LINES_SHOWN:
                     yield Static(f"({lines} lines: scroll the box to read them all)")
-                if carried := sorted(set(LABEL.findall(shown))):
+                if carried := carried_labels(shown):
                     yield Static(
                         neutralise(
                             f"It carries your {', '.join(carried)}: shown here by name, the "
