@@ -213,6 +213,8 @@ class _Handler(socketserver.StreamRequestHandler):
             if data and kind == "hello":
                 if name is None:
                     return ("tls" if _is_address(wanted) else None), data
+                if not _HOST_NAME.fullmatch(name):  # `pypi.org\0.localhost`, `x/.localhost`
+                    return None, data
                 allowed = name == wanted or self.server.state.decide(name, port).allowed
                 return ("tls" if allowed else None), data
             if kind == "other":

@@ -14,12 +14,16 @@ from typing import Literal
 HANDSHAKE = 0x16  # TLS record type
 CLIENT_HELLO = 0x01  # handshake type
 SERVER_NAME = 0x0000  # extension type
+# Encrypted Client Hello and draft ESNI: the name the server answers for is hidden inside, the
+# one in server_name only the front's (attack9's A9-11); a command has no need of either here.
+HIDDEN_NAME = frozenset({0xFE0D, 0xFFCE})
 Kind = Literal["more", "hello", "other"]
 
 
 def hello_name(data: bytes) -> tuple[Kind, str | None]:
     """("more", None) while `data` is the start of a ClientHello not yet whole; ("hello",
-    name) once it is (name None when it asks for none); ("other", None) when it is not one."""
+    name) once it is (name None when it asks for none); ("other", None) when it is not one,
+    or hides the name it asks for (HIDDEN_NAME)."""
     handshake, at = b"", 0
     while True:
         if len(data) < at + 5:
@@ -38,11 +42,14 @@ def hello_name(data: bytes) -> tuple[Kind, str | None]:
                 return "other", None
             need = int.from_bytes(handshake[1:4], "big")
             if len(handshake) >= 4 + need:
-                return "hello", _server_name(handshake[4 : 4 + need])
+                hidden, name = _server_name(handshake[4 : 4 + need])
+                return ("other", None) if hidden else ("hello", name)
 
 
-def _server_name(body: bytes) -> str | None:
-    """The host_name of a ClientHello body's server_name extension, if any."""
+def _server_name(body: bytes) -> tuple[bool, str | None]:
+    """(whether a ClientHello body hides its name, the host_name of its server_name extension
+    if any)."""
+    name, hidden = None, False
     try:
         at = 2 + 32  # client version, random
         at += 1 + body[at]  # session id
@@ -55,18 +62,22 @@ def _server_name(body: bytes) -> str | None:
             size = int.from_bytes(body[at + 2 : at + 4], "big")
             data = body[at + 4 : at + 4 + size]
             at += 4 + size
-            if kind != SERVER_NAME:
-                continue
-            # server_name_list: length, then (type, length, name) entries; type 0 is a host.
-            inner = 2
-            while inner + 3 <= len(data):
-                name_type = data[inner]
-                name_len = int.from_bytes(data[inner + 1 : inner + 3], "big")
-                name = data[inner + 3 : inner + 3 + name_len]
-                inner += 3 + name_len
-                if name_type == 0 and name:
-                    return name.decode("ascii", "replace").lower().rstrip(".")
-            return None
+            hidden = hidden or kind in HIDDEN_NAME
+            if kind == SERVER_NAME and name is None:
+                name = _host_name(data)
     except IndexError:
-        return None
+        return hidden, name
+    return hidden, name
+
+
+def _host_name(data: bytes) -> str | None:
+    """The first host_name of a server_name_list: length, then (type, length, name) entries."""
+    inner = 2
+    while inner + 3 <= len(data):
+        name_type = data[inner]
+        name_len = int.from_bytes(data[inner + 1 : inner + 3], "big")
+        name = data[inner + 3 : inner + 3 + name_len]
+        inner += 3 + name_len
+        if name_type == 0 and name:
+            return name.decode("ascii", "replace").lower().rstrip(".")
     return None

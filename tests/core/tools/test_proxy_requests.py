@@ -228,3 +228,38 @@ def test_a_host_that_is_no_host_name_and_a_length_that_is_no_number_are_refused(
         proxy.close()
     assert all(b" 400 " in answer for answer in answers), answers
     assert received == [b"", b"", b""]
+
+
+def _crafted_hello(name: bytes, *extensions: tuple[int, bytes]) -> bytes:
+    """A ClientHello made by hand: a server_name of any bytes, and other extensions."""
+    entry = b"\x00" + len(name).to_bytes(2, "big") + name
+    server_name = (len(entry)).to_bytes(2, "big") + entry
+    found = [(0x0000, server_name), *extensions]
+    ext = b"".join(kind.to_bytes(2, "big") + len(d).to_bytes(2, "big") + d for kind, d in found)
+    body = b"\x03\x03" + bytes(32) + b"\x00" + b"\x00\x02\x13\x01" + b"\x01\x00"
+    body += len(ext).to_bytes(2, "big") + ext
+    handshake = b"\x01" + len(body).to_bytes(3, "big") + body
+    return b"\x16\x03\x01" + len(handshake).to_bytes(2, "big") + handshake
+
+
+def test_a_hello_whose_name_is_no_host_name_or_is_hidden_is_not_carried(
+    upstream: Upstream,
+) -> None:
+    """attack9's A9-11: the hello's name was judged by its suffix alone, so `upload.pypi.org`
+    + NUL + `.localhost` (a front end reading a C string routes to PyPI) went through to an
+    allowed name's address; and a hello with Encrypted Client Hello went through on its outer
+    name, the name the CDN serves hidden inside."""
+    asked: list[str] = []
+    proxy = _proxy(asked)
+    connect = f"CONNECT localhost:{upstream.port} HTTP/1.1\r\n\r\n".encode()
+    odd = [b"upload.pypi.org\x00.localhost", b"attacker.example/.localhost", b"a b.localhost"]
+    try:
+        for name in odd:
+            _exchange(proxy, connect, _crafted_hello(name))
+        _exchange(proxy, connect, _crafted_hello(b"localhost", (0xFE0D, b"\x00\x01\x02\x03")))
+        _exchange(proxy, connect, _crafted_hello(b"localhost"))  # the control: carried
+        received = upstream.wait(5)
+    finally:
+        proxy.close()
+    [carried] = [data for data in received if data]
+    assert carried == _crafted_hello(b"localhost") and asked == []
