@@ -9,14 +9,17 @@ what lies there first, outside the sandbox (attack8's A8-4: a command's `libseli
 in the user's next `ls`, its `json.py` in any Python tool). An absolute entry inside the
 working directory or a writable root does the same wherever the user is.
 
-Each such folder is judged after every command by identity, as PATH's shadows are: an entry a
-command created or replaced there under a name the loader would find in a later place (a
-soname under /lib and /usr/lib, a top-level module of the standard library or site-packages,
-`sitecustomize`; a Perl, Ruby or Node module of the system's; GEM_PATH's `specifications/`)
-is moved aside and said. The project's own names stay as they are. CLASSPATH is only warned
-about (Java's classes of the system come first; `.` is its default). Relative entries are
-resolved against the working directory (in a sub-folder they name another place: not
-covered). The names are listed once per process, only for a variable that has such an entry.
+Each such folder is looked at before and after every command: an entry the command left
+there, where none was, under a name the loader would otherwise find in a later place (a
+soname under /lib and /usr/lib, also in ld.so's hardware sub-folders; a top-level module of
+the standard library or site-packages, `sitecustomize`, `hermes_tui`; a Perl, Ruby or Node
+module of the system's; GEM_PATH's `specifications/`; what the variable's later entries hold)
+is moved aside and said, and so is the `__init__` that makes a user's plain folder a package.
+What was there before stays, edited or not (project code). The same rule covers the folders
+of hermes-tui's own import path (`APP_PATH`, own_code.py). CLASSPATH is only warned about
+(Java's classes of the system come first; `.` is its default). Relative entries are resolved
+against the working directory (in a sub-folder they name another place: not covered). The
+names are listed once per process, only for a variable that has such an entry.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ def entries(environ: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
         if name == "RUBYOPT":
             found[name] = tuple(_ruby_includes(value or ""))
         elif value is not None and value != "":
-            found[name] = tuple(value.split(os.pathsep))
+            # (ld.so's `$ORIGIN`, `$LIB`, `$PLATFORM` name the program's own places, not cwd)
+            found[name] = tuple(e for e in value.split(os.pathsep) if "$" not in e)
     return {name: written for name, written in found.items() if written}
 
 

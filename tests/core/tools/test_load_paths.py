@@ -22,7 +22,7 @@ def test_an_empty_dot_or_relative_entry_is_the_working_directory_and_others_are_
     (outside / "libcudart.so.12").write_text("")
     written = load_paths.entries(
         {
-            "LD_LIBRARY_PATH": f":{outside}",
+            "LD_LIBRARY_PATH": f":{outside}:$ORIGIN/../lib",  # (the program's own place)
             "PYTHONPATH": ".",
             "PERL5LIB": "lib",
             "RUBYOPT": "-W0 -I lib",
