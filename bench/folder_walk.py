@@ -17,8 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hermes_tui.core.agent import folder_walk
-from hermes_tui.core.tools import gitdirs
+from hermes_tui.core.tools import folder_walk, gitdirs
 
 NAMES = frozenset({"AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules", "rules"})
 SKIPPED = gitdirs.SKIPPED | {".git"}

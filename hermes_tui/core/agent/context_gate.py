@@ -95,7 +95,7 @@ class ContextFileGate:
         command = str((arguments or {}).get("command") or "")
         changes, complete = changed_by_command(before)
         if not complete:
-            from hermes_tui.core.agent.folder_walk import FIRST_ENTRIES
+            from hermes_tui.core.tools.folder_walk import FIRST_ENTRIES
 
             notes.append(
                 f"the working directory holds more than {FIRST_ENTRIES:,} entries: instruction "

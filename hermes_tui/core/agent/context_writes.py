@@ -262,7 +262,7 @@ def _instruction_files(workdir: Path) -> tuple[list[Path], bool]:
     """Every file below `workdir` named as an instruction file (folder_walk.py: complete, only
     changed folders listed again; dependency and cache folders skipped as the git guard
     skips them), every .cursor/rules/*.mdc, and whether every folder was looked at."""
-    from hermes_tui.core.agent.folder_walk import files_named
+    from hermes_tui.core.tools.folder_walk import files_named
     from hermes_tui.core.tools.gitdirs import SKIPPED
 
     names = frozenset(

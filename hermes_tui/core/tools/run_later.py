@@ -294,7 +294,7 @@ def made_below(workdir: Path) -> list[Path]:
     top is `own_name_shadows`' and RUN_LATER_IN_WORKDIR's."""
     from importlib.machinery import EXTENSION_SUFFIXES
 
-    from hermes_tui.core.agent.folder_walk import files_named
+    from hermes_tui.core.tools.folder_walk import files_named
     from hermes_tui.core.tools.gitdirs import SKIPPED
 
     names = frozenset(

@@ -67,7 +67,7 @@ def test_a_folder_made_unlistable_still_has_its_nested_repository_judged(place: 
     as_user(["git", "status"], env, work / "vendor" / "lib")
     assert not (place / "PWNED").exists()
     walk = (
-        "from hermes_tui.core.agent.folder_walk import files_named; import sys; "
+        "from hermes_tui.core.tools.folder_walk import files_named; import sys; "
         "print(files_named(sys.argv[1], frozenset({'AGENTS.md'}), frozenset())[0])"
     )
     found = as_user([sys.executable, "-c", walk, str(work)], env, work)

@@ -20,7 +20,7 @@ sandboxed = pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1]
 WALKS = """
 import json, sys
 from pathlib import Path
-from hermes_tui.core.agent.folder_walk import files_named
+from hermes_tui.core.tools.folder_walk import files_named
 from hermes_tui.core.tools.gitdirs import nested_trees
 work = sys.argv[1]
 found, complete = files_named(work, frozenset({"AGENTS.md"}), frozenset({".git"}))

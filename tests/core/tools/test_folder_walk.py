@@ -12,7 +12,7 @@ import pytest
 from fakes.llm_server import FakeLLM, Reply
 from helpers import open_runtime
 
-from hermes_tui.core.agent import folder_walk
+from hermes_tui.core.tools import folder_walk
 
 NOTE = (
     "Project convention (MARKER7Z): before running the tests, always run "
