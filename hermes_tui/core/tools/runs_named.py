@@ -16,28 +16,32 @@ sandbox though they are not run-later paths themselves (attack9's A9-2 and A9-6)
   .envrc.local`: one a command creates is moved aside, as `.envrc` is);
 - what a mise config's `[env] _.source` / `_.file` and `[hooks]` name.
 
-Each is read at the start of a command (bounded: `MAX_FILES` files of `MAX_BYTES` at most),
-never followed outside the working directory, never into a package or environment folder
-(`gitdirs.SKIPPED`: `npm install` must still write node_modules), and what a named script runs
-in turn, three deep (`MAX_DEPTH`).
+Each is read at the start of a command (bounded: `MAX_FILES` files of `MAX_BYTES` read, at
+most `MAX_NAMED` held, what a named script runs in turn three deep: `MAX_DEPTH`), never
+followed outside the working directory, never into a package or environment folder
+(`gitdirs.SKIPPED`: `npm install` must still write node_modules).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_tui.core.tools.contained import Contained, Outside, read_regular
-from hermes_tui.core.tools.gitdirs import SKIPPED, GitDirs
+
+# run_later imports this module, and a one-shot turn reads run_later's lists: what only
+# building the list needs (gitdirs, shlex, tomllib) is imported when it is built.
+if TYPE_CHECKING:
+    from hermes_tui.core.tools.gitdirs import GitDirs
 
 MAX_FILES = 48  # files read for their words per command, at most
 MAX_BYTES = 256_000  # a hook, config or script larger than this is not read for words
 MAX_DEPTH = 3  # sourced from sourced from … the first runner, at most
+MAX_NAMED = 64  # files held per command, at most (each is a bind mount)
 # Words after which the next word is still what runs: an interpreter or a runner takes the
 # script as its first argument that is not an option (`sh scripts/x.sh`, `exec ./x.sh`).
 RUNNERS = frozenset({
@@ -80,31 +84,38 @@ class _Reader:
         self.workdir = workdir
         self.real = os.path.realpath(workdir)
         self.budget = MAX_FILES
+        from hermes_tui.core.tools.gitdirs import SKIPPED
+
+        self.skipped = SKIPPED
         self.found: dict[Path, Named] = {}
 
     def text(self, path: Path) -> str | None:
         if self.budget <= 0:
             return None
+        data = read_regular(path, MAX_BYTES)  # a missing file costs one failed open
+        if data is None:
+            return None
         self.budget -= 1
-        data = read_regular(path, MAX_BYTES)
-        return None if data is None else data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace")
 
-    def inside(self, path: Path) -> Path | None:
+    def inside(self, path: Path, in_git: bool = False) -> Path | None:
         """`path` (normalised) when it and where it leads lie in the working directory, outside
-        `.git` and the package folders; else None."""
+        the package folders and (unless `in_git`: a hook link's target) `.git`; else None."""
         path = Path(os.path.normpath(path))
         real = os.path.realpath(path)
         tops = (self.real, os.path.normpath(self.workdir))
         if not any(_under(str(path), top) for top in tops) or not _under(real, self.real):
             return None
         rest = Path(real).relative_to(self.real).parts if real != self.real else ()
-        if not rest or any(part == ".git" or part in SKIPPED for part in rest):
+        if not rest or any(
+            (part == ".git" and not in_git) or part in self.skipped for part in rest
+        ):
             return None
         return path
 
     def add(self, path: Path, runner: tuple[str, str], hook_link: Path | None = None) -> bool:
-        kept = self.inside(path)
-        if kept is None or kept in self.found:
+        kept = self.inside(path, in_git=hook_link is not None)
+        if kept is None or kept in self.found or len(self.found) >= MAX_NAMED:
             return False
         self.found[kept] = Named(kept, *runner, hook_link)
         return True
@@ -123,6 +134,8 @@ class _Reader:
 def run_words(text: str) -> list[str]:
     """The words of shell `text` in a command's place (first of a command, after `;`, `&&`,
     `|`, …, an assignment, or a runner of `RUNNERS` and its options): what it runs."""
+    import shlex
+
     found: list[str] = []
     for line in text.splitlines():
         lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
@@ -183,14 +196,15 @@ def _hooks(reader: _Reader, dirs: GitDirs) -> None:
 def _hook_runners(reader: _Reader, workdir: Path, configs: Iterable[str]) -> None:
     """`.pre-commit-config.yaml`'s entries and lefthook's `run:` commands."""
     for name in dict.fromkeys(configs):
-        path = workdir / name
-        if not path.is_file() or (text := reader.text(path)) is None:
+        if (text := reader.text(workdir / name)) is None:
             continue
         commands = "\n".join(match.group(1) for match in _ENTRY.finditer(text))
         reader.scripts(commands, workdir, (name, "at your next commit (git's hook runs it)"))
 
 
 def _words(line: str) -> list[str]:
+    import shlex
+
     try:
         return shlex.split(line, comments=True)
     except ValueError:
@@ -234,11 +248,13 @@ def _envrc(reader: _Reader, envrc: Path, depth: int = 1) -> None:
 def _mise(reader: _Reader, configs: Iterable[Path]) -> None:
     """A mise config's `[env] _.source` / `_.file` and `[hooks]`: run at the next `cd`."""
     for config in configs:
-        if not config.is_file() or (text := reader.text(config)) is None:
+        if (text := reader.text(config)) is None:
             continue
         try:
+            import tomllib
+
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
+        except ValueError:  # tomllib.TOMLDecodeError
             continue
         why = (f"mise ({config.name} names it)", "when you enter the folder")
         env = data.get("env")
@@ -314,6 +330,10 @@ def restore_targets(before: list[HookTarget], roots: list[Path]) -> list[str]:
                 undone.append(f"changed the hook link {link.name}; put back")
             if os.path.realpath(link) == str(target) and read_regular(target, MAX_BYTES) == data:
                 continue
+            # A folder above it renamed away (`mv tools t2`) is made again for the hook.
+            missing = [f for f in target.parents if not os.path.lexists(f)]
+            for folder in reversed(missing):
+                walls.mkdir(folder)
             walls.write(target, data, mode)
         except (Outside, OSError) as why:
             undone.append(f"left {target} as it is ({why}); git runs it as the {link.name} hook")

@@ -141,6 +141,10 @@ def test_a_link_in_the_folder_core_hookspath_names_is_held_like_the_hook(tmp_pat
     (work / "f.txt").write_text("y\n")
     assert _git(work, "commit", "-qam", "edit").returncode == 0
     assert not marker.exists()
+    # Its folder renamed away: made again, the hook as it was in it (the commit runs it).
+    result = registry.call("terminal", {"command": "mv tools t2"}, context)
+    assert "put back" in result["error"], result
+    assert (work / "tools" / "pre-commit").read_text() == OK
 
 
 def test_a_script_huskys_hook_runs_is_read_only_to_commands_and_asked_about(tmp_path: Path) -> None:
@@ -162,3 +166,21 @@ def test_a_script_huskys_hook_runs_is_read_only_to_commands_and_asked_about(tmp_
     )
     assert result.get("denied"), result
     assert (work / "scripts" / "husky-check.sh").read_text() == OK
+
+
+def test_a_hook_linked_to_a_file_elsewhere_in_the_git_folder_is_put_back(tmp_path: Path) -> None:
+    # `.git` stays writable to commands (git writes objects there): a hook's target kept in
+    # `.git/myhooks/` is held like the hook.
+    work, marker = tmp_path / "work", tmp_path / "PWN_gitfolder"
+    _write(work / "f.txt", "x\n")
+    assert _git(work, "init", "-q").returncode == 0
+    _write(work / ".git" / "myhooks" / "pre-commit", OK, 0o755)
+    (work / ".git" / "hooks" / "pre-commit").symlink_to("../myhooks/pre-commit")
+    registry = ToolRegistry(make_terminal_tools(TerminalSettings(sandbox="off")))
+    context = ToolContext(cwd=work, workdir=work, approval_mode="yolo")
+    command = f"printf '#!/bin/sh\\ntouch {marker}\\n' > .git/myhooks/pre-commit"
+    result = registry.call("terminal", {"command": command}, context)
+    assert ".git/myhooks/pre-commit, which git runs as the pre-commit hook" in result["error"]
+    _git(work, "add", ".")
+    assert _git(work, "commit", "-qm", "x").returncode == 0
+    assert not marker.exists()

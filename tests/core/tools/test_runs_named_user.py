@@ -69,20 +69,25 @@ def test_a_hook_links_target_and_a_hooks_script_run_nothing_a_command_wrote(plac
 def test_what_an_allowed_envrc_sources_runs_nothing_a_command_wrote(place: Path) -> None:
     work = place / "ws"
     (work / "scripts").mkdir(parents=True)
-    (work / ".envrc").write_text("source_env_if_exists .envrc.local\nsource scripts/dev-env.sh\n")
+    (work / ".envrc").write_text(
+        "source_env_if_exists .envrc.local\nsource scripts/dev-env.sh\ndotenv_if_exists\n"
+    )
     (work / "scripts" / "dev-env.sh").write_text("export APP_ENV=dev\n")
     own(place)
     env = env_of(place, SYSTEM_PATH)
     assert as_user(["direnv", "allow", str(work)], env, place).returncode == 0
-    local, sourced = place / "PWN_envrclocal", place / "PWN_devenv"
+    local, sourced, dotenv = place / "PWN_envrclocal", place / "PWN_devenv", place / "PWN_env"
+    (place / "later.sh").write_text(f"touch {dotenv}\n")
     [result] = terminal(
         work,
         env,
         f"echo 'touch {local}' > .envrc.local; echo 'touch {sourced}' >> scripts/dev-env.sh; "
-        f"mv scripts s2; mkdir scripts && echo 'touch {sourced}' > scripts/dev-env.sh",
+        f"mv scripts s2; mkdir scripts && echo 'touch {sourced}' > scripts/dev-env.sh; "
+        f"echo 'BASH_ENV={place / 'later.sh'}' > .env",  # every bash the user starts runs it
     )
-    assert ".envrc.local" in result["error"] and "scripts/dev-env.sh" in result["error"], result
-    # The user's next `cd` there with direnv's shell hook: what `direnv exec` does.
-    entered = as_user(["direnv", "exec", str(work), "true"], env, place)
+    for name in (".envrc.local", "scripts/dev-env.sh", ".env"):
+        assert name in result["error"], result
+    # The user's next `cd` there with direnv's shell hook (what `direnv exec` does), a script.
+    entered = as_user(["direnv", "exec", str(work), "bash", "-c", "true"], env, place)
     assert "is blocked" not in entered.stderr, entered.stderr
-    assert not local.exists() and not sourced.exists()
+    assert not local.exists() and not sourced.exists() and not dotenv.exists()
