@@ -41,7 +41,8 @@ from hermes_tui.core.tools import gitdirs, home_view
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # Top-level folders of `/` kept as they are: the system's programs, libraries and settings
-# (`/opt` too: `/usr/bin` links lead into it, `/opt/google/chrome`, `/opt/conda`), package
+# (`/opt` too: `/usr/bin` links and ld.so.conf lead into it, `/opt/google/chrome`, ROCm's
+# libraries; an app deployed in `/opt/<app>` stays readable: terminal.deny_read), package
 # stores (`/nix`, `/gnu`, `/snap`), the kernel's file systems and those the sandbox makes
 # itself (`/dev`, `/proc`, `/tmp`: private; `/run`: its sockets hidden by sandbox.py).
 SYSTEM = frozenset(
@@ -51,8 +52,9 @@ SYSTEM = frozenset(
         "ostree",
     }
 )  # fmt: skip
-# Inside the system's folders, where projects and other people's files live: emptied as well.
-EMPTIED_IN_SYSTEM = ("/var/www", "/run/media")
+# Inside the system's folders, where projects and other people's files live: emptied as well
+# (`/var/home`: the homes of Fedora's atomic desktops, `/home` being a link to it).
+EMPTIED_IN_SYSTEM = ("/var/www", "/var/home", "/run/media")
 
 
 class Viewed(Protocol):
