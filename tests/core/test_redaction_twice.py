@@ -211,3 +211,47 @@ def test_the_sink_does_not_redact_a_long_result_bound_result_redacted() -> None:
     assert seen[0].result == bounded.full_text and KEY not in seen[0].result
     assert seen[0].result.endswith('token [REDACTED DB_TOKEN]\\n", "exit_code": 0}')
     assert sum(size >= OUTPUT_KEPT_FROM for size in redactor.read) == 1
+
+
+def test_a_long_output_with_pieces_withheld_is_redacted_once_before_the_faces_get_it(
+    tmp_path: Path,
+) -> None:
+    """Pieces of a known value withheld from a long output (core/redaction/pieces.py) make
+    texts the redactor has not given back: the registry reads the result once more as it
+    reads a result (json_of), so the faces' event, its output and the JSON holding it, passes
+    the sink as it is: the same texts, redacted, with no third reading of the whole output."""
+    from hermes_tui.core.tools.registry import Tool, ToolContext, ToolRegistry
+
+    class Counted(Redactor):
+        read: list[int] = []
+
+        def _redacted(self, text: str) -> str:
+            self.read.append(len(text))
+            return super()._redacted(text)
+
+    redactor = Counted({"DB_TOKEN": KEY})
+    output = "".join(f"{n} kumquat\n" for n in range(1, 3000))  # `kumquat`: a piece of KEY
+    tool = Tool(
+        "lines",
+        "test",
+        "lines",
+        {"type": "object", "properties": {}},
+        lambda arguments, context: {"success": True, "output": output},
+    )
+    limits = ResultLimits(max_chars=4_000, redactor=redactor, scratch_root=tmp_path)
+    context = ToolContext()
+    context.secret_pieces = redactor.piece_ledger()
+    context.secret_pieces.withheld(["Vr7kumquat"])  # shown before: its share is used up
+    bounded = ToolRegistry([tool], limits=limits).run("lines", {}, context)
+    shown = bounded.full["output"]
+    assert "kumquat" not in shown and "[REDACTED DB_TOKEN piece]" in shown
+    seen: list = []
+    before = len(redactor.read)
+    redacting_sink(seen.append, redactor)(
+        ToolCallFinished(
+            "c1", "lines", True, 0.1, "", result=bounded.full_text, output=bounded.full["output"]
+        )
+    )
+    assert not any(size >= OUTPUT_KEPT_FROM for size in redactor.read[before:])
+    assert (seen[0].result, seen[0].output) == (bounded.full_text, bounded.full["output"])
+    assert json.loads(bounded.full_text) == bounded.full

@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -352,7 +352,14 @@ class ToolRegistry:
         if context.secret_pieces is None:  # the conversation's first result
             context.secret_pieces = self.limits.redactor.piece_ledger()
             context.secret_pieces.withheld(context.replayed_results)  # a resumed one's count
-        return withhold_pieces(bounded, context.secret_pieces)
+        held = withhold_pieces(bounded, context.secret_pieces)
+        if held is bounded:
+            return bounded
+        # Its texts, pieces withheld, are new to the redactor: the faces' event would redact
+        # them whole (the output, then the JSON holding it again: seconds for a long output).
+        # Read once here, as the result was (json_of), they are its own and pass as they are.
+        full, full_text = self.limits.redactor.json_of(held.full)
+        return replace(held, full=full, full_text=full_text)
 
     def call(
         self, name: str, arguments: dict[str, Any] | str, context: ToolContext
