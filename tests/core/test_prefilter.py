@@ -82,3 +82,22 @@ def test_every_long_row_finds_what_its_plain_regex_finds() -> None:
             matched += old is not None
         assert fast.first_pass() is not None, name
     assert matched > 60
+
+
+def test_a_long_text_is_searched_through_the_rows_strings_from_the_first_search() -> None:
+    """A text of Prefiltered.LONG_TEXT characters or more is not searched plain even by a row's
+    first search (a long AGENTS.md at a start): the strings are read off at once, and the
+    match is the plain regex's."""
+    rows = [row for row in _rows() if isinstance(patterns._compile(row[1]), Prefiltered)]
+    attack = _attacks()[0]
+    filler = "the build runs tests on every push. " * (Prefiltered.LONG_TEXT // 36 + 1)
+    for name, pattern in rows:
+        plain = re.compile(pattern, FLAGS)
+        for text in (filler + attack, attack + filler, filler):
+            fast = Prefiltered(plain)
+            found = fast.search(text)
+            assert fast._first is not False, name  # read off by this first search
+            assert (found and found.span()) == ((m := plain.search(text)) and m.span()), name
+        short = Prefiltered(plain)
+        short.search(attack)
+        assert short._first is False, name  # a short text: after SEARCHES_FIRST, as before
