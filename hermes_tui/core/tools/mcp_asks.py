@@ -6,8 +6,8 @@ An MCP server runs as the user, outside the sandbox: a filesystem server given `
 `~/.ssh/id_ed25519` on the model's word, where a sandboxed command finds nothing. So a call
 naming one of the sandbox's unreadable paths (sandbox.unreadable_paths: the credentials under
 the home, the hermes home's `.env`, `auth.json`, sessions and other hermes homes' secrets) or
-another project's `.env` under the home (the sandbox empties the home but for the working
-directory) is asked about, once each time (no session grant: a secret is named every time).
+another project's `.env`, in the home or outside it (the sandbox empties both but for the
+working directory) is asked about, once each time (no session grant: a secret is named every time).
 A path is any string argument, at any depth, that is absolute, starts with `~` or is a
 `file://` URI, or a relative one as the server resolves it (against its `cwd`, `/` without);
 links resolved. terminal.deny_read is not known here (the sandbox's list without it).
@@ -80,7 +80,7 @@ def hidden_paths(
         os.path.realpath(path)
         for path in unreadable_paths(home, hermes_home or Path("/nonexistent"), (), (workdir,))
     ]
-    real_home, real_work = os.path.realpath(home), os.path.realpath(workdir)
+    real_work = os.path.realpath(workdir)
     start = config.cwd or os.sep
     found = []
     for text in _strings(args):
@@ -88,10 +88,11 @@ def hidden_paths(
         if path is None:
             continue
         real = os.path.realpath(path)
+        # Another project's `.env`, under the home or elsewhere (/workspaces, /srv: the
+        # sandbox empties those too, root_view.py); the working directory's own is the work.
+        name = os.path.basename(real)
         if any(_within(real, secret) for secret in hidden) or (
-            _within(real, real_home)
-            and not _within(real, real_work)
-            and (os.path.basename(real) == ".env" or os.path.basename(real).startswith(".env."))
+            not _within(real, real_work) and (name == ".env" or name.startswith(".env."))
         ):
             found.append(text)
     return list(dict.fromkeys(found))

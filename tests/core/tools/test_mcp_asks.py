@@ -27,6 +27,8 @@ def test_a_call_naming_a_hidden_path_is_asked_and_a_refusal_reads_nothing(
     (user / ".ssh" / "id_ed25519").write_text(KEY)
     (user / "other" / ".env").write_text("OTHER_TOKEN=abc123secret\n")
     (hermes / ".env").write_text("OPENAI_API_KEY=sk-hermes\n")
+    (tmp_path / "srv" / "other").mkdir(parents=True)  # a project outside the home (/srv, /work)
+    (tmp_path / "srv" / "other" / ".env.local").write_text("SRV_TOKEN=abc123secret\n")
     (work / "README.md").write_text("readme\n")
     (work / ".env").write_text("LOCAL=1\n")
     monkeypatch.setenv("HOME", str(user))
@@ -52,6 +54,7 @@ def test_a_call_naming_a_hidden_path_is_asked_and_a_refusal_reads_nothing(
                 str(user / "other" / ".env"),
                 f"{work}/../.ssh/id_ed25519",
                 str(hermes / ".env"),
+                str(tmp_path / "srv" / "other" / ".env.local"),
                 # relative: the server starts in `/`
                 str(user / ".ssh" / "id_ed25519").lstrip("/"),
             )
@@ -65,7 +68,7 @@ def test_a_call_naming_a_hidden_path_is_asked_and_a_refusal_reads_nothing(
 
     assert all(r["success"] is False and "did not allow" in r["error"] for r in refused), refused
     assert not any(KEY in str(r) or "abc123secret" in str(r) for r in refused)
-    assert len(asked) == 7 and "which the sandbox hides from commands" in asked[0]
+    assert len(asked) == 8 and "which the sandbox hides from commands" in asked[0]
     assert ordinary["content"] == "readme\n" and own_env["content"] == "LOCAL=1\n"
     assert allowed["content"] == KEY  # the user said yes
 
