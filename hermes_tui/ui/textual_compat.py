@@ -57,8 +57,15 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   keys. (The skill editor keeps Textual's footer: under its diff preview that one is drawn
   empty, being composed again while covered, and the editor's snapshot shows it so.)
 
-Two of Textual's methods are replaced for the whole process when this module is imported (the
+Three of Textual's methods are replaced for the whole process when this module is imported (the
 app imports it), each keeping what the method returns:
+- `Widget._size_updated`: after each layout pass the screen gives every widget its size and
+  virtual size, and Textual sets the virtual size as a reactive that asks for a layout: every
+  pass that moved or resized a widget (each start, mount, resize, new text in an `auto`
+  height) was followed by a second full pass that found nothing to do and drew every widget
+  it had resized again (about a sixth of a UI test's CPU). Ours sets it without asking, as
+  Textual's own ScrollView and our chat already do. What depends on it asks itself: a
+  scrollbar that appears or goes is a reactive asking for its layout, set in the same call.
 - `StylesCache.get_inner_outer`: Textual caches it with `functools.lru_cache` on the method, so
   the cache holds the 1024 latest `StylesCache` objects, each with the strips it rendered last:
   widgets long gone (turns pruned from the chat, closed dialogs) stayed in memory, and every
@@ -141,6 +148,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
 
 # (class, private method, the parameter names Textual's takes) for the methods replaced below
 REPLACED: tuple[tuple[type, str, tuple[str, ...]], ...] = (
+    (Widget, "_size_updated", ("self", "size", "virtual_size", "container_size", "layout")),
     (StylesCache, "get_inner_outer", ("cls", "base_background", "background")),
     (
         Stylesheet,
@@ -195,6 +203,17 @@ def _parse_rules(
     return rules
 
 
+def _size_updated(
+    self: Any, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
+) -> bool:
+    """Widget._size_updated, setting the virtual size without asking for another layout."""
+    return TEXTUAL_ORIGINALS[Widget, "_size_updated"](
+        self, size, virtual_size, container_size, layout=False
+    )
+
+
+if TEXTUAL_ORIGINALS[Widget, "_size_updated"] is not None:
+    Widget._size_updated = _size_updated  # type: ignore[method-assign]
 if TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"] is not None:
     StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign,assignment]
 if TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"] is not None:
