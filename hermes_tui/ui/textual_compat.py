@@ -57,15 +57,16 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   keys. (The skill editor keeps Textual's footer: under its diff preview that one is drawn
   empty, being composed again while covered, and the editor's snapshot shows it so.)
 
-Three of Textual's methods are replaced for the whole process when this module is imported (the
+Four of Textual's methods are replaced for the whole process when this module is imported (the
 app imports it), each keeping what the method returns:
-- `Widget._size_updated`: after each layout pass the screen gives every widget its size and
-  virtual size, and Textual sets the virtual size as a reactive that asks for a layout: every
-  pass that moved or resized a widget (each start, mount, resize, new text in an `auto`
-  height) was followed by a second full pass that found nothing to do and drew every widget
-  it had resized again (about a sixth of a UI test's CPU). Ours sets it without asking, as
-  Textual's own ScrollView and our chat already do. What depends on it asks itself: a
-  scrollbar that appears or goes is a reactive asking for its layout, set in the same call.
+- `Widget._size_updated`: Textual sets the virtual size a layout pass found as a reactive that
+  asks for a layout, so each pass that resized a widget (a start, a mount, new text in an
+  `auto` height) was followed by a second that found nothing to do and redrew what it
+  resized. Ours sets it quietly, as Textual's ScrollView does; a scrollbar that appears or
+  goes still asks for its own layout (its reactive is set in the same call).
+- `BackgroundScreen.process_segments`: under a dialog the screen beneath is drawn tinted, and
+  Textual works out the tint of every segment anew (about a fifth of the CPU of a start that
+  opens the welcome dialog). Ours works out each style's tint once, with Textual's code.
 - `StylesCache.get_inner_outer`: Textual caches it with `functools.lru_cache` on the method, so
   the cache holds the 1024 latest `StylesCache` objects, each with the strips it rendered last:
   widgets long gone (turns pruned from the chat, closed dialogs) stayed in memory, and every
@@ -79,18 +80,15 @@ app imports it), each keeping what the method returns:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
 import selectors
-import sys
 import time
 from codecs import getincrementaldecoder
-from collections.abc import Callable
 from typing import Any
 
-from rich.text import Text
+from rich.segment import Segment
 from textual import constants, events
 from textual._arrange import DockArrangeResult  # what `Widget.arrange` returns; not exported
 from textual._styles_cache import StylesCache
@@ -103,14 +101,14 @@ from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 from textual.reactive import Reactive
+from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Log, TextArea
 from textual.widgets._footer import FooterKey  # what Footer.compose yields; not exported
 
-from hermes_tui.core.redaction import redact_shapes
-from hermes_tui.core.text import neutralise
+from hermes_tui.ui.crash_output import crash_redaction, safe_traceback
 
 __all__ = [
     "OVERRIDDEN",
@@ -149,6 +147,7 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
 # (class, private method, the parameter names Textual's takes) for the methods replaced below
 REPLACED: tuple[tuple[type, str, tuple[str, ...]], ...] = (
     (Widget, "_size_updated", ("self", "size", "virtual_size", "container_size", "layout")),
+    (BackgroundScreen, "process_segments", ("cls", "segments", "color")),
     (StylesCache, "get_inner_outer", ("cls", "base_background", "background")),
     (
         Stylesheet,
@@ -212,6 +211,29 @@ def _size_updated(
     )
 
 
+TINTS_LIMIT = 4096  # styles remembered with their tint; a screen shows a few hundred
+_tints: dict[tuple, Any] = {}  # (style, tint colour) -> the tinted style, as Textual makes it
+
+
+def _process_segments(cls: Any, segments: Any, color: Any) -> Any:
+    """BackgroundScreen.process_segments, each style's tint worked out once (by Textual)."""
+    textuals = TEXTUAL_ORIGINALS[BackgroundScreen, "process_segments"].__func__
+    for segment in segments:
+        text, style, control = segment
+        if control:
+            yield segment
+            continue
+        tinted = _tints.get((style, color))
+        if tinted is None:
+            if len(_tints) >= TINTS_LIMIT:
+                _tints.clear()
+            (_, tinted, _), *_ = textuals(cls, [Segment(" ", style)], color)
+            _tints[style, color] = tinted
+        yield Segment(text, tinted, control)
+
+
+if TEXTUAL_ORIGINALS[BackgroundScreen, "process_segments"] is not None:
+    BackgroundScreen.process_segments = classmethod(_process_segments)  # type: ignore[assignment,method-assign]
 if TEXTUAL_ORIGINALS[Widget, "_size_updated"] is not None:
     Widget._size_updated = _size_updated  # type: ignore[method-assign]
 if TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"] is not None:
@@ -379,66 +401,6 @@ def lift_toasts(screen: Any, lift: int) -> None:
         rack.styles.margin = (0, 0, lift, 0)
 
 
-def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
-    """`value` (a Rich `Trace` and what it holds: dataclasses, lists, dicts) with every string
-    passed through `clean`."""
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, list):
-        return [_cleaned(item, clean) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_cleaned(item, clean) for item in value)
-    if isinstance(value, dict):
-        return {_cleaned(k, clean): _cleaned(v, clean) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {
-            f.name: _cleaned(getattr(value, f.name), clean) for f in dataclasses.fields(value)
-        }
-        return dataclasses.replace(value, **fields)
-    return value
-
-
-def safe_traceback(redact: Callable[[str], str]) -> Any:
-    """The exception being handled as Textual shows a crash (Rich's traceback with locals),
-    every message, local and source line redacted and its escape sequences made visible."""
-    import rich
-    from rich.traceback import Traceback  # pygments: paid only on a crash
-
-    kind, error, trace_back = sys.exc_info()
-    if kind is None or error is None:
-        return Text("hermes-tui crashed (no traceback to show)")
-    trace = Traceback.extract(kind, error, trace_back, show_locals=True, locals_max_length=5)
-    for stack in trace.stacks:
-        for frame in stack.frames:
-            _redact_source(frame.filename, redact)
-    return Traceback(
-        _cleaned(trace, lambda text: neutralise(redact(text))),
-        show_locals=True,
-        width=None,
-        locals_max_length=5,
-        suppress=[rich],
-    )
-
-
-def _redact_source(filename: str, redact: Callable[[str], str]) -> None:
-    """Rich shows the source lines around each frame, read through `linecache` as it renders:
-    a secret written in the source is redacted there first (the file itself is left alone).
-    Each line on its own, so the line numbers stay true; the process is ending."""
-    import linecache
-
-    lines = linecache.getlines(filename)
-    redacted = [redact(line) for line in lines]
-    if redacted != lines:
-        # No modification time: linecache.checkcache keeps the entry as it is.
-        linecache.cache[filename] = (sum(map(len, redacted)), None, redacted, filename)
-
-
-def _crash_redaction(app: Any) -> Callable[[str], str]:
-    """The app's runtime's redaction (known secrets and key shapes), or key shapes alone."""
-    runtime = getattr(app, "runtime", None)
-    return runtime.redactor.text if runtime is not None else redact_shapes
-
-
 class SafeCrashOutput:
     """Mixed into the app: a crash's traceback is printed redacted (the runtime's known secrets
     and key shapes) and neutralised, never raw."""
@@ -446,7 +408,7 @@ class SafeCrashOutput:
     def _fatal_error(self) -> None:
         app: Any = self
         app.bell()
-        app.panic(safe_traceback(_crash_redaction(app)))
+        app.panic(safe_traceback(crash_redaction(app)))
 
 
 def _held_back(text: str, marker: str) -> int:
@@ -552,7 +514,7 @@ class PasteSafeDriver(LinuxDriver):
             self.run_input_thread()
         except BaseException:
             app: Any = self._app
-            app.call_later(app.panic, safe_traceback(_crash_redaction(app)))
+            app.call_later(app.panic, safe_traceback(crash_redaction(app)))
 
     def run_input_thread(self) -> None:
         # Textual's own loop (LinuxDriver.run_input_thread) with TerminalInput in place of its

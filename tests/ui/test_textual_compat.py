@@ -133,10 +133,11 @@ def test_each_private_method_we_replace_still_exists_and_ours_is_in_place(
 ) -> None:
     textuals = textual_compat.TEXTUAL_ORIGINALS[cls, name]
     assert textuals is not None, f"Textual's {cls.__name__}.{name} is gone"
-    assert tuple(inspect.signature(textuals).parameters) == parameters, (
+    function = getattr(textuals, "__func__", textuals)  # a classmethod's own function
+    assert tuple(inspect.signature(function).parameters) == parameters, (
         f"Textual's {cls.__name__}.{name} takes other parameters now"
     )
-    assert getattr(cls, name) is not textuals
+    assert cls.__dict__[name] is not textuals
 
 
 class Growing(App):
@@ -182,6 +183,51 @@ async def test_a_layout_that_resized_widgets_is_not_followed_by_another(
             assert app.query_one("#below").region.y == 5
     assert counts["ours"] < counts["textual"], counts
     assert shots["ours"] == shots["textual"]
+
+
+class Colourful(App):
+    def compose(self) -> ComposeResult:
+        for i in range(8):
+            yield Static(
+                f"[red]red {i}[/] [on blue]on blue[/] [bold]bold[/] [@click=bell]link[/] plain"
+            )
+
+
+async def test_a_dialog_draws_the_screen_beneath_tinted_as_textual_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each style's tint is worked out once, by Textual's code: the screen under a dialog looks
+    as Textual draws it, with far fewer styles tinted than segments drawn."""
+    from rich.segment import Segment
+    from textual.renderables.background_screen import BackgroundScreen
+    from textual.screen import ModalScreen
+
+    class Dialog(ModalScreen):
+        DEFAULT_CSS = "Dialog { align: center middle; } Dialog Static { width: 12; height: 3; }"
+
+        def compose(self) -> ComposeResult:
+            yield Static("a dialog")
+
+    tinted: list[Segment] = []
+    ours = BackgroundScreen.__dict__["process_segments"]
+    counting = classmethod(
+        lambda cls, segments, color: (
+            tinted.append(segment) or segment for segment in ours.__func__(cls, segments, color)
+        )
+    )
+    shots = {}
+    textuals = textual_compat.TEXTUAL_ORIGINALS[BackgroundScreen, "process_segments"]
+    for which, method in (("textual", textuals), ("ours", counting)):
+        monkeypatch.setattr(BackgroundScreen, "process_segments", method)
+        textual_compat._tints.clear()
+        app = Colourful()
+        async with app.run_test(size=(60, 10)) as pilot:
+            await pilot.pause()
+            await app.push_screen(Dialog())
+            await pilot.pause()
+            shots[which] = app.export_screenshot()
+    assert shots["ours"] == shots["textual"]
+    assert 0 < len(textual_compat._tints) < len(tinted) / 5
 
 
 def test_the_inner_and_outer_styles_are_textuals() -> None:
