@@ -14,8 +14,9 @@ with home_view's own rules (`home_view.shown` and `home_view.view_args`: a `.env
 of a folder bound back stays hidden, a link is never followed into a hidden place):
 - the folders the programs a command runs live in: the running Python's prefixes and import
   path (the app's venv and checkout), PATH's folders and the prefix a program there lives in
-  (a venv in `/srv/venvs/x`, a toolchain in `/data/tools`), the Python that installs the socket
-  filter and socat, and `terminal.allow_read`;
+  (a venv in `/srv/venvs/x`, a toolchain in `/data/tools`; never one that looks like a home,
+  HOME_MARKS: `/mnt/c/Users/me/bin` on PATH is no reason to show the Windows home), the Python
+  that installs the socket filter and socat, and `terminal.allow_read`;
 - the repositories' git folders (a linked worktree's `.git` file leads to the main checkout's
   `.git/worktrees/<name>` and its common folder), the user's external skills folders and the
   files the MCP servers start from (`Profile.locked`);
@@ -55,6 +56,11 @@ SYSTEM = frozenset(
 # Inside the system's folders, where projects and other people's files live: emptied as well
 # (`/var/home`: the homes of Fedora's atomic desktops, `/home` being a link to it).
 EMPTIED_IN_SYSTEM = ("/var/www", "/var/home", "/run/media")
+
+
+# What a home holds and a program's prefix does not.
+HOME_MARKS = (".ssh", ".aws", ".bashrc", ".profile", ".gitconfig", ".config", "AppData",
+              "NTUSER.DAT", "Desktop")  # fmt: skip
 
 
 class Viewed(Protocol):
@@ -180,7 +186,9 @@ def view(
         # As `home_view.shown` finds them, less the home's own (toolchains, user site, git's
         # files): PATH's and the Python's folders there and their prefixes; then the rest.
         inside = [path for text, path in programs if _within(text, root)]
-        found = [*inside, *home_view.prefixes(Path(root), inside, places)] if inside else []
+        # A prefix is never a home (`/mnt/c/Users/me/bin` on PATH: the Windows home is not).
+        kept = [p for p in home_view.prefixes(Path(root), inside, places) if not _home_like(p)]
+        found = [*inside, *kept] if inside else []
         found += [path for text, path in others if _within(text, root)]
         wanted = [path for path in dict.fromkeys(found) if os.path.realpath(path) != root]
         mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)[:2]
@@ -199,6 +207,11 @@ def view(
 
     remount = [arg for root in roots for arg in ("--remount-ro", root)]
     return View(args, remount, in_sight)
+
+
+def _home_like(folder: Path) -> bool:
+    """Whether `folder` looks like someone's home (a Linux one, WSL's Windows one)."""
+    return any(os.path.lexists(folder / name) for name in HOME_MARKS)
 
 
 def _absolute(paths: Iterable[Path]) -> list[tuple[str, Path]]:

@@ -101,9 +101,9 @@ def _terminal(home: Path, work: Path, command: str, allow: tuple[str, ...] = (),
 def test_projects_and_a_windows_home_outside_the_home_are_out_of_sight(
     places: tuple[Path, Path, Path],
 ) -> None:
-    """Started in `<root>/ws`: the sibling project, the Windows profile in another root and the
-    root's other folders are not there; the work, a program on PATH there with its prefix, and
-    what the user opts in with terminal.allow_read are."""
+    """Started in `<root>/ws`: the sibling project and the Windows profile in another root are
+    not there; the work, a program on PATH there with its prefix, the Windows home's own `bin`
+    on PATH (not the home) and what the user opts in with terminal.allow_read are."""
     base, other, home = places
     _plant(base, {"projB/.env": f"STRIPE_SECRET={PROJECT_SECRET}\n", "ws/notes.txt": "work\n"})
     _plant(base, {"shared/settings.ini": "opted-in-setting\n"})
@@ -113,21 +113,27 @@ def test_projects_and_a_windows_home_outside_the_home_are_out_of_sight(
     (base / "tools/bin/rvtool").chmod(0o755)
     (base / "scripts/rvs").chmod(0o755)
     _plant(other, {"Users/me/.aws/credentials": f"aws_secret_access_key = {WINDOWS_SECRET}\n"})
+    # The Windows home's own `bin` on PATH: the folder is in sight, the home above it is not.
+    _plant(other, {"Users/me/bin/winprog": "echo winprog ran\n", "Users/me/AppData/x": "x\n"})
+    (other / "Users/me/bin/winprog").chmod(0o755)
     (home / "hh").mkdir()
     _own(base, other, home)
     command = (
         f"find {base} {other} -type f | while read f; do echo == $f; rev $f; done; "
-        f"cat {base}/shared/settings.ini; ls -a ..; ls {os.path.dirname(other)}; rvtool; rvs; "
+        f"cat {base}/shared/settings.ini; ls -a ..; ls -a {other}/Users/me; rvtool; rvs; "
+        "winprog; "
         "echo made > out.txt; cat notes.txt"
     )
     allow = (str(base / "shared"),)
-    output = _terminal(home, base / "ws", command, allow, path=f"{base}/tools/bin:{base}/scripts:")
+    path = f"{base}/tools/bin:{base}/scripts:{other}/Users/me/bin:"
+    output = _terminal(home, base / "ws", command, allow, path=path)
     for secret in (PROJECT_SECRET, WINDOWS_SECRET, TOOL_SECRET):
         assert secret not in output and secret[::-1] not in output, output
-    listed = output.split("opted-in-setting\n")[-1]  # `ls -a ..` and `ls` of the other root
-    assert "projB" not in output and other.name not in listed and "ws" in listed, output
+    listed = output.split("opted-in-setting\n")[-1]  # `ls -a ..` and of the Windows home
+    assert "projB" not in output and "ws" in listed and "bin" in listed, output
+    assert "AppData" not in output and ".aws" not in output, output
     assert "opted-in-setting" in output and "rvtool ran with its share" in output, output
-    assert "rvs ran" in output, output
+    assert "rvs ran" in output and "winprog ran" in output, output
     assert "work" in output and (base / "ws/out.txt").read_text() == "made\n", output
     # ... and the planted files are still there, outside.
     assert (base / "projB/.env").is_file() and (other / "Users/me/.aws/credentials").is_file()
