@@ -157,6 +157,8 @@ def enclosing(workdir: Path) -> list[Path]:
         if folder.parent == folder:
             return []
         if os.path.lexists(folder / ".git"):
+            if _home_like(folder):  # a home kept in git (dotfiles): not the work's
+                return []
             dirs = gitdirs.resolve(folder)
             return [folder, *(dirs.folders() if dirs is not None else [])]
     return []

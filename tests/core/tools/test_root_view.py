@@ -259,3 +259,15 @@ def test_a_file_at_the_top_of_the_root_reads_empty_but_a_program_there_runs(
     finally:
         secret.unlink(missing_ok=True)
         program.unlink(missing_ok=True)
+
+
+def test_the_repository_above_is_never_a_home_kept_in_git(tmp_path: Path) -> None:
+    """A home whose dotfiles are a repository holds the work, it is not the work's repository."""
+    repo, home = tmp_path / "mono", tmp_path / "someone"
+    for top in (repo, home):
+        (top / "packages/api").mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(top)], check=True)
+    (home / ".ssh").mkdir()
+    assert root_view.enclosing(repo / "packages/api")[:2] == [repo, repo / ".git"]
+    assert root_view.enclosing(home / "packages/api") == []
+    assert root_view.enclosing(repo) == []  # the repository's top: nothing above it
