@@ -53,9 +53,11 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   a focus change cost). Ours composes only when the keys to show changed, once however often
   they change before it runs (Textual's `bindings_changed`, copied, schedules one
   recomposition per change: three at the app's start), and gives each bound key the footer's
-  value before it is mounted. Textual has no public way to build the
-  keys. (The skill editor keeps Textual's footer: under its diff preview that one is drawn
-  empty, being composed again while covered, and the editor's snapshot shows it so.)
+  value before it is mounted. Textual's stays empty until the screen first says its bindings
+  changed (`_bindings_ready`), then is composed and laid out in a pass of its own; ours
+  composes its keys with the screen. Textual has no public way to build the keys. (The skill
+  editor keeps Textual's footer: under its diff preview that one is drawn empty, being
+  composed again while covered, and the editor's snapshot shows it so.)
 
 Four of Textual's methods are replaced for the whole process when this module is imported (the
 app imports it), each keeping what the method returns:
@@ -246,7 +248,8 @@ class QuietFooter(Footer):
     """Textual's Footer, drawing the same keys with less work.
 
     Textual composes the footer again whenever the screen's bindings may have changed (every
-    focus change); ours only when the keys it shows did. And its keys bound to the footer's
+    focus change); ours only when the keys it shows did, and its first keys with the screen.
+    And its keys bound to the footer's
     `compact` start with the footer's value instead of being restyled twice as they mount.
     """
 
@@ -264,6 +267,8 @@ class QuietFooter(Footer):
         )
 
     def compose(self) -> Any:
+        if self.app.app_focus:  # the keys at once, not after the screen first says they changed
+            self.set_reactive(Footer._bindings_ready, True)
         self._shown = self._shows(self.screen) if self._bindings_ready else None
         for widget in super().compose():
             if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):

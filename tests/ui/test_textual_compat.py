@@ -406,6 +406,47 @@ async def test_the_quiet_footer_composes_once_however_often_the_bindings_change_
     assert "Ring" in str(shown[Footer])  # the keys of #c, focused last
 
 
+async def test_the_quiet_footer_has_its_keys_from_the_first_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's footer is empty until the screen first says its bindings changed, then
+    composed again, and laid out in a pass of its own; ours composes its keys with the screen
+    and keeps them while they stay the same. Both show the same keys."""
+    from textual.screen import Screen
+    from textual.widgets import Footer
+
+    layouts: list[Screen] = []
+    refresh_layout = Screen._refresh_layout
+    monkeypatch.setattr(
+        Screen,
+        "_refresh_layout",
+        lambda self, *a, **k: (layouts.append(self), refresh_layout(self, *a, **k))[-1],
+    )
+    recomposed: dict[type, int] = {}
+    counts: dict[type, int] = {}
+    shown: dict[type, list] = {}
+    for footer_class in (Footer, textual_compat.QuietFooter):
+        count = [0]
+        recompose = footer_class.recompose
+
+        async def counted(self, recompose=recompose, count=count) -> None:
+            count[0] += 1
+            await recompose(self)
+
+        monkeypatch.setattr(footer_class, "recompose", counted)
+        layouts.clear()
+        app = Footed(footer_class)
+        async with app.run_test(size=(80, 6)) as pilot:
+            for _ in range(3):
+                await pilot.pause()
+            recomposed[footer_class], counts[footer_class] = count[0], len(layouts)
+            shown[footer_class] = footer_keys(app)
+    assert recomposed[textual_compat.QuietFooter] == 0 < recomposed[Footer]
+    assert counts[textual_compat.QuietFooter] < counts[Footer]
+    assert shown[textual_compat.QuietFooter] == shown[Footer]
+    assert "Bell" in str(shown[Footer])
+
+
 class StyledOnceTall(textual_compat.StyledOnceDefault, Tall):
     TITLE = "Tall"
 
