@@ -35,8 +35,8 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   held the GIL for about 0.2 s against the screen. Lines of printable ASCII are as wide as they
   are long: ours finds their width at once and hands it to `Log._update_maximum_width`, as
   Textual's worker does; any other line goes to Textual's worker.
-- `Screen._on_screen_resume` and `Screen._screen_resized` (`StyledOnceScreen`, the app's
-  first screen, through `StyledOnceDefault`): a screen pushed for the first time has just
+- `Screen._on_screen_resume` and `Screen._screen_resized` (`StyledOnce`, in `QuietScreen`:
+  the app's first screen and every dialog of ours): a screen pushed for the first time has just
   styled each widget as it mounted, and Textual styles them all again as it resumes (about an
   eighth of the app's start). Ours skips that first pass; later resumes are Textual's.
   Textual's event has the flag (`ScreenResume.refresh_styles`), but only Textual posts the
@@ -118,6 +118,8 @@ __all__ = [
     "PasteSafeDriver",
     "QuickWidthLog",
     "QuietFocus",
+    "QuietScreen",
+    "StyledOnce",
     "QuietScreens",
     "QuietTitles",
     "QuietFooter",
@@ -331,13 +333,14 @@ class QuietTitles:
     sub_title: Reactive[str] = Reactive("", compute=False, repaint=False)
 
 
-class StyledOnceScreen(QuietFocus, Screen):
-    """Textual's Screen, laid out and drawn once as the app starts, where Textual does it
-    three times and draws it twice:
+class StyledOnce:
+    """Mixed into a screen: laid out and drawn once as it is first shown, where Textual does it
+    up to three times and draws it twice (the app's first screen, and every dialog):
 
     - not styled all over again the first time it resumes: each of its widgets was styled as
       it mounted, a moment before;
-    - not drawn whole a second time after that first resume: its first layout drew it all;
+    - not drawn whole a second time after that first resume: its first layout drew it all
+      (under a dialog, with the screen beneath it tinted again);
     - not laid out again for a resize to the size it already has (a start brings two: the
       app's first size, sent again, and the screen's own).
     """
@@ -366,6 +369,15 @@ class StyledOnceScreen(QuietFocus, Screen):
             # under another: that one waits until it is on top).
             return
         super()._screen_resized(size)
+
+
+class QuietScreen(StyledOnce, QuietFocus):
+    """Mixed into each of our screens: styled and drawn once as it is first shown, and quiet
+    on focus changes."""
+
+
+class StyledOnceScreen(QuietScreen, Screen):
+    """Textual's Screen, styled, laid out and drawn once as the app starts (`StyledOnce`)."""
 
 
 class StyledOnceDefault:

@@ -478,6 +478,46 @@ async def test_the_first_screen_is_not_styled_again_as_it_first_resumes() -> Non
     assert shots[0] == shots[1]
 
 
+async def test_a_dialog_is_not_styled_again_as_it_first_resumes() -> None:
+    """A dialog of ours (`QuietScreen`) is styled as its widgets mount, not all over again
+    as it is first shown, and looks as Textual's does; a later resume is Textual's."""
+    from textual import events
+    from textual.screen import ModalScreen
+
+    class Dialog(ModalScreen):
+        DEFAULT_CSS = "Dialog { align: center middle; } Dialog Static { width: 16; height: 3; }"
+
+        def compose(self) -> ComposeResult:
+            yield Static("a dialog", id="text")
+
+    class QuietDialog(textual_compat.QuietScreen, Dialog):
+        pass
+
+    shots, restyled = {}, {}
+    for cls in (Dialog, QuietDialog):
+        app = Colourful()
+        seen: list = []
+        original = app.update_styles
+        app.update_styles = lambda node, animate=True, seen=seen, original=original: (  # type: ignore[method-assign]
+            seen.append(node),
+            original(node, animate),
+        )[-1]
+        async with app.run_test(size=(60, 10)) as pilot:
+            await pilot.pause()
+            dialog = cls()
+            await app.push_screen(dialog)
+            for _ in range(3):
+                await pilot.pause()
+            shots[cls] = app.export_screenshot()
+            restyled[cls] = dialog in seen
+            if cls is QuietDialog:
+                dialog.post_message(events.ScreenResume())  # a later resume: Textual's
+                await pilot.pause()
+                assert dialog in seen
+    assert restyled == {Dialog: True, QuietDialog: False}
+    assert shots[Dialog] == shots[QuietDialog]
+
+
 async def test_the_first_screen_is_laid_out_and_drawn_whole_once_as_the_app_starts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

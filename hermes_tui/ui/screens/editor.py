@@ -26,7 +26,7 @@ from hermes_tui.core.skills.history import Version
 from hermes_tui.core.skills.library import DEFAULT_CATEGORY, SkillError, SkillLibrary
 from hermes_tui.core.text import is_clean, neutralise
 from hermes_tui.ui.text import literal, local_time, stamp_time
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 TEMPLATE_NAME = "my-skill"
 FRONTMATTER_NAME = re.compile(r"\A---\n(?:.*\n)*?name:[ \t]*(\S*)[ \t]*$", re.M)
@@ -85,7 +85,7 @@ def validate(text: str, name: str | None, *, new: bool = False) -> list[Problem]
     return problems
 
 
-class DiffPreview(QuietFocus, ModalScreen[bool]):
+class DiffPreview(QuietScreen, ModalScreen[bool]):
     DEFAULT_CSS = """
     DiffPreview { align: center middle; }
     DiffPreview > Vertical { width: 95%; height: 90%; border: thick $primary; background: $surface; }
@@ -135,7 +135,7 @@ class DiffPreview(QuietFocus, ModalScreen[bool]):
         self.dismiss(False)
 
 
-class SkillEditor(QuietFocus, Screen):
+class SkillEditor(QuietScreen, Screen):
     DEFAULT_CSS = """
     SkillEditor #editor-body { height: 1fr; }
     SkillEditor TextArea { width: 3fr; }
@@ -335,7 +335,7 @@ def when(version: Version) -> str:
     return local_time(moment) if moment else version.stamp
 
 
-class HistoryScreen(QuietFocus, ModalScreen[None]):
+class HistoryScreen(QuietScreen, ModalScreen[None]):
     """A skill's saved versions; selecting one diffs it against the current SKILL.md."""
 
     DEFAULT_CSS = """

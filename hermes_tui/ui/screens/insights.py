@@ -18,13 +18,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TabbedContent, TabPane
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 from hermes_tui.ui.widgets.evals_pane import EvalsPane
 
 WINDOWS = (7, 30, 90)
 
 
-class InsightsScreen(QuietFocus, ModalScreen[None]):
+class InsightsScreen(QuietScreen, ModalScreen[None]):
     DEFAULT_CSS = """
     InsightsScreen { align: center middle; }
     InsightsScreen > Vertical { width: 120; max-width: 98%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }

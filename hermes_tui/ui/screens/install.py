@@ -30,7 +30,7 @@ from hermes_tui.core.skills.install import (
 )
 from hermes_tui.core.skills.library import SkillLibrary
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 _MARK = {
     "safe": "✓ safe",
@@ -40,7 +40,7 @@ _MARK = {
 }
 
 
-class InstallScreen(QuietFocus, ModalScreen[list[str]]):
+class InstallScreen(QuietScreen, ModalScreen[list[str]]):
     DEFAULT_CSS = """
     InstallScreen { align: center middle; }
     InstallScreen > Vertical { width: 90%; max-width: 120; height: 80%; border: thick $primary; background: $surface; padding: 1 2; }

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 MARKS = {"ready": "✓", "failed": "✗", "starting": "…", "disabled": "-", "stopped": "■"}
 
@@ -46,7 +46,7 @@ def describe_servers(manager: Any) -> str:
     return "\n".join(lines)
 
 
-class McpScreen(QuietFocus, ModalScreen[None]):
+class McpScreen(QuietScreen, ModalScreen[None]):
     DEFAULT_CSS = """
     McpScreen { align: center middle; }
     McpScreen > VerticalScroll { width: 100; max-width: 95%; height: auto; max-height: 85%; border: thick $primary; background: $surface; padding: 1 2; }

@@ -16,7 +16,7 @@ from textual_diff_view import DiffView
 from hermes_tui.core.pending import why_held
 from hermes_tui.core.text import neutralise
 from hermes_tui.core.tools.approvals import carried_labels, shown_command
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 Decision = Literal["once", "session", "deny"]
 
@@ -24,7 +24,7 @@ Decision = Literal["once", "session", "deny"]
 COMMAND_LINES_SHOWN = 8  # the command box's height before it scrolls
 
 
-class ApprovalScreen(QuietFocus, ModalScreen[Decision]):
+class ApprovalScreen(QuietScreen, ModalScreen[Decision]):
     """Asked from the turn's worker thread; the worker waits for the answer.
 
     `prefixes`: what "a" would allow, in the core's words ("rm on /srv/x", "write_file on
@@ -128,7 +128,7 @@ class SessionItem(ListItem):
         self.session_id = session_id
 
 
-class SessionsScreen(QuietFocus, ModalScreen[str | None]):
+class SessionsScreen(QuietScreen, ModalScreen[str | None]):
     """Past sessions with full-text search, one line per session; Enter resumes one."""
 
     DEFAULT_CSS = """
@@ -287,7 +287,7 @@ class PendingItem(ListItem):
         self.record = record
 
 
-class PendingScreen(QuietFocus, ModalScreen[None]):
+class PendingScreen(QuietScreen, ModalScreen[None]):
     """Staged writes (write approval, taint, scanner holds): why, diff, then accept or reject."""
 
     DEFAULT_CSS = """
@@ -384,7 +384,7 @@ class PendingScreen(QuietFocus, ModalScreen[None]):
         self.dismiss(None)
 
 
-class ConfirmScreen(QuietFocus, ModalScreen[bool]):
+class ConfirmScreen(QuietScreen, ModalScreen[bool]):
     """A yes/no question about something that would be lost; n or escape says no."""
 
     DEFAULT_CSS = """
@@ -458,7 +458,7 @@ def commands_table(commands: Mapping[str, str]) -> str:
     return "| command | does |\n|---|---|\n" + rows + "| /<skill-name> [request] | load a skill |\n"
 
 
-class HelpScreen(QuietFocus, ModalScreen[None]):
+class HelpScreen(QuietScreen, ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 85%; border: thick $primary; background: $surface; }

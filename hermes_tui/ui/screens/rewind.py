@@ -18,7 +18,7 @@ from textual.widgets import Button, Label, ListItem, ListView, Static
 from hermes_tui.core.checkpoints import CheckpointError, RewindPlan
 from hermes_tui.core.text import neutralise
 from hermes_tui.ui.text import ago
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 from hermes_tui.ui.widgets.diff import DiffBlock, diff_stat
 
 What = Literal["both", "files", "conversation"]
@@ -48,7 +48,7 @@ class TurnItem(ListItem):
         self.turn = turn
 
 
-class RewindScreen(QuietFocus, ModalScreen[RewindChoice | None]):
+class RewindScreen(QuietScreen, ModalScreen[RewindChoice | None]):
     DEFAULT_CSS = """
     RewindScreen { align: center middle; }
     RewindScreen > Vertical { width: 90%; max-width: 140; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }

@@ -20,7 +20,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
 
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 PROVIDERS = [
     ("openai", "OpenAI, or an OpenAI-compatible server (Ollama, vLLM, llama.cpp)", "OPENAI_API_KEY"),
@@ -39,7 +39,7 @@ class ProviderChoice:
     model: str = ""
 
 
-class WelcomeScreen(QuietFocus, ModalScreen[ProviderChoice]):
+class WelcomeScreen(QuietScreen, ModalScreen[ProviderChoice]):
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
     WelcomeScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%; border: thick $primary; background: $surface; padding: 0 1; }

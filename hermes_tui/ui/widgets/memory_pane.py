@@ -19,7 +19,7 @@ from textual.widgets import Button, Collapsible, Label, ListItem, ListView, Stat
 from hermes_tui.core.memory import FILENAMES, MemoryChange, MemoryStore, MemoryStoreError, Usage
 from hermes_tui.core.pending import PendingStore, quarantine_line
 from hermes_tui.core.text import neutralise
-from hermes_tui.ui.textual_compat import QuietFocus
+from hermes_tui.ui.textual_compat import QuietScreen
 
 GAUGE_WIDTH = 12
 
@@ -37,7 +37,7 @@ def gauge(chars: int, limit: int) -> tuple[str, str]:
     return f"{bar} {percent:3d}% {chars:,}/{limit:,}", level
 
 
-class EntryEditor(QuietFocus, ModalScreen[str | None]):
+class EntryEditor(QuietScreen, ModalScreen[str | None]):
     """A small editor for one entry; returns the text, or None when cancelled."""
 
     DEFAULT_CSS = """
