@@ -506,7 +506,10 @@ def _setup_raced(result: dict[str, Any]) -> bool:
     first = str(result.get("output", "")).partition("\n")[0]
     return result.get("exit_code") == 1 and (
         first.startswith("bwrap: Can't find source path")
-        or (first.startswith("bwrap: Can't mkdir") and first.endswith("Read-only file system"))
+        or (
+            first.startswith(("bwrap: Can't mkdir", "bwrap: Can't create file at"))
+            and first.endswith("Read-only file system")
+        )
     )
 
 

@@ -22,6 +22,8 @@ from hermes_tui.core.tools.terminal import TerminalSettings, make_terminal_tools
     [
         ("bwrap: Can't mkdir /run/user/1001: Read-only file system\n", 2),
         ("bwrap: Can't find source path /home/u/gone: No such file or directory\n", 2),
+        # a file at the top of / the root view hid, removed meanwhile (seen in a batch)
+        ("bwrap: Can't create file at /x.env: Read-only file system\n", 2),
         ("bwrap: Can't mkdir /run/user/1001: Read-only file system\nthen the command\n", 2),
         ("my own output: bwrap: Can't mkdir x: Read-only file system\n", 1),
     ],
