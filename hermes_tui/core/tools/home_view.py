@@ -10,6 +10,9 @@ So the home is inverted: an empty read-only tmpfs lies over it, and only this is
 - toolchain roots those programs need beside their `bin` (TOOLCHAINS: a rustup proxy in
   `~/.cargo/bin` runs what `~/.rustup` holds, a pyenv shim what `~/.pyenv` holds, ...) and the
   user's site-packages (`~/.local/lib/python*`);
+- of a prefix or a toolchain its parts, never what lies beside its programs (their settings
+  and credential files: `~/.pulumi/credentials.json`, a node's `etc/npmrc`), and of an
+  import-path folder all but its `.git`, `.env*` and credential files (home_parts.py, A9-1);
 - git's settings as a filtered copy (GIT_CONFIGS): every key but those that carry or fetch a
   credential (`credential.*`, `http.*.extraHeader`, a URL with a user or password in it,
   a secret-looking name or value: core/redaction/recognise.py) and includes (they name files
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from hermes_tui.core.tools import home_parts
 from hermes_tui.core.tools.run_later import LOCKED_IN_HOME
 
 # Beside a program's `bin` on PATH, what it runs (each bound read-only when it exists).
@@ -166,23 +170,42 @@ def shown(
     programs: Iterable[Path],
     places: Iterable[Path],
     allow_read: Iterable[Path],
-) -> list[Path]:
-    """The paths under the home bound back read-only, as written (links are the caller's):
+) -> tuple[list[Path], dict[str, str]]:
+    """(the paths under the home bound back read-only, as written (links are the caller's):
     what exists of `programs` (and PATH), their `prefixes`, the toolchains, user site-packages,
-    git's side files and `allow_read`."""
+    git's side files and `allow_read`; how what stays out of a folder among them is found:
+    "code" (an import-path folder) or "parts" (a prefix, a toolchain: home_parts.py))."""
     home = Path(os.path.abspath(user_home))
     real = os.path.realpath(home)
     folders = [*programs]
-    wanted = [*folders, *prefixes(home, folders, places), *(home / n for n in TOOLCHAINS)]
+    split = [*prefixes(home, folders, places), *(home / n for n in TOOLCHAINS)]
+    wanted: list[Path] = []
+    kinds: dict[str, str] = {}
+    for folder in folders:
+        if not _inside(folder, home, real):
+            continue
+        if home_parts.is_site_packages(folder) or not os.path.isdir(folder):
+            wanted.append(folder)
+        elif home_parts.is_prefix(folder):
+            split.append(folder)
+        else:  # PYTHONPATH, an editable install's checkout, a folder of scripts on PATH
+            wanted.append(folder)
+            kinds[str(folder)] = "code"
+    for root in split:
+        wanted.append(root)
+        kinds.setdefault(str(root), "parts")
     wanted += [Path(p) for p in sorted(glob.glob(str(home / USER_SITE)))]
     wanted += [home / name for name in GIT_SIDE_FILES]
     wanted += [Path(os.path.abspath(os.path.expanduser(p))) for p in allow_read]
     found = []
     for path in dict.fromkeys(wanted):  # PATH's folders come as written and resolved both
-        inside = _within(str(path), str(home)) or _within(str(path), real)
-        if inside and os.path.lexists(path) and os.path.realpath(path) != real:
+        if _inside(path, home, real) and os.path.lexists(path) and os.path.realpath(path) != real:
             found.append(path)
-    return found
+    return found, kinds
+
+
+def _inside(path: Path, home: Path, real: str) -> bool:
+    return _within(str(path), str(home)) or _within(str(path), real)
 
 
 _prefixes: dict[tuple, list[Path]] = {}
@@ -269,8 +292,8 @@ def mounts(
     those: a hidden path's mount point would show as an empty folder in the empty home)."""
     user_home = profile.user_home
     programs = [*profile.programs, *profile.search_path]
-    wanted = shown(user_home, programs, places, profile.allow_read)
-    args, real = view_args(user_home, wanted, hidden, exists)
+    wanted, kinds = shown(user_home, programs, places, profile.allow_read)
+    args, real = view_args(user_home, wanted, hidden, exists, kinds)
     args += git_binds(user_home, profile.cache_dir / ".git-settings")
     roots = [*real, *(os.path.realpath(place) for place in [*places, profile.hermes_home])]
     inside = os.path.realpath(user_home)
@@ -287,16 +310,22 @@ def view_args(
     paths: Iterable[Path],
     hidden: Iterable[Path],
     exists: Callable[[Path], bool],
+    kinds: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(bubblewrap mounts that empty the home and bind `paths` back read-only, each once and
     none inside another; the real paths they show). A path reached through a link is bound
     where it is written (and where it leads, when that is in the home), but never one that
     leads into or around a `hidden` place: what is hidden there would show through the other
-    name."""
+    name. What stays out of a folder is hidden: by its kind (`shown`), in a "code" folder every
+    credential-looking entry (home_parts.code_hidden; one too big to look through is not
+    bound), in a "parts" one what home_parts.left_out says; elsewhere the `.env` files at the
+    top."""
+    kinds = kinds or {}
     home = os.path.realpath(user_home)
     args = ["--tmpfs", home]
     hidden_real: list[str] = []
     pairs: list[tuple[str, str]] = []
+    inner: dict[str, list[str]] = {}
     for path in paths:
         if not exists(path):
             continue
@@ -308,6 +337,14 @@ def view_args(
             hidden_real = [os.path.realpath(p) for p in hidden]
         if written != real and any(_within(h, real) or _within(real, h) for h in hidden_real):
             continue
+        kind = kinds.get(written) or kinds.get(real)
+        if kind == "code":
+            walked = home_parts.code_hidden(Path(real))
+            if walked is None:
+                continue
+            inner[real] = [str(p) for p in walked]
+        elif kind == "parts" and os.path.isdir(real):
+            inner[real] = [str(p) for p in home_parts.left_out(Path(real))]
         pairs.append((real, written))
         if written != real and _within(real, home):
             pairs.append((real, real))
@@ -317,20 +354,31 @@ def view_args(
             continue
         bound.append(target)
         # -try: another process may remove it before bubblewrap starts (a toolchain's update)
-        args += ["--ro-bind-try", source, target, *_dotenv_hidden(source, target)]
+        names = inner[source] if source in inner else _dotenv_names(source)
+        args += ["--ro-bind-try", source, target, *_hidden_in(source, target, names)]
     return args, [real for real, _ in pairs]
 
 
-def _dotenv_hidden(source: str, target: str) -> list[str]:
-    """Mounts hiding the `.env` files at the top of a folder bound back (an editable install's
-    import path is its project's checkout, `.env` and all): empty and unreadable."""
+def _dotenv_names(source: str) -> list[str]:
+    """The `.env` files at the top of a folder bound back."""
     try:
         with os.scandir(source) as entries:
-            names = [e.name for e in itertools.islice(entries, MAX_LINKS) if _dotenv(e.name)]
+            return [e.name for e in itertools.islice(entries, MAX_LINKS) if _dotenv(e.name)]
     except OSError:  # not a folder
         return []
+
+
+def _hidden_in(source: str, target: str, names: list[str]) -> list[str]:
+    """Mounts hiding `names` (relative paths) in a folder bound back: empty and unreadable.
+    A link is hidden where it leads in the folder (a mount over it would land there), and not
+    at all when that is outside: what lies there is in sight or not on its own."""
     args: list[str] = []
     for name in sorted(names):
+        if os.path.islink(os.path.join(source, name)):
+            real = os.path.realpath(os.path.join(source, name))
+            if not _within(real, os.path.realpath(source)) or not os.path.exists(real):
+                continue
+            name = os.path.relpath(real, os.path.realpath(source))
         path = os.path.join(target, name)
         if os.path.isdir(os.path.join(source, name)):
             args += ["--tmpfs", path, "--remount-ro", path]
@@ -434,8 +482,9 @@ def lock_home(home: Path, holders: list[Path]) -> list[str]:
     file, tool config or credential there, existing or not (`.profile`, `.bashrc`, `.gitconfig`,
     `.config/autostart`, `.local/bin`, `.ssh/authorized_keys`, …: they run or are trusted later,
     outside the sandbox); its real sub-folders stay writable, but for the dot folders (every one
-    of them is such a place) and `bin` (on PATH at the next login). A dot file that is a link
-    to a file in a writable folder (a dotfiles checkout) keeps that file read-only too."""
+    of them is such a place) and `bin` (on PATH at the next login). Where a dot file's link
+    leads in a writable folder (a dotfiles checkout) is read-only wherever hermes-tui started
+    (home_links.py, sandbox.Profile.protected)."""
     try:
         entries = sorted(os.scandir(home), key=lambda entry: entry.name)
     except OSError:
@@ -446,14 +495,6 @@ def lock_home(home: Path, holders: list[Path]) -> list[str]:
             continue
         if entry.is_dir(follow_symlinks=False):  # -try: another process may remove it first
             args += ["--bind-try", entry.path, entry.path]
-    for entry in entries:
-        if entry.name.startswith(".") and entry.is_symlink():
-            target = os.path.realpath(entry.path)
-            held = any(_within(target, os.path.realpath(place)) for place in holders)
-            if held and os.path.exists(target):
-                # Never -try: a target gone by then would be one the command may create, in a
-                # writable folder, under the name the user's dotfile link leads to.
-                args += ["--ro-bind", target, target]
     return args
 
 

@@ -342,7 +342,7 @@ def resolve_rules(
     shadowing: tuple[tuple[PurePosixPath, frozenset[str]], ...] = ()
     loading: tuple[tuple[PurePosixPath, str, frozenset[str]], ...] = ()
     if write:  # the workspace's repositories are scanned for each write (a few ms)
-        from hermes_tui.core.tools import gitdirs
+        from hermes_tui.core.tools import gitdirs, home_links
         from hermes_tui.core.tools.sandbox_probe import search_path_entries
 
         found = run_later.protected(work, gitdirs.repositories(work))
@@ -354,6 +354,8 @@ def resolve_rules(
         bins = run_later.project_bins(work, home)
         on_path = run_later.on_search_path(entries, places, bins, work)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
+        held = home_links.held(home, places)  # a dotfile's target, a global git include
+        later += tuple((PurePosixPath(item.path), item.reason) for item in held)
         skills = run_later.inside_places([real(d) for d in skill_dirs], places)
         later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)
         servers = run_later.inside_places([real(p) for p in server_paths], places)

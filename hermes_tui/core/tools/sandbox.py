@@ -15,9 +15,11 @@ on) a command sees:
   exist, and the hermes home's skills (the rest is out of sight: home_view) (bind mounts;
   `.git` itself is bound onto itself, so it cannot be renamed away and replaced); the same
   for every repository nested in the workspace, and wherever a worktree's or submodule's
-  `.git` file leads (gitdirs.py); when the working directory (or a writable root) is the
-  user's home or holds it, the home's top level and every dot folder in it (startup files,
-  tool configs, credentials, existing or not: home_view.lock_home), its other folders writable;
+  `.git` file leads (gitdirs.py), and the user's own files (a dotfile link's target, what the
+  global git config includes or names: home_links.py); when the working directory (or a
+  writable root) is the user's home or holds it, the home's top level and every dot folder in
+  it (startup files, tool configs, credentials, existing or not: home_view.lock_home), its
+  other folders writable;
   such a path the command *creates* is moved aside after it ends (`sweep_created`: every process
   of the command is gone by then, its pid namespace dies with it, so the sweep cannot be raced);
 - read-only too, wherever they lie in a writable place: the folders of the user's PATH as read
@@ -62,7 +64,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.redaction.recognise import scrubbed
-from hermes_tui.core.tools import home_view, root_view, run_later, unix_wall
+from hermes_tui.core.tools import home_links, home_view, root_view, run_later, unix_wall
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
@@ -276,8 +278,9 @@ class Profile:
         return unreadable_paths(self.user_home, self.hermes_home, self.deny_read, places)
 
     def protected(self) -> list[Path]:
-        """Read-only inside the writable places: what runs later (run_later.protected), and
-        the folders of PATH there, where they lead (a link itself is the sweep's: sweep.py)."""
+        """Read-only inside the writable places: what runs later (run_later.protected), the
+        folders of PATH there, where they lead (a link itself is the sweep's: sweep.py), and
+        the user's own files there (home_links.held: a dotfile's target, a global git include)."""
         places = [self.workdir, *self.writable_roots]
         bins = run_later.project_bins(self.workdir, self.user_home)
         on_path = run_later.on_search_path(self.search_path, places, bins, self.workdir)
@@ -290,6 +293,7 @@ class Profile:
         return [
             *(item.path for item in run_later.protected(self.workdir, self.repositories)),
             *dict.fromkeys(map(Path, inside)),
+            *(item.path for item in home_links.held(self.user_home, places)),  # A9-3
         ]
 
 

@@ -101,7 +101,9 @@ def _home(user_home: Path, allow_read: list[str]) -> str:
         "empty (a read-only tmpfs) but for the working directory and writable roots in it, "
         "the folders of your PATH and of the running Python there, toolchains ("
         + ", ".join("~/" + name for name in home_view.TOOLCHAINS)
-        + f", ~/{home_view.USER_SITE}), git's settings as a copy without credential helpers,"
+        + f", ~/{home_view.USER_SITE}; of a prefix or toolchain its programs and libraries,"
+        " not its settings or credential files; of an import-path folder all but its .git,"
+        " .env and credential files), git's settings as a copy without credential helpers,"
         " extra headers or passwords in URLs (~/.gitconfig, ~/.config/git/config) and its"
         " ignore and attributes files, the hermes home's skills/ (read-only: the rest of it is"
         " out of sight), and what you opt in with"

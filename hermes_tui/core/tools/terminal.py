@@ -376,7 +376,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         ), None
 
     def terminal(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        from hermes_tui.core.tools import gitdirs, gitguard, load_paths, package_hooks
+        from hermes_tui.core.tools import gitdirs, gitguard, home_links, load_paths, package_hooks
         from hermes_tui.core.tools.run_later import (
             inside_places,
             named,
@@ -436,7 +436,8 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         locked = inside_places(
             (*settings.skill_dirs, *settings.server_paths, *sandbox.own_code), places
         )
-        swept = [*swept_paths(context.workdir), *on_path, *locked]
+        own = [item.path for item in home_links.held(Path.home(), places)]
+        swept = [*swept_paths(context.workdir), *on_path, *locked, *own]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)
         loads = load_paths.folders(sandbox.load_entries, places, context.workdir)

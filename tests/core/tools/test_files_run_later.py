@@ -355,3 +355,26 @@ def test_a_relative_path_entry_and_the_working_directory_on_path_ask_first(
     assert len(asked) == 3 and "ahead of the system's programs" in asked[1], asked
     assert not (work / "git").exists() and not (work / "node_modules" / ".bin" / "ls").exists()
     assert not (work / "bin" / "jest").exists()
+
+
+def test_the_users_own_files_in_the_work_ask_before_a_write(place: dict[str, Path]) -> None:
+    """A9-3: a dotfile's link target, a file the global git config includes and the hooks
+    folder it names, all in the working directory (a dotfiles checkout, a folder of work
+    repositories): the files tools ask, as the sandbox holds them read-only."""
+    user, work = place["user"], place["work"]
+    (work / "gitconfig").write_text("[user]\n\tname = Dev\n")
+    (work / ".gitconfig-work").write_text("[user]\n\temail = me@work.example\n")
+    (user / ".gitconfig").symlink_to(work / "gitconfig")
+    (user / ".config").mkdir()
+    (user / ".config" / "git").mkdir()
+    (user / ".config" / "git" / "config").write_text(
+        f'[includeIf "gitdir:{work}/"]\n\tpath = ../../../work/.gitconfig-work\n'
+        f"[core]\n\thooksPath = {work}/hooks\n[init]\n\ttemplateDir = ~/../work/tpl\n"
+    )
+    registry, context, asked = _tools(place)
+    for path in ("gitconfig", ".gitconfig-work", "hooks/pre-commit", "tpl/hooks/post-checkout"):
+        result = registry.call("write_file", {"path": path, "content": "[core]\n"}, context)
+        assert result.get("denied") and "your " in result["error"], (path, result)
+    assert (work / "gitconfig").read_text() == "[user]\n\tname = Dev\n" and len(asked) == 4
+    assert not (work / "hooks").exists() and not (work / "tpl").exists()
+    assert registry.call("write_file", {"path": "notes.md", "content": "x\n"}, context)["success"]

@@ -1,0 +1,189 @@
+"""What the user's shell, git and editor load from a writable place, named from outside it.
+
+A command may write anywhere in the working directory and the writable roots. Some files
+there are not the project's but the user's own, loaded outside the sandbox wherever they work
+(attack9's A9-3): a dotfiles checkout the home links into (`~/.gitconfig -> ~/dotfiles/
+gitconfig`, `~/.config/nvim -> ~/dotfiles/nvim`: one `core.fsmonitor` appended, and the user's
+next `git status` in any repository runs it), and the files the user's global git config
+names (`[includeIf "gitdir:~/work/"] path = ~/work/.gitconfig-work`, `core.hooksPath =
+~/work/hooks`). Found here, they join the sandbox's read-only list (sandbox.Profile.protected:
+bound onto themselves), the files tools ask before writing them (path_policy), and one a
+command creates or replaces is moved aside (terminal's sweep):
+- `dotfile_targets`: where each link at the home's top (dot entries and `bin`) and one level
+  into `.config`, `.local/share` and `.ssh` leads, when that lies in a writable place;
+- `git_named`: the config files git reads for the user's global and system settings (their
+  includes followed, an `includeIf` whose condition git cannot judge outside a repository
+  read too) and every absolute or `~/` path a setting there names (a hooks folder, an
+  attributes file, a template folder, a filter's or fsmonitor's script), asked of the host git
+  (gitconfig.listing), never parsed by hand.
+A path that is a writable place or holds one is left out (it cannot be read-only without
+taking the whole place). Kept per process while the files read keep their mtime.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from hermes_tui.core.tools.home_view import GIT_CONFIGS
+from hermes_tui.core.tools.run_later import RunLater
+
+LINK_FOLDERS = ("", ".config", ".local/share", ".ssh")  # looked into, one level
+MAX_ENTRIES = 1000  # per folder looked into
+MAX_CONFIGS = 16  # git config files read, includes counted
+DOTFILE = "your home's {link} leads to it: your shell, git or editor loads it outside the sandbox"
+GIT_NAMED = (
+    "your global git config names it ({key}): git reads or runs it in every repository, "
+    "outside the sandbox"
+)
+_PATH_WORD = re.compile(r"!?(~/|/)")
+
+
+def held(
+    user_home: Path, places: Iterable[Path], environ: Mapping[str, str] | None = None
+) -> list[RunLater]:
+    """The user's own files in a writable place (the module's two kinds), each once."""
+    real_places = [os.path.realpath(place) for place in places]
+    found = dotfile_targets(user_home, real_places)
+    found += git_named(user_home, real_places, os.environ if environ is None else environ)
+    seen: set[Path] = set()
+    kept = []
+    for item in found:
+        if item.path not in seen:
+            seen.add(item.path)
+            kept.append(item)
+    return kept
+
+
+def _in_place(path: str, places: list[str]) -> bool:
+    """Inside a writable place, and neither one of them nor holding one."""
+    inside = any(_within(path, place) for place in places)
+    return inside and not any(_within(place, path) for place in places)
+
+
+def dotfile_targets(user_home: Path, places: list[str]) -> list[RunLater]:
+    """Where the home's links lead, when that lies in a writable place (`places`: real)."""
+    found: list[RunLater] = []
+    for sub in LINK_FOLDERS:
+        folder = user_home / sub if sub else user_home
+        try:
+            with os.scandir(folder) as scan:
+                entries = [e for _, e in zip(range(MAX_ENTRIES), scan, strict=False)]
+        except OSError:
+            continue
+        for entry in entries:
+            if not sub and not (entry.name.startswith(".") or entry.name == "bin"):
+                continue
+            if not entry.is_symlink():
+                continue
+            target = os.path.realpath(entry.path)
+            if _in_place(target, places):
+                shown = "~/" + (f"{sub}/" if sub else "") + entry.name
+                found.append(RunLater(Path(target), DOTFILE.format(link=shown)))
+    return found
+
+
+def git_named(user_home: Path, places: list[str], environ: Mapping[str, str]) -> list[RunLater]:
+    """The files and folders the user's global and system git config reads or names, when
+    they lie in a writable place (`places`: real): where they lead, or as named when only
+    that lies there (a link the command could repoint)."""
+    copies = {str(user_home / name) for name in GIT_CONFIGS}  # home_view.git_binds's there
+    found = []
+    for path, key in _git_paths(user_home, environ):
+        real = os.path.realpath(path)
+        if path in copies and real == path:
+            continue  # the home's own: locked with the home, a filtered copy over it
+        held_at = real if _in_place(real, places) else path if _in_place(path, places) else None
+        if held_at is not None:
+            found.append(RunLater(Path(held_at), GIT_NAMED.format(key=key)))
+    return found
+
+
+def global_configs(user_home: Path, environ: Mapping[str, str]) -> list[Path]:
+    """The config files git reads for every repository: the global ones ($GIT_CONFIG_GLOBAL,
+    or ~/.gitconfig and $XDG_CONFIG_HOME/git/config) and the system one ($GIT_CONFIG_SYSTEM or
+    /etc/gitconfig, unless $GIT_CONFIG_NOSYSTEM)."""
+    if environ.get("GIT_CONFIG_GLOBAL"):
+        found = [Path(_expand(environ["GIT_CONFIG_GLOBAL"], user_home))]
+    else:
+        xdg = environ.get("XDG_CONFIG_HOME") or str(user_home / ".config")
+        found = [user_home / ".gitconfig", Path(xdg) / "git" / "config"]
+    if environ.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        found.append(Path(environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    return found
+
+
+# (the config files looked at) -> (every file read and its mtime, (path, why) found)
+_named: dict[tuple[str, ...], tuple[list[tuple[str, int]], list[tuple[str, str]]]] = {}
+
+
+def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, the key or include naming it) for every config file git reads of the global and
+    system settings and every path a setting there names; kept while every file read (or
+    looked for) is as it was (its mtime)."""
+    from hermes_tui.core.tools import gitconfig
+
+    configs = tuple(str(path) for path in global_configs(user_home, environ))
+    cached = _named.get(configs)
+    if cached is not None and all(_mtime(path) == mtime for path, mtime in cached[0]):
+        return cached[1]
+    found: list[tuple[str, str]] = []
+    files: list[tuple[str, int]] = []
+    queue = [(path, "the config file itself") for path in configs]
+    while queue and len(files) < MAX_CONFIGS:
+        path, why = queue.pop(0)
+        absolute = os.path.normpath(path)
+        if any(absolute == seen for seen, _ in files):
+            continue
+        files.append((absolute, _mtime(absolute)))
+        found.append((absolute, why))
+        if not os.path.isfile(absolute):
+            continue
+        for setting in gitconfig.listing(Path(absolute)) or []:
+            origin = os.path.normpath(setting.origin.removeprefix("file:"))
+            if setting.origin.startswith("file:") and all(origin != f for f, _ in files):
+                files.append((origin, _mtime(origin)))
+                found.append((origin, f"included by {absolute}"))
+            name = setting.key.lower()
+            if not setting.value:
+                continue
+            if name == "include.path" or (name.startswith("includeif.") and name.endswith(".path")):
+                named = os.path.join(os.path.dirname(origin), _expand(setting.value, user_home))
+                queue.append((named, setting.key))
+                continue
+            found += [(word, setting.key) for word in _paths_in(setting.value, user_home)]
+    _named[configs] = (files, found)
+    return found
+
+
+def _paths_in(value: str, user_home: Path) -> list[str]:
+    """The absolute and `~/` paths a setting's value names (a program and its arguments, or a
+    path: `core.hooksPath`, `core.attributesFile`, `!~/bin/tool` of an alias)."""
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    return [
+        os.path.normpath(_expand(word.removeprefix("!"), user_home))
+        for word in words
+        if _PATH_WORD.match(word)
+    ]
+
+
+def _expand(path: str, user_home: Path) -> str:
+    """`~/…` as git expands it, in the user's home."""
+    return str(user_home) + path[1:] if path == "~" or path.startswith("~/") else path
+
+
+def _mtime(path: str | Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _within(path: str, place: str) -> bool:
+    return path == place or path.startswith(place.rstrip(os.sep) + os.sep)
