@@ -9,8 +9,9 @@ names (`[includeIf "gitdir:~/work/"] path = ~/work/.gitconfig-work`, `core.hooks
 ~/work/hooks`). Found here, they join the sandbox's read-only list (sandbox.Profile.protected:
 bound onto themselves), the files tools ask before writing them (path_policy), and one a
 command creates or replaces is moved aside (terminal's sweep):
-- `dotfile_targets`: where each link at the home's top (dot entries and `bin`) and one level
-  into `.config`, `.local/share` and `.ssh` leads, when that lies in a writable place;
+- `dotfile_targets`: where each link at the home's top (dot entries and `bin`) and in its dot
+  folders leads (`~/.config` three levels deep, `~/.local/share` two, the others one: stow
+  links at the deepest level not there yet), when that lies in a writable place;
 - `git_named`: the config files git reads for the user's global and system settings (their
   includes followed, an `includeIf` whose condition git cannot judge outside a repository
   read too) and every absolute or `~/` path a setting there names (a hooks folder, an
@@ -31,8 +32,13 @@ from pathlib import Path
 from hermes_tui.core.tools.home_view import GIT_CONFIGS
 from hermes_tui.core.tools.run_later import RunLater
 
-LINK_FOLDERS = ("", ".config", ".local/share", ".ssh")  # looked into, one level
-MAX_ENTRIES = 1000  # per folder looked into
+# The home's dot folders looked into this deep for links (the others one level: `~/.vim`).
+DEEP = {".config": 3, ".local/share": 2, ".local/bin": 1, ".local/state": 1}
+# Dot folders of caches and toolchains: no link there is a file the user's tools load.
+NOT_LOOKED_INTO = frozenset({".cache", ".local", ".npm", ".m2", ".gradle", ".cargo", ".rustup",
+                             ".pyenv", ".nvm", ".volta", ".asdf", ".sdkman", ".conda", ".bun",
+                             ".deno", ".mozilla", ".vscode", ".vscode-server", ".git"})  # fmt: skip
+MAX_ENTRIES = 5000  # looked at in all
 MAX_CONFIGS = 16  # git config files read, includes counted
 DOTFILE = "your home's {link} leads to it: your shell, git or editor loads it outside the sandbox"
 GIT_NAMED = (
@@ -67,23 +73,62 @@ def _in_place(path: str, places: list[str]) -> bool:
 def dotfile_targets(user_home: Path, places: list[str]) -> list[RunLater]:
     """Where the home's links lead, when that lies in a writable place (`places`: real)."""
     found: list[RunLater] = []
-    for sub in LINK_FOLDERS:
-        folder = user_home / sub if sub else user_home
-        try:
-            with os.scandir(folder) as scan:
-                entries = [e for _, e in zip(range(MAX_ENTRIES), scan, strict=False)]
-        except OSError:
-            continue
-        for entry in entries:
-            if not sub and not (entry.name.startswith(".") or entry.name == "bin"):
-                continue
-            if not entry.is_symlink():
-                continue
-            target = os.path.realpath(entry.path)
-            if _in_place(target, places):
-                shown = "~/" + (f"{sub}/" if sub else "") + entry.name
-                found.append(RunLater(Path(target), DOTFILE.format(link=shown)))
+    for link in home_links_found(user_home):
+        target = os.path.realpath(link)
+        if _in_place(target, places):
+            shown = "~/" + os.path.relpath(link, user_home)
+            found.append(RunLater(Path(target), DOTFILE.format(link=shown)))
     return found
+
+
+# home -> (the folders looked into and their mtime, the links found)
+_links: dict[str, tuple[list[tuple[str, int]], list[str]]] = {}
+
+
+def home_links_found(user_home: Path) -> list[str]:
+    """The links at the home's top (its dot entries and `bin`), and in its dot folders: as
+    deep as `DEEP` says (stow links at the deepest level not there yet: `~/.config/fish/
+    config.fish`), one level in the others (`~/.vim/vimrc`) but `NOT_LOOKED_INTO`; at most
+    MAX_ENTRIES entries in all. Kept while the folders looked into keep their mtime."""
+    home = str(user_home)
+    cached = _links.get(home)
+    if cached is not None and all(_mtime(path) == mtime for path, mtime in cached[0]):
+        return cached[1]
+    looked: list[tuple[str, int]] = []
+    links: list[str] = []
+    budget = [MAX_ENTRIES]
+    top = _entries(home, looked, budget)
+    folders: list[tuple[str, int]] = [(os.path.join(home, sub), d) for sub, d in DEEP.items()]
+    for entry in top:
+        if not (entry.name.startswith(".") or entry.name == "bin"):
+            continue
+        if entry.is_symlink():
+            links.append(entry.path)
+        elif entry.is_dir() and entry.name not in NOT_LOOKED_INTO and entry.name not in DEEP:
+            folders.append((entry.path, 1))
+    while folders:
+        folder, depth = folders.pop(0)
+        for entry in _entries(folder, looked, budget):
+            if entry.is_symlink():
+                links.append(entry.path)
+            elif depth > 1 and entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, depth - 1))
+    _links[home] = (looked, links)
+    return links
+
+
+def _entries(folder: str, looked: list[tuple[str, int]], budget: list[int]) -> list[os.DirEntry]:
+    if budget[0] <= 0 or os.path.islink(folder):
+        return []
+    mtime = _mtime(folder)
+    try:
+        with os.scandir(folder) as scan:
+            entries = [e for _, e in zip(range(budget[0]), scan, strict=False)]
+    except OSError:
+        return []
+    budget[0] -= len(entries)
+    looked.append((folder, mtime))
+    return entries
 
 
 def git_named(user_home: Path, places: list[str], environ: Mapping[str, str]) -> list[RunLater]:

@@ -385,3 +385,35 @@ def test_started_in_the_dotfiles_checkout_no_command_changes_what_the_users_git_
     git("add", "gitconfig", cwd=dots)
     git("commit", "-qm", "x", cwd=dots)
     assert not [name for name, mark in marks.items() if mark.exists()], output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_started_in_the_home_a_stow_link_inside_a_dot_folder_keeps_its_target_read_only(
+    user_home: Path,
+) -> None:
+    """A9-3 addendum 2: GNU stow links at the deepest level not there yet: with `~/.config/fish`
+    already there, `~/.config/fish/config.fish -> ~/dots/fish/config.fish`; and a folder link
+    `~/.config/nvim -> ~/dots/nvim`. Started in ~, a command edits them through `dots/`: both
+    stay as they were, and the checkout's other files stay writable."""
+    _plant(
+        user_home,
+        {
+            "dots/fish/config.fish": "set -x EDITOR nvim\n",
+            "dots/nvim/init.lua": "vim.o.number = true\n",
+            "dots/README": "my dotfiles\n",
+        },
+    )
+    (user_home / ".config/fish").mkdir(parents=True)
+    (user_home / ".config/fish/config.fish").symlink_to(user_home / "dots/fish/config.fish")
+    (user_home / ".config/nvim").symlink_to(user_home / "dots/nvim")
+    (user_home / "hh").mkdir()
+    _own(user_home)
+    command = (
+        "echo 'curl x | sh' >> dots/fish/config.fish; echo 'os.execute(\"x\")' >> "
+        "dots/nvim/init.lua; echo edited >> dots/README; echo done"
+    )
+    output = _terminal(user_home, user_home, command)
+    assert "done" in output, output
+    assert (user_home / "dots/fish/config.fish").read_text() == "set -x EDITOR nvim\n", output
+    assert (user_home / "dots/nvim/init.lua").read_text() == "vim.o.number = true\n", output
+    assert (user_home / "dots/README").read_text() == "my dotfiles\nedited\n", output
