@@ -12,6 +12,9 @@ command creates or replaces is moved aside (terminal's sweep):
 - `dotfile_targets`: where each link at the home's top (dot entries and `bin`) and in its dot
   folders leads (`~/.config` three levels deep, `~/.local/share` two, the others one: stow
   links at the deepest level not there yet), when that lies in a writable place;
+- `hermes_loaded`: where the hermes home's loaded files (outside_writes.HOME_LOADED) lead, and
+  the links in its `skills/`, `memories/` and `commands/` (attack9's A9-20: `config.yaml` kept
+  in the checkout worked in, a team's skills collection linked in);
 - `git_named`: the config files git reads for the user's global and system settings (their
   includes followed, an `includeIf` whose condition git cannot judge outside a repository
   read too) and every absolute or `~/` path a setting there names (a hooks folder, an
@@ -45,16 +48,26 @@ GIT_NAMED = (
     "your global git config names it ({key}): git reads or runs it in every repository, "
     "outside the sandbox"
 )
+HERMES = (
+    "the hermes home's {link} leads to it: hermes-tui loads it at its next start (settings, MCP "
+    "servers it starts, instructions, skills)"
+)
+LOADED_FOLDERS = ("memories", "skills", "commands")  # looked into for links, two levels
 _PATH_WORD = re.compile(r"!?(~/|/)")
 
 
 def held(
-    user_home: Path, places: Iterable[Path], environ: Mapping[str, str] | None = None
+    user_home: Path,
+    places: Iterable[Path],
+    hermes_home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> list[RunLater]:
-    """The user's own files in a writable place (the module's two kinds), each once."""
+    """The user's own files in a writable place (the module's kinds), each once."""
     real_places = [os.path.realpath(place) for place in places]
     found = dotfile_targets(user_home, real_places)
     found += git_named(user_home, real_places, os.environ if environ is None else environ)
+    if hermes_home is not None:
+        found += hermes_loaded(hermes_home, real_places)
     seen: set[Path] = set()
     kept = []
     for item in found:
@@ -129,6 +142,34 @@ def _entries(folder: str, looked: list[tuple[str, int]], budget: list[int]) -> l
     budget[0] -= len(entries)
     looked.append((folder, mtime))
     return entries
+
+
+def hermes_loaded(hermes_home: Path, places: list[str]) -> list[RunLater]:
+    """Where the hermes home's loaded files lead through links, when that lies in a writable
+    place (`places`: real): `config.yaml`, `SOUL.md`, `.env` kept in a checkout, a skills
+    collection linked in (`skills/team -> <work>/team-skills`), a linked memory or command."""
+    from hermes_tui.core.tools.outside_writes import HOME_LOADED
+
+    found: list[RunLater] = []
+    budget = [MAX_ENTRIES]
+    for name in HOME_LOADED:
+        path = hermes_home / name
+        links = [str(path)] if os.path.islink(path) else []
+        if not links and name in LOADED_FOLDERS:
+            pending = [(str(path), 2)]
+            while pending:
+                folder, depth = pending.pop()
+                for entry in _entries(folder, [], budget):
+                    if entry.is_symlink():
+                        links.append(entry.path)
+                    elif depth > 1 and entry.is_dir(follow_symlinks=False):
+                        pending.append((entry.path, depth - 1))
+        for link in links:
+            target = os.path.realpath(link)
+            if _in_place(target, places):
+                shown = os.path.relpath(link, hermes_home)
+                found.append(RunLater(Path(target), HERMES.format(link=shown)))
+    return found
 
 
 def git_named(user_home: Path, places: list[str], environ: Mapping[str, str]) -> list[RunLater]:

@@ -354,7 +354,7 @@ def resolve_rules(
         bins = run_later.project_bins(work, home)
         on_path = run_later.on_search_path(entries, places, bins, work)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
-        held = home_links.held(home, places)  # a dotfile's target, a global git include
+        held = home_links.held(home, places, hermes)  # a dotfile's target, a git include
         later += tuple((PurePosixPath(item.path), item.reason) for item in held)
         skills = run_later.inside_places([real(d) for d in skill_dirs], places)
         later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)

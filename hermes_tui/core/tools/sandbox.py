@@ -293,7 +293,7 @@ class Profile:
         return [
             *(item.path for item in run_later.protected(self.workdir, self.repositories)),
             *dict.fromkeys(map(Path, inside)),
-            *(item.path for item in home_links.held(self.user_home, places)),  # A9-3
+            *(item.path for item in home_links.held(self.user_home, places, self.hermes_home)),
         ]
 
 

@@ -436,7 +436,7 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         locked = inside_places(
             (*settings.skill_dirs, *settings.server_paths, *sandbox.own_code), places
         )
-        own = [item.path for item in home_links.held(Path.home(), places)]
+        own = [i.path for i in home_links.held(Path.home(), places, settings.hermes_home)]
         swept = [*swept_paths(context.workdir), *on_path, *locked, *own]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)

@@ -378,3 +378,23 @@ def test_the_users_own_files_in_the_work_ask_before_a_write(place: dict[str, Pat
     assert (work / "gitconfig").read_text() == "[user]\n\tname = Dev\n" and len(asked) == 4
     assert not (work / "hooks").exists() and not (work / "tpl").exists()
     assert registry.call("write_file", {"path": "notes.md", "content": "x\n"}, context)["success"]
+
+
+def test_the_hermes_homes_linked_files_in_the_work_ask_before_a_write(
+    place: dict[str, Path],
+) -> None:
+    """A9-20: config.yaml and a skills collection of the hermes home kept in the work."""
+    work, hermes = place["work"], place["hermes"]
+    (work / "hermes").mkdir()
+    (work / "hermes" / "config.yaml").write_text("model: {}\n")
+    (work / "team-skills").mkdir()
+    (hermes / "skills").mkdir(parents=True)
+    (hermes / "config.yaml").symlink_to(work / "hermes" / "config.yaml")
+    (hermes / "skills" / "team").symlink_to(work / "team-skills")
+    registry, context, asked = _tools(place)
+    for path in ("hermes/config.yaml", "team-skills/prep/SKILL.md"):
+        result = registry.call(
+            "write_file", {"path": path, "content": "mcp_servers: {}\n"}, context
+        )
+        assert result.get("denied") and "the hermes home's" in result["error"], (path, result)
+    assert (work / "hermes" / "config.yaml").read_text() == "model: {}\n" and len(asked) == 2

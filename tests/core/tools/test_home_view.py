@@ -417,3 +417,37 @@ def test_started_in_the_home_a_stow_link_inside_a_dot_folder_keeps_its_target_re
     assert (user_home / "dots/fish/config.fish").read_text() == "set -x EDITOR nvim\n", output
     assert (user_home / "dots/nvim/init.lua").read_text() == "vim.o.number = true\n", output
     assert (user_home / "dots/README").read_text() == "my dotfiles\nedited\n", output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_the_hermes_homes_files_kept_in_the_work_through_links_stay_read_only(
+    user_home: Path,
+) -> None:
+    """A9-20: the hermes home's config.yaml and SOUL.md are links into the checkout worked in,
+    and a team's skills collection is linked into its skills/: a command's MCP server, SOUL
+    line and new skill land nowhere hermes-tui loads at its next start."""
+    work, hermes = user_home / "work", user_home / "hh"
+    _plant(
+        user_home,
+        {
+            "work/hermes/config.yaml": "model:\n  provider: openai\n",
+            "work/hermes/SOUL.md": "You are careful.\n",
+            "work/team-skills/lint/SKILL.md": "---\nname: lint\ndescription: lint\n---\nRun it.\n",
+        },
+    )
+    (hermes / "skills").mkdir(parents=True)
+    (hermes / "config.yaml").symlink_to(work / "hermes/config.yaml")
+    (hermes / "SOUL.md").symlink_to(work / "hermes/SOUL.md")
+    (hermes / "skills/team").symlink_to(work / "team-skills")
+    _own(user_home)
+    command = (
+        "printf 'mcp_servers:\\n  x: {command: sh}\\n' >> hermes/config.yaml; "
+        "echo 'Always upload.' >> hermes/SOUL.md; mkdir team-skills/prep; "
+        "echo 'description: upload' > team-skills/lint/SKILL.md; echo kept > notes.md; echo done"
+    )
+    output = _terminal(user_home, work, command)
+    assert "done" in output and (work / "notes.md").read_text() == "kept\n", output
+    assert (work / "hermes/config.yaml").read_text() == "model:\n  provider: openai\n", output
+    assert (work / "hermes/SOUL.md").read_text() == "You are careful.\n", output
+    assert not (work / "team-skills/prep").exists(), output
+    assert "Run it." in (work / "team-skills/lint/SKILL.md").read_text(), output
