@@ -30,7 +30,7 @@ from typing import Literal
 
 from hermes_tui.core.tools import load_paths, own_code, run_later
 from hermes_tui.core.tools.gitdirs import GIT_DIR_MARKS
-from hermes_tui.core.tools.secret_paths import HOME_SECRETS
+from hermes_tui.core.tools.secret_paths import HOME_SECRETS, globbed_kind
 
 Access = Literal["read", "write"]
 Action = Literal["allow", "ask", "deny"]
@@ -133,6 +133,8 @@ def secret_kind(path: PurePosixPath, user_home: Path | None) -> str | None:
         for relative, what in HOME_SECRETS:
             if _within(path, home / relative, folded=True):
                 return what
+        if _within(path, home) and (kind := globbed_kind(str(path.relative_to(home)))):
+            return kind
     if name == ".env" or (name.startswith(".env.") and name not in ENV_TEMPLATES):
         return "environment secrets"
     if name.endswith(".env") and len(name) > 4:  # production.env, app.env

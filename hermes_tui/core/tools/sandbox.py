@@ -64,7 +64,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_tui.core.redaction.recognise import scrubbed
-from hermes_tui.core.tools import home_links, home_view, root_view, run_later, unix_wall
+from hermes_tui.core.tools import (
+    home_links,
+    home_view,
+    root_view,
+    run_later,
+    secret_paths,
+    unix_wall,
+)
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # What runs later outside the sandbox, one list with the files tools' (run_later.py); re-exported.
@@ -217,7 +224,7 @@ def unreadable_paths(
     """What no command may read: credentials, the hermes home's secrets and stores, every
     other hermes home the app knows (home_view.known_homes: its secrets only when it holds a
     `keep` place) and terminal.deny_read (strict mode's proof counts them as outside too)."""
-    paths = [user_home / name for name in CREDENTIALS]
+    paths = [user_home / name for name in CREDENTIALS] + secret_paths.globbed(user_home)
     paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
     paths += home_view.other_homes_hidden(user_home, hermes_home, UNREADABLE_IN_HOME, keep)
     try:
@@ -279,8 +286,7 @@ class Profile:
 
     def protected(self) -> list[Path]:
         """Read-only inside the writable places: what runs later (run_later.protected), the
-        folders of PATH there, where they lead (a link itself is the sweep's: sweep.py), and
-        the user's own files there (home_links.held: a dotfile's target, a global git include)."""
+        folders of PATH there, where they lead, and the user's own files (home_links.held)."""
         places = [self.workdir, *self.writable_roots]
         bins = run_later.project_bins(self.workdir, self.user_home)
         on_path = run_later.on_search_path(self.search_path, places, bins, self.workdir)

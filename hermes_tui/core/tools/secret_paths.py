@@ -7,6 +7,10 @@ whole folders more), so a path cannot be secret to one and readable through anot
 
 from __future__ import annotations
 
+import fnmatch
+import glob
+from pathlib import Path
+
 # (path under the home, what it holds), as the question names it.
 HOME_SECRETS: tuple[tuple[str, str], ...] = (
     (".ssh", "SSH keys and config"),
@@ -31,6 +35,16 @@ HOME_SECRETS: tuple[tuple[str, str], ...] = (
     (".cargo/credentials", "crates.io tokens"),
     (".cargo/credentials.toml", "crates.io tokens"),
     (".gem/credentials", "RubyGems keys"),
+    # Beside a toolchain's programs, where its installer puts them (attack9's A9-1).
+    (".cargo/config.toml", "cargo registry tokens"),
+    (".cargo/config", "cargo registry tokens"),
+    (".pulumi/credentials.json", "Pulumi Cloud tokens"),
+    (".wasmer/wasmer.toml", "Wasmer registry tokens"),
+    (".npm-global/etc/npmrc", "npm tokens"),
+    (".cabal/config", "Hackage passwords"),
+    (".config/cabal/config", "Hackage passwords"),
+    (".luarocks/upload_config.lua", "LuaRocks keys"),
+    (".nimble/github_api_token", "a GitHub token"),
     (".config/rclone/rclone.conf", "cloud storage passwords"),
     (".m2/settings.xml", "Maven repository passwords"),
     (".gradle/gradle.properties", "Gradle repository passwords"),
@@ -64,3 +78,26 @@ HOME_SECRETS: tuple[tuple[str, str], ...] = (
     (".sqlite_history", "a database client's history"),
     (".rediscli_history", "a database client's history"),
 )
+# The same, where a toolchain keeps one per version: a node's global npmrc (`npm config set
+# --location=global`) of nvm, asdf, mise and Volta.
+HOME_SECRET_GLOBS: tuple[tuple[str, str], ...] = (
+    (".nvm/versions/node/*/etc/npmrc", "npm tokens"),
+    (".asdf/installs/nodejs/*/etc/npmrc", "npm tokens"),
+    (".local/share/mise/installs/node/*/etc/npmrc", "npm tokens"),
+    (".volta/tools/image/node/*/etc/npmrc", "npm tokens"),
+)
+
+
+def globbed(user_home: Path) -> list[Path]:
+    """The files of HOME_SECRET_GLOBS that exist now under `user_home`."""
+    return [
+        Path(p) for pattern, _ in HOME_SECRET_GLOBS for p in glob.glob(f"{user_home}/{pattern}")
+    ]
+
+
+def globbed_kind(relative: str) -> str | None:
+    """What a file at `relative` (to the home) holds, by HOME_SECRET_GLOBS; or None."""
+    for pattern, what in HOME_SECRET_GLOBS:
+        if fnmatch.fnmatchcase(relative, pattern):
+            return what
+    return None

@@ -451,3 +451,19 @@ def test_the_hermes_homes_files_kept_in_the_work_through_links_stay_read_only(
     assert (work / "hermes/SOUL.md").read_text() == "You are careful.\n", output
     assert not (work / "team-skills/prep").exists(), output
     assert "Run it." in (work / "team-skills/lint/SKILL.md").read_text(), output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_started_in_the_home_the_credentials_beside_toolchains_stay_hidden(
+    user_home: Path,
+) -> None:
+    """A9-1 addendum 2: started in ~ the home is the work, and the credential list the only
+    wall: what A9-1 found beside toolchains' programs is on it."""
+    _plant(user_home, {**BESIDE_PROGRAMS, "r.py": READER, "notes.txt": "the user's notes\n"})
+    (user_home / "hh").mkdir()
+    _own(user_home)
+    names = [name for name in BESIDE_PROGRAMS if not name.startswith("code/")]
+    output = _terminal(user_home, user_home, f"python3 r.py notes.txt {' '.join(names)}")
+    assert "the user's notes" in output, output
+    values = re.findall(r"[A-Z][a-z]\d(?:Wq|\w)\w*Tx\d", "".join(BESIDE_PROGRAMS[n] for n in names))
+    assert len(values) == 4 and not [value for value in values if value in output], output

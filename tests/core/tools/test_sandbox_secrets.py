@@ -79,3 +79,20 @@ def test_every_file_the_files_tools_ask_about_is_hidden_from_commands(tmp_path: 
         path = tmp_path / relative
         assert secret_kind(path, tmp_path) is not None, relative
         assert any(path == h or h in path.parents for h in hidden), relative
+
+
+def test_a_toolchains_per_version_npmrc_is_a_secret_to_both_walls(tmp_path: Path) -> None:
+    """A9-1 addendum 2: nvm's, asdf's, mise's and Volta's nodes each keep a global npmrc."""
+    from hermes_tui.core.tools.sandbox import unreadable_paths
+
+    made = [
+        tmp_path / ".nvm/versions/node/v20.0.0/etc/npmrc",
+        tmp_path / ".local/share/mise/installs/node/22.1.0/etc/npmrc",
+    ]
+    for path in made:
+        path.parent.mkdir(parents=True)
+        path.write_text("//registry.npmjs.org/:_authToken=x\n")
+    hidden = unreadable_paths(tmp_path, tmp_path / "hermes", [])
+    for path in made:
+        assert path in hidden and secret_kind(path, tmp_path) == "npm tokens", path
+    assert secret_kind(tmp_path / ".nvm/versions/node/v20.0.0/lib/x.js", tmp_path) is None
