@@ -293,14 +293,17 @@ def mounts(
     user_home = profile.user_home
     programs = [*profile.programs, *profile.search_path]
     wanted, kinds = shown(user_home, programs, places, profile.allow_read)
-    args, real = view_args(user_home, wanted, hidden, exists, kinds)
+    args, roots, left = view_args(user_home, wanted, hidden, exists, kinds)
     args += git_binds(user_home, profile.cache_dir / ".git-settings")
-    roots = [*real, *(os.path.realpath(place) for place in [*places, profile.hermes_home])]
+    writable = [os.path.realpath(place) for place in [*places, profile.hermes_home]]
     inside = os.path.realpath(user_home)
 
-    def in_sight(path: Path) -> bool:
+    def in_sight(path: Path) -> bool:  # what is left out of a folder bound back is not
         real = os.path.realpath(path)
-        return not _within(real, inside) or any(_within(real, root) for root in roots)
+        if not _within(real, inside) or any(_within(real, root) for root in writable):
+            return True
+        shown = any(_within(real, root) for root in roots)
+        return shown and not any(_within(real, out) for out in left)
 
     return args, in_sight
 
@@ -311,9 +314,9 @@ def view_args(
     hidden: Iterable[Path],
     exists: Callable[[Path], bool],
     kinds: Mapping[str, str] | None = None,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str]]:
     """(bubblewrap mounts that empty the home and bind `paths` back read-only, each once and
-    none inside another; the real paths they show). A path reached through a link is bound
+    none inside another; the real paths they show; the real paths hidden in them). A path reached through a link is bound
     where it is written (and where it leads, when that is in the home), but never one that
     leads into or around a `hidden` place: what is hidden there would show through the other
     name. What stays out of a folder is hidden: by its kind (`shown`), in a "code" folder every
@@ -349,6 +352,7 @@ def view_args(
         if written != real and _within(real, home):
             pairs.append((real, real))
     bound: list[str] = []
+    left: list[str] = []
     for source, target in sorted(set(pairs), key=lambda pair: pair[1]):
         if any(_within(target, outer) for outer in bound):
             continue
@@ -356,7 +360,8 @@ def view_args(
         # -try: another process may remove it before bubblewrap starts (a toolchain's update)
         names = inner[source] if source in inner else _dotenv_names(source)
         args += ["--ro-bind-try", source, target, *_hidden_in(source, target, names)]
-    return args, [real for real, _ in pairs]
+        left += [os.path.realpath(os.path.join(source, name)) for name in names]
+    return args, [real for real, _ in pairs], left
 
 
 def _dotenv_names(source: str) -> list[str]:
