@@ -32,6 +32,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from hermes_tui.core.tools.gitconfig import Setting
 from hermes_tui.core.tools.home_view import GIT_CONFIGS
 from hermes_tui.core.tools.run_later import RunLater
 
@@ -203,7 +204,19 @@ def global_configs(user_home: Path, environ: Mapping[str, str]) -> list[Path]:
 
 
 # (the config files looked at) -> (every file read and its mtime, (path, why) found)
-_named: dict[tuple[str, ...], tuple[list[tuple[str, int]], list[tuple[str, str]]]] = {}
+_named: dict[
+    tuple[str, ...], tuple[list[tuple[str, int]], list[tuple[str, str]], list[Setting]]
+] = {}
+
+
+def global_settings(user_home: Path, environ: Mapping[str, str] | None = None) -> list[Setting]:
+    """Every setting (gitconfig.Setting) of the user's global and system git config, as git
+    reads it, includes followed, an `includeIf` file's too (whether its condition holds or
+    not): one reader for whoever needs them (a relative core.hooksPath is every repository's
+    own folder). Kept like `git_named`'s reading."""
+    _git_paths(user_home, os.environ if environ is None else environ)
+    configs = tuple(str(p) for p in global_configs(user_home, environ or os.environ))
+    return list(_named[configs][2])
 
 
 def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -217,6 +230,7 @@ def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, s
     if cached is not None and all(_mtime(path) == mtime for path, mtime in cached[0]):
         return cached[1]
     found: list[tuple[str, str]] = []
+    settings: list[Setting] = []
     files: list[tuple[str, int]] = []
     queue = [(path, "the config file itself") for path in configs]
     while queue and len(files) < MAX_CONFIGS:
@@ -229,6 +243,7 @@ def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, s
         if not os.path.isfile(absolute):
             continue
         for setting in gitconfig.listing(Path(absolute)) or []:
+            settings.append(setting)
             origin = os.path.normpath(setting.origin.removeprefix("file:"))
             if setting.origin.startswith("file:") and all(origin != f for f, _ in files):
                 files.append((origin, _mtime(origin)))
@@ -241,7 +256,7 @@ def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, s
                 queue.append((named, setting.key))
                 continue
             found += [(word, setting.key) for word in _paths_in(setting.value, user_home)]
-    _named[configs] = (files, found)
+    _named[configs] = (files, found, settings)
     return found
 
 
