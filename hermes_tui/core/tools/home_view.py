@@ -90,6 +90,16 @@ _CREDENTIAL_KEY = re.compile(
 )
 # A URL with a user (and maybe a password) in it: `https://me:pw@host`, `https://ghp_…@host`.
 _USERINFO_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/@\s]+@", re.I)
+# A credential in a URL's query (`url."https://host/?private_token=…".insteadOf`), and one a
+# command line carries (an alias's `curl -u admin:pw`, `sshpass -p pw`, a header): A9-19.
+_QUERY_SECRET = re.compile(
+    r"[?&;](private_|access_|auth_|api_)?(token|key|password|passwd|secret|sig)=", re.I
+)
+_CREDENTIAL_ARGUMENT = re.compile(
+    r"(^|\s)(-u|--user)[\s=]*[^\s:]+:\S|\bsshpass\b|(^|\s)--pass(word)?[\s=]"
+    r"|authorization:|[\w-]*token:\s*\S",
+    re.I,
+)
 _MAX_CONFIG = 1 << 20
 
 
@@ -454,14 +464,17 @@ def filtered_git_config(path: Path, out_dir: Path) -> Path | None:
 
 def credential_free(key: str, value: str | None) -> bool:
     """Whether a git setting carries no credential: not a credential helper's or an include's,
-    no extra header or cookie file, no user or password in a URL (key or value), no
+    no extra header or cookie file, no user or password in a URL (key or value) nor a token in
+    its query, none on a command line (`-u user:pw`, `sshpass`, `--password`, a header), no
     secret-looking name or value (the redaction's recogniser)."""
     from hermes_tui.core.redaction.recognise import scrubbed
 
-    if _CREDENTIAL_KEY.fullmatch(key) or _USERINFO_URL.search(key):
+    if _CREDENTIAL_KEY.fullmatch(key) or _USERINFO_URL.search(key) or _QUERY_SECRET.search(key):
         return False
     if value is None:
         return True
+    if _QUERY_SECRET.search(value) or _CREDENTIAL_ARGUMENT.search(value):
+        return False
     name = re.sub(r"[^A-Za-z0-9]+", "_", key).upper()
     return not (_USERINFO_URL.search(value) or scrubbed(name, value))
 

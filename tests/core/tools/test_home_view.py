@@ -287,7 +287,11 @@ def test_the_git_settings_copy_keeps_what_git_needs_and_no_credential(tmp_path: 
         + "[alias]\n\tst = status -sb\n[core]\n\texcludesFile = ~/.gitignore_global\n"
         + "[http]\n\tproxy = http://me:Hp9Wq8Lz3Tx@proxy:3128\n[include]\n\tpath = ~/.secret.inc\n"
         + "[sendemail]\n\tsmtpPass = Sm4Wq8Lz3Tx\n[github]\n\ttoken = ghp_Aq9Wq8Lz3Tx7Kv2Nm5Rb4Gc6Ld1Pz8\n"
-        + '[remote "origin"]\n\turl = https://x-access-token:Rx2Wq8Lz3Tx@github.com/o/r\n',
+        + '[remote "origin"]\n\turl = https://x-access-token:Rx2Wq8Lz3Tx@github.com/o/r\n'
+        # A9-19: on a command line, and in a URL's query in a key
+        + "[alias]\n\tdeploy = !curl -u admin:Ad7Wq8Lz3Tx https://ci.example/hook\n"
+        + "[core]\n\tsshCommand = sshpass -p Sp6Wq8Lz3Tx ssh\n"
+        + '[url "https://gl.example/?private_token=Pt5Wq8Lz3Tx"]\n\tinsteadOf = https://gl/\n',
         encoding="utf-8",
     )
     copy = home_view.filtered_git_config(source, tmp_path / "out")
@@ -304,6 +308,9 @@ def test_the_git_settings_copy_keeps_what_git_needs_and_no_credential(tmp_path: 
         "Sm4Wq8",
         "ghp_",
         "Rx2Wq8",
+        "Ad7Wq8",
+        "Sp6Wq8",
+        "Pt5Wq8",
     ):
         assert secret not in listed.stdout, listed.stdout
     assert "include.path" not in listed.stdout
