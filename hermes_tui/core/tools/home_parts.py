@@ -94,7 +94,13 @@ def _kept(key: str) -> tuple[bool, list[Path] | None]:
     """(whether a walk is kept for `key` and every folder it looked into is unchanged, its
     result)."""
     cached = _walks.get(key)
-    if cached is None or any(_mtime(folder) != mtime for folder, mtime in cached[0]):
+    if cached is None:
+        return False, None
+    stat = os.stat
+    try:  # each command checks every folder looked into: kept tight
+        if [stat(folder).st_mtime_ns for folder, _ in cached[0]] != [m for _, m in cached[0]]:
+            return False, None
+    except OSError:
         return False, None
     return True, cached[1]
 

@@ -370,7 +370,7 @@ def view_args(
         # -try: another process may remove it before bubblewrap starts (a toolchain's update)
         names = inner[source] if source in inner else _dotenv_names(source)
         args += ["--ro-bind-try", source, target, *_hidden_in(source, target, names)]
-        left += [os.path.realpath(os.path.join(source, name)) for name in names]
+        left += [os.path.join(source, name) for name in names]  # `source` is a real path
     return args, [real for real, _ in pairs], left
 
 
