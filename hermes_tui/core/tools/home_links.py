@@ -17,8 +17,9 @@ command creates or replaces is moved aside (terminal's sweep):
   in the checkout worked in, a team's skills collection linked in);
 - `git_named`: the config files git reads for the user's global and system settings (their
   includes followed, an `includeIf` whose condition git cannot judge outside a repository
-  read too) and every absolute or `~/` path a setting there names (a hooks folder, an
-  attributes file, a template folder, a filter's or fsmonitor's script), asked of the host git
+  read too) and every absolute or `~/` path a setting that git loads or runs names (a hooks
+  folder, an attributes file, a template folder, a filter's, alias's or fsmonitor's script; not
+  `safe.directory` nor `maintenance.repo`, which name repositories), asked of the host git
   (gitconfig.listing), never parsed by hand.
 A path that is a writable place or holds one is left out (it cannot be read-only without
 taking the whole place). Kept per process while the files read keep their mtime.
@@ -54,6 +55,11 @@ HERMES = (
     "servers it starts, instructions, skills)"
 )
 LOADED_FOLDERS = ("memories", "skills", "commands")  # looked into for links, two levels
+# Keys naming a file git reads for what it does (with every key that makes git run a program:
+# gitconfig.git_config_risk). Not `safe.directory` nor `maintenance.repo`: they name the
+# user's repositories, which are the work, not what git loads.
+PATH_KEYS = frozenset({"core.hookspath", "core.attributesfile", "core.excludesfile",
+                       "init.templatedir", "commit.template", "mailmap.file"})  # fmt: skip
 _PATH_WORD = re.compile(r"!?(~/|/)")
 
 
@@ -255,7 +261,12 @@ def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, s
                 named = os.path.join(os.path.dirname(origin), _expand(setting.value, user_home))
                 queue.append((named, setting.key))
                 continue
-            found += [(word, setting.key) for word in _paths_in(setting.value, user_home)]
+            if (
+                name in PATH_KEYS
+                or gitconfig.git_config_risk(name, setting.value)
+                or (name.startswith("alias.") and setting.value.startswith("!"))
+            ):
+                found += [(word, setting.key) for word in _paths_in(setting.value, user_home)]
     _named[configs] = (files, found, settings)
     return found
 

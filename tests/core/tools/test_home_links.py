@@ -22,3 +22,20 @@ def test_the_global_config_is_read_with_its_conditional_includes(tmp_path: Path)
     held = home_links.held(home, [work], environ=environ)
     assert [item.path for item in held] == [work / "team.inc"]
     assert "includeif.gitdir:" in held[0].reason
+
+
+def test_what_git_loads_or_runs_is_held_and_the_repositories_it_lists_are_not(
+    tmp_path: Path,
+) -> None:
+    """`git maintenance register` and safe.directory name the user's repositories (the work:
+    they stay writable); an alias's script and the attributes file git reads are held."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    (work / "projA").mkdir(parents=True)
+    (home / ".gitconfig").write_text(
+        f"[maintenance]\n\trepo = {work}/projA\n[safe]\n\tdirectory = {work}/projA\n"
+        f"[alias]\n\tship = !{work}/tools/ship.sh --fast\n\tst = status {work}/projA\n"
+        f"[core]\n\tattributesFile = {work}/attributes\n"
+    )
+    held = home_links.held(home, [work], environ={"GIT_CONFIG_NOSYSTEM": "1"})
+    assert sorted(item.path for item in held) == [work / "attributes", work / "tools/ship.sh"]
