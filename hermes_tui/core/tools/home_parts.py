@@ -87,6 +87,19 @@ def is_site_packages(path: Path) -> bool:
     )
 
 
+def kinds(programs: list[Path], prefixes: list[Path]) -> dict[str, str]:
+    """How what stays out of each folder bound back is found (home_view.view_args): "parts"
+    for a prefix (`is_prefix`, and the `prefixes` of PATH's programs), "code" for another
+    folder of programs or imports; none for site-packages."""
+    found: dict[str, str] = {}
+    for folder in programs:
+        if not is_site_packages(folder) and os.path.isdir(folder):
+            found[str(folder)] = "parts" if is_prefix(folder) else "code"
+    for prefix in prefixes:
+        found.setdefault(str(prefix), "parts")
+    return found
+
+
 _walks: dict[str, tuple[tuple[tuple[str, int], ...], list[Path] | None]] = {}
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hermes_tui.core.records import datarecord
-from hermes_tui.core.tools import gitdirs, home_view
+from hermes_tui.core.tools import gitdirs, home_parts, home_view
 from hermes_tui.core.tools.gitdirs import GitDirs
 
 # Top-level folders of `/` kept as they are: the system's programs, libraries and settings
@@ -184,28 +184,35 @@ def view(
     others = _absolute(extra)
     args: list[str] = []
     shown: list[str] = []
+    left: list[str] = []  # what a folder bound back leaves out (home_parts.py): hidden there
     for root in roots:
         # As `home_view.shown` finds them, less the home's own (toolchains, user site, git's
         # files): PATH's and the Python's folders there and their prefixes; then the rest.
         inside = [path for text, path in programs if _within(text, root)]
         # A prefix is never a home (`/mnt/c/Users/me/bin` on PATH: the Windows home is not).
-        kept = [p for p in home_view.prefixes(Path(root), inside, places) if not _home_like(p)]
-        found = [*inside, *kept] if inside else []
-        found += [path for text, path in others if _within(text, root)]
+        prefixes = (
+            [p for p in home_view.prefixes(Path(root), inside, places) if not _home_like(p)]
+            if inside
+            else []
+        )
+        found = [*inside, *prefixes, *(path for text, path in others if _within(text, root))]
         wanted = [path for path in dict.fromkeys(found) if os.path.realpath(path) != root]
-        mounts, real = home_view.view_args(Path(root), wanted, hidden, exists)[:2]
+        kinds = home_parts.kinds(inside, prefixes)  # what each leaves out (A9-1)
+        mounts, real, out = home_view.view_args(Path(root), wanted, hidden, exists, kinds)
         args += mounts
         shown += real
+        left += out
     for path in files:
         if not any(_within(path, place) for place in real_places):
             args += ["--ro-bind", "/dev/null", path]
-    kept = [*shown, *real_places, os.path.realpath(profile.hermes_home), home]
+    kept = [*real_places, os.path.realpath(profile.hermes_home), home]
 
     def in_sight(path: Path) -> bool:
         real = os.path.realpath(path)
-        return not any(_within(real, root) for root in roots) or any(
-            _within(real, place) for place in kept
-        )
+        if not any(_within(real, root) for root in roots) or any(_within(real, p) for p in kept):
+            return True
+        seen = any(_within(real, root) for root in shown)
+        return seen and not any(_within(real, out) for out in left)
 
     remount = [arg for root in roots for arg in ("--remount-ro", root)]
     return View(args, remount, in_sight)

@@ -84,6 +84,7 @@ from hermes_tui.core.tools.run_later import (  # noqa: F401
 from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
     DEFAULT_NETWORK_ALLOW,
     NETWORK_MODES,
+    PRIVATE_TMP,
     SANDBOX_MODES,
     NetworkMode,
     SandboxMode,
@@ -94,6 +95,8 @@ from hermes_tui.core.tools.sandbox_probe import (  # noqa: F401
     interpreter_paths,
     probe,
     search_path_entries,
+    unwalled_place,
+    wall_refusal,
 )
 from hermes_tui.core.tools.secret_paths import HOME_SECRETS
 
@@ -189,7 +192,6 @@ CACHE_VARIABLES = {
 }
 PROXY_PORT = 3128
 PROXY_SOCKET_INSIDE = "/tmp/.hermes-proxy/proxy.sock"
-PRIVATE_TMP = ("/tmp", "/var/tmp")  # each a fresh tmpfs inside the sandbox
 
 
 def scrubbed_env(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> dict[str, str]:
@@ -498,45 +500,6 @@ def _outside_private_tmp(places: list[Path]) -> Callable[[Path], bool]:
         return not hidden or any(_within(real, place) for place in shown)
 
     return seen
-
-
-def unwalled_place(workdir: Path, writable_roots: Iterable[Path]) -> Path | None:
-    """The working directory or writable root that is /tmp or /var/tmp itself, if any: bound
-    writable, it would bring back the user's sockets there (tmux, ssh-agent, X11: each runs
-    what it is sent, outside the sandbox), and no private /tmp can lie over the place that
-    holds the work. Commands are refused there (`terminal`), and so is such a root (config)."""
-    roots = {os.path.realpath(tmp) for tmp in PRIVATE_TMP}
-    for place in (workdir, *writable_roots):
-        if os.path.realpath(place) in roots:
-            return Path(place)
-    return None
-
-
-def wall_refusal(
-    mode: SandboxMode,
-    status: SandboxStatus,
-    workdir: Path,
-    writable_roots: Iterable[Path],
-    *,
-    outside: bool,
-) -> str | None:
-    """Why a command cannot run at all here (None when it can): the sandbox is required and
-    missing, or it would run in a place no wall can be built around (`unwalled_place`)."""
-    if mode == "on" and not status.active:
-        return (
-            f"terminal.sandbox is on but the sandbox is unavailable: {status.detail}. "
-            "Tell the user; they can set terminal.sandbox: auto."
-        )
-    place = unwalled_place(workdir, writable_roots) if status.active and not outside else None
-    if place is None:
-        return None
-    return (
-        f"the sandbox will not make {place} writable: it holds the user's sockets (tmux, "
-        "ssh-agent), through which a command would run outside it. Tell the user to start "
-        f"hermes-tui in a folder of its own (mkdir {place}/work && cd {place}/work)"
-        + (", or to name one in terminal.writable_roots" if place != workdir else "")
-        + "."
-    )
 
 
 def _under_private_tmp(

@@ -1,7 +1,8 @@
 """What the terminal's sandbox is here, read when a conversation starts: the modes, whether
 bubblewrap works (`probe`, which `terminal.mode: auto` needs to choose sandboxed or strict; bwrap,
 socat and nsenter found outside the places commands may write, core/host_programs.py) and the
-programs to mount back under the private /tmp (`current_programs`).
+programs to mount back under the private /tmp (`current_programs`); and where no wall can
+be built at all (`unwalled_place`, `wall_refusal`: asked before each command, without the wall).
 
 Apart from the wall itself (sandbox.py: the bubblewrap profile, the scrubbed environment, the
 sweep of created paths), which is imported by the first command that runs, so a conversation
@@ -161,3 +162,45 @@ def _real_folder(path: Path) -> bool:
     """A folder reached without any symbolic link on the way (what it is cannot be swapped
     by changing where a link points)."""
     return os.path.realpath(path) == str(path) and path.is_dir() and not path.is_symlink()
+
+
+PRIVATE_TMP = ("/tmp", "/var/tmp")  # each a fresh tmpfs inside the sandbox
+
+
+def unwalled_place(workdir: Path, writable_roots: Iterable[Path]) -> Path | None:
+    """The working directory or writable root that is /tmp or /var/tmp itself, if any: bound
+    writable, it would bring back the user's sockets there (tmux, ssh-agent, X11: each runs
+    what it is sent, outside the sandbox), and no private /tmp can lie over the place that
+    holds the work. Commands are refused there (`terminal`), and so is such a root (config)."""
+    roots = {os.path.realpath(tmp) for tmp in PRIVATE_TMP}
+    for place in (workdir, *writable_roots):
+        if os.path.realpath(place) in roots:
+            return Path(place)
+    return None
+
+
+def wall_refusal(
+    mode: SandboxMode,
+    status: SandboxStatus,
+    workdir: Path,
+    writable_roots: Iterable[Path],
+    *,
+    outside: bool,
+) -> str | None:
+    """Why a command cannot run at all here (None when it can): the sandbox is required and
+    missing, or it would run in a place no wall can be built around (`unwalled_place`)."""
+    if mode == "on" and not status.active:
+        return (
+            f"terminal.sandbox is on but the sandbox is unavailable: {status.detail}. "
+            "Tell the user; they can set terminal.sandbox: auto."
+        )
+    place = unwalled_place(workdir, writable_roots) if status.active and not outside else None
+    if place is None:
+        return None
+    return (
+        f"the sandbox will not make {place} writable: it holds the user's sockets (tmux, "
+        "ssh-agent), through which a command would run outside it. Tell the user to start "
+        f"hermes-tui in a folder of its own (mkdir {place}/work && cd {place}/work)"
+        + (", or to name one in terminal.writable_roots" if place != workdir else "")
+        + "."
+    )
