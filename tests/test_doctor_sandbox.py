@@ -170,3 +170,23 @@ def test_doctor_fails_a_place_no_command_may_run_in(
     assert found["sandbox place"].startswith("[FAIL] /tmp is never made writable"), found
     assert "every command is refused here" in found["sandbox place"]
     assert ("terminal.writable_roots" in found["sandbox place"]) != in_tmp
+
+
+def test_doctor_names_the_users_own_files_in_the_working_directory(
+    home: Path, tmp_path: Path, doctor
+) -> None:
+    """A9-20: the hermes home's config.yaml kept in the checkout worked in (a link), and a
+    dotfile link into it: doctor names both as held read-only."""
+    work = tmp_path / "dots"
+    work.mkdir()
+    (work / "gitconfig").write_text("[user]\n\tname = Dev\n")
+    (work / "hermes.yaml").write_text(yaml.safe_dump({"terminal": {"sandbox": "off"}}))
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / ".gitconfig").symlink_to(work / "gitconfig")
+    found = doctor(home, tmp_path, {"sandbox": "off"}, cwd=work)
+    assert "here: none" not in found["sandbox read-only"]
+    assert str(work / "gitconfig") in found["sandbox read-only"]
+    assert (
+        "here: none"
+        in doctor(home, tmp_path, {"sandbox": "off"}, cwd=tmp_path / "user")["sandbox read-only"]
+    )

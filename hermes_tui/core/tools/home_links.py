@@ -187,8 +187,8 @@ def git_named(user_home: Path, places: list[str], environ: Mapping[str, str]) ->
     found = []
     for path, key in _git_paths(user_home, environ):
         real = os.path.realpath(path)
-        if path in copies and real == path:
-            continue  # the home's own: locked with the home, a filtered copy over it
+        if path in copies:  # the home's own: locked with the home (a link: dotfile_targets)
+            continue
         held_at = real if _in_place(real, places) else path if _in_place(path, places) else None
         if held_at is not None:
             found.append(RunLater(Path(held_at), GIT_NAMED.format(key=key)))

@@ -81,7 +81,10 @@ def describe_profile(
             + " and .git itself, the same in every repository nested in it, and a worktree's"
             + " or submodule's git config, hooks and info; the skills of the hermes home"
             + f" {short(hermes_home)} (nothing else of it is in sight);"
-            + " started in the home (or above it), its top level and dot folders, existing or not",
+            + " started in the home (or above it), its top level and dot folders, existing or not;"
+            + _own_files(
+                user_home, hermes_home, [*([workdir] if workdir else []), *writable_roots]
+            ),
         ),
         ("unreadable", unreadable),
         ("network", net),
@@ -90,6 +93,19 @@ def describe_profile(
 
 
 _HOOK_CONFIGS = frozenset(name for name, _ in COMMIT_HOOK_CONFIGS)
+
+
+def _own_files(user_home: Path, hermes_home: Path, places: list[Path]) -> str:
+    """Your own files in a writable place, held wherever hermes-tui started (home_links.py)."""
+    from hermes_tui.core.tools import home_links
+
+    held = [str(item.path) for item in home_links.held(user_home, places, hermes_home)]
+    here = ", ".join(held[:6]) + (f" and {len(held) - 6} more" if len(held) > 6 else "")
+    return (
+        " and your own files in the working directory or a writable root, wherever it started"
+        " (where a dotfile link or the hermes home's config.yaml, SOUL.md, skills lead, what"
+        f" your global git config includes or names; here: {here or 'none'})"
+    )
 
 
 def _home(user_home: Path, allow_read: list[str]) -> str:
