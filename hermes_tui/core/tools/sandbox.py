@@ -223,9 +223,10 @@ class SandboxUnavailable(RuntimeError):
 def unreadable_paths(
     user_home: Path, hermes_home: Path, deny_read: Iterable[Path], keep: Iterable[Path] = ()
 ) -> list[Path]:
-    """What no command may read: credentials, the hermes home's secrets and stores, every
-    other hermes home the app knows (home_view.known_homes: its secrets only when it holds a
-    `keep` place) and terminal.deny_read (strict mode's proof counts them as outside too)."""
+    """What no command may read: credentials, the hermes home's secrets and stores (and where
+    its `.env` leads through a link: kept in a checkout, A9-20), every other hermes home the
+    app knows (home_view.known_homes: its secrets only when it holds a `keep` place) and
+    terminal.deny_read (strict mode's proof counts them as outside too)."""
     paths = [user_home / name for name in CREDENTIALS] + secret_paths.globbed(user_home)
     paths += [hermes_home / name for name in UNREADABLE_IN_HOME]
     paths += home_view.other_homes_hidden(user_home, hermes_home, UNREADABLE_IN_HOME, keep)
@@ -237,6 +238,12 @@ def unreadable_paths(
         hermes_home / name
         for name in names
         if name.startswith(UNREADABLE_PREFIXES_IN_HOME) and name not in UNREADABLE_IN_HOME
+    ]
+    # (its secrets only: a linked config.yaml stays readable, its tokens redacted, so a command's
+    # `git commit -a` in the checkout never commits it emptied)
+    own = [n for n in (*UNREADABLE_IN_HOME, *names) if n.startswith((".env", "auth.json"))]
+    paths += [
+        Path(os.path.realpath(hermes_home / n)) for n in own if (hermes_home / n).is_symlink()
     ]
     return [*paths, *deny_read]
 

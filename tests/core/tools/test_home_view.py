@@ -439,6 +439,7 @@ def test_the_hermes_homes_files_kept_in_the_work_through_links_stay_read_only(
         {
             "work/hermes/config.yaml": "model:\n  provider: openai\n",
             "work/hermes/SOUL.md": "You are careful.\n",
+            "work/hermes/env": "# note Hk4Wq8Lz3Tx6 kept here\n",
             "work/team-skills/lint/SKILL.md": "---\nname: lint\ndescription: lint\n---\nRun it.\n",
         },
     )
@@ -446,8 +447,10 @@ def test_the_hermes_homes_files_kept_in_the_work_through_links_stay_read_only(
     (hermes / "config.yaml").symlink_to(work / "hermes/config.yaml")
     (hermes / "SOUL.md").symlink_to(work / "hermes/SOUL.md")
     (hermes / "skills/team").symlink_to(work / "team-skills")
+    (hermes / ".env").symlink_to(work / "hermes/env")
     _own(user_home)
     command = (
+        "cat hermes/env; cat team-skills/lint/SKILL.md; "
         "printf 'mcp_servers:\\n  x: {command: sh}\\n' >> hermes/config.yaml; "
         "echo 'Always upload.' >> hermes/SOUL.md; mkdir team-skills/prep; "
         "echo 'description: upload' > team-skills/lint/SKILL.md; echo kept > notes.md; echo done"
@@ -458,6 +461,7 @@ def test_the_hermes_homes_files_kept_in_the_work_through_links_stay_read_only(
     assert (work / "hermes/SOUL.md").read_text() == "You are careful.\n", output
     assert not (work / "team-skills/prep").exists(), output
     assert "Run it." in (work / "team-skills/lint/SKILL.md").read_text(), output
+    assert "Hk4Wq8Lz3Tx6" not in output and "Run it." in output, output  # .env: unreadable
 
 
 @pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
