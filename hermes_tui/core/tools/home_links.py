@@ -15,6 +15,8 @@ command creates or replaces is moved aside (terminal's sweep):
 - `hermes_loaded`: where the hermes home's loaded files (outside_writes.HOME_LOADED) lead, and
   the links in its `skills/`, `memories/` and `commands/` (attack9's A9-20: `config.yaml` kept
   in the checkout worked in, a team's skills collection linked in);
+- `relative_hooks`: the folder a relative global core.hooksPath (`.githooks`) names in each
+  repository of the workspace (git resolves it against each work tree's top);
 - `git_named`: the config files git reads for the user's global and system settings (their
   includes followed, an `includeIf` whose condition git cannot judge outside a repository
   read too) and every absolute or `~/` path a setting that git loads or runs names (a hooks
@@ -54,6 +56,10 @@ HERMES = (
     "the hermes home's {link} leads to it: hermes-tui loads it at its next start (settings, MCP "
     "servers it starts, instructions, skills)"
 )
+RELATIVE_HOOKS = (
+    "your global git config's core.hooksPath ({value}) names it in this repository: git runs "
+    "the hooks in it (on commit, checkout, merge, push)"
+)
 LOADED_FOLDERS = ("memories", "skills", "commands")  # looked into for links, two levels
 # Keys naming a file git reads for what it does (with every key that makes git run a program:
 # gitconfig.git_config_risk). Not `safe.directory` nor `maintenance.repo`: they name the
@@ -68,13 +74,20 @@ def held(
     places: Iterable[Path],
     hermes_home: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    trees: Iterable[Path] = (),
 ) -> list[RunLater]:
-    """The user's own files in a writable place (the module's kinds), each once."""
+    """The user's own files in a writable place (the module's kinds), each once; with the
+    work trees of the workspace's repositories, the hooks folder a relative global
+    core.hooksPath names in each (`relative_hooks`)."""
     real_places = [os.path.realpath(place) for place in places]
+    environ = os.environ if environ is None else environ
     found = dotfile_targets(user_home, real_places)
-    found += git_named(user_home, real_places, os.environ if environ is None else environ)
+    found += git_named(user_home, real_places, environ)
     if hermes_home is not None:
         found += hermes_loaded(hermes_home, real_places)
+    for item in relative_hooks(user_home, trees, environ):
+        if _in_place(os.path.realpath(item.path), real_places):
+            found.append(item)
     seen: set[Path] = set()
     kept = []
     for item in found:
@@ -218,11 +231,28 @@ _named: dict[
 def global_settings(user_home: Path, environ: Mapping[str, str] | None = None) -> list[Setting]:
     """Every setting (gitconfig.Setting) of the user's global and system git config, as git
     reads it, includes followed, an `includeIf` file's too (whether its condition holds or
-    not): one reader for whoever needs them (a relative core.hooksPath is every repository's
-    own folder). Kept like `git_named`'s reading."""
-    _git_paths(user_home, os.environ if environ is None else environ)
-    configs = tuple(str(p) for p in global_configs(user_home, environ or os.environ))
-    return list(_named[configs][2])
+    not): one reader for whoever needs them. Kept like `git_named`'s reading."""
+    environ = os.environ if environ is None else environ
+    _git_paths(user_home, environ)
+    return list(_named[tuple(str(p) for p in global_configs(user_home, environ))][2])
+
+
+def relative_hooks(
+    user_home: Path, trees: Iterable[Path], environ: Mapping[str, str]
+) -> list[RunLater]:
+    """A relative core.hooksPath of the global or system config (`.githooks`: every
+    repository's own folder, resolved against its work tree's top by git) in each of `trees`
+    (attack9's A9-9: a command's `.githooks/pre-commit` ran at the user's next commit)."""
+    values = [
+        s.value
+        for s in global_settings(user_home, environ)
+        if s.key.lower() == "core.hookspath" and s.value and not s.value.startswith(("/", "~"))
+    ]
+    return [
+        RunLater(Path(os.path.normpath(Path(tree) / value)), RELATIVE_HOOKS.format(value=value))
+        for value in dict.fromkeys(values)
+        for tree in dict.fromkeys(trees)
+    ]
 
 
 def _git_paths(user_home: Path, environ: Mapping[str, str]) -> list[tuple[str, str]]:

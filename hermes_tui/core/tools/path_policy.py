@@ -347,7 +347,8 @@ def resolve_rules(
         from hermes_tui.core.tools import gitdirs, home_links
         from hermes_tui.core.tools.sandbox_probe import search_path_entries
 
-        found = run_later.protected(work, gitdirs.repositories(work))
+        repositories = gitdirs.repositories(work)
+        found = run_later.protected(work, repositories)
         later = tuple((PurePosixPath(item.path), item.reason) for item in found)
         # The folders of PATH where writes are not asked about (a project's `tools/bin`; its
         # own virtual environment's `bin` is project code).
@@ -356,7 +357,8 @@ def resolve_rules(
         bins = run_later.project_bins(work, home)
         on_path = run_later.on_search_path(entries, places, bins, work)
         later += tuple((PurePosixPath(path), run_later.ON_PATH) for path in on_path)
-        held = home_links.held(home, places, hermes)  # a dotfile's target, a git include
+        trees = [work, *(dirs.tree for dirs in repositories)]
+        held = home_links.held(home, places, hermes, trees=trees)  # dotfiles, git's globals
         later += tuple((PurePosixPath(item.path), item.reason) for item in held)
         skills = run_later.inside_places([real(d) for d in skill_dirs], places)
         later += tuple((PurePosixPath(path), run_later.SKILL_FOLDER) for path in skills)

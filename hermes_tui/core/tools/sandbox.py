@@ -305,10 +305,14 @@ class Profile:
         real_places = [os.path.realpath(place) for place in places]
         real = [os.path.realpath(path) for path in on_path]
         inside = [p for p in real if any(_within(p, place) for place in real_places)]
+        trees = [self.workdir, *(dirs.tree for dirs in self.repositories)]
         return [
             *(item.path for item in run_later.protected(self.workdir, self.repositories)),
             *dict.fromkeys(map(Path, inside)),
-            *(item.path for item in home_links.held(self.user_home, places, self.hermes_home)),
+            *(
+                i.path
+                for i in home_links.held(self.user_home, places, self.hermes_home, trees=trees)
+            ),
         ]
 
 

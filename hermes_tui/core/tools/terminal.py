@@ -436,7 +436,9 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         locked = inside_places(
             (*settings.skill_dirs, *settings.server_paths, *sandbox.own_code), places
         )
-        own = [i.path for i in home_links.held(Path.home(), places, settings.hermes_home)]
+        trees = [context.workdir, *(dirs.tree for dirs in repositories)]
+        own = home_links.held(Path.home(), places, settings.hermes_home, trees=trees)
+        own = [item.path for item in own]
         swept = [*swept_paths(context.workdir), *on_path, *locked, *own]
         before_sweep = identities(swept)
         before_shadows = shadow_programs(shadowing)

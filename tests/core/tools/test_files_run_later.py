@@ -398,3 +398,14 @@ def test_the_hermes_homes_linked_files_in_the_work_ask_before_a_write(
         )
         assert result.get("denied") and "the hermes home's" in result["error"], (path, result)
     assert (work / "hermes" / "config.yaml").read_text() == "model: {}\n" and len(asked) == 2
+
+
+def test_a_relative_global_hooks_path_asks_before_a_write(place: dict[str, Path]) -> None:
+    """A9-9: `core.hooksPath = .githooks` in the user's global config names the project's own
+    `.githooks/` (and a nested repository's): a hook written there asks."""
+    (place["user"] / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    registry, context, asked = _tools(place)
+    for path in (".githooks/pre-commit", "vendor/lib/.githooks/post-checkout"):
+        result = registry.call("write_file", {"path": path, "content": "#!/bin/sh\n"}, context)
+        assert result.get("denied") and "core.hooksPath (.githooks)" in result["error"], result
+    assert len(asked) == 2 and not (place["work"] / ".githooks").exists()

@@ -478,3 +478,36 @@ def test_started_in_the_home_the_credentials_beside_toolchains_stay_hidden(
     assert "the user's notes" in output, output
     values = re.findall(r"[A-Z][a-z]\d(?:Wq|\w)\w*Tx\d", "".join(BESIDE_PROGRAMS[n] for n in names))
     assert len(values) == 4 and not [value for value in values if value in output], output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_relative_global_hooks_path_made_by_a_command_runs_nothing_at_the_users_commit(
+    user_home: Path,
+) -> None:
+    """A9-9: the global `core.hooksPath = .githooks` (every repository's own folder, none here
+    yet): a command's `.githooks/pre-commit` is moved aside, the user's commit runs nothing."""
+    work, mark = user_home / "proj", user_home / "PWN_hooks"
+    _plant(
+        user_home,
+        {
+            ".gitconfig": "[core]\n\thooksPath = .githooks\n[user]\n\tname = D\n\temail = d@x\n",
+            "proj/f.txt": "x\n",
+        },
+    )
+    (user_home / "hh").mkdir()
+    prefix, _user, _why = runner()
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {"HOME": str(user_home), "PATH": SYSTEM_PATH, "GIT_CONFIG_NOSYSTEM": "1"}
+        return subprocess.run(
+            [*prefix, "git", *args], cwd=work, env=env, capture_output=True, text=True, timeout=60
+        )
+
+    _own(user_home)
+    git("init", "-q").check_returncode()
+    hook = f"mkdir -p .githooks && printf '#!/bin/sh\\ntouch {mark}\\n' > .githooks/pre-commit"
+    output = _terminal(user_home, work, f"{hook} && chmod +x .githooks/pre-commit; echo done")
+    assert "done" in output and not (work / ".githooks").exists(), output
+    git("add", "f.txt")
+    git("commit", "-qm", "x")
+    assert not mark.exists(), output
