@@ -363,12 +363,20 @@ def view_args(
             pairs.append((real, real))
     bound: list[str] = []
     left: list[str] = []
+    wanted = {real for real, _ in pairs}
     for source, target in sorted(set(pairs), key=lambda pair: pair[1]):
         if any(_within(target, outer) for outer in bound):
             continue
         bound.append(target)
         # -try: another process may remove it before bubblewrap starts (a toolchain's update)
         names = inner[source] if source in inner else _dotenv_names(source)
+        # Never what another wanted path lies in: a checkout on the import path holding the
+        # workspace's repository's git folder (a linked worktree's `.git` of the main one).
+        names = [
+            name
+            for name in names
+            if not any(_within(w, os.path.join(source, name)) for w in wanted if w != source)
+        ]
         args += ["--ro-bind-try", source, target, *_hidden_in(source, target, names)]
         left += [os.path.join(source, name) for name in names]  # `source` is a real path
     return args, [real for real, _ in pairs], left

@@ -511,3 +511,22 @@ def test_a_relative_global_hooks_path_made_by_a_command_runs_nothing_at_the_user
     git("add", "f.txt")
     git("commit", "-qm", "x")
     assert not mark.exists(), output
+
+
+def test_a_code_folder_keeps_in_sight_the_git_folder_the_workspace_uses(tmp_path: Path) -> None:
+    """A checkout on the import path (an editable install's) has its `.git` hidden, but a
+    linked worktree of it being the working directory uses that `.git` (its config, bound
+    read-only there): hidden, bubblewrap could not make the mount point ("Can't create file
+    at …/.git/config: Read-only file system") and every command failed. Seen in a batch."""
+    from hermes_tui.core.tools.home_view import view_args
+
+    code = tmp_path / "home" / "checkout"
+    (code / ".git").mkdir(parents=True)
+    (code / ".git" / "config").write_text("[core]\n")
+    (code / "other" / ".git").mkdir(parents=True)
+    args, _shown, left = view_args(
+        tmp_path / "home", [code, code / ".git"], [], Path.exists, {str(code): "code"}
+    )
+    assert str(code / ".git") not in left
+    assert str(code / "other" / ".git") in left  # what no one needs stays out
+    assert ["--tmpfs", str(code / ".git")] not in [args[i : i + 2] for i in range(len(args))]
