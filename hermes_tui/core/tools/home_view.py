@@ -303,7 +303,12 @@ def mounts(
     user_home = profile.user_home
     programs = [*profile.programs, *profile.search_path]
     wanted, kinds = shown(user_home, programs, places, profile.allow_read)
-    args, roots, left = view_args(user_home, wanted, hidden, exists, kinds)
+    # The git folders the workspace's repositories use in the home (a linked worktree's main
+    # `.git` in a checkout on the import path): in sight, never hidden with that checkout's.
+    home = os.path.abspath(user_home)
+    repositories = getattr(profile, "repositories", ())
+    git = [f for dirs in repositories for f in dirs.folders() if _within(os.path.abspath(f), home)]
+    args, roots, left = view_args(user_home, [*wanted, *git], hidden, exists, kinds)
     args += git_binds(user_home, profile.cache_dir / ".git-settings")
     writable = [os.path.realpath(place) for place in [*places, profile.hermes_home]]
     inside = os.path.realpath(user_home)

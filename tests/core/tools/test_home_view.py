@@ -530,3 +530,29 @@ def test_a_code_folder_keeps_in_sight_the_git_folder_the_workspace_uses(tmp_path
     assert str(code / ".git") not in left
     assert str(code / "other" / ".git") in left  # what no one needs stays out
     assert ["--tmpfs", str(code / ".git")] not in [args[i : i + 2] for i in range(len(args))]
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_linked_worktree_of_a_checkout_on_the_import_path_runs_its_commands(
+    user_home: Path,
+) -> None:
+    """The working directory is a linked worktree of a checkout under the home that is on the
+    import path (its `.git` hidden with the checkout's credentials): the command runs, and
+    git there reads the main `.git` it uses; another project's `.env` in it stays hidden."""
+    code, work = user_home / "code", user_home / "wt"
+    _plant(user_home, {"code/proj/f.txt": "x\n", "code/proj/.env": "TOKEN=Lw7Wq8Lz3Tx\n"})
+    (user_home / "hh").mkdir()
+    prefix, _user, _why = runner()
+    env = {"HOME": str(user_home), "PATH": SYSTEM_PATH, "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*args: str) -> None:
+        run = [*prefix, "git", "-c", "user.name=D", "-c", "user.email=d@x", *args]
+        subprocess.run(run, cwd=code / "proj", env=env, capture_output=True, timeout=60)
+
+    _own(user_home)
+    for args in (("init", "-q"), ("add", "f.txt"), ("commit", "-qm", "x")):
+        git(*args)
+    git("worktree", "add", "-q", str(work))
+    command = "git status --short && echo status-ran; cat ~/code/proj/.env"
+    output = _terminal(user_home, work, command, pythonpath=f":{code}")
+    assert "status-ran" in output and "Lw7Wq8Lz3Tx" not in output, output
