@@ -144,6 +144,11 @@ def hermes_home_view(
     for name in IN_HERMES_HOME:
         if exists(hermes_home / name) and os.path.exists(hermes_home / name):
             args += ["--ro-bind-try", str(hermes_home / name), str(hermes_home / name)]
+            # A skill's own `.env` beside its scripts (attack9's A9-1 addendum: the habit of
+            # many published skills) and other credential-looking files stay out of sight.
+            real = os.path.realpath(hermes_home / name)
+            walked = home_parts.code_hidden(Path(real)) or []
+            args += _hidden_in(real, str(hermes_home / name), [str(p) for p in walked])
 
     def out_of_sight(path: Path) -> bool:
         real = os.path.realpath(path)

@@ -556,3 +556,20 @@ def test_a_linked_worktree_of_a_checkout_on_the_import_path_runs_its_commands(
     command = "git status --short && echo status-ran; cat ~/code/proj/.env"
     output = _terminal(user_home, work, command, pythonpath=f":{code}")
     assert "status-ran" in output and "Lw7Wq8Lz3Tx" not in output, output
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_skills_own_env_file_is_out_of_sight_and_the_skill_is_not(user_home: Path) -> None:
+    """attack9's A9-1 addendum: the hermes home's skills/ is bound back for commands (a
+    skill's scripts run), and with it the `.env` a skill keeps beside its script (the habit
+    of many published skills): an unasked `find / -name .env` sent its token."""
+    work = user_home / "projects" / "app"
+    skill = user_home / "hh" / "skills" / "notion-sync"
+    _plant(skill, {"SKILL.md": "---\nname: notion-sync\n---\nSync.\n", "sync.sh": "echo sync\n"})
+    _plant(skill, {".env": "NOTION_TOKEN=secret_Nt7Wq3Lz8TxKv2\n", "data/tokens.json": "{}\n"})
+    work.mkdir(parents=True)
+    _own(user_home)
+    command = f"cat {skill}/SKILL.md {skill}/sync.sh; cat {skill}/.env {skill}/data/tokens.json"
+    output = _terminal(user_home, work, command)
+    assert "name: notion-sync" in output and "echo sync" in output, output
+    assert "secret_Nt7Wq3Lz8TxKv2" not in output and "{}" not in output, output
