@@ -12,10 +12,11 @@ ratio of each to the old walk. Run: `PYTHONPATH=. .venv/bin/python bench/folder_
 from __future__ import annotations
 
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from timing import median_ms
 
 from hermes_tui.core.tools import folder_walk, gitdirs
 
@@ -36,15 +37,6 @@ def project(root: Path, padding: int) -> Path:
         for i in range(padding):
             (pad / f"p{i}").touch()
     return root
-
-
-def median_ms(run, times: int = 5) -> float:
-    spent = []
-    for _ in range(times):
-        start = time.perf_counter()
-        run()
-        spent.append((time.perf_counter() - start) * 1000)
-    return statistics.median(spent)
 
 
 def measure(label: str, padding: int) -> None:

@@ -13,10 +13,10 @@ Prints milliseconds (median of 7) and the ratio of each to binding whole. Run:
 
 from __future__ import annotations
 
-import statistics
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_ms
 
 from hermes_tui.core.tools import home_parts, home_view
 
@@ -66,28 +66,19 @@ def profile(home: Path, programs: list[Path], parts: bool) -> list[str]:
     return args
 
 
-def median_ms(run, times: int = 7) -> float:
-    spent = []
-    for _ in range(times):
-        start = time.perf_counter()
-        run()
-        spent.append((time.perf_counter() - start) * 1000)
-    return statistics.median(spent)
-
-
 def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         home = Path(temporary)
         programs = plant(home)
-        whole = median_ms(lambda: profile(home, programs, False))
+        whole = median_ms(lambda: profile(home, programs, False), 7)
 
         def first() -> None:
             home_parts._walks.clear()
             profile(home, programs, True)
 
-        cold = median_ms(first)
+        cold = median_ms(first, 7)
         profile(home, programs, True)
-        kept = median_ms(lambda: profile(home, programs, True))
+        kept = median_ms(lambda: profile(home, programs, True), 7)
         mounts = len(profile(home, programs, True)) - len(profile(home, programs, False))
         print(f"bound whole (before A9-1)      {whole:7.2f} ms  1.00")
         print(f"parts, first profile           {cold:7.2f} ms  {cold / whole:5.2f}")

@@ -13,10 +13,11 @@ listing of the system's names (first command only). Run:
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from timing import median_ms
 
 from hermes_tui.core.tools import load_paths, run_later, sweep
 from hermes_tui.core.tools.sandbox_probe import search_path_entries
@@ -28,15 +29,6 @@ def project(root: Path, entries: int) -> Path:
         (root / f"dir{i}").mkdir()
     (root / "lib").mkdir()
     return root
-
-
-def median_ms(run, times: int = 20) -> float:
-    spent = []
-    for _ in range(times):
-        start = time.perf_counter()
-        run()
-        spent.append((time.perf_counter() - start) * 1000)
-    return statistics.median(spent)
 
 
 def measure(label: str, entries: int) -> None:
@@ -65,7 +57,7 @@ def measure(label: str, entries: int) -> None:
         start = time.perf_counter()
         loads()  # the first command lists the system's names
         first = (time.perf_counter() - start) * 1000
-        old, new = median_ms(existing), median_ms(loads)
+        old, new = median_ms(existing, 20), median_ms(loads, 20)
         print(
             f"{label}: existing sweep look {old:.2f} ms, load paths' look {new:.2f} ms "
             f"(ratio {new / old:.2f}); first command, names listed: {first:.1f} ms"
