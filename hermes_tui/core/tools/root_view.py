@@ -63,21 +63,11 @@ HOME_MARKS = (".ssh", ".aws", ".bashrc", ".profile", ".gitconfig", ".config", "A
               "NTUSER.DAT", "Desktop")  # fmt: skip
 
 
-class Viewed(Protocol):
-    """What `view` reads of a sandbox.Profile (home_view.Viewed, and what lies beyond it)."""
+class Viewed(home_view.Viewed, Protocol):
+    """What `view` reads of a sandbox.Profile: home_view.Viewed, and what lies beyond it."""
 
     @property
     def workdir(self) -> Path: ...
-    @property
-    def user_home(self) -> Path: ...
-    @property
-    def hermes_home(self) -> Path: ...
-    @property
-    def programs(self) -> tuple[Path, ...]: ...
-    @property
-    def search_path(self) -> tuple[Path, ...]: ...
-    @property
-    def allow_read(self) -> tuple[Path, ...]: ...
     @property
     def repositories(self) -> tuple[GitDirs, ...]: ...
     @property
