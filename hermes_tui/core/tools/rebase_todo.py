@@ -28,8 +28,10 @@ def todo_paths(git_dirs: Iterable[Path]) -> list[Path]:
 
 
 def _lines(path: Path) -> list[str] | None:
+    """The todo's lines as git reads them: through a link a command made there too (git
+    follows it); None when it is no regular file (a FIFO would block the app)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:

@@ -73,3 +73,21 @@ def test_a_command_may_still_carry_the_rebase_on(place: Path) -> None:
     )
     assert result["success"], result
     assert not (work / ".git" / "rebase-merge").exists()
+
+
+@pytest.mark.skipif(not sandbox_works()[0], reason=sandbox_works()[1])
+def test_a_todo_made_a_link_to_a_script_of_the_commands_is_judged_as_git_reads_it(
+    place: Path,
+) -> None:
+    """git follows a link at git-rebase-todo: its exec lines are the todo's."""
+    work = place / "ws"
+    todo = _stopped_rebase(work)
+    own(place)
+    marker = place / "PWNED"
+    env = {**env_of(place, SYSTEM_PATH), **IDENTITY}
+    made = f"cp {todo} evil && printf 'exec touch {marker}\\n' >> evil"
+    [result] = terminal(work, env, f"{made} && ln -sf ../../evil {todo}")
+    assert not todo.is_symlink() and str(marker) not in todo.read_text(), result
+    done = as_user(["git", "rebase", "--continue"], {**env, "GIT_EDITOR": "true"}, work)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
