@@ -59,13 +59,10 @@ widgets override are listed in OVERRIDDEN, with the parameters we expect them to
   editor keeps Textual's footer: under its diff preview that one is drawn empty, being
   composed again while covered, and the editor's snapshot shows it so.)
 
-Four of Textual's methods are replaced for the whole process when this module is imported (the
-app imports it), each keeping what the method returns:
-- `Widget._size_updated`: Textual sets the virtual size a layout pass found as a reactive that
-  asks for a layout, so each pass that resized a widget (a start, a mount, new text in an
-  `auto` height) was followed by a second that found nothing to do and redrew what it
-  resized. Ours sets it quietly, as Textual's ScrollView does; a scrollbar that appears or
-  goes still asks for its own layout (its reactive is set in the same call).
+Three of Textual's methods are replaced for the whole process when this module is imported
+(the app imports it), each keeping what the method returns (a fourth, `Widget._size_updated`
+set without asking for another layout, was taken back: the archive's list in the memory pane,
+an `auto` height inside a Collapsible opened later, then kept a stale layout and showed nothing):
 - `BackgroundScreen.process_segments`: under a dialog the screen beneath is drawn tinted, and
   Textual works out the tint of every segment anew (about a fifth of the CPU of a start that
   opens the welcome dialog). Ours works out each style's tint once, with Textual's code.
@@ -150,7 +147,6 @@ OVERRIDDEN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
 
 # (class, private method, the parameter names Textual's takes) for the methods replaced below
 REPLACED: tuple[tuple[type, str, tuple[str, ...]], ...] = (
-    (Widget, "_size_updated", ("self", "size", "virtual_size", "container_size", "layout")),
     (BackgroundScreen, "process_segments", ("cls", "segments", "color")),
     (StylesCache, "get_inner_outer", ("cls", "base_background", "background")),
     (
@@ -206,15 +202,6 @@ def _parse_rules(
     return rules
 
 
-def _size_updated(
-    self: Any, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
-) -> bool:
-    """Widget._size_updated, setting the virtual size without asking for another layout."""
-    return TEXTUAL_ORIGINALS[Widget, "_size_updated"](
-        self, size, virtual_size, container_size, layout=False
-    )
-
-
 TINTS_LIMIT = 4096  # styles remembered with their tint; a screen shows a few hundred
 _tints: dict[tuple, Any] = {}  # (style, tint colour) -> the tinted style, as Textual makes it
 
@@ -238,8 +225,6 @@ def _process_segments(cls: Any, segments: Any, color: Any) -> Any:
 
 if TEXTUAL_ORIGINALS[BackgroundScreen, "process_segments"] is not None:
     BackgroundScreen.process_segments = classmethod(_process_segments)  # type: ignore[assignment,method-assign]
-if TEXTUAL_ORIGINALS[Widget, "_size_updated"] is not None:
-    Widget._size_updated = _size_updated  # type: ignore[method-assign]
 if TEXTUAL_ORIGINALS[StylesCache, "get_inner_outer"] is not None:
     StylesCache.get_inner_outer = _get_inner_outer  # type: ignore[method-assign,assignment]
 if TEXTUAL_ORIGINALS[Stylesheet, "_parse_rules"] is not None:

@@ -140,51 +140,6 @@ def test_each_private_method_we_replace_still_exists_and_ours_is_in_place(
     assert cls.__dict__[name] is not textuals
 
 
-class Growing(App):
-    CSS = "#box { height: 5; } #below { height: 1; }"
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="box"):
-            yield Static("one line", id="text")
-        yield Static("below the box", id="below")
-
-
-async def test_a_layout_that_resized_widgets_is_not_followed_by_another(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Textual follows a layout pass that resized widgets (here: a text that grows past its
-    box) with a second full pass that finds nothing to do; ours does not. The screen looks
-    the same, and the box whose text outgrew it has its scrollbar."""
-    from textual.screen import Screen
-
-    layouts: list[Screen] = []
-    refresh_layout = Screen._refresh_layout
-    monkeypatch.setattr(
-        Screen,
-        "_refresh_layout",
-        lambda self, *a, **k: (layouts.append(self), refresh_layout(self, *a, **k))[-1],
-    )
-    textuals = textual_compat.TEXTUAL_ORIGINALS[Widget, "_size_updated"]
-    counts, shots = {}, {}
-    for which, size_updated in (("textual", textuals), ("ours", textual_compat._size_updated)):
-        monkeypatch.setattr(Widget, "_size_updated", size_updated)
-        app = Growing()
-        async with app.run_test(size=(30, 8)) as pilot:
-            for _ in range(3):
-                await pilot.pause()
-            layouts.clear()
-            app.query_one("#text", Static).update("\n".join(f"line {i}" for i in range(12)))
-            for _ in range(3):
-                await pilot.pause()
-            counts[which] = len(layouts)
-            shots[which] = app.export_screenshot()
-            box = app.query_one("#box", VerticalScroll)
-            assert box.show_vertical_scrollbar and box.virtual_size.height == 12
-            assert app.query_one("#below").region.y == 5
-    assert counts["ours"] < counts["textual"], counts
-    assert shots["ours"] == shots["textual"]
-
-
 class Colourful(App):
     def compose(self) -> ComposeResult:
         for i in range(8):
