@@ -84,3 +84,23 @@ async def test_toggling_the_panel_again_while_replies_are_redrawn_keeps_the_bott
         # The view ends at the bottom once the last layout is in (on a loaded machine the
         # check came a layout early once: 179 of 191); one that stays above it fails.
         await wait_until(lambda: chat.scroll_y == chat.max_scroll_y)
+
+
+async def test_a_reply_left_at_an_old_width_is_drawn_again_and_the_view_let_go(home: Path) -> None:
+    # Panel toggles in quick succession on a busy machine once settled a redraw at a width a
+    # later resize had already left (one run in twelve under load): no resize came after it, the
+    # reply's height stayed wrong and the chat held its kept view for good.
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        chat = app.query_one(ChatView)
+        await chat.load_history(conversation(3))
+        await drawn(pilot, chat)
+        reply = chat.query(AssistantMessage).last()
+        width = reply.body.content_size.width
+        assert reply.lines is not None and reply.lines.width == width
+        reply.lines.width = width - 20  # as a redraw that settled before the last resize leaves it
+        chat.hold_bottom()
+        await wait_until(lambda: chat._kept is None, timeout=10)
+        assert reply.lines is not None and reply.lines.width == width
+        assert not reply.redrawing

@@ -233,9 +233,8 @@ class ChatView(VerticalScroll):
             widget, offset = kept
             if widget.parent is self:
                 self.scroll_to(y=widget.virtual_region.y - offset, animate=False, immediate=True)
-        if self._resized_since_kept and not any(
-            reply.redrawing for reply in self.query_children(AssistantMessage)
-        ):
+        replies = list(self.query_children(AssistantMessage))
+        if self._resized_since_kept and not any(reply.redrawing for reply in replies):
             # Let go only when a second look, after the next frame, finds nothing changed: a
             # reply's new height can land in the frame after it says it is drawn.
             if self._kept_checked:
@@ -245,6 +244,8 @@ class ChatView(VerticalScroll):
                 self.call_after_refresh(self._restore_view)
         else:
             self._kept_checked = False
+            for reply in replies:
+                reply.refit()
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True

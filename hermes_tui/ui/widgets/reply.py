@@ -317,4 +317,24 @@ class AssistantMessage(GrowsInPlace, CopyableMessage):
         if self.lines is not None and self.lines.width != self.body.content_size.width:
             if self._redraw is not None:
                 self._redraw.stop()
-            self._redraw = self.set_timer(self.REDRAW_DELAY, self.redraw)
+            self._redraw = self.set_timer(self.REDRAW_DELAY, self._redraw_due)
+
+    def refit(self) -> None:
+        """Draw again if the reply settled at a width that is no longer its own and no redraw
+        is on its way. Panel toggles in quick succession on a busy machine can settle a redraw
+        at a width that a later resize (seen while it was being drawn) had already left: no
+        further resize comes, and its height would stay wrong, holding the chat's kept view."""
+        width = self.body.content_size.width
+        lines = self.lines
+        if (
+            lines is not None
+            and self.settled
+            and width
+            and lines.width != width
+            and self._redraw is None
+        ):
+            self._redraw = self.set_timer(self.REDRAW_DELAY, self._redraw_due)
+
+    async def _redraw_due(self) -> None:
+        self._redraw = None
+        await self.redraw()
