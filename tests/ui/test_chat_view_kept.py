@@ -29,12 +29,24 @@ async def drawn(pilot, chat: ChatView) -> None:
     """Until every reply is drawn at the chat's current width and the chat has put the view
     back (it lets go of the kept place then); bounded, so a view never restored fails."""
     await pilot.pause()
-    deadline = time.monotonic() + 90  # a loaded machine redraws long replies for a while
+    deadline = time.monotonic() + 30  # a loaded machine redraws long replies for a while
     while time.monotonic() < deadline:
-        redrawing = any(reply.redrawing for reply in chat.query(AssistantMessage))
+        redrawing = [reply for reply in chat.query(AssistantMessage) if reply.redrawing]
         if not redrawing and chat._kept is None:
             break
         await pilot.pause(0.05)
+    else:
+        raise AssertionError(
+            f"the view is still kept ({chat._kept!r}, resized {chat._resized_since_kept}) with"
+            f" {len(redrawing)} replies being drawn: "
+            + ", ".join(
+                f"{r.streaming=} {r.settled=} lines {r.lines and r.lines.width}x"
+                f"{r.lines and len(r.lines)} body {r.body.content_size}"
+                f" shown {r.body.lines is r.lines} redraw {r._redraw} step {r._step}"
+                for r in redrawing[:3]
+            )
+            + f"; chat {chat.size}"
+        )
     await pilot.pause()
 
 
@@ -104,3 +116,17 @@ async def test_a_reply_left_at_an_old_width_is_drawn_again_and_the_view_let_go(h
         await wait_until(lambda: chat._kept is None, timeout=10)
         assert reply.lines is not None and reply.lines.width == width
         assert not reply.redrawing
+
+
+async def test_two_toggles_between_two_layouts_let_the_kept_view_go(home: Path) -> None:
+    # On a busy machine two panel toggles came before one layout: the chat kept its width, no
+    # resize arrived, and the view stayed held (a reader's later redraws kept pulling it back).
+    app = make_app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        chat = app.query_one(ChatView)
+        await chat.load_history(conversation(3))
+        await drawn(pilot, chat)
+        app.action_toggle_panel()
+        app.action_toggle_panel()  # the same frame: the panel is back before any layout
+        await wait_until(lambda: chat._kept is None, timeout=10)

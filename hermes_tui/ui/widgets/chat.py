@@ -199,6 +199,7 @@ class ChatView(VerticalScroll):
         self._stick = False  # the next layout scrolls to the bottom (a reply grew there)
         self.following = True  # a growing reply keeps the view at the bottom
         self._resized_since_kept = False
+        self._kept_size = Size(0, 0)  # the chat's size when the view was kept
         self._kept_checked = False  # nothing was redrawing at the last look
 
     def compose(self) -> ComposeResult:
@@ -222,6 +223,7 @@ class ChatView(VerticalScroll):
             )
             self._kept = None if first is None else (first, first.virtual_region.y - self.scroll_y)
         self._resized_since_kept = False
+        self._kept_size = self.size
         self._kept_checked = False
         self.call_after_refresh(self._restore_view)
 
@@ -234,7 +236,12 @@ class ChatView(VerticalScroll):
             if widget.parent is self:
                 self.scroll_to(y=widget.virtual_region.y - offset, animate=False, immediate=True)
         replies = list(self.query_children(AssistantMessage))
-        if self._resized_since_kept and not any(reply.redrawing for reply in replies):
+        # The size the view was kept for came (a resize), or none is coming: two toggles
+        # between two layouts (on a busy machine) leave the chat as wide as it was, and no
+        # resize arrives. A look before a pending layout finds its size unchanged too; the
+        # second look, a frame later, then sees the resize and the replies being drawn.
+        settled = self._resized_since_kept or self.size == self._kept_size
+        if settled and not any(reply.redrawing for reply in replies):
             # Let go only when a second look, after the next frame, finds nothing changed: a
             # reply's new height can land in the frame after it says it is drawn.
             if self._kept_checked:
