@@ -16,8 +16,10 @@ is left to `@dataclass` whole.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from reprlib import recursive_repr
+from types import FunctionType
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T", bound=type)
@@ -47,7 +49,11 @@ def _hash(self: Any) -> int:
 
 def _frozen_owner(self: Any) -> Any:
     """The record class whose frozen methods these are (a plain subclass may inherit them)."""
-    return next(k for k in type(self).__mro__ if k.__dict__.get("__setattr__") is _setattr)
+    return next(k for k in type(self).__mro__ if _is_shared(k.__dict__.get("__setattr__")))
+
+
+def _is_shared(method: Any) -> bool:
+    return getattr(method, "__code__", None) is _setattr.__code__
 
 
 def _setattr(self: Any, name: str, value: Any) -> None:
@@ -64,14 +70,51 @@ def _delattr(self: Any, name: str) -> None:
     super(cls, self).__delattr__(name)
 
 
+def _can_share_frozen(cls: type) -> bool:
+    """The shared __setattr__ and __delattr__ behave as @dataclass's own where no base class
+    but object has its own (then @dataclass's call it through super())."""
+    return not any(
+        "__setattr__" in k.__dict__ or "__delattr__" in k.__dict__ for k in cls.__mro__[1:-1]
+    )
+
+
 def _share_frozen(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:
-    """The shared __setattr__ and __delattr__ for @dataclass's own, where they behave alike:
-    no base class but object has its own (then @dataclass's call it through super())."""
-    if any("__setattr__" in k.__dict__ or "__delattr__" in k.__dict__ for k in cls.__mro__[1:-1]):
+    """The shared methods in place of those @dataclass wrote (where `_frozen_methods` could
+    not answer @dataclass's question itself)."""
+    if _is_shared(cls.__dict__.get("__setattr__")) or not _can_share_frozen(cls):
         return
     setattr(cls, _FIELDS, tuple(f.name for f in fields))
     cls.__setattr__ = _setattr  # type: ignore[method-assign,assignment]
     cls.__delattr__ = _delattr  # type: ignore[method-assign,assignment]
+
+
+# @dataclass(frozen=True) compiles a __setattr__ and a __delattr__ from source for each class
+# (two of the three `exec`s a record costs: ~10 ms of a one-shot turn's start, for methods
+# replaced by the shared ones right after). On Python 3.11 and 3.12 it asks
+# `_frozen_get_del_attr(cls, fields, globals)` for them: a record's class marked with _SHARE is
+# answered there with new function objects over the shared methods' code (no compiling), any
+# other class as before. Python 3.13 builds a class's methods in one `exec` and that helper
+# takes other arguments: left alone there, and `_share_frozen` replaces them after.
+_SHARE = "__record_share_frozen__"
+_ASKED = getattr(dataclasses, "_frozen_get_del_attr", None)
+
+
+def _frozen_methods(cls: type, fields: list[dataclasses.Field], globals: dict) -> Any:
+    if not cls.__dict__.get(_SHARE):
+        return _ASKED(cls, fields, globals)  # type: ignore[misc]
+    setattr(cls, _FIELDS, tuple(f.name for f in fields))
+    return tuple(
+        FunctionType(shared.__code__, shared.__globals__, name)
+        for shared, name in ((_setattr, "__setattr__"), (_delattr, "__delattr__"))
+    )
+
+
+if (
+    sys.version_info[:2] in ((3, 11), (3, 12))
+    and _ASKED is not None
+    and _ASKED.__code__.co_varnames[: _ASKED.__code__.co_argcount] == ("cls", "fields", "globals")
+):
+    dataclasses._frozen_get_del_attr = _frozen_methods  # type: ignore[attr-defined]
 
 
 def _make(cls: T, options: dict[str, Any]) -> T:
@@ -79,7 +122,14 @@ def _make(cls: T, options: dict[str, Any]) -> T:
     own = any(name in cls.__dict__ for name in ("__repr__", "__eq__", "__hash__"))
     if own or options.get("order") or options.get("unsafe_hash") or not options.get("eq", True):
         return dataclasses.dataclass(cls, **options)
-    cls = dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
+    share = options["frozen"] and not options.get("slots") and _can_share_frozen(cls)
+    if share:
+        setattr(cls, _SHARE, True)  # read by `_frozen_methods` while @dataclass makes it
+    try:
+        cls = dataclasses.dataclass(cls, **{**options, "repr": False, "eq": False})
+    finally:
+        if share:
+            delattr(cls, _SHARE)
     fields = dataclasses.fields(cls)
     if options.get("repr", True):
         setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -143,6 +144,26 @@ def test_a_record_costs_less_code_than_a_dataclass() -> None:
     generated = {"__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"}
     assert all(getattr(plain, name).__code__ is not None for name in generated)
     twin_plain, twin_ours = twins()
-    for name in generated:  # one function for every record; a fresh one per dataclass
-        assert getattr(ours, name) is getattr(twin_ours, name)
+    for name in generated:  # one code for every record; a fresh function per dataclass
+        assert getattr(ours, name).__code__ is getattr(twin_ours, name).__code__
         assert getattr(plain, name) is not getattr(twin_plain, name)
+    assert ours.__setattr__.__qualname__ == f"{ours.__qualname__}.__setattr__"
+
+
+def test_a_frozen_record_compiles_only_its_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    # @dataclass compiles each method it writes with `exec`: a record's frozen methods are not.
+    compiled: list[str] = []
+    create = dataclasses._create_fn  # type: ignore[attr-defined]
+
+    def counted(name, *args, **kwargs):
+        compiled.append(name)
+        return create(name, *args, **kwargs)
+
+    monkeypatch.setattr(dataclasses, "_create_fn", counted)
+    twins()
+    if sys.version_info[:2] in ((3, 11), (3, 12)):
+        # @dataclass(frozen=True): __init__, __repr__, __eq__, __hash__, __setattr__, __delattr__
+        assert sorted(compiled) == sorted(
+            ["__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"]
+            + ["__init__"]
+        )
