@@ -38,10 +38,10 @@ from hermes_tui.core.redaction.recognise import (
 from hermes_tui.core.redaction.shapes import (
     DISGUISE_CAP,
     KEY_CHARACTERS,
-    SHAPE_STARTS,
     SHAPES,
     redact_shapes,
     reversed_bearer_tail,
+    shape_starts,
     spelled_out,
     spelled_tail,
 )
@@ -333,12 +333,12 @@ class Redactor:
         model call ended there, so a key spelled out or a token reversed is taken as whole
         (the next call's text is another message)."""
         cut = len(text)
-        found = SHAPE_STARTS.search(text)
+        found = shape_starts().search(text)
         if found:
             cut = found.start()
         # A key spelled out one character at a time (`g h p _ A b …`) may still be coming.
         spelled = None if call_ended else spelled_tail(text)
-        if spelled and SHAPE_STARTS.search(spelled_out(spelled)):  # a key may begin in it
+        if spelled and shape_starts().search(spelled_out(spelled)):  # a key may begin in it
             cut = min(cut, spelled.start())
         # A long run of key characters at the end may be a key in disguise (reversed, encoded)
         # still streaming: it waits whole for the character that ends it.

@@ -1,11 +1,12 @@
 """Well-known key shapes (`sk-…`, `ghp_…`, `AKIA…`, `Bearer …`, …): found with nothing configured.
 
-`redact_shapes` replaces each with `[REDACTED <kind>]`; `SHAPE_STARTS` finds the tail of a
+`redact_shapes` replaces each with `[REDACTED <kind>]`; `shape_starts()` finds the tail of a
 streamed text that could still grow into one (core/redaction/stream.py holds it back).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Not the middle of a longer word (`_` may glue it to a name: KEY_sk-…). Leads no ordinary
@@ -66,21 +67,26 @@ def _starts_of(lead: str) -> str:
     return pattern
 
 
-SHAPE_STARTS = re.compile(
-    f"(?={_FIRST_CHARACTERS})(?:"
-    + "|".join(
-        [
-            *(
-                (_B if bounded else "") + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
-                for lead, rest, bounded in SHAPE_LEADS
-            ),
-            r"(?i:(?<![A-Za-z0-9])" + _starts_of("bearer") + r")\Z",
-            r"(?<=[a-z0-9])" + _starts_of("Bearer") + r"\Z",
-            r"(?:(?i:(?<![A-Za-z0-9])bearer)|(?<=[a-z0-9])Bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
-        ]
+@functools.cache
+def shape_starts() -> re.Pattern[str]:
+    """The tail of a streamed text that could still grow into a key: compiled at its first use
+    (a stream's first held tail), since a one-shot turn that streams nothing never asks and
+    its compiling is ~3 ms of the start."""
+    return re.compile(
+        f"(?={_FIRST_CHARACTERS})(?:"
+        + "|".join(
+            [
+                *(
+                    (_B if bounded else "") + f"(?:{_starts_of(lead)}|{re.escape(lead)}{rest})\\Z"
+                    for lead, rest, bounded in SHAPE_LEADS
+                ),
+                r"(?i:(?<![A-Za-z0-9])" + _starts_of("bearer") + r")\Z",
+                r"(?<=[a-z0-9])" + _starts_of("Bearer") + r"\Z",
+                r"(?:(?i:(?<![A-Za-z0-9])bearer)|(?<=[a-z0-9])Bearer)\s+[A-Za-z0-9._~+/=\-]*\Z",
+            ]
+        )
+        + ")"
     )
-    + ")"
-)
 
 
 def redact_shapes(text: str) -> str:
@@ -325,7 +331,7 @@ _SPELLED = re.compile(
     r"(?<![A-Za-z0-9])(?=[sgAxhnerp])[A-Za-z]" + _SPELLED_SEPARATOR
     + r"(?:[A-Za-z0-9_.\-](?P=sep)){12,}[A-Za-z0-9_.\-](?![A-Za-z0-9])"
 )  # fmt: skip
-# The tail of a streamed text that may be such a key still coming (read back: SHAPE_STARTS).
+# The tail of a streamed text that may be such a key still coming (read back: shape_starts()).
 SPELLED_TAIL = re.compile(
     r"(?<![A-Za-z0-9])(?=[sgAxhnerp])[A-Za-z]" + _SPELLED_SEPARATOR
     + r"(?:[A-Za-z0-9_.\-](?P=sep))*(?:[A-Za-z0-9_.\-],?)?\Z"
