@@ -252,3 +252,29 @@ def test_a_secret_value_with_spaces_is_known_by_its_random_looking_words() -> No
         "cat: Password=[REDACTED DB_CONNECTION] and [REDACTED SA_CREDENTIALS]"
     )
     assert redactor.text("Please log in again") == "Please log in again"
+
+
+def test_no_shape_or_disguise_is_shorter_than_the_texts_left_unread() -> None:
+    # redact_shapes returns a text shorter than SHORTEST_SHAPE unread: every pattern that can
+    # redact must need at least that many characters. Two find less on their own, and redact
+    # only where SHAPES then matches text made of at least as many of the input's characters:
+    # _WRAPPED_KEY (the lines joined) and _REVERSED_LEADS (the key read backwards).
+    import re
+
+    from hermes_tui.core.redaction import shapes
+
+    def shortest(pattern: re.Pattern[str]) -> int:
+        return re._parser.parse(pattern.pattern, pattern.flags).getwidth()[0]  # type: ignore[attr-defined]
+
+    patterns = {
+        name: value
+        for name, value in vars(shapes).items()
+        if isinstance(value, re.Pattern) and name not in ("_WRAPPED_KEY", "_REVERSED_LEADS")
+    }
+    redacting = ("SHAPES", "_FOLDED", "_ENCODED_RUN", "_WRAPPED_RUN", "_SPELLED", "_HIDDEN_RUN")
+    assert set(redacting) <= set(patterns)
+    for name in (*redacting, "_REVERSED_PRIVATE_KEY"):
+        assert shortest(patterns[name]) >= shapes.SHORTEST_SHAPE, name
+    assert shortest(shapes.SHAPES) == shapes.SHORTEST_SHAPE  # the bound is not looser than it
+    bearer = "bearer abcd1234"
+    assert len(bearer) == shapes.SHORTEST_SHAPE and "REDACTED" in redact_shapes(bearer)
