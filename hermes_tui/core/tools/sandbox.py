@@ -383,10 +383,11 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     # The hermes home emptied but for its skills (read-only), or read-only whole (home_view).
     hermes, hermes_hidden = home_view.hermes_home_view(profile.hermes_home, places, exists)
     args += hermes
-    for path in dict.fromkeys(filter(seen, profile.protected())):
+    # Most protected names do not exist: asked first, it spares each its real path (`seen`).
+    for path in dict.fromkeys(p for p in profile.protected() if exists(p) and seen(p)):
         # A link is bound where it leads, when that exists (bubblewrap refuses a dangling
         # source); the link itself stays replaceable, and the sweep puts it back (sweep.py).
-        if exists(path) and (not path.is_symlink() or os.path.exists(path)):
+        if not path.is_symlink() or os.path.exists(path):
             args += ["--ro-bind", str(path), str(path)]
     for path in dict.fromkeys(unreadable):
         if not exists(path) or hermes_hidden(path):
