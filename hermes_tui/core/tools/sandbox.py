@@ -288,6 +288,10 @@ class Profile:
     # the proxy's bridge inside the sandbox, `python` starts the bridge and then installs it.
     socket_filter: bool = False
     python: str | None = None
+    # PYTHONPYCACHEPREFIX given: not when the environment says PYTHONDONTWRITEBYTECODE, where
+    # the prefix would only stay empty and hide every __pycache__ (each python compiling all it
+    # imports, every run: 0.4 s of CPU for a mid-sized program).
+    bytecode_cache: bool = True
 
     def unreadable(self) -> list[Path]:
         places = (self.workdir, *self.writable_roots)
@@ -400,7 +404,8 @@ def bwrap_argv(profile: Profile, argv: list[str], exists: Callable[[Path], bool]
     args += ["--remount-ro", str(profile.hermes_home)] if hermes[:1] == ["--tmpfs"] else []
     env: list[str] = []
     for name, sub in CACHE_VARIABLES.items():
-        env += ["--setenv", name, str(cache / sub)]
+        if name != "PYTHONPYCACHEPREFIX" or profile.bytecode_cache:
+            env += ["--setenv", name, str(cache / sub)]
     network = profile.network
     held = bool(profile.held_network) and network != "on"
     if (

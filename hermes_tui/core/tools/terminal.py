@@ -193,6 +193,7 @@ class Sandbox:
         network = self.network
         proxy = self.proxy(context, command) if network == "allowlist" else None
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+        environ = os.environ if self.settings.environ is None else self.settings.environ
         held = self._held_network(network, proxy)
         profile = Profile(
             bwrap=status.bwrap,
@@ -215,6 +216,7 @@ class Sandbox:
             locked=(*self.settings.skill_dirs, *self.settings.server_paths, *self.own_code),
             socket_filter=True,
             python=self.host.which("python3"),  # the filter's installer behind a bridge
+            bytecode_cache=not environ.get("PYTHONDONTWRITEBYTECODE"),
         )
         return bwrap_argv(profile, argv, exists=os.path.lexists)
 

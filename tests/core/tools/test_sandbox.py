@@ -338,6 +338,22 @@ def test_the_home_is_read_only_even_where_nothing_exists_yet_and_caches_go_elsew
 
 
 @needs_bwrap
+def test_python_s_compiled_modules_go_to_the_cache_unless_it_writes_none(tmp_path: Path) -> None:
+    """PYTHONPYCACHEPREFIX leads into the workspace's cache, but not where the environment says
+    PYTHONDONTWRITEBYTECODE (non-empty, as Python reads it): nothing is written there, and the
+    prefix would only hide every __pycache__ (each python compiling all it imports, each run)."""
+    from hermes_tui.core.tools.sandbox import workspace_cache
+
+    cache = tmp_path / "cache"
+    prefix = workspace_cache(cache, tmp_path / "work") / "pycache"
+    for flag, expected in (("", str(prefix)), ("1", "")):
+        environ = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": flag}
+        registry, context = _terminal(tmp_path, cache_dir=cache, environ=environ)
+        output = run(registry, context, 'echo "[$PYTHONPYCACHEPREFIX]"')["output"]
+        assert f"[{expected}]" in output, (flag, output)
+
+
+@needs_bwrap
 def test_started_in_the_home_a_folder_removed_meanwhile_does_not_stop_the_command(
     tmp_path: Path,
 ) -> None:
