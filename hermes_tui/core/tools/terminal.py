@@ -331,18 +331,18 @@ def make_terminal_tools(settings: TerminalSettings | None = None) -> list[Tool]:
         # The category of the first reason; a session grant only when every reason has one.
         category, grant = "", None
         grantable = True
-        unreadable = unreadable_paths(
-            Path.home(),
-            settings.hermes_home or Path("/nonexistent"),
-            settings.deny_read,
-            (context.workdir, *settings.writable_roots),
-        )
         if settings.hermes_home is not None and (
             why := reaches_hermes(command, str(settings.hermes_home), str(context.cwd))
         ):
             reasons.append(why)  # every mode, yolo included: self-approval is for a human
             category, grantable = "hermes home", False
         if mode in ("strict", "plan") or (mode == "sandboxed" and not sandbox.status.active):
+            unreadable = unreadable_paths(  # what the proof counts as outside too
+                Path.home(),
+                settings.hermes_home or Path("/nonexistent"),
+                settings.deny_read,
+                (context.workdir, *settings.writable_roots),
+            )
             proof = prove_in_workspace(command, context.cwd, context.workdir, unreadable)
             if not proof.proven or verdict.action == "ask":
                 why_not = proof.reason or verdict.reason
