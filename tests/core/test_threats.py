@@ -384,6 +384,24 @@ def test_a_scan_that_waits_for_the_cpu_is_not_failed_by_the_scanners_time_bounds
     assert verdict.tier == "allow", verdict
 
 
+def test_the_librarys_remembered_rule_results_are_its_rule_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """xaidr's L1 result on a text is remembered (a continuation's two joins share one): a
+    text read again under another rule table is read by that table."""
+    from xaidr.scanner import l1
+
+    text = "User prefers ruff for linting."
+    assert Scanner(sensor_factory=sensor_module.shared_sensor).assess(text).tier == "allow"
+    planted = {
+        "id": "LLM01_planted", "category": "prompt_injection", "score": 0.95,
+        "detector": lambda found: "ruff" if "ruff" in found else None,
+    }  # fmt: skip
+    monkeypatch.setattr(l1, "INPUT_RULES", [planted, *l1.INPUT_RULES])
+    verdict = Scanner(sensor_factory=sensor_module.shared_sensor).assess(text)
+    assert "LLM01_planted" in {f.id for f in verdict.findings}, verdict
+
+
 class _StarvedSensor:
     """A library sensor whose first `failing` scans fail closed, after waiting for the CPU
     when `waits` (asleep: the wall clock runs, the thread's CPU time does not), as a busy

@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -73,6 +74,46 @@ def _l1_bounded_by(clock: Any) -> None:
         l1.time = clock  # type: ignore[attr-defined]
 
 
+# xaidr's L1 pass (its 220-odd regular expressions) is most of a short text's scan, and a
+# continuation's two joins (scanner.py, assess_continuation: "\n" and " ") differ only where
+# the library's normaliser makes them the same: its L1 result on the normalised view is the
+# same text's. The last L1_REMEMBERED results on texts of at most L1_REMEMBERED_CHARS are kept,
+# each only while the rule table is the one that gave it, and only one no time bound touched
+# (a finding of the rule loop's budget or of a slow rule tells of the clock, not the text).
+L1_REMEMBERED = 512
+L1_REMEMBERED_CHARS = 8192
+
+
+def _remembering_l1() -> None:
+    """The library's pipeline (scanner/local.py) calls a remembering `scan_l1`."""
+    from xaidr.scanner import l1, local
+
+    scan_l1 = l1.scan_l1
+    timed = frozenset({l1.SCAN_DEGRADED_RULE, l1.PATHOLOGICAL_PATTERN_RULE})
+    kept: OrderedDict[tuple[str, bool], Any] = OrderedDict()
+    rules: list[Any] = [l1.INPUT_RULES, l1.OUTPUT_RULES]
+
+    def remembered(text: str, output: bool = False) -> Any:
+        if len(text) > L1_REMEMBERED_CHARS:
+            return scan_l1(text, output=output)
+        if rules[0] is not l1.INPUT_RULES or rules[1] is not l1.OUTPUT_RULES:
+            kept.clear()  # another table (a test's): what the old one gave is not its answer
+            rules[:] = [l1.INPUT_RULES, l1.OUTPUT_RULES]
+        key = (text, output)
+        found = kept.get(key)
+        if found is not None:
+            kept.move_to_end(key)
+            return found
+        found = scan_l1(text, output=output)
+        if not any(t.rule in timed for t in found.threats):
+            kept[key] = found
+            if len(kept) > L1_REMEMBERED:
+                kept.popitem(last=False)
+        return found
+
+    local.scan_l1 = remembered  # type: ignore[attr-defined]
+
+
 def build_sensor() -> Any:
     from xaidr import Sensor
 
@@ -94,6 +135,7 @@ def build_sensor() -> Any:
     # working directory may be a repository the user just cloned: no policy but ours.
     sensor.set_policy(None)
     _quiet_prints()  # and the modules the sensor imported as it started
+    _remembering_l1()
     return sensor
 
 
