@@ -37,7 +37,8 @@ async def drawn(pilot, chat: ChatView) -> None:
         await pilot.pause(0.05)
     else:
         raise AssertionError(
-            f"the view is still kept ({chat._kept!r}, resized {chat._resized_since_kept}) with"
+            f"the view is still kept ({chat._kept!r}, resized {chat._resized_since_kept}, kept at"
+            f" {chat._kept_size}, {chat._unchanged_looks} looks) with"
             f" {len(redrawing)} replies being drawn: "
             + ", ".join(
                 f"{r.streaming=} {r.settled=} lines {r.lines and r.lines.width}x"

@@ -177,6 +177,11 @@ class _Turn:
     specs: list[Spec] = field(default_factory=list)
 
 
+# Looks (one a frame) that find the chat the size it was kept at before the view is let go:
+# panel toggles that cancel out before a layout bring no resize.
+UNCHANGED_LOOKS = 3
+
+
 class ChatView(VerticalScroll):
     DEFAULT_CSS = """
     ChatView { padding: 0 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
@@ -200,6 +205,7 @@ class ChatView(VerticalScroll):
         self.following = True  # a growing reply keeps the view at the bottom
         self._resized_since_kept = False
         self._kept_size = Size(0, 0)  # the chat's size when the view was kept
+        self._unchanged_looks = 0  # looks since then that found the chat that size still
         self._kept_checked = False  # nothing was redrawing at the last look
 
     def compose(self) -> ComposeResult:
@@ -224,6 +230,7 @@ class ChatView(VerticalScroll):
             self._kept = None if first is None else (first, first.virtual_region.y - self.scroll_y)
         self._resized_since_kept = False
         self._kept_size = self.size
+        self._unchanged_looks = 0
         self._kept_checked = False
         self.call_after_refresh(self._restore_view)
 
@@ -236,11 +243,14 @@ class ChatView(VerticalScroll):
             if widget.parent is self:
                 self.scroll_to(y=widget.virtual_region.y - offset, animate=False, immediate=True)
         replies = list(self.query_children(AssistantMessage))
-        # The size the view was kept for came (a resize), or none is coming: two toggles
-        # between two layouts (on a busy machine) leave the chat as wide as it was, and no
-        # resize arrives. A look before a pending layout finds its size unchanged too; the
-        # second look, a frame later, then sees the resize and the replies being drawn.
-        settled = self._resized_since_kept or self.size == self._kept_size
+        # The new size has landed when a resize came or the chat's size is no longer the one
+        # kept (on a busy machine the resize event may not come: seen twice, the view held for
+        # good). Toggles that cancel out between two layouts leave the size as it was: a look
+        # before a pending layout finds it so too, so the view waits for a few frames' looks.
+        landed = self._resized_since_kept or self.size != self._kept_size
+        if not landed:
+            self._unchanged_looks += 1
+        settled = landed or self._unchanged_looks >= UNCHANGED_LOOKS
         if settled and not any(reply.redrawing for reply in replies):
             # Let go only when a second look, after the next frame, finds nothing changed: a
             # reply's new height can land in the frame after it says it is drawn.
@@ -253,6 +263,8 @@ class ChatView(VerticalScroll):
             self._kept_checked = False
             for reply in replies:
                 reply.refit()
+            if not settled:  # no event may come to look again: the next frame does
+                self.call_after_refresh(self._restore_view)
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
