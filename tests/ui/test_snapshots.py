@@ -102,7 +102,7 @@ def test_editor_with_diff_preview(snap_compare, home: Path) -> None:
         await wait_until(lambda: app.screen.query("#skill-text"))
         area = app.screen.query_one("#skill-text")
         area.text = area.text.replace("1. Do it.", "1. Do it carefully.\n2. Check the result.")
-        await wait_until(lambda: _editor_drawn(app), 30)  # before the preview covers it
+        await wait_until(lambda: _editor_drawn(app), 30, step=0.1)  # before the preview covers it
         await pilot.press("ctrl+s")
         # The preview is pushed, then composed: wait for its diff (a loaded machine is slow).
         await wait_until(lambda: isinstance(app.screen, DiffPreview) and app.screen.query(DiffView))
@@ -142,18 +142,8 @@ def _editor_drawn(app) -> bool:
 
 
 def _rows(app) -> list[str]:
-    """The screen as the snapshot draws it, row by row (the SVG's text, placed by column)."""
-    import html
-
-    svg = app.export_screenshot()
-    out: dict[float, list[str]] = {}
-    for m in re.finditer(
-        r'<text class="[^"]*" x="([0-9.]+)" y="([0-9.]+)"[^>]*>(.*?)</text>', svg, re.S
-    ):
-        x, y = float(m.group(1)), float(m.group(2))
-        t = html.unescape(re.sub("<[^>]+>", "", m.group(3))).replace("\xa0", " ")
-        row = out.setdefault(y, [" "] * 130)
-        for i, ch in enumerate(t):
-            if round(x / 12.2) + i < 130:
-                row[round(x / 12.2) + i] = ch
-    return ["".join(out[y]).rstrip() for y in sorted(out)]
+    """The screen as the snapshot draws it, row by row: the text of the full render that
+    `export_screenshot` makes (made as it makes it), without the SVG it would make of it
+    (most of a screenshot's cost, and the editor test's waits ask it dozens of times)."""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return ["".join(strip.text for strip in line).rstrip() for line in update.strips]
