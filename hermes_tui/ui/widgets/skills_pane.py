@@ -220,16 +220,15 @@ class SkillsPane(Vertical):
             self.query_one("#skill-meta", Static).update(
                 neutralise(f"{data[1]} is archived. Press r to restore it.")
             )
-            self.query_one("#skill-body", Markdown).update("")
+            self._show_body("")
 
     def show(self, name: str) -> None:
         skill = self.library.get(name)
         meta = self.query_one("#skill-meta", Static)
-        body = self.query_one("#skill-body", Markdown)
         if skill is None:
             self.selected = None
             meta.update(neutralise(f"{name} no longer exists."))
-            body.update("")
+            self._show_body("")
             return
         self.selected = name
         record = self.library.usage.get(skill.name)
@@ -268,7 +267,17 @@ class SkillsPane(Vertical):
         # the model and `skills view` get it; the editor shows it so too (SkillEditor).
         meta.update(neutralise(self.library.shown("\n".join(lines))))
         meta.set_class(skill.broken, "-broken")
-        body.update(neutralise(self.library.shown(skill.document.body)) if skill.document else "")
+        self._show_body(
+            neutralise(self.library.shown(skill.document.body)) if skill.document else ""
+        )
+
+    def _show_body(self, text: str) -> None:
+        """The skill's body in the detail. Textual's Markdown builds a widget for every block
+        anew on each update, so the body already shown (the same skill shown again: each
+        filter keystroke, each return to the pane) is left as it is."""
+        body = self.query_one("#skill-body", Markdown)
+        if body.source != text:  # the text of the last update, finished or still mounting
+            body.update(text)
 
     def _act(self, action: Callable[[], str]) -> None:
         """Run one library call; its error text (pinned, read-only, …) becomes a notification."""
