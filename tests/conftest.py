@@ -133,16 +133,40 @@ def _remembered_verdicts(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return once_per_run(tmp_path_factory, "remembered_verdicts", scan)
 
 
+@pytest.fixture(scope="session")
+def _remembered_headers(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The bundled skills' parsed frontmatter (cache/skill_headers.json), as a home keeps it
+    after its first start, made once per run (helpers.once_per_run): otherwise each test's
+    first listing of the skills parses every bundled SKILL.md's YAML again and writes the file
+    (2-4 ms of CPU and an fsync, in every home that lists skills)."""
+
+    def scan() -> bytes:
+        from hermes_tui.core.skills.header_cache import cache_path
+        from hermes_tui.runtime import Runtime
+
+        home = tmp_path_factory.mktemp("headers") / "home"
+        home.mkdir()
+        runtime = Runtime.open(home, environ={})
+        try:
+            runtime.skills.scan()
+        finally:
+            runtime.close()
+        return cache_path(home).read_bytes()
+
+    return once_per_run(tmp_path_factory, "remembered_headers", scan)
+
+
 @pytest.fixture
-def home(tmp_path: Path, _remembered_verdicts: bytes) -> Iterator[Path]:
+def home(tmp_path: Path, _remembered_verdicts: bytes, _remembered_headers: bytes) -> Iterator[Path]:
     """A fresh home. Afterwards, every skill the test created through our writes must pass the
     Agent Skills reference validator (what we write stays strict).
 
-    It starts with the scanner's verdicts on the bundled skills remembered, as a home does
-    after its first start: otherwise every `chat -q` of a test imports xaidr and scans the
-    same texts again (about a third of a one-shot chat's time). What a test writes is new and
-    is scanned; the cold start's own tests (test_scan_cache.py) see xaidr imported. The folder
-    is left world-readable, as an older home's was: the runtime must still make it private.
+    It starts with the scanner's verdicts on the bundled skills (and their parsed frontmatter)
+    remembered, as a home does after its first start: otherwise every `chat -q` of a test
+    imports xaidr and scans the same texts again (about a third of a one-shot chat's time).
+    What a test writes is new and is scanned; the cold start's own tests (test_scan_cache.py)
+    see xaidr imported. The folder is left world-readable, as an older home's was: the
+    runtime must still make it private.
     """
     path = tmp_path / "home"
     path.mkdir()
@@ -150,6 +174,7 @@ def home(tmp_path: Path, _remembered_verdicts: bytes) -> Iterator[Path]:
     cache.mkdir()
     cache.chmod(0o755)
     (cache / "scan_verdicts.json").write_bytes(_remembered_verdicts)
+    (cache / "skill_headers.json").write_bytes(_remembered_headers)
     yield path
     problems = spec_problems_of_created_skills(path)
     assert not problems, f"skills written by hermes-tui break the Agent Skills spec: {problems}"
