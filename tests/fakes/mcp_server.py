@@ -24,22 +24,26 @@ dozens of times. The protocol against the SDK's server is tested over HTTP here 
 time server from the package index (tests/core/tools/test_mcp.py).
 """
 
+# ruff: noqa: E402 (the first line on stderr comes before the imports)
 from __future__ import annotations
+
+import sys
+
+# Before anything else, even the other imports, so a stderr tail is there at once (on a loaded
+# machine a start can take most of a test's one-second connect timeout).
+MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+print(f"fake-tools starting in {MODE} mode", file=sys.stderr, flush=True)
 
 import base64
 import inspect
 import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-# Before anything else, so a stderr tail is there at once.
-MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-print(f"fake-tools starting in {MODE} mode", file=sys.stderr, flush=True)
 if MODE == "slow-start":
     time.sleep(30)  # the tests stop it long before it would answer
 
