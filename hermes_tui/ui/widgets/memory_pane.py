@@ -242,6 +242,12 @@ class MemoryPane(VerticalScroll):
         self.refresh_held()
         self.refresh_archive()
 
+    @on(Collapsible.Expanded, "#archive")
+    def _archive_opened(self) -> None:
+        # Its list was filled while folded away (an auto height inside a hidden container):
+        # laid out again as it opens. Twice in a loaded suite it showed nothing once opened.
+        self.query_one("#archive-list", ListView).refresh(layout=True)
+
     def focus_content(self) -> None:
         """Focus MEMORY.md's entries (f2; tab reaches USER.md's) with the first highlighted, so
         a, e, d work at once."""
