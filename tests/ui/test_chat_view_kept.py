@@ -51,13 +51,19 @@ async def drawn(pilot, chat: ChatView) -> None:
     await pilot.pause()
 
 
+async def on_screen(pilot, turns: int = 15) -> ChatView:
+    """The chat past the welcome screen, with `turns` questions and replies drawn in it."""
+    await pilot.press("escape")
+    chat = pilot.app.query_one(ChatView)
+    await chat.load_history(conversation(turns))
+    await drawn(pilot, chat)
+    return chat
+
+
 async def test_hiding_the_panel_keeps_the_bottom_and_a_place_in_the_middle(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape")
-        chat = app.query_one(ChatView)
-        await chat.load_history(conversation())
-        await drawn(pilot, chat)
+        chat = await on_screen(pilot)
         chat.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert chat.max_scroll_y > 100
@@ -84,10 +90,7 @@ async def test_toggling_the_panel_again_while_replies_are_redrawn_keeps_the_bott
 ) -> None:
     app = make_app(home)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape")
-        chat = app.query_one(ChatView)
-        await chat.load_history(conversation())
-        await drawn(pilot, chat)
+        chat = await on_screen(pilot)
         chat.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         for _ in range(3):
@@ -105,10 +108,7 @@ async def test_a_reply_left_at_an_old_width_is_drawn_again_and_the_view_let_go(h
     # reply's height stayed wrong and the chat held its kept view for good.
     app = make_app(home)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape")
-        chat = app.query_one(ChatView)
-        await chat.load_history(conversation(3))
-        await drawn(pilot, chat)
+        chat = await on_screen(pilot, 3)
         reply = chat.query(AssistantMessage).last()
         width = reply.body.content_size.width
         assert reply.lines is not None and reply.lines.width == width
@@ -124,10 +124,7 @@ async def test_two_toggles_between_two_layouts_let_the_kept_view_go(home: Path) 
     # resize arrived, and the view stayed held (a reader's later redraws kept pulling it back).
     app = make_app(home)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape")
-        chat = app.query_one(ChatView)
-        await chat.load_history(conversation(3))
-        await drawn(pilot, chat)
+        chat = await on_screen(pilot, 3)
         app.action_toggle_panel()
         app.action_toggle_panel()  # the same frame: the panel is back before any layout
         await wait_until(lambda: chat._kept is None, timeout=10)
