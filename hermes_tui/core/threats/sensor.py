@@ -10,6 +10,7 @@ injection categories are dropped: they judge commands, and a note that names one
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -103,13 +104,18 @@ def _remembering_l1() -> None:
         found = kept.get(key)
         if found is not None:
             kept.move_to_end(key)
-            return found
+            return own_copy(found)
         found = scan_l1(text, output=output)
         if not any(t.rule in timed for t in found.threats):
-            kept[key] = found
+            kept[key] = own_copy(found)
             if len(kept) > L1_REMEMBERED:
                 kept.popitem(last=False)
         return found
+
+    def own_copy(result: Any) -> Any:
+        """A result whose list of threats no caller shares: the pipeline copies it today,
+        and what a caller appended would otherwise be every later caller's."""
+        return dataclasses.replace(result, threats=list(result.threats))
 
     local.scan_l1 = remembered  # type: ignore[attr-defined]
 
