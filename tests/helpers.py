@@ -208,10 +208,13 @@ def spec_problems_of_created_skills(home: Path) -> dict[str, list[str]]:
 
 
 async def send(app, pilot, text: str) -> None:
-    """Type `text` in the app's message box, send it, and wait for the turn's workers."""
+    """Type `text` in the app's message box, send it, and wait for the turn to end: its workers,
+    then its last events delivered (`turn_running` goes false only then; on a loaded machine
+    one pause was not always enough, and the next message was queued behind the turn)."""
     app.query_one("#chat-input").text = text
     await pilot.press("enter")
     await app.workers.wait_for_complete()
+    await wait_until(lambda: not app.turn_running)
     await pilot.pause()
 
 
